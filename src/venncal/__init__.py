@@ -1,0 +1,46 @@
+"""venncal: trustworthy probabilities for binary classifiers.
+
+Venn and Venn-Abers predictors with their validity guarantees, the classic calibrators,
+calibration metrics and plots.
+
+The public names below are loaded on first use, so ``import venncal.core`` needs only numpy and
+scipy, and ``import venncal`` stays fast.
+
+Examples
+--------
+>>> import numpy as np
+>>> import venncal
+>>> cal = venncal.VennAbersCalibrator().fit([0.1, 0.4, 0.35, 0.8], [0, 0, 1, 1])
+>>> cal.predict_interval([0.5]).round(3)
+array([[0.5, 1. ]])
+"""
+
+from importlib import import_module
+
+__version__ = "0.1.0"
+
+# public name -> module that defines it
+_LAZY = {
+    # score calibrators (scikit-learn estimators on 1-D scores)
+    "VennAbersCalibrator": "venncal.calibration.venn_abers",
+    "IsotonicCalibrator": "venncal.calibration.isotonic",
+    # classifiers wrapping a scikit-learn estimator
+    "VennAbersClassifier": "venncal.classifiers.venn_abers",
+    # warnings
+    "VenncalWarning": "venncal.exceptions",
+}
+
+__all__ = sorted(_LAZY) + ["__version__"]
+
+
+def __getattr__(name):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'venncal' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

@@ -1,0 +1,395 @@
+"""Input validation shared by every layer (numpy only).
+
+Each helper takes what a user may pass (lists, numpy arrays, pandas objects), checks it, and
+returns a clean, normalised numpy array, or raises a one-line ``ValueError``/``TypeError`` that
+names the argument and says how to fix it. The algorithms below this layer assume clean input.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+__all__ = [
+    "check_scores",
+    "check_binary_labels",
+    "check_labels01",
+    "check_probabilities",
+    "check_sample_weight",
+    "check_consistent_length",
+    "check_option",
+    "check_positive_int",
+    "check_in_range",
+]
+
+
+def _owner_prefix(name, owner):
+    return f"The '{name}' parameter of {owner}" if owner else f"'{name}'"
+
+
+def _as_array(values, name):
+    """Convert lists, numpy arrays and pandas objects to a numpy array without copying needlessly."""
+    if values is None:
+        raise TypeError(f"'{name}' must be array-like, got None.")
+    if isinstance(values, (str, bytes)) or np.isscalar(values):
+        raise TypeError(f"'{name}' must be array-like (a list, numpy array or pandas object), "
+                        f"got the scalar {values!r}.")
+    if hasattr(values, "to_numpy") and not isinstance(values, np.ndarray):
+        values = values.to_numpy()
+    try:
+        return np.asarray(values)
+    except (ValueError, TypeError) as exc:  # ragged nested lists
+        raise ValueError(f"'{name}' could not be read as an array: {exc}") from None
+
+
+def check_scores(scores, *, name="scores", allow_column=True, min_samples=1):
+    """Return classifier scores as a finite 1-D float64 array.
+
+    Parameters
+    ----------
+    scores : array-like of shape (n,) or (n, 1)
+        Scores, one per object. A single-column 2-D array or DataFrame is accepted.
+    name : str, default="scores"
+        The argument's name, used in error messages.
+    allow_column : bool, default=True
+        Whether an (n, 1) array is accepted.
+    min_samples : int, default=1
+        The smallest accepted length.
+
+    Returns
+    -------
+    scores : ndarray of shape (n,), dtype float64
+
+    Raises
+    ------
+    ValueError
+        If the scores are empty, have more than one column, or hold NaN or infinite values.
+    TypeError
+        If the scores are not numeric.
+
+    Examples
+    --------
+    >>> check_scores([[0.5], [1.0]])
+    array([0.5, 1. ])
+    >>> check_scores([0.1, float("nan")])
+    Traceback (most recent call last):
+    ...
+    ValueError: 'scores' holds 1 NaN value(s) (first at index 1); remove or impute them first.
+    """
+    arr = _as_array(scores, name)
+    if arr.ndim == 2 and allow_column:
+        if arr.shape[1] != 1:
+            raise ValueError(
+                f"'{name}' must be 1-D or have exactly one column (one score per object), "
+                f"got shape {arr.shape}; pass a single score column."
+            )
+        arr = arr[:, 0]
+    elif arr.ndim != 1:
+        raise ValueError(f"'{name}' must be a 1-D array of scores, got shape {arr.shape}.")
+    if arr.dtype.kind == "b":
+        arr = arr.astype(np.float64)
+    if arr.dtype.kind not in "iuf":
+        try:
+            arr = arr.astype(np.float64)
+        except (ValueError, TypeError):
+            raise TypeError(
+                f"'{name}' must hold numbers, got values of type {arr.dtype}."
+            ) from None
+    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    if arr.shape[0] < min_samples:
+        if arr.shape[0] == 0:
+            raise ValueError(f"'{name}' is empty; at least {min_samples} value(s) are needed.")
+        raise ValueError(
+            f"'{name}' has {arr.shape[0]} value(s); at least {min_samples} are needed."
+        )
+    finite = np.isfinite(arr)
+    if not finite.all():
+        bad = np.flatnonzero(~finite)
+        n_nan = int(np.isnan(arr[bad]).sum())
+        if n_nan:
+            first = int(bad[np.isnan(arr[bad])][0])
+            raise ValueError(
+                f"'{name}' holds {n_nan} NaN value(s) (first at index {first}); "
+                "remove or impute them first."
+            )
+        raise ValueError(
+            f"'{name}' holds {bad.size} infinite value(s) (first at index {int(bad[0])}); "
+            "scores must be finite."
+        )
+    return arr
+
+
+def _label_array(y, name):
+    arr = _as_array(y, name)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    if arr.ndim != 1:
+        raise ValueError(f"'{name}' must be a 1-D array of labels, got shape {arr.shape}.")
+    if arr.shape[0] == 0:
+        raise ValueError(f"'{name}' is empty; at least one label is needed.")
+    if arr.dtype.kind == "f" and np.isnan(arr).any():
+        raise ValueError(f"'{name}' holds NaN; every object needs a label.")
+    if arr.dtype.kind == "O":
+        if any(v is None or (isinstance(v, float) and v != v) for v in arr):
+            raise ValueError(f"'{name}' holds missing values; every object needs a label.")
+    return arr
+
+
+def check_binary_labels(y, *, name="y", classes=None):
+    """Encode labels of a binary problem as 0/1.
+
+    Any two labels are accepted, as in scikit-learn: ``{0, 1}``, ``{-1, 1}``, ``{1, 2}``,
+    booleans or strings. The larger label (in sorted order) is the positive class.
+
+    Parameters
+    ----------
+    y : array-like of shape (n,)
+        Labels.
+    name : str, default="y"
+        The argument's name, used in error messages.
+    classes : ndarray of shape (2,), default=None
+        The known classes (from a fitted estimator); when given, ``y`` must only hold them.
+
+    Returns
+    -------
+    y01 : ndarray of shape (n,), dtype int8
+        1 where ``y == classes[1]``.
+    classes : ndarray of shape (2,)
+        The two classes, sorted.
+
+    Raises
+    ------
+    ValueError
+        If ``y`` has one class only, more than two, missing values, or is empty.
+
+    Examples
+    --------
+    >>> y01, classes = check_binary_labels(["spam", "ham", "spam"])
+    >>> y01, classes
+    (array([1, 0, 1], dtype=int8), array(['ham', 'spam'], dtype='<U4'))
+    >>> check_binary_labels([1, 1, 1])
+    Traceback (most recent call last):
+    ...
+    ValueError: 'y' holds one class only (1); calibration needs examples of both classes.
+    """
+    arr = _label_array(y, name)
+    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+        raise ValueError(f"'{name}' holds infinite values; labels must be class names.")
+    try:
+        found = np.unique(arr)
+    except TypeError:
+        raise TypeError(f"'{name}' mixes label types that cannot be compared; "
+                        "use one type for every label.") from None
+    if classes is None:
+        if found.size == 1:
+            raise ValueError(
+                f"'{name}' holds one class only ({found.tolist()[0]!r}); calibration needs examples "
+                "of both classes."
+            )
+        if found.size > 2:
+            shown = ", ".join(repr(v) for v in found[:5].tolist())
+            more = ", ..." if found.size > 5 else ""
+            raise ValueError(
+                f"'{name}' must hold two classes, got {found.size} ({shown}{more}); "
+                "this estimator is for binary problems."
+            )
+        classes = found
+    else:
+        unknown = np.setdiff1d(found, classes)
+        if unknown.size:
+            raise ValueError(
+                f"'{name}' holds labels {unknown.tolist()!r} not among the fitted classes "
+                f"{list(np.asarray(classes).tolist())!r}."
+            )
+    y01 = (arr == classes[1]).astype(np.int8)
+    return y01, classes
+
+
+def check_labels01(y_true, *, name="y_true"):
+    """Return labels that must already be 0/1 (or booleans) as an int8 array.
+
+    Metrics use this: the positive class is 1, and one class alone is allowed.
+
+    Examples
+    --------
+    >>> check_labels01([True, False, True])
+    array([1, 0, 1], dtype=int8)
+    >>> check_labels01([0, 2])
+    Traceback (most recent call last):
+    ...
+    ValueError: 'y_true' must hold only 0 and 1 (or booleans), got the value(s) [2].
+    """
+    arr = _label_array(y_true, name)
+    if arr.dtype.kind == "b":
+        return arr.astype(np.int8)
+    if arr.dtype.kind not in "iuf":
+        raise ValueError(
+            f"'{name}' must hold only 0 and 1 (or booleans), got values of type {arr.dtype}; "
+            "encode the positive class as 1."
+        )
+    bad = (arr != 0) & (arr != 1)
+    if bad.any():
+        vals = np.unique(arr[bad])[:5].tolist()
+        raise ValueError(f"'{name}' must hold only 0 and 1 (or booleans), got the value(s) {vals}.")
+    return arr.astype(np.int8)
+
+
+def check_probabilities(y_proba, *, name="y_proba"):
+    """Return probabilities of the positive class as a 1-D float64 array in [0, 1].
+
+    An (n, 2) array of class probabilities is accepted; its second column is used, and its rows
+    must sum to one.
+
+    Examples
+    --------
+    >>> check_probabilities([[0.25, 0.75], [1.0, 0.0]])
+    array([0.75, 0.  ])
+    >>> check_probabilities([0.5, 1.5])
+    Traceback (most recent call last):
+    ...
+    ValueError: 'y_proba' must lie in [0, 1], got 1 value(s) outside (first: 1.5).
+    """
+    arr = _as_array(y_proba, name)
+    if arr.ndim == 2:
+        if arr.shape[1] == 2:
+            arr = np.asarray(arr, dtype=np.float64)
+            if np.isfinite(arr).all() and not np.allclose(arr.sum(axis=1), 1.0, atol=1e-6):
+                raise ValueError(
+                    f"'{name}' has two columns whose rows do not sum to 1; pass the probability "
+                    "of the positive class as a 1-D array."
+                )
+            arr = arr[:, 1]
+        elif arr.shape[1] == 1:
+            arr = arr[:, 0]
+        else:
+            raise ValueError(
+                f"'{name}' must be 1-D (probability of the positive class) or have two columns, "
+                f"got shape {arr.shape}."
+            )
+    arr = check_scores(arr, name=name, allow_column=False)
+    outside = (arr < 0.0) | (arr > 1.0)
+    if outside.any():
+        raise ValueError(
+            f"'{name}' must lie in [0, 1], got {int(outside.sum())} value(s) outside "
+            f"(first: {arr[outside][0]:g})."
+        )
+    return arr
+
+
+def check_sample_weight(sample_weight, n_samples, *, name="sample_weight"):
+    """Return sample weights as a float64 array, or None when not given.
+
+    Raises
+    ------
+    ValueError
+        If the weights are negative, NaN, infinite, all zero, or of the wrong length.
+
+    Examples
+    --------
+    >>> check_sample_weight([1, 2], 2)
+    array([1., 2.])
+    >>> check_sample_weight([1, -2], 2)
+    Traceback (most recent call last):
+    ...
+    ValueError: 'sample_weight' must be non-negative, got 1 negative value(s) (first: -2).
+    """
+    if sample_weight is None:
+        return None
+    if np.isscalar(sample_weight):
+        sample_weight = np.full(n_samples, sample_weight, dtype=np.float64)
+    w = check_scores(sample_weight, name=name, allow_column=False)
+    if w.shape[0] != n_samples:
+        raise ValueError(
+            f"'{name}' has {w.shape[0]} value(s) but there are {n_samples} samples; "
+            "give one weight per sample."
+        )
+    neg = w < 0
+    if neg.any():
+        raise ValueError(
+            f"'{name}' must be non-negative, got {int(neg.sum())} negative value(s) "
+            f"(first: {w[neg][0]:g})."
+        )
+    if not (w > 0).any():
+        raise ValueError(f"'{name}' is zero everywhere; at least one weight must be positive.")
+    return w
+
+
+def check_consistent_length(**arrays):
+    """Raise if the named arrays do not all have the same length.
+
+    Examples
+    --------
+    >>> check_consistent_length(scores=[1, 2], y=[0])
+    Traceback (most recent call last):
+    ...
+    ValueError: Inconsistent lengths: scores has 2 value(s), y has 1 value(s); they must match.
+    """
+    lengths = {k: len(v) for k, v in arrays.items() if v is not None}
+    if len(set(lengths.values())) > 1:
+        desc = ", ".join(f"{k} has {n} value(s)" for k, n in lengths.items())
+        raise ValueError(f"Inconsistent lengths: {desc}; they must match.")
+
+
+def check_option(value, allowed, *, name, owner):
+    """Raise unless ``value`` is one of ``allowed``.
+
+    Examples
+    --------
+    >>> check_option("foo", ("log", "square"), name="merge", owner="VennAbersCalibrator")
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'merge' parameter of VennAbersCalibrator must be one of {'log', 'square'}. Got 'foo' instead.
+    """
+    if not isinstance(value, str) or value not in allowed:
+        opts = ", ".join(repr(a) for a in allowed)
+        raise ValueError(
+            f"{_owner_prefix(name, owner)} must be one of {{{opts}}}. Got {value!r} instead."
+        )
+    return value
+
+
+def check_positive_int(value, *, name, owner, minimum=1):
+    """Raise unless ``value`` is an integer >= ``minimum``.
+
+    Examples
+    --------
+    >>> check_positive_int(0, name="n_bins", owner="ece")
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'n_bins' parameter of ece must be an integer >= 1. Got 0 instead.
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise ValueError(
+            f"{_owner_prefix(name, owner)} must be an integer >= {minimum}. Got {value!r} instead."
+        )
+    return int(value)
+
+
+def check_in_range(value, low, high, *, name, owner, closed="neither"):
+    """Raise unless ``value`` is a real number in the given interval.
+
+    ``closed`` is one of ``"neither"``, ``"left"``, ``"right"``, ``"both"``.
+
+    Examples
+    --------
+    >>> check_in_range(0.3, 0, 1, name="cal_size", owner="VennAbersClassifier")
+    0.3
+    >>> check_in_range(1.0, 0, 1, name="cal_size", owner="VennAbersClassifier")
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'cal_size' parameter of VennAbersClassifier must be a number in (0, 1). Got 1.0 instead.
+    """
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and np.isfinite(value)
+    if ok:
+        lo_ok = value >= low if closed in ("left", "both") else value > low
+        hi_ok = value <= high if closed in ("right", "both") else value < high
+        ok = lo_ok and hi_ok
+    if not ok:
+        lb = "[" if closed in ("left", "both") else "("
+        rb = "]" if closed in ("right", "both") else ")"
+        raise ValueError(
+            f"{_owner_prefix(name, owner)} must be a number in {lb}{low}, {high}{rb}. "
+            f"Got {value!r} instead."
+        )
+    return float(value)
