@@ -33,8 +33,10 @@ def _as_array(values, name):
     if values is None:
         raise TypeError(f"'{name}' must be array-like, got None.")
     if isinstance(values, (str, bytes)) or np.isscalar(values):
-        raise TypeError(f"'{name}' must be array-like (a list, numpy array or pandas object), "
-                        f"got the scalar {values!r}.")
+        raise TypeError(
+            f"'{name}' must be array-like (a list, numpy array or pandas object), "
+            f"got the scalar {values!r}."
+        )
     if hasattr(values, "to_numpy") and not isinstance(values, np.ndarray):
         values = values.to_numpy()
     try:
@@ -179,8 +181,9 @@ def check_binary_labels(y, *, name="y", classes=None):
     try:
         found = np.unique(arr)
     except TypeError:
-        raise TypeError(f"'{name}' mixes label types that cannot be compared; "
-                        "use one type for every label.") from None
+        raise TypeError(
+            f"'{name}' mixes label types that cannot be compared; use one type for every label."
+        ) from None
     if classes is None:
         if found.size == 1:
             raise ValueError(

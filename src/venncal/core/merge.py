@@ -1,0 +1,154 @@
+"""Merging the Venn-Abers pair (p0, p1) into one probability.
+
+Vovk & Petej (2014), Section 4: the merges that minimise the worst-case regret of log loss
+(eq. 10) and of square loss (eq. 11); and for cross Venn-Abers (Vovk, Petej & Fedorova 2015)
+their versions over folds.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from venncal._validation import check_option
+
+__all__ = [
+    "MERGES",
+    "merge",
+    "merge_log",
+    "merge_square",
+    "merge_mean",
+    "merge_cross",
+    "merge_cross_log",
+    "merge_cross_square",
+]
+
+MERGES = ("log", "square", "mean")
+
+
+def merge_log(p0, p1):
+    """Log-loss minimax merge, eq. (10) of Vovk & Petej (2014): p = p1 / (1 - p0 + p1).
+
+    Examples
+    --------
+    >>> merge_log(np.array([0.2]), np.array([0.4]))
+    array([0.33333333])
+    """
+    p0 = np.asarray(p0, dtype=np.float64)
+    p1 = np.asarray(p1, dtype=np.float64)
+    return p1 / (1.0 - p0 + p1)
+
+
+def merge_square(p0, p1):
+    """Square-loss minimax merge, eq. (11) of Vovk & Petej (2014): p = p1 + p0^2/2 - p1^2/2.
+
+    Examples
+    --------
+    >>> merge_square(np.array([0.2]), np.array([0.4]))
+    array([0.34])
+    """
+    p0 = np.asarray(p0, dtype=np.float64)
+    p1 = np.asarray(p1, dtype=np.float64)
+    return p1 + 0.5 * (p0 * p0 - p1 * p1)
+
+
+def merge_mean(p0, p1):
+    """The midpoint (p0 + p1) / 2.
+
+    Examples
+    --------
+    >>> merge_mean(np.array([0.2]), np.array([0.4]))
+    array([0.3])
+    """
+    return 0.5 * (np.asarray(p0, dtype=np.float64) + np.asarray(p1, dtype=np.float64))
+
+
+_PAIRWISE = {"log": merge_log, "square": merge_square, "mean": merge_mean}
+
+
+def merge(p0, p1, method="log"):
+    """Merge (p0, p1) by the named rule.
+
+    Parameters
+    ----------
+    p0, p1 : array-like of shape (m,)
+        Lower and upper probabilities of the positive class.
+    method : {"log", "square", "mean"}, default="log"
+
+    Returns
+    -------
+    p : ndarray of shape (m,)
+        A probability in [p0, p1].
+
+    Examples
+    --------
+    >>> merge([0.0], [1.0], "log"), merge([0.0], [1.0], "square")
+    (array([0.5]), array([0.5]))
+    """
+    check_option(method, MERGES, name="merge", owner="merge")
+    return _PAIRWISE[method](p0, p1)
+
+
+def merge_cross_log(p0, p1):
+    """Cross Venn-Abers log-loss merge: GM(p1) / (GM(1 - p0) + GM(p1)) over folds (axis 0).
+
+    Computed in log space. Inputs must satisfy p1 > 0 and p0 < 1, which every Venn-Abers
+    output does.
+
+    Parameters
+    ----------
+    p0, p1 : array-like of shape (K, m)
+        Per-fold lower and upper probabilities.
+
+    Returns
+    -------
+    p : ndarray of shape (m,)
+
+    References
+    ----------
+    Vovk, Petej & Fedorova (NeurIPS 2015), Section 4.
+
+    Examples
+    --------
+    With one fold it is the log merge:
+
+    >>> merge_cross_log([[0.2]], [[0.4]])
+    array([0.33333333])
+    """
+    p0 = np.asarray(p0, dtype=np.float64)
+    p1 = np.asarray(p1, dtype=np.float64)
+    log_gm1 = np.log(p1).mean(axis=0)
+    log_gm0 = np.log1p(-p0).mean(axis=0)
+    # GM1 / (GM0 + GM1) = 1 / (1 + exp(log GM0 - log GM1))
+    return 1.0 / (1.0 + np.exp(log_gm0 - log_gm1))
+
+
+def merge_cross_square(p0, p1):
+    """Cross Venn-Abers square-loss merge: mean(p1) + (mean(p0^2) - mean(p1^2)) / 2.
+
+    Examples
+    --------
+    >>> merge_cross_square([[0.2], [0.2]], [[0.4], [0.4]])
+    array([0.34])
+    """
+    p0 = np.asarray(p0, dtype=np.float64)
+    p1 = np.asarray(p1, dtype=np.float64)
+    return p1.mean(axis=0) + 0.5 * ((p0 * p0).mean(axis=0) - (p1 * p1).mean(axis=0))
+
+
+def merge_cross(p0, p1, method="log"):
+    """Merge per-fold pairs (axis 0 = folds) by the named rule.
+
+    ``"log"`` and ``"square"`` are the cross Venn-Abers merges; ``"mean"`` is the mean of the
+    per-fold midpoints.
+
+    Examples
+    --------
+    >>> merge_cross([[0.0], [0.0]], [[1.0], [1.0]], "mean")
+    array([0.5])
+    """
+    check_option(method, MERGES, name="merge", owner="merge_cross")
+    if method == "log":
+        return merge_cross_log(p0, p1)
+    if method == "square":
+        return merge_cross_square(p0, p1)
+    return merge_mean(p0, p1).mean(axis=0)
