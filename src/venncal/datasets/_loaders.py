@@ -463,9 +463,7 @@ def load_lofstrom(name):
     """
     stem = name[len(CE_PREFIX) :] if name.startswith(CE_PREFIX) else name
     if stem not in CE_SETS:
-        raise ValueError(
-            f"Unknown Lofstrom dataset {name!r}; choose one of {sorted(CE_SETS)}."
-        )
+        raise ValueError(f"Unknown Lofstrom dataset {name!r}; choose one of {sorted(CE_SETS)}.")
     full = CE_PREFIX + stem
     raw = pd.read_csv(io.StringIO(read_text(INFO[full]["file"])), delimiter=";")
     labels = raw.pop("Y").astype(int).astype(str).to_numpy()
