@@ -284,12 +284,15 @@ def run_grid(cells, func, *, out_csv=None, n_jobs=1, backend="loky", scheduler=N
     ...     rng = np.random.default_rng(cell_seed(cell))
     ...     return [{"value": cell["x"] ** 2, "noise": rng.random() < 2}]
     >>> cells = [{"x": x} for x in range(4)]
-    >>> run_grid(cells, square, progress=False)
-                cell_id  x  value  noise
-    0  ...  0      0   True
-    1  ...  1      1   True
-    2  ...  2      4   True
-    3  ...  3      9   True
+    >>> table = run_grid(cells, square, progress=False)
+    >>> table.drop(columns="cell_id")
+       x  value  noise
+    0  0      0   True
+    1  1      1   True
+    2  2      4   True
+    3  3      9   True
+    >>> bool(table["cell_id"].nunique() == 4)
+    True
     """
     _check_args(cells, func, n_jobs, backend, scheduler)
     cells = list(cells)
