@@ -1,0 +1,96 @@
+"""Calibration metrics for binary probabilistic predictions (numpy and scipy only).
+
+Every function takes ``(y_true, y_proba, *, ...)``: ``y_true`` holds 0/1 labels (or booleans)
+and ``y_proba`` the probability of the positive class (an (n, 2) array of class probabilities is
+also accepted). Bad input (NaN, probabilities outside [0, 1], labels other than 0/1, mismatched
+lengths) raises a one-line ``ValueError``. Results with several parts are small frozen
+dataclasses.
+
+- Scores: :func:`log_loss`, :func:`brier_score`, :func:`rmse`, :func:`accuracy`,
+  :func:`roc_auc`, and per-sample :func:`log_loss_samples`, :func:`brier_score_samples`.
+- Calibration error: :func:`reliability_curve`, :func:`ece`, :func:`mce`,
+  :func:`debiased_ece`, :func:`brier_decomposition` (Murphy), :func:`corp_decomposition`
+  (isotonic), :func:`spiegelhalter_z`, :func:`calibration_slope_intercept`, and
+  :func:`bootstrap_ci` for any of them.
+- Venn outputs: :func:`interval_width`, :func:`interval_validity`, :func:`merge_regret`.
+- :func:`brier_curve`: the exact cost-weighted loss curve, area = Brier / 2.
+
+Rank statistics for comparing methods over data sets live in :mod:`venncal.metrics.ranking`.
+
+Examples
+--------
+>>> from venncal import metrics
+>>> y, p = [0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8]
+>>> metrics.brier_score(y, p), metrics.roc_auc(y, p)
+(0.158125, 0.75)
+"""
+
+from venncal.metrics._bootstrap import BootstrapResult, bootstrap_ci
+from venncal.metrics._brier_curve import BrierCurve, brier_curve
+from venncal.metrics._calibration import (
+    ReliabilityCurve,
+    debiased_ece,
+    ece,
+    mce,
+    reliability_curve,
+)
+from venncal.metrics._decomposition import (
+    BrierDecomposition,
+    CORPDecomposition,
+    brier_decomposition,
+    corp_decomposition,
+    isotonic_recalibration,
+)
+from venncal.metrics._scores import (
+    accuracy,
+    brier_score,
+    brier_score_samples,
+    log_loss,
+    log_loss_samples,
+    rmse,
+    roc_auc,
+)
+from venncal.metrics._significance import (
+    CalibrationSlopeIntercept,
+    SpiegelhalterResult,
+    calibration_slope_intercept,
+    spiegelhalter_z,
+)
+from venncal.metrics._venn import (
+    IntervalValidity,
+    interval_validity,
+    interval_width,
+    merge_regret,
+)
+
+__all__ = [
+    "log_loss",
+    "log_loss_samples",
+    "brier_score",
+    "brier_score_samples",
+    "rmse",
+    "accuracy",
+    "roc_auc",
+    "ReliabilityCurve",
+    "reliability_curve",
+    "ece",
+    "mce",
+    "debiased_ece",
+    "BrierDecomposition",
+    "brier_decomposition",
+    "CORPDecomposition",
+    "corp_decomposition",
+    "isotonic_recalibration",
+    "SpiegelhalterResult",
+    "spiegelhalter_z",
+    "CalibrationSlopeIntercept",
+    "calibration_slope_intercept",
+    "BootstrapResult",
+    "bootstrap_ci",
+    "interval_width",
+    "IntervalValidity",
+    "interval_validity",
+    "merge_regret",
+    "BrierCurve",
+    "brier_curve",
+]

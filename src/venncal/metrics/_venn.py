@@ -1,0 +1,229 @@
+"""Metrics for the multiprobability outputs ``(p0, p1)`` of Venn and Venn-Abers predictors."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from venncal._validation import (
+    check_consistent_length,
+    check_labels01,
+    check_option,
+    check_probabilities,
+)
+from venncal.metrics._common import assign_bins, bin_edges, prepare_interval
+
+__all__ = ["interval_width", "IntervalValidity", "interval_validity", "merge_regret"]
+
+
+def interval_width(p0, p1):
+    """Mean width ``|p1 - p0|`` of the probability intervals; smaller is more informative.
+
+    Parameters
+    ----------
+    p0, p1 : array-like of shape (n,)
+        The two probabilities of each prediction (for Venn-Abers, ``p0 <= p1``).
+
+    Returns
+    -------
+    width : float
+        In [0, 1].
+
+    References
+    ----------
+    Johansson et al., "Venn predictors and Venn-Abers predictors for random forests",
+    Section 4 ("interval size").
+
+    Examples
+    --------
+    >>> interval_width([0.2, 0.5], [0.3, 0.9])
+    0.25
+    """
+    p0, p1 = prepare_interval(p0, p1)
+    return float(np.mean(np.abs(p1 - p0)))
+
+
+@dataclass(frozen=True)
+class IntervalValidity:
+    """Whether observed frequencies fall inside the Venn intervals, overall and per bin.
+
+    Attributes
+    ----------
+    target : str
+        ``"frequency"`` (frequency of the positive class against ``[p0, p1]``) or
+        ``"accuracy"`` (share of correct predictions against the interval of the predicted
+        class).
+    observed : float
+        Overall observed frequency (or accuracy).
+    lower, upper : float
+        Means of the lower and upper ends of the intervals.
+    valid : bool
+        ``lower <= observed <= upper``.
+    bin_edges : ndarray of shape (n_bins + 1,)
+        Edges of the bins of the interval midpoints ``(p0 + p1) / 2``.
+    counts : ndarray of shape (n_bins,)
+        Predictions per bin; 0 for an empty bin.
+    bin_observed, bin_lower, bin_upper : ndarray of shape (n_bins,)
+        Per-bin observed frequency (or accuracy) and mean interval ends; NaN when empty.
+    bin_valid : ndarray of shape (n_bins,), dtype bool
+        Whether each non-empty bin's observed value is inside its mean interval (False when
+        empty).
+    """
+
+    target: str
+    observed: float
+    lower: float
+    upper: float
+    valid: bool
+    bin_edges: np.ndarray
+    counts: np.ndarray
+    bin_observed: np.ndarray
+    bin_lower: np.ndarray
+    bin_upper: np.ndarray
+    bin_valid: np.ndarray
+
+    @property
+    def fraction_valid(self):
+        """Share of the non-empty bins whose observed value is inside the interval."""
+        nonempty = self.counts > 0
+        return float(self.bin_valid[nonempty].mean())
+
+
+def interval_validity(
+    y_true, p0, p1, *, target="frequency", n_bins=10, strategy="uniform", tol=0.0
+):
+    """Check that observed frequencies (or accuracies) fall inside the Venn intervals.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Labels, 0/1 or booleans.
+    p0, p1 : array-like of shape (n,)
+        The two probabilities of the positive class of each prediction.
+    target : {"frequency", "accuracy"}, default="frequency"
+        ``"frequency"``: the frequency of the positive class is compared with the mean
+        interval ``[min(p0, p1), max(p0, p1)]``. ``"accuracy"``, as in Johansson et al.: the
+        predicted label is 1 when the midpoint exceeds 1/2, and the share of correct labels is
+        compared with the interval for the predicted class (``[p0, p1]`` for label 1,
+        ``[1 - p1, 1 - p0]`` for label 0).
+    n_bins : int, default=10
+        Bins of the interval midpoints for the per-bin check.
+    strategy : {"uniform", "quantile"}, default="uniform"
+        Equal-width or equal-mass bins.
+    tol : float, default=0.0
+        Slack: ``observed`` counts as inside when within ``tol`` of the interval.
+
+    Returns
+    -------
+    IntervalValidity
+
+    References
+    ----------
+    Johansson, Löfström, Sundell & Boström, "Venn predictors and Venn-Abers predictors for
+    random forests", Section 4 and Table 5; Vovk & Petej (2014), Theorem 1.
+
+    Examples
+    --------
+    >>> v = interval_validity([0, 1, 1, 0], [0.3, 0.4, 0.6, 0.2], [0.5, 0.6, 0.8, 0.4])
+    >>> v.observed, v.lower, v.upper, v.valid
+    (0.5, 0.375, 0.575, True)
+    """
+    y = check_labels01(y_true).astype(np.float64)
+    p0, p1 = prepare_interval(p0, p1)
+    check_consistent_length(y_true=y, p0=p0)
+    check_option(target, ("frequency", "accuracy"), name="target", owner="interval_validity")
+    lo, hi = np.minimum(p0, p1), np.maximum(p0, p1)
+    mid = 0.5 * (lo + hi)
+    if target == "accuracy":
+        pred1 = mid > 0.5
+        value = (pred1 == (y == 1)).astype(np.float64)
+        lo, hi = np.where(pred1, lo, 1.0 - hi), np.where(pred1, hi, 1.0 - lo)
+    else:
+        value = y
+    edges = bin_edges(mid, np.ones_like(mid), n_bins, strategy, owner="interval_validity")
+    idx = assign_bins(mid, edges)
+    k = edges.shape[0] - 1
+    counts = np.bincount(idx, minlength=k).astype(np.float64)
+    nz = counts > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        b_obs = np.where(nz, np.bincount(idx, weights=value, minlength=k) / counts, np.nan)
+        b_lo = np.where(nz, np.bincount(idx, weights=lo, minlength=k) / counts, np.nan)
+        b_hi = np.where(nz, np.bincount(idx, weights=hi, minlength=k) / counts, np.nan)
+    b_valid = nz & (b_obs >= b_lo - tol) & (b_obs <= b_hi + tol)
+    observed, lower, upper = float(value.mean()), float(lo.mean()), float(hi.mean())
+    return IntervalValidity(
+        target=target,
+        observed=observed,
+        lower=lower,
+        upper=upper,
+        valid=bool(lower - tol <= observed <= upper + tol),
+        bin_edges=edges,
+        counts=counts,
+        bin_observed=b_obs,
+        bin_lower=b_lo,
+        bin_upper=b_hi,
+        bin_valid=b_valid,
+    )
+
+
+def merge_regret(p0, p1, y_proba, *, loss="log", y_true=None):
+    """Regret of merging a Venn-Abers pair ``(p0, p1)`` into one probability ``p``.
+
+    If the label is 0, the "appropriate" probability is ``p0``; if it is 1, ``p1``. The regret
+    of predicting ``p`` is the extra loss over that probability: for log loss
+    ``-ln(1 - p) + ln(1 - p0)`` (label 0) and ``-ln p + ln p1`` (label 1); for square loss
+    ``p^2 - p0^2`` and ``(1 - p)^2 - (1 - p1)^2``. The minimax merges of Vovk & Petej equalise
+    the two regrets: eq. (10) for log loss, eq. (11) for square loss.
+
+    Parameters
+    ----------
+    p0, p1 : array-like of shape (n,)
+        The Venn-Abers probabilities.
+    y_proba : array-like of shape (n,)
+        The merged probability (any merge).
+    loss : {"log", "square"}, default="log"
+        The loss whose regret is measured.
+    y_true : array-like of shape (n,), default=None
+        When given, the regret for the observed label; otherwise the worst case over both
+        labels, the quantity the minimax merge minimises.
+
+    Returns
+    -------
+    regret : ndarray of shape (n,)
+        May be ``inf`` for log loss when ``p`` is 0 or 1.
+
+    References
+    ----------
+    Vovk & Petej, "Venn-Abers predictors" (UAI 2014), Section 4, eqs. (10) and (11).
+
+    Examples
+    --------
+    The log-loss merge ``p1 / (1 - p0 + p1)`` has a smaller worst-case log regret than the
+    midpoint:
+
+    >>> p0, p1 = np.array([0.1]), np.array([0.6])
+    >>> minimax = merge_regret(p0, p1, p1 / (1 - p0 + p1))
+    >>> midpoint = merge_regret(p0, p1, (p0 + p1) / 2)
+    >>> bool(minimax[0] < midpoint[0])
+    True
+    """
+    p0, p1 = prepare_interval(p0, p1)
+    p = check_probabilities(y_proba)
+    check_consistent_length(p0=p0, y_proba=p)
+    check_option(loss, ("log", "square"), name="loss", owner="merge_regret")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if loss == "log":
+            r0 = -np.log1p(-p) + np.log1p(-p0)
+            r1 = -np.log(p) + np.log(p1)
+        else:
+            r0 = p**2 - p0**2
+            r1 = (1.0 - p) ** 2 - (1.0 - p1) ** 2
+    # inf - inf only when p equals the appropriate probability (both 1, or both 0): no regret
+    r0 = np.where(np.isnan(r0), 0.0, r0)
+    r1 = np.where(np.isnan(r1), 0.0, r1)
+    if y_true is None:
+        return np.maximum(r0, r1)
+    y = check_labels01(y_true)
+    check_consistent_length(y_true=y, p0=p0)
+    return np.where(y == 1, r1, r0)
