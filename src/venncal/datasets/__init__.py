@@ -10,6 +10,7 @@ as a function, so that calibration and grouping loss can be measured exactly.
 """
 
 from venncal.datasets._base import Dataset
+from venncal.datasets._bivariate import BivariateNormalModel, make_bivariate_normal
 from venncal.datasets._loaders import (
     list_datasets,
     load_adult,
@@ -27,6 +28,7 @@ from venncal.datasets._loaders import (
     load_spect,
     load_vote,
 )
+from venncal.datasets._simulated import CircularModel, XorModel, make_circular, make_xor
 
 __all__ = [
     "Dataset",
@@ -45,4 +47,10 @@ __all__ = [
     "load_lofstrom",
     "load_spect",
     "load_vote",
+    "make_xor",
+    "make_circular",
+    "make_bivariate_normal",
+    "XorModel",
+    "CircularModel",
+    "BivariateNormalModel",
 ]
