@@ -1,0 +1,119 @@
+"""Bayesian binning by enumerating every binning (Naeini, Cooper & Hauskrecht 2014, eqs. 6-7).
+
+Independent of the dynamic programmes in ``venncal.core.bayesian_binning``: this code lists all
+``2^(N-1)`` ways to cut N sorted distinct scores into runs, scores each one with eq. (6) written
+out literally, and either keeps the best (SBB) or averages the bin estimates (ABB). Only for small
+N (N <= 14 runs in well under a second).
+"""
+
+import itertools
+import math
+
+import numpy as np
+
+
+def pool(scores, y, w=None):
+    """Distinct sorted scores with the weighted counts of each class."""
+    scores = np.asarray(scores, dtype=float)
+    y = np.asarray(y)
+    w = np.ones(len(scores)) if w is None else np.asarray(w, dtype=float)
+    keys = sorted(set(scores.tolist()))
+    n0 = [
+        float(sum(w[i] for i in range(len(scores)) if scores[i] == k and y[i] == 0)) for k in keys
+    ]
+    n1 = [
+        float(sum(w[i] for i in range(len(scores)) if scores[i] == k and y[i] == 1)) for k in keys
+    ]
+    return keys, n0, n1
+
+
+def _prior_q(v, lam):
+    """Return the boundary probabilities q_k and 1 - q_k (each computed without cancellation)."""
+    big_n = len(v)
+    if big_n == 1:
+        return [], []
+    span = v[-1] - v[0]
+    gaps = [lam * (v[k + 1] - v[k]) / span for k in range(big_n - 1)]
+    return [-math.expm1(-g) for g in gaps], [math.exp(-g) for g in gaps]
+
+
+def log_score(bins, v, n0, n1, lam):
+    """Log of eq. (6) for a binning given as a list of (l, u) inclusive index pairs."""
+    q, not_q = _prior_q(v, lam)
+    big_n = len(v)
+    total = 0.0
+    for l, u in bins:
+        prior = q[u] if u < big_n - 1 else 1.0
+        for k in range(l, u):
+            prior *= not_q[k]
+        a = sum(n0[l : u + 1])
+        b = sum(n1[l : u + 1])
+        total += math.log(prior) + math.lgamma(a + 1) + math.lgamma(b + 1) - math.lgamma(a + b + 2)
+    return total
+
+
+def bin_table(v, n0, n1, lam):
+    """Log factor W[l, u] of eq. (6) and estimate E[l, u] of every possible bin, literally."""
+    big_n = len(v)
+    q, not_q = _prior_q(v, lam)
+    w = np.full((big_n, big_n), -np.inf)
+    e = np.full((big_n, big_n), np.nan)
+    for l in range(big_n):
+        for u in range(l, big_n):
+            prior = q[u] if u < big_n - 1 else 1.0
+            for k in range(l, u):
+                prior *= not_q[k]
+            a, b = sum(n0[l : u + 1]), sum(n1[l : u + 1])
+            w[l, u] = (
+                math.log(prior) + math.lgamma(a + 1) + math.lgamma(b + 1) - math.lgamma(a + b + 2)
+            )
+            e[l, u] = (b + 1.0) / (a + b + 2.0)
+    return w, e
+
+
+def all_binnings(big_n):
+    """Every partition of positions 0..N-1 into runs, as lists of (l, u)."""
+    for cuts in itertools.product((False, True), repeat=big_n - 1):
+        bins, start = [], 0
+        for k, cut in enumerate(cuts):
+            if cut:
+                bins.append((start, k))
+                start = k + 1
+        bins.append((start, big_n - 1))
+        yield bins
+
+
+def brute_force(scores, y, w=None, lam=10.0):
+    """Enumerate all 2^(N-1) binnings.
+
+    Returns (positions, sbb_values, sbb_log_score, abb_values, abb_log_total, second_best), where
+    ``second_best`` is the log score of the best binning other than the selected one, so that a
+    test can tell whether the maximiser is unique.
+    """
+    v, n0, n1 = pool(scores, y, w)
+    big_n = len(v)
+    wt, est = bin_table(v, n0, n1, lam)
+    # one row per binning: cut[k] is True when a bin ends at position k (always at N - 1)
+    masks = np.arange(2 ** (big_n - 1))
+    cut = np.ones((masks.size, big_n), dtype=bool)
+    for k in range(big_n - 1):
+        cut[:, k] = (masks >> k) & 1
+    idx = np.arange(big_n)
+    # start[k]: first position of the bin holding k; end[k]: its last position
+    prev_end = np.where(cut, idx, -1)
+    start = np.empty_like(cut, dtype=np.intp)
+    start[:, 0] = 0
+    start[:, 1:] = np.maximum.accumulate(prev_end, axis=1)[:, :-1] + 1
+    end = np.where(cut, idx, big_n)
+    end = np.minimum.accumulate(end[:, ::-1], axis=1)[:, ::-1]
+    logs = np.where(cut, wt[start, idx], 0.0).sum(axis=1)
+    ests = est[start, end]
+    order = np.argsort(-logs, kind="stable")
+    best = order[0]
+    second = logs[order[1]] if len(order) > 1 else -np.inf
+    m = logs.max()
+    post = np.exp(logs - m)
+    log_total = m + math.log(post.sum())
+    post /= post.sum()
+    abb = post @ ests
+    return np.array(v), ests[best], logs[best], abb, log_total, second
