@@ -1,0 +1,292 @@
+"""Study reports: Markdown and CSV tables, PNG figures and one self-contained HTML page.
+
+A study returns a :class:`StudyResult` (tables as pandas DataFrames, matplotlib figures, notes in
+Markdown); :func:`write_report` turns it into files in an output folder:
+
+* ``results.csv``: the tidy per-cell results the tables were built from;
+* ``<table>.csv`` and ``<table>.md`` for every table;
+* ``<figure>.png`` for every figure;
+* ``report.md``: the notes, tables and figure links in one Markdown document;
+* ``report.html``: the same as one HTML file with the figures embedded as base64 PNG, readable
+  offline and attachable to an e-mail.
+
+This module is in the experiments layer: it writes files but never prints.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import html
+import io
+import math
+import platform
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["StudyResult", "format_value", "to_markdown", "write_report"]
+
+
+@dataclass
+class StudyResult:
+    """What a study produced.
+
+    Attributes
+    ----------
+    name : str
+        The study's command-line name, e.g. ``"vovk-petej-2014"``.
+    title : str
+        One-line title (paper and what is reproduced).
+    mode : str
+        ``"quick"``, ``"full"`` or ``"custom"``.
+    tables : dict of str -> pandas.DataFrame
+        Named result tables; the first one is the headline printed by ``venncal reproduce``.
+    figures : dict of str -> matplotlib.figure.Figure
+        Named figures.
+    notes : list of str
+        Markdown paragraphs shown before the tables (setup, deviations from the paper, checks).
+    raw : pandas.DataFrame or None
+        The tidy per-cell results the tables summarise.
+    config : dict
+        The study's parameters (sizes, repetitions, seeds), written to the report.
+    wall_time : float
+        Seconds spent computing, filled in by the study.
+    checks : dict of str -> bool
+        The qualitative claims of the paper checked on these results (name -> holds).
+    """
+
+    name: str
+    title: str
+    mode: str
+    tables: dict = field(default_factory=dict)
+    figures: dict = field(default_factory=dict)
+    notes: list = field(default_factory=list)
+    raw: object = None
+    config: dict = field(default_factory=dict)
+    wall_time: float = float("nan")
+    checks: dict = field(default_factory=dict)
+
+    @property
+    def headline(self):
+        """The first table (the one printed on the terminal)."""
+        return next(iter(self.tables.values())) if self.tables else None
+
+
+def format_value(value, digits=3):
+    """Format one table cell: numbers to ``digits`` decimals, infinities as ``inf``.
+
+    Examples
+    --------
+    >>> format_value(0.12345), format_value(float("inf")), format_value(float("nan"))
+    ('0.123', 'inf', '')
+    >>> format_value(12), format_value("VA")
+    ('12', 'VA')
+    """
+    if value is None:
+        return ""
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        v = float(value)
+        if math.isnan(v):
+            return ""
+        if math.isinf(v):
+            return "inf" if v > 0 else "-inf"
+        return f"{v:.{digits}f}"
+    return str(value)
+
+
+def _safe_name(name):
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", str(name)).strip("_") or "table"
+
+
+def _cells(df, digits):
+    index_names = [n if n is not None else "" for n in df.index.names]
+    show_index = not (len(index_names) == 1 and index_names[0] == "" and _is_range(df.index))
+    header = []
+    if show_index:
+        header += [str(n) for n in index_names]
+    header += [" / ".join(map(str, c)) if isinstance(c, tuple) else str(c) for c in df.columns]
+    rows = []
+    for idx, row in zip(df.index, df.itertuples(index=False, name=None), strict=True):
+        cells = []
+        if show_index:
+            cells += [str(i) for i in (idx if isinstance(idx, tuple) else (idx,))]
+        cells += [format_value(v, digits) for v in row]
+        rows.append(cells)
+    return header, rows
+
+
+def _is_range(index):
+    return index.dtype.kind in "iu" and np.array_equal(np.asarray(index), np.arange(len(index)))
+
+
+def to_markdown(df, digits=3):
+    """Render a DataFrame as a GitHub Markdown table (no extra dependency).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> print(to_markdown(pd.DataFrame({"VA": [0.3333], "DIR": [float("inf")]}, index=["Echo"])))
+    |  | VA | DIR |
+    |---|---|---|
+    | Echo | 0.333 | inf |
+    """
+    header, rows = _cells(df, digits)
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def to_text(df, digits=3):
+    """Render a DataFrame as an aligned plain-text table for the terminal."""
+    header, rows = _cells(df, digits)
+    widths = [
+        max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)
+    ]
+    fmt = lambda cells: "  ".join(c.rjust(w) for c, w in zip(cells, widths, strict=True))  # noqa: E731
+    return "\n".join([fmt(header), fmt(["-" * w for w in widths])] + [fmt(r) for r in rows])
+
+
+def _to_html_table(df, digits):
+    header, rows = _cells(df, digits)
+    out = [
+        "<table>",
+        "<thead><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in header) + "</tr></thead>",
+        "<tbody>",
+    ]
+    for r in rows:
+        out.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>")
+    out.append("</tbody></table>")
+    return "\n".join(out)
+
+
+def _markdown_inline_to_html(text):
+    """Tiny Markdown subset for notes: paragraphs, `code`, **bold**, bullet lists."""
+    blocks = []
+    for block in str(text).strip().split("\n\n"):
+        lines = block.splitlines()
+        esc = [html.escape(line) for line in lines]
+        esc = [re.sub(r"`([^`]+)`", r"<code>\1</code>", line) for line in esc]
+        esc = [re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", line) for line in esc]
+        if lines and all(line.lstrip().startswith(("- ", "* ")) for line in lines):
+            items = "".join(f"<li>{line.lstrip()[2:]}</li>" for line in esc)
+            blocks.append(f"<ul>{items}</ul>")
+        else:
+            blocks.append("<p>" + " ".join(esc) + "</p>")
+    return "\n".join(blocks)
+
+
+_CSS = """
+body { font-family: -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif; max-width: 1100px;
+       margin: 2em auto; padding: 0 1em; color: #222; line-height: 1.45; }
+table { border-collapse: collapse; margin: 1em 0; font-size: 0.85em; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
+th { background: #f3f3f3; }
+td:first-child, th:first-child { text-align: left; }
+code { background: #f3f3f3; padding: 0 0.2em; }
+img { max-width: 100%; }
+.pass { color: #1a7f37; } .fail { color: #cf222e; }
+"""
+
+
+def _figure_png(fig, dpi):
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
+    return buf.getvalue()
+
+
+def write_report(result, out_dir, *, digits=3, dpi=110):
+    """Write a study's tables, figures, Markdown report and self-contained HTML page.
+
+    Parameters
+    ----------
+    result : StudyResult
+    out_dir : str or path-like
+        Created if missing; files of the same names are replaced.
+    digits : int, default=3
+        Decimals shown in Markdown/HTML tables (CSV files keep full precision).
+    dpi : int, default=110
+        Resolution of the PNG figures.
+
+    Returns
+    -------
+    paths : dict of str -> pathlib.Path
+        ``"markdown"``, ``"html"`` and ``"results"`` plus one entry per table and figure.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {}
+    stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    machine = f"{platform.machine()}, {platform.system()}, Python {platform.python_version()}"
+
+    if result.raw is not None:
+        paths["results"] = out / "results.csv"
+        result.raw.to_csv(paths["results"], index=False)
+
+    md = [f"# {result.title}", ""]
+    md.append(
+        f"Study `{result.name}`, mode `{result.mode}`; wall time {result.wall_time:.1f} s; "
+        f"written {stamp} on {machine}."
+    )
+    md.append("")
+    html_body = [f"<h1>{html.escape(result.title)}</h1>", "<p>" + html.escape(md[2]) + "</p>"]
+    if result.config:
+        cfg = ", ".join(f"`{k}={v}`" for k, v in result.config.items())
+        md += [f"Configuration: {cfg}.", ""]
+        html_body.append(_markdown_inline_to_html(f"Configuration: {cfg}."))
+    for note in result.notes:
+        md += [note.strip(), ""]
+        html_body.append(_markdown_inline_to_html(note))
+    if result.checks:
+        md += ["## Checks of the paper's claims", ""]
+        html_body.append("<h2>Checks of the paper's claims</h2><ul>")
+        for claim, ok in result.checks.items():
+            mark = "holds" if ok else "does NOT hold"
+            md.append(f"- {claim}: **{mark}**")
+            cls = "pass" if ok else "fail"
+            html_body.append(
+                f"<li>{html.escape(claim)}: <strong class='{cls}'>{mark}</strong></li>"
+            )
+        md.append("")
+        html_body.append("</ul>")
+
+    for name, table in result.tables.items():
+        stem = _safe_name(name)
+        csv_path, md_path = out / f"{stem}.csv", out / f"{stem}.md"
+        table.to_csv(csv_path)
+        text = to_markdown(table, digits)
+        md_path.write_text(text + "\n", encoding="utf-8")
+        paths[f"table:{name}"] = csv_path
+        md += [f"## {name}", "", text, "", f"([CSV]({csv_path.name}))", ""]
+        html_body += [f"<h2>{html.escape(name)}</h2>", _to_html_table(table, digits)]
+
+    for name, fig in result.figures.items():
+        stem = _safe_name(name)
+        png = _figure_png(fig, dpi)
+        png_path = out / f"{stem}.png"
+        png_path.write_bytes(png)
+        paths[f"figure:{name}"] = png_path
+        md += [f"## Figure: {name}", "", f"![{name}]({png_path.name})", ""]
+        b64 = base64.b64encode(png).decode("ascii")
+        html_body += [
+            f"<h2>Figure: {html.escape(name)}</h2>",
+            f"<img alt='{html.escape(name)}' src='data:image/png;base64,{b64}'>",
+        ]
+
+    paths["markdown"] = out / "report.md"
+    paths["markdown"].write_text("\n".join(md).rstrip() + "\n", encoding="utf-8")
+    page = (
+        "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
+        f"<title>{html.escape(result.title)}</title><style>{_CSS}</style></head>\n<body>\n"
+        + "\n".join(html_body)
+        + "\n</body></html>\n"
+    )
+    paths["html"] = out / "report.html"
+    paths["html"].write_text(page, encoding="utf-8")
+    return paths

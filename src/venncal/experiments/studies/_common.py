@@ -1,0 +1,117 @@
+"""Helpers shared by the studies: classifiers of the papers, dataset cache, table formatting."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "make_classifier",
+    "load_cached",
+    "paired",
+    "quiet",
+    "Timer",
+]
+
+#: Short codes of Vovk & Petej (2014) -> description of our scikit-learn stand-in.
+CLASSIFIERS = {
+    "J": "CART tree (for Weka's J48), at least 2 examples per leaf, leaf frequencies",
+    "JB": "bagging of 10 such trees (for Weka's J48 bagging)",
+    "LR": "logistic regression, standardised inputs, almost no penalty (C=1e4)",
+    "NB": "Gaussian naive Bayes",
+    "NN": "MLP, one hidden layer of (d + 2) // 2 units (Weka's default size)",
+    "SVM": "linear SVM, standardised inputs, Platt's sigmoid (SVC probability=True)",
+}
+
+
+def make_classifier(code, n_features, random_state):
+    """A fresh scikit-learn classifier for one of the codes of :data:`CLASSIFIERS`."""
+    from sklearn.ensemble import BaggingClassifier
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.naive_bayes import GaussianNB
+    from sklearn.neural_network import MLPClassifier
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.svm import SVC
+    from sklearn.tree import DecisionTreeClassifier
+
+    rs = int(random_state)
+    if code == "J":
+        return DecisionTreeClassifier(min_samples_leaf=2, random_state=rs)
+    if code == "JB":
+        return BaggingClassifier(
+            DecisionTreeClassifier(min_samples_leaf=2), n_estimators=10, random_state=rs
+        )
+    if code == "LR":
+        return make_pipeline(StandardScaler(), LogisticRegression(C=1e4, max_iter=5000))
+    if code == "NB":
+        return GaussianNB()
+    if code == "NN":
+        hidden = max(2, (n_features + 2) // 2)
+        return make_pipeline(
+            StandardScaler(),
+            MLPClassifier(hidden_layer_sizes=(hidden,), max_iter=500, random_state=rs),
+        )
+    if code == "SVM":
+        return make_pipeline(
+            StandardScaler(), SVC(kernel="linear", probability=True, random_state=rs)
+        )
+    raise ValueError(f"Unknown classifier code {code!r}; choose one of {sorted(CLASSIFIERS)}.")
+
+
+@functools.lru_cache(maxsize=64)
+def load_cached(name):
+    """Load a bundled dataset once per process (the loaders parse text files)."""
+    from venncal.datasets import load_dataset
+
+    return load_dataset(name)
+
+
+@contextlib.contextmanager
+def quiet():
+    """Silence the base classifiers' convergence and numerical warnings inside a cell."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        yield
+
+
+class Timer:
+    """Wall-clock timer: ``with Timer() as t: ...; t.seconds``."""
+
+    def __enter__(self):
+        self._t0 = time.perf_counter()
+        self.seconds = float("nan")
+        return self
+
+    def __exit__(self, *exc):
+        self.seconds = time.perf_counter() - self._t0
+        return False
+
+
+def fmt(value, digits=3):
+    """Format a number for a comparison cell (``inf`` for infinity, empty for NaN)."""
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return ""
+    v = float(value)
+    if np.isinf(v):
+        return "inf"
+    return f"{v:.{digits}f}"
+
+
+def paired(ours, paper, digits=3):
+    """Combine two aligned DataFrames into cells ``"ours (paper)"``.
+
+    Cells where the paper's value is missing show ours alone.
+    """
+    paper = paper.reindex(index=ours.index, columns=ours.columns)
+    out = pd.DataFrame(index=ours.index, columns=ours.columns, dtype=object)
+    for c in ours.columns:
+        for i in ours.index:
+            a, b = fmt(ours.at[i, c], digits), fmt(paper.at[i, c], digits)
+            out.at[i, c] = f"{a} ({b})" if b else a
+    return out
