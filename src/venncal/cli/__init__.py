@@ -19,8 +19,9 @@ def main():
 
 def _register():
     from venncal.cli.demo import demo
+    from venncal.cli.reproduce import reproduce
 
-    for command in (demo,):
+    for command in (demo, reproduce):
         main.add_command(command)
 
 
