@@ -38,17 +38,25 @@ def prepare_interval(p0, p1):
     return p0, p1
 
 
-def weighted_quantile(values, weights, q):
-    """Inverted-CDF quantiles: the smallest value whose cumulative weight share reaches ``q``.
+def quantile_edges(values, weights, q):
+    """Edges that split weighted values into groups of (about) equal weight.
 
-    Duplicating a row and doubling its weight give the same quantiles.
+    For each share ``q``, find the smallest distinct value ``u_k`` whose cumulative weight share
+    reaches ``q`` and put the edge half-way between ``u_k`` and the next distinct value, so that
+    ``u_k`` falls below the edge. Tied values are never split, and duplicating a row gives the
+    same edges as doubling its weight.
     """
     order = np.argsort(values, kind="stable")
     v = values[order]
-    cum = np.cumsum(weights[order])
+    start = np.flatnonzero(np.r_[True, v[1:] != v[:-1]])
+    u = v[start]
+    cum = np.cumsum(np.add.reduceat(weights[order], start))
     cum /= cum[-1]
-    idx = np.searchsorted(cum, np.asarray(q) - 1e-12, side="left")
-    return v[np.clip(idx, 0, v.shape[0] - 1)]
+    k = np.searchsorted(cum, np.asarray(q) - 1e-12, side="left")
+    k = np.clip(k, 0, u.shape[0] - 1)
+    nxt = np.append(u[1:], 1.0 if u[-1] < 1.0 else np.inf)
+    edges = 0.5 * (u[k] + nxt[k])
+    return np.minimum(edges, 1.0)
 
 
 def bin_edges(p, w, n_bins, strategy, owner):
@@ -56,15 +64,15 @@ def bin_edges(p, w, n_bins, strategy, owner):
 
     ``"uniform"``: ``[0, 1/n), [1/n, 2/n), ..., [(n-1)/n, 1]``; the edges are ``i / n_bins`` so
     that a prediction of exactly 0.3 falls in ``[0.3, 0.4)`` as in Naeini et al. (2015).
-    ``"quantile"``: interior edges at the weighted (inverted-CDF) quantiles of the predictions,
-    so that the bins hold about equal weight; tied predictions stay in one bin, which can leave
-    other bins empty.
+    ``"quantile"``: interior edges between the predictions at the weighted quantiles
+    ``1/n, ..., (n-1)/n``, so that the bins hold about equal weight; tied predictions stay in
+    one bin, which can leave other bins empty.
     """
     n_bins = check_positive_int(n_bins, name="n_bins", owner=owner)
     check_option(strategy, STRATEGIES, name="strategy", owner=owner)
     if strategy == "uniform":
         return np.arange(n_bins + 1, dtype=np.float64) / n_bins
-    interior = weighted_quantile(p, w, np.arange(1, n_bins) / n_bins)
+    interior = quantile_edges(p[w > 0], w[w > 0], np.arange(1, n_bins) / n_bins)
     return np.concatenate(([0.0], interior, [1.0]))
 
 

@@ -93,10 +93,11 @@ def log_loss(y_true, y_proba, *, clip=None, sample_weight=None):
     17.322
     """
     y, p, w = prepare(y_true, y_proba, sample_weight)
-    loss = log_loss_samples(y, p, clip=clip)
-    if np.isinf(loss[w > 0]).any():
+    keep = w > 0
+    loss = log_loss_samples(y[keep], p[keep], clip=clip)
+    if np.isinf(loss).any():
         return float("inf")
-    return float(np.average(loss, weights=w))
+    return float(np.average(loss, weights=w[keep]))
 
 
 def brier_score_samples(y_true, y_proba):

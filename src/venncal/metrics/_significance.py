@@ -160,7 +160,8 @@ def calibration_slope_intercept(y_true, y_proba, *, clip=1e-12):
     Warns
     -----
     VenncalWarning
-        When the maximum-likelihood fit does not converge (e.g. separable data).
+        When the maximum-likelihood fit does not exist (the predictions separate the classes)
+        or does not converge.
 
     References
     ----------
@@ -189,10 +190,13 @@ def calibration_slope_intercept(y_true, y_proba, *, clip=1e-12):
     z = np.log(pc) - np.log1p(-pc)
     (a, b), ok_slope = _fit_logistic(z, y, np.zeros_like(z), fit_slope=True)
     (a_offset,), ok_int = _fit_logistic(z, y, z, fit_slope=False)
-    if not (ok_slope and ok_int):
+    z0, z1 = z[y == 0], z[y == 1]
+    separated = z0.max() <= z1.min() or z1.max() <= z0.min()
+    if separated or not (ok_slope and ok_int):
         warnings.warn(
-            "calibration_slope_intercept: the logistic fit did not converge (are the classes "
-            "perfectly separated by the predictions?); the estimates may be unreliable.",
+            "calibration_slope_intercept: the logistic fit did not converge (the classes are "
+            "separated by the predictions, so the slope is infinite); the estimates are "
+            "unreliable.",
             VenncalWarning,
             stacklevel=2,
         )
