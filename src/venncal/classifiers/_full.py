@@ -1,0 +1,286 @@
+"""Full (transductive) Venn-Abers predictors: Algorithm 1 of Vovk & Petej (2014).
+
+For each test object x and each hypothetical label y in {0, 1}: train the scorer on the training
+set plus (x, y), score the l + 1 objects with that scorer, fit the isotonic calibrator to the
+l + 1 (score, label) pairs (tied scores pooled), and read its value at x. That value is p_y.
+
+Two routes compute exactly this:
+
+* the generic path clones and refits the estimator 2m times, in parallel over test objects
+  through joblib (any backend, Dask included, via ``joblib.parallel_config``);
+* the fast paths of :mod:`venncal.classifiers._updatable` add (x, y) to the base fit by an
+  update instead of a refit; rescoring and the isotonic fit are then the O(l) steps.
+
+This module is used by ``VennAbersClassifier(method="full")``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.base import clone
+
+from venncal.classifiers._response import positive_scores, resolve_response_method
+from venncal.classifiers._updatable import get_updatable_scorer
+from venncal.core._jit import jit
+
+__all__ = ["FullVennAbers", "isotonic_value_at_last"]
+
+
+@jit
+def _pava_value_at(sorted_s, sorted_y, t, y_t):
+    """Isotonic fit of the sorted pairs plus (t, y_t), ties pooled; return its value at t."""
+    n = sorted_s.shape[0]
+    mean = np.empty(n + 1)
+    weight = np.empty(n + 1)
+    b = -1
+    target = -1  # block index holding t
+    i = 0
+    placed = False
+    while i < n or not placed:
+        # next distinct value: t is inserted before the first calibration score >= t
+        if not placed and (i == n or sorted_s[i] >= t):
+            v = t
+            tot = y_t
+            w = 1.0
+            placed = True
+            is_test = True
+        else:
+            v = sorted_s[i]
+            tot = 0.0
+            w = 0.0
+            is_test = False
+        while i < n and sorted_s[i] == v:
+            tot += sorted_y[i]
+            w += 1.0
+            i += 1
+        b += 1
+        mean[b] = tot / w
+        weight[b] = w
+        if is_test:
+            target = b
+        while b > 0 and mean[b - 1] >= mean[b]:
+            tw = weight[b - 1] + weight[b]
+            mean[b - 1] = (weight[b - 1] * mean[b - 1] + weight[b] * mean[b]) / tw
+            weight[b - 1] = tw
+            if target >= b:
+                target = b - 1
+            b -= 1
+    return mean[target]
+
+
+def isotonic_value_at_last(scores, labels):
+    """Value at the last score of the isotonic fit to all pairs (ties pooled).
+
+    Parameters
+    ----------
+    scores : ndarray of shape (l + 1,)
+        Scores; the last one is the test object's.
+    labels : ndarray of shape (l + 1,)
+        Labels 0/1; the last one is the hypothetical label.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> isotonic_value_at_last(np.array([0.1, 0.3, 0.2]), np.array([0, 0, 1]))
+    0.5
+    """
+    s = np.asarray(scores, dtype=np.float64)
+    y = np.asarray(labels, dtype=np.float64)
+    order = np.argsort(s[:-1], kind="stable")
+    return float(_pava_value_at(s[:-1][order], y[:-1][order], s[-1], y[-1]))
+
+
+def _append_row(X, X_test, i):
+    """The training objects followed by test object i, in the training set's container type."""
+    if hasattr(X, "iloc"):
+        import pandas as pd
+
+        row = (
+            X_test.iloc[[i]]
+            if hasattr(X_test, "iloc")
+            else pd.DataFrame(np.asarray(X_test)[[i]], columns=X.columns)
+        )
+        return pd.concat([X, row.set_axis(X.columns, axis=1)], ignore_index=True)
+    if hasattr(X, "tocsr"):
+        import scipy.sparse as sp
+
+        return sp.vstack([X, X_test[[i]]], format="csr")
+    return np.concatenate([np.asarray(X), np.asarray(X_test)[[i]]], axis=0)
+
+
+def _n_rows(X):
+    return X.shape[0] if hasattr(X, "shape") else len(X)
+
+
+def _refit_one(estimator, method, fit_params, X, y01, X_test, i):
+    X_aug = _append_row(X, X_test, i)
+    out = np.empty(2)
+    for y in (0, 1):
+        y_aug = np.r_[y01, y].astype(y01.dtype)
+        est = clone(estimator).fit(X_aug, y_aug, **fit_params)
+        s = positive_scores(est, X_aug, method)
+        out[y] = isotonic_value_at_last(s, y_aug)
+    return out
+
+
+def _refit_batch(estimator, method, fit_params, X, y01, X_test, rows):
+    return np.array([_refit_one(estimator, method, fit_params, X, y01, X_test, i) for i in rows])
+
+
+class FullVennAbers:
+    """Full (transductive) Venn-Abers predictor around a scikit-learn classifier.
+
+    Parameters
+    ----------
+    estimator : scikit-learn classifier
+        Unfitted; cloned for every refit.
+    response_method : {"auto", "decision_function", "predict_proba"}, default="auto"
+        The score: ``decision_function`` when the estimator has one, else
+        ``predict_proba[:, 1]``.
+    n_jobs : int, default=None
+        Parallel refits of the generic path, over test objects (joblib; ``None`` is 1 unless
+        inside a ``joblib.parallel_config`` context).
+    fit_params : dict, default=None
+        Extra keyword arguments of ``estimator.fit`` (not per-sample ones).
+    fast_path : bool, default=True
+        Use an updatable scorer when one is registered for the estimator's class and settings.
+
+    Attributes
+    ----------
+    response_method_ : str
+        The resolved scoring method.
+    uses_fast_path_ : bool
+        Whether predictions come from an updatable scorer.
+
+    References
+    ----------
+    V. Vovk and I. Petej, "Venn-Abers predictors", UAI 2014, Algorithm 1.
+
+    Examples
+    --------
+    >>> from sklearn.naive_bayes import GaussianNB
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(60, 2)); y = (X[:, 0] + rng.normal(size=60) > 0).astype(int)
+    >>> full = FullVennAbers(GaussianNB()).fit(X, y)
+    >>> p = full.predict_interval(rng.normal(size=(5, 2)))
+    >>> p.shape, bool((p[:, 0] <= p[:, 1]).all())
+    ((5, 2), True)
+    >>> slow = FullVennAbers(GaussianNB(), fast_path=False).fit(X, y)
+    >>> bool(np.allclose(slow.predict_interval(X[:5]), full.predict_interval(X[:5])))
+    True
+    """
+
+    def __init__(
+        self, estimator, *, response_method="auto", n_jobs=None, fit_params=None, fast_path=True
+    ):
+        self.estimator = estimator
+        self.response_method = response_method
+        self.n_jobs = n_jobs
+        self.fit_params = fit_params
+        self.fast_path = fast_path
+
+    def fit(self, X, y01):
+        """Store the training set (and prepare the fast path when there is one).
+
+        Parameters
+        ----------
+        X : array-like, DataFrame or sparse matrix of shape (l, d)
+            Training objects, in any form the estimator takes.
+        y01 : ndarray of shape (l,)
+            Labels encoded 0/1, both present.
+
+        Returns
+        -------
+        self
+        """
+        y01 = np.asarray(y01)
+        if y01.ndim != 1 or _n_rows(X) != y01.shape[0]:
+            raise ValueError(
+                f"X has {_n_rows(X)} rows and y01 has shape {y01.shape}; give one 0/1 label "
+                "per row."
+            )
+        if not np.isin(y01, (0, 1)).all() or np.unique(y01).size != 2:
+            raise ValueError("y01 must hold both labels 0 and 1 and nothing else.")
+        self.response_method_ = resolve_response_method(
+            self.estimator, self.response_method, owner="VennAbersClassifier"
+        )
+        self.X_ = X
+        self.y_ = y01.astype(np.int64)
+        self.scorer_ = None
+        if self.fast_path and self.fit_params in (None, {}) and not hasattr(X, "tocsr"):
+            scorer = get_updatable_scorer(self.estimator, self.response_method_)
+            if scorer is not None:
+                try:
+                    Xn = np.asarray(X, dtype=np.float64)
+                except (TypeError, ValueError):
+                    Xn = None
+                if Xn is not None and Xn.ndim == 2 and np.isfinite(Xn).all():
+                    self.scorer_ = scorer.fit(Xn, self.y_)
+                    self.n_features_ = Xn.shape[1]
+        self.uses_fast_path_ = self.scorer_ is not None
+        return self
+
+    def predict_interval(self, X):
+        """Return ``[p0, p1]`` for each test object.
+
+        Parameters
+        ----------
+        X : array-like of shape (m, d)
+            Test objects.
+
+        Returns
+        -------
+        ndarray of shape (m, 2)
+        """
+        if not hasattr(self, "y_"):
+            from sklearn.exceptions import NotFittedError
+
+            raise NotFittedError("This FullVennAbers instance is not fitted yet; call fit first.")
+        m = _n_rows(X)
+        if m == 0:
+            return np.empty((0, 2))
+        if self.scorer_ is not None:
+            return self._predict_fast(X)
+        fit_params = self.fit_params or {}
+        n_jobs = self.n_jobs
+        batches = np.array_split(np.arange(m), min(m, max(1, 4 * _effective_jobs(n_jobs))))
+        parts = Parallel(n_jobs=n_jobs)(
+            delayed(_refit_batch)(
+                self.estimator, self.response_method_, fit_params, self.X_, self.y_, X, rows
+            )
+            for rows in batches
+        )
+        return np.concatenate(parts, axis=0)
+
+    def _predict_fast(self, X):
+        Xt = np.asarray(X, dtype=np.float64)
+        if Xt.ndim != 2 or Xt.shape[1] != self.n_features_:
+            raise ValueError(
+                f"X has shape {Xt.shape}; the training objects had {self.n_features_} features."
+            )
+        if not np.isfinite(Xt).all():
+            raise ValueError("X holds NaN or infinite values; remove or impute them first.")
+        y = self.y_.astype(np.float64)
+        out = np.empty((Xt.shape[0], 2))
+        base_order = None
+        for i in range(Xt.shape[0]):
+            for lab in (0, 1):
+                s = self.scorer_.augmented_scores(Xt[i], lab)
+                train = s[:-1]
+                if base_order is None:
+                    base_order = np.argsort(train, kind="stable")
+                # the order barely changes with one more example: sort an almost sorted array
+                nearly = train[base_order]
+                order = base_order[np.argsort(nearly, kind="stable")]
+                out[i, lab] = _pava_value_at(train[order], y[order], s[-1], float(lab))
+        return out
+
+
+def _effective_jobs(n_jobs):
+    from joblib import effective_n_jobs
+
+    return effective_n_jobs(n_jobs)

@@ -1,0 +1,467 @@
+"""Learners that absorb one more training example without refitting from scratch.
+
+Full (transductive) Venn-Abers (Vovk & Petej 2014, Algorithm 1) trains the scorer twice per test
+object: on the training set plus ``(x, 0)`` and plus ``(x, 1)``. For learners whose fit is a
+function of sufficient statistics, or the solution of a smooth convex problem, the augmented fit
+follows from the base fit by a cheap update, and rescoring the ``l + 1`` objects is the only
+O(l) step. An *updatable scorer* does exactly that, and must give the scores that refitting the
+same estimator gives.
+
+The protocol is two methods (see :class:`UpdatableScorer`): ``fit(X, y01)`` on the training set,
+then ``augmented_scores(x, y)`` returning the ``l + 1`` scores of the model trained on the
+training set plus ``(x, y)``. :func:`register_updatable_scorer` maps an estimator class to a
+factory that builds such a scorer from an (unfitted) estimator, or returns None when the
+estimator's settings are not covered (the generic refitting path is then used).
+
+Built-in fast paths (binary problems, dense numeric features):
+
+* ``GaussianNB`` and ``MultinomialNB``: sufficient statistics (counts, means, variances).
+* ``LinearDiscriminantAnalysis`` (no shrinkage) and ``RidgeClassifier``: rank-one updates of the
+  scatter or Gram matrix, then a (d + 1)-dimensional solve.
+* ``KNeighborsClassifier`` (uniform weights, Euclidean): only the objects whose k-th neighbour
+  is farther than the new point change their score.
+* ``LogisticRegression`` (L2 penalty, any solver but liblinear): Newton iterations started at
+  the base fit, run until the step is below 1e-10, which is tighter than the refit's own
+  tolerance; the two agree up to the refit's tolerance.
+
+Exact agreement with refitting holds up to floating-point rounding; it breaks only where two
+scores are so close that rounding (or, for k-NN, a tie in distances, or for logistic regression
+the refit's stopping tolerance) reorders them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import expit
+
+__all__ = [
+    "UpdatableScorer",
+    "register_updatable_scorer",
+    "get_updatable_scorer",
+]
+
+_REGISTRY = {}
+
+
+class UpdatableScorer:
+    """Protocol of a scorer that can add one training example cheaply.
+
+    Subclasses implement ``fit`` and ``augmented_scores``. Instances are created by a factory
+    registered with :func:`register_updatable_scorer`.
+
+    Methods
+    -------
+    fit(X, y01)
+        Fit on the training set: ``X`` a float64 array of shape (l, d), ``y01`` int 0/1 labels.
+        Returns self.
+    augmented_scores(x, y)
+        Scores of the model trained on the training set plus ``(x, y)`` (``x`` of shape (d,),
+        ``y`` 0 or 1), for the l training objects followed by ``x``: shape (l + 1,). The scores
+        must equal ``positive_scores(clone(est).fit(X_aug, y_aug), X_aug, response_method)``.
+
+    Examples
+    --------
+    A scorer for a nearest-centroid rule (score = distance to the negative centroid minus
+    distance to the positive one):
+
+    >>> class CentroidScorer(UpdatableScorer):
+    ...     def fit(self, X, y01):
+    ...         self.X, self.sums = X, [X[y01 == k].sum(0) for k in (0, 1)]
+    ...         self.counts = [int((y01 == k).sum()) for k in (0, 1)]
+    ...         return self
+    ...     def augmented_scores(self, x, y):
+    ...         sums, counts = list(self.sums), list(self.counts)
+    ...         sums[y] = sums[y] + x; counts[y] += 1
+    ...         c0, c1 = sums[0] / counts[0], sums[1] / counts[1]
+    ...         Z = np.vstack([self.X, x])
+    ...         return np.linalg.norm(Z - c0, axis=1) - np.linalg.norm(Z - c1, axis=1)
+    >>> sc = CentroidScorer().fit(np.array([[0.0], [1.0], [3.0]]), np.array([0, 0, 1]))
+    >>> sc.augmented_scores(np.array([2.0]), 1)
+    array([-2., -1.,  2.,  1.])
+    """
+
+    def fit(self, X, y01):  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def augmented_scores(self, x, y):  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+def register_updatable_scorer(estimator_class, factory):
+    """Register a fast path of full Venn-Abers for an estimator class.
+
+    Parameters
+    ----------
+    estimator_class : type
+        The exact class of the estimator (subclasses are not matched, since they may change
+        the fit).
+    factory : callable
+        ``factory(estimator, response_method) -> UpdatableScorer or None``. ``estimator`` is the
+        user's unfitted estimator (read its parameters with ``get_params``), and
+        ``response_method`` is ``"decision_function"`` or ``"predict_proba"``. Return None when
+        the settings are not covered; the refitting path is used then.
+
+    Returns
+    -------
+    factory : callable
+        The factory, so the function can be used as a decorator factory's inner call.
+
+    Examples
+    --------
+    >>> from sklearn.naive_bayes import GaussianNB
+    >>> get_updatable_scorer(GaussianNB(), "predict_proba") is not None
+    True
+    """
+    if not isinstance(estimator_class, type):
+        raise TypeError(f"'estimator_class' must be a class, got {type(estimator_class).__name__}.")
+    if not callable(factory):
+        raise TypeError("'factory' must be callable: factory(estimator, response_method).")
+    _REGISTRY[estimator_class] = factory
+    return factory
+
+
+def get_updatable_scorer(estimator, response_method):
+    """Return a fresh updatable scorer for ``estimator``, or None if no fast path applies."""
+    _register_builtins()
+    factory = _REGISTRY.get(type(estimator))
+    if factory is None:
+        return None
+    return factory(estimator, response_method)
+
+
+# --------------------------------------------------------------------------------------------
+# built-in scorers
+
+
+class _GaussianNBScorer(UpdatableScorer):
+    """GaussianNB: class counts, means and (biased) variances, plus the overall variance."""
+
+    def __init__(self, var_smoothing, priors):
+        self.var_smoothing = var_smoothing
+        self.priors = priors
+
+    def fit(self, X, y01):
+        self.X = X
+        self.n = [int((y01 == k).sum()) for k in (0, 1)]
+        self.mean = [X[y01 == k].mean(axis=0) for k in (0, 1)]
+        self.m2 = [((X[y01 == k] - self.mean[k]) ** 2).sum(axis=0) for k in (0, 1)]
+        self.tot_mean = X.mean(axis=0)
+        self.tot_m2 = ((X - self.tot_mean) ** 2).sum(axis=0)
+        return self
+
+    def augmented_scores(self, x, y):
+        n_all = self.X.shape[0] + 1
+        d_all = x - self.tot_mean
+        tot_m2 = self.tot_m2 + d_all * (x - (self.tot_mean + d_all / n_all))
+        eps = self.var_smoothing * np.max(tot_m2 / n_all)
+        n = list(self.n)
+        mean = list(self.mean)
+        m2 = list(self.m2)
+        n[y] += 1
+        delta = x - mean[y]
+        mean[y] = mean[y] + delta / n[y]
+        m2[y] = m2[y] + delta * (x - mean[y])
+        Z = np.vstack([self.X, x])
+        jll = []
+        for k in (0, 1):
+            var = m2[k] / n[k] + eps
+            prior = self.priors[k] if self.priors is not None else n[k] / n_all
+            jll.append(
+                np.log(prior)
+                - 0.5 * np.sum(np.log(2.0 * np.pi * var))
+                - 0.5 * (((Z - mean[k]) ** 2) / var).sum(axis=1)
+            )
+        norm = np.logaddexp(jll[0], jll[1])
+        return np.exp(jll[1] - norm)
+
+
+def _gaussian_nb_factory(est, response_method):
+    if response_method != "predict_proba":
+        return None
+    priors = est.priors
+    if priors is not None:
+        priors = np.asarray(priors, dtype=np.float64)
+        if priors.shape != (2,):
+            return None
+    return _GaussianNBScorer(est.var_smoothing, priors)
+
+
+class _MultinomialNBScorer(UpdatableScorer):
+    """MultinomialNB: per-class feature counts and class counts."""
+
+    def __init__(self, alpha, fit_prior, class_prior):
+        self.alpha = alpha
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+
+    def fit(self, X, y01):
+        if (X < 0).any():
+            raise ValueError("MultinomialNB needs non-negative features.")
+        self.X = X
+        self.fc = [X[y01 == k].sum(axis=0) for k in (0, 1)]
+        self.cc = [int((y01 == k).sum()) for k in (0, 1)]
+        return self
+
+    def augmented_scores(self, x, y):
+        fc = list(self.fc)
+        cc = list(self.cc)
+        fc[y] = fc[y] + x
+        cc[y] += 1
+        Z = np.vstack([self.X, x])
+        jll = []
+        for k in (0, 1):
+            smoothed = fc[k] + self.alpha
+            flp = np.log(smoothed) - np.log(smoothed.sum())
+            if self.class_prior is not None:
+                prior = np.log(self.class_prior[k])
+            elif self.fit_prior:
+                prior = np.log(cc[k]) - np.log(cc[0] + cc[1])
+            else:
+                prior = -np.log(2.0)
+            jll.append(Z @ flp + prior)
+        norm = np.logaddexp(jll[0], jll[1])
+        return np.exp(jll[1] - norm)
+
+
+def _multinomial_nb_factory(est, response_method):
+    if response_method != "predict_proba" or not np.isscalar(est.alpha):
+        return None
+    alpha = max(float(est.alpha), 1e-10) if est.force_alpha is False else float(est.alpha)
+    prior = None if est.class_prior is None else np.asarray(est.class_prior, dtype=np.float64)
+    return _MultinomialNBScorer(alpha, est.fit_prior, prior)
+
+
+def _aug(X):
+    return np.column_stack([X, np.ones(X.shape[0])])
+
+
+class _RidgeClassifierScorer(UpdatableScorer):
+    """RidgeClassifier: targets -1/+1, unpenalised intercept, Sherman-Morrison update."""
+
+    def __init__(self, alpha, fit_intercept):
+        self.alpha = alpha
+        self.fit_intercept = fit_intercept
+
+    def _design(self, X):
+        return _aug(X) if self.fit_intercept else X
+
+    def fit(self, X, y01):
+        self.Xd = self._design(X)
+        p = self.Xd.shape[1]
+        pen = np.full(p, self.alpha)
+        if self.fit_intercept:
+            pen[-1] = 0.0
+        A = self.Xd.T @ self.Xd + np.diag(pen)
+        self.A_inv = np.linalg.inv(A)
+        self.c = self.Xd.T @ (2.0 * y01 - 1.0)
+        return self
+
+    def augmented_scores(self, x, y):
+        z = self._design(x[None, :])[0]
+        Az = self.A_inv @ z
+        c = self.c + z * (2.0 * y - 1.0)
+        coef = self.A_inv @ c - Az * (Az @ c) / (1.0 + z @ Az)
+        return np.r_[self.Xd @ coef, z @ coef]
+
+
+def _ridge_factory(est, response_method):
+    if response_method != "decision_function" or est.class_weight is not None:
+        return None
+    if not np.isscalar(est.alpha) or est.positive:
+        return None
+    return _RidgeClassifierScorer(float(est.alpha), bool(est.fit_intercept))
+
+
+class _LDAScorer(UpdatableScorer):
+    """Linear discriminant analysis: class means and pooled within-class scatter."""
+
+    def __init__(self, divisor_offset, priors, proba):
+        self.divisor_offset = divisor_offset
+        self.priors = priors
+        self.proba = proba
+
+    def fit(self, X, y01):
+        self.X = X
+        self.n = [int((y01 == k).sum()) for k in (0, 1)]
+        self.mean = [X[y01 == k].mean(axis=0) for k in (0, 1)]
+        self.S = sum((X[y01 == k] - self.mean[k]).T @ (X[y01 == k] - self.mean[k]) for k in (0, 1))
+        return self
+
+    def augmented_scores(self, x, y):
+        n = list(self.n)
+        mean = list(self.mean)
+        delta = x - mean[y]
+        S = self.S + (n[y] / (n[y] + 1.0)) * np.outer(delta, delta)
+        n[y] += 1
+        mean[y] = mean[y] + delta / n[y]
+        n_all = n[0] + n[1]
+        cov = S / (n_all - self.divisor_offset)
+        diff = mean[1] - mean[0]
+        w = np.linalg.solve(cov, diff)
+        pri = self.priors if self.priors is not None else np.array(n, dtype=float) / n_all
+        b = (
+            -0.5
+            * (mean[1] @ np.linalg.solve(cov, mean[1]) - mean[0] @ np.linalg.solve(cov, mean[0]))
+            + np.log(pri[1])
+            - np.log(pri[0])
+        )
+        s = np.r_[self.X @ w, x @ w] + b
+        return expit(s) if self.proba else s
+
+
+def _lda_factory(est, response_method):
+    if est.shrinkage is not None or getattr(est, "covariance_estimator", None) is not None:
+        return None
+    if est.solver not in ("svd", "lsqr", "eigen"):
+        return None
+    offset = 0  # every solver uses the within-class scatter divided by n
+    priors = None if est.priors is None else np.asarray(est.priors, dtype=np.float64)
+    return _LDAScorer(offset, priors, response_method == "predict_proba")
+
+
+class _KNNScorer(UpdatableScorer):
+    """k nearest neighbours with uniform weights and Euclidean distance."""
+
+    def __init__(self, k):
+        self.k = k
+
+    def fit(self, X, y01):
+        k = self.k
+        if k > X.shape[0]:
+            raise ValueError(f"n_neighbors={k} exceeds the {X.shape[0]} training objects.")
+        self.X = X
+        self.y = y01.astype(np.float64)
+        sq = (X * X).sum(axis=1)
+        D = np.maximum(sq[:, None] + sq[None, :] - 2.0 * X @ X.T, 0.0)
+        np.fill_diagonal(D, -1.0)  # every object is its own nearest neighbour
+        idx = (
+            np.argpartition(D, k - 1, axis=1)[:, :k]
+            if k < X.shape[0]
+            else np.tile(np.arange(X.shape[0]), (X.shape[0], 1))
+        )
+        dk = np.take_along_axis(D, idx, axis=1)
+        kth = idx[np.arange(X.shape[0]), np.argmax(dk, axis=1)]
+        self.radius2 = np.max(dk, axis=1)
+        self.sum_k = self.y[idx].sum(axis=1)
+        self.y_kth = self.y[kth]
+        self.sq = sq
+        return self
+
+    def augmented_scores(self, x, y):
+        k = self.k
+        d2 = np.maximum(self.sq + x @ x - 2.0 * self.X @ x, 0.0)
+        enters = d2 < self.radius2
+        s = (self.sum_k + enters * (y - self.y_kth)) / k
+        if k > 1:
+            near = np.argpartition(d2, k - 2)[: k - 1] if k - 1 < d2.shape[0] else slice(None)
+            own = (y + self.y[near].sum()) / k
+        else:
+            own = float(y)
+        return np.r_[s, own]
+
+
+def _knn_factory(est, response_method):
+    if response_method != "predict_proba" or est.weights != "uniform":
+        return None
+    metric = est.metric
+    if not (metric == "euclidean" or (metric == "minkowski" and est.p == 2)):
+        return None
+    if est.metric_params:
+        return None
+    return _KNNScorer(int(est.n_neighbors))
+
+
+class _LogisticScorer(UpdatableScorer):
+    """L2 logistic regression: Newton steps from the base optimum."""
+
+    def __init__(self, C, fit_intercept, proba, tol=1e-10, max_iter=50):
+        self.C = C
+        self.fit_intercept = fit_intercept
+        self.proba = proba
+        self.tol = tol
+        self.max_iter = max_iter
+
+    def _design(self, X):
+        return _aug(X) if self.fit_intercept else X
+
+    def _reg(self, p):
+        r = np.ones(p)
+        if self.fit_intercept:
+            r[-1] = 0.0
+        return r
+
+    def fit(self, X, y01):
+        Xd = self._design(X)
+        self.Xd = Xd
+        self.y = y01.astype(np.float64)
+        reg = self._reg(Xd.shape[1])
+        beta = np.zeros(Xd.shape[1])
+        for _ in range(200):  # full Newton on the training set
+            p = expit(Xd @ beta)
+            g = self.C * Xd.T @ (p - self.y) + reg * beta
+            H = self.C * (Xd.T * (p * (1 - p))) @ Xd + np.diag(reg)
+            step = np.linalg.solve(H, g)
+            beta = beta - step
+            if np.max(np.abs(step)) < 1e-13 * max(1.0, np.max(np.abs(beta))):
+                break
+        p = expit(Xd @ beta)
+        self.beta = beta
+        self.H_inv = np.linalg.inv(self.C * (Xd.T * (p * (1 - p))) @ Xd + np.diag(reg))
+        self.reg = reg
+        return self
+
+    def augmented_scores(self, x, y):
+        z = self._design(x[None, :])[0]
+        beta = self.beta.copy()
+        pz = expit(z @ beta)
+        hz = self.C * pz * (1 - pz)
+        Hz = self.H_inv @ z
+        denom = 1.0 + hz * (z @ Hz)
+        for _ in range(self.max_iter):
+            s = self.Xd @ beta
+            sz = z @ beta
+            g = self.C * (self.Xd.T @ (expit(s) - self.y) + z * (expit(sz) - y)) + self.reg * beta
+            Hg = self.H_inv @ g
+            step = Hg - Hz * (hz * (z @ Hg)) / denom
+            beta = beta - step
+            if np.max(np.abs(step)) < self.tol * max(1.0, np.max(np.abs(beta))):
+                break
+        out = np.r_[self.Xd @ beta, z @ beta]
+        return expit(out) if self.proba else out
+
+
+def _logistic_factory(est, response_method):
+    penalty = getattr(est, "penalty", "deprecated")
+    l1_ratio = getattr(est, "l1_ratio", None)
+    if penalty not in ("deprecated", "l2") or l1_ratio not in (None, 0, 0.0):
+        return None
+    if est.solver == "liblinear" or est.class_weight is not None:
+        return None
+    C = float(est.C)
+    if not np.isfinite(C) or C <= 0:
+        return None
+    return _LogisticScorer(C, bool(est.fit_intercept), response_method == "predict_proba")
+
+
+_BUILTINS_DONE = False
+
+
+def _register_builtins():
+    global _BUILTINS_DONE
+    if _BUILTINS_DONE:
+        return
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+    from sklearn.linear_model import LogisticRegression, RidgeClassifier
+    from sklearn.naive_bayes import GaussianNB, MultinomialNB
+    from sklearn.neighbors import KNeighborsClassifier
+
+    for cls, factory in (
+        (GaussianNB, _gaussian_nb_factory),
+        (MultinomialNB, _multinomial_nb_factory),
+        (RidgeClassifier, _ridge_factory),
+        (LinearDiscriminantAnalysis, _lda_factory),
+        (KNeighborsClassifier, _knn_factory),
+        (LogisticRegression, _logistic_factory),
+    ):
+        _REGISTRY.setdefault(cls, factory)
+    _BUILTINS_DONE = True

@@ -1,0 +1,186 @@
+"""Full (transductive) Venn-Abers: generic path against the naive loop, fast paths against refits."""
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+from joblib import parallel_config
+from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+from sklearn.exceptions import NotFittedError
+from sklearn.isotonic import IsotonicRegression
+from sklearn.linear_model import LogisticRegression, RidgeClassifier
+from sklearn.naive_bayes import GaussianNB, MultinomialNB
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.tree import DecisionTreeClassifier
+
+from tests._reference.full_venn_abers_naive import full_venn_abers_naive
+from venncal.classifiers._full import FullVennAbers, _pava_value_at, isotonic_value_at_last
+from venncal.classifiers._updatable import UpdatableScorer, register_updatable_scorer
+
+
+def make_data(seed, n=50, m=12, d=3, counts=False):
+    rng = np.random.default_rng(seed)
+    if counts:
+        X = rng.poisson(2.0, size=(n + m, d)).astype(float)
+        y = (X[:, 0] + rng.normal(0, 1.5, n + m) > 2).astype(int)
+    else:
+        X = rng.normal(size=(n + m, d))
+        y = (X[:, 0] - 0.5 * X[:, 1] + rng.normal(size=n + m) > 0).astype(int)
+    y[:2] = [0, 1]
+    return X[:n], y[:n], X[n:]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_isotonic_value_at_last_matches_sklearn_with_ties(seed):
+    rng = np.random.default_rng(seed)
+    for _ in range(30):
+        n = int(rng.integers(1, 25))
+        s = rng.integers(0, 5, n + 1).astype(float)
+        y = rng.integers(0, 2, n + 1).astype(float)
+        ref = IsotonicRegression().fit(s, y).predict(s[-1:])[0]
+        assert isotonic_value_at_last(s, y) == pytest.approx(ref, abs=1e-12)
+        order = np.argsort(s[:-1], kind="stable")
+        args = (s[:-1][order], y[:-1][order], s[-1], y[-1])
+        py = getattr(_pava_value_at, "py_func", _pava_value_at)
+        assert py(*args) == pytest.approx(_pava_value_at(*args), abs=1e-15)
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize(
+    "estimator",
+    [LogisticRegression(), GaussianNB(), DecisionTreeClassifier(max_depth=2, random_state=0)],
+    ids=["logistic", "gnb", "tree"],
+)
+def test_generic_path_equals_naive_loop(seed, estimator):
+    X, y, Xt = make_data(seed, n=40, m=6)
+    got = FullVennAbers(estimator, fast_path=False).fit(X, y).predict_interval(Xt)
+    ref = full_venn_abers_naive(estimator, X, y, Xt)
+    np.testing.assert_allclose(got, ref, atol=1e-12)
+    assert (got[:, 0] <= got[:, 1] + 1e-12).all()
+    assert (got[:, 0] < 1).all() and (got[:, 1] > 0).all()
+
+
+FAST = [
+    ("gnb", GaussianNB(), False),
+    ("mnb", MultinomialNB(alpha=0.5), True),
+    ("ridge", RidgeClassifier(alpha=3.0), False),
+    ("lda_svd", LinearDiscriminantAnalysis(), False),
+    ("lda_lsqr", LinearDiscriminantAnalysis(solver="lsqr"), False),
+    ("knn", KNeighborsClassifier(n_neighbors=5), False),
+    ("logistic", LogisticRegression(C=0.7), False),
+    ("logistic_proba", LogisticRegression(), False),
+]
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("name,estimator,counts", FAST, ids=[f[0] for f in FAST])
+def test_fast_path_equals_refitting(seed, name, estimator, counts):
+    X, y, Xt = make_data(seed, n=60, m=15, counts=counts)
+    rm = "predict_proba" if name == "logistic_proba" else "auto"
+    fast = FullVennAbers(estimator, response_method=rm).fit(X, y)
+    assert fast.uses_fast_path_
+    slow = FullVennAbers(estimator, response_method=rm, fast_path=False).fit(X, y)
+    a, b = fast.predict_interval(Xt), slow.predict_interval(Xt)
+    agree = np.all(np.abs(a - b) <= 1e-9, axis=1)
+    print(f"{name} seed={seed}: {agree.mean():.0%} of test objects agree to 1e-9")
+    assert agree.mean() >= 0.99 if name != "knn" else agree.mean() >= 0.95
+
+
+def test_knn_fast_path_exact_on_tie_free_data():
+    # continuous features: no distance ties, so every test object agrees
+    X, y, Xt = make_data(7, n=80, m=30)
+    est = KNeighborsClassifier(n_neighbors=7)
+    a = FullVennAbers(est).fit(X, y).predict_interval(Xt)
+    b = FullVennAbers(est, fast_path=False).fit(X, y).predict_interval(Xt)
+    np.testing.assert_allclose(a, b, atol=1e-12)
+
+
+def test_unsupported_settings_fall_back_to_refitting():
+    X, y, Xt = make_data(0)
+    for est in (
+        KNeighborsClassifier(weights="distance"),
+        LogisticRegression(solver="liblinear"),
+        LinearDiscriminantAnalysis(solver="lsqr", shrinkage=0.3),
+        RidgeClassifier(class_weight="balanced"),
+    ):
+        full = FullVennAbers(est).fit(X, y)
+        assert not full.uses_fast_path_
+        assert full.predict_interval(Xt[:2]).shape == (2, 2)
+
+
+def test_dataframe_and_sparse_inputs_give_the_same_answer():
+    X, y, Xt = make_data(1, n=40, m=4)
+    est = LogisticRegression()
+    ref = FullVennAbers(est, fast_path=False).fit(X, y).predict_interval(Xt)
+    cols = ["a", "b", "c"]
+    df = FullVennAbers(est).fit(pd.DataFrame(X, columns=cols), y)
+    np.testing.assert_allclose(df.predict_interval(pd.DataFrame(Xt, columns=cols)), ref, atol=1e-5)
+    sparse = FullVennAbers(est).fit(sp.csr_matrix(X), y)
+    assert not sparse.uses_fast_path_
+    np.testing.assert_allclose(sparse.predict_interval(sp.csr_matrix(Xt)), ref, atol=1e-12)
+
+
+def test_parallel_generic_path_equals_serial():
+    X, y, Xt = make_data(2, n=40, m=6)
+    est = GaussianNB()
+    with parallel_config(backend="threading"):
+        a = FullVennAbers(est, fast_path=False, n_jobs=2).fit(X, y).predict_interval(Xt)
+    b = FullVennAbers(est, fast_path=False, n_jobs=1).fit(X, y).predict_interval(Xt)
+    np.testing.assert_array_equal(a, b)
+
+
+class _Stump(DecisionTreeClassifier):
+    pass
+
+
+class _StumpScorer(UpdatableScorer):
+    """Counts the calls, and delegates to a refit (so it is trivially exact)."""
+
+    calls = 0
+
+    def fit(self, X, y01):
+        self.X, self.y = X, y01
+        return self
+
+    def augmented_scores(self, x, y):
+        type(self).calls += 1
+        Xa, ya = np.vstack([self.X, x]), np.r_[self.y, y]
+        est = _Stump(max_depth=1, random_state=0).fit(Xa, ya)
+        return est.predict_proba(Xa)[:, 1]
+
+
+def test_registered_scorer_is_used():
+    register_updatable_scorer(_Stump, lambda est, rm: _StumpScorer())
+    X, y, Xt = make_data(3, n=30, m=3)
+    full = FullVennAbers(_Stump(max_depth=1, random_state=0)).fit(X, y)
+    assert full.uses_fast_path_
+    got = full.predict_interval(Xt)
+    assert _StumpScorer.calls == 6
+    ref = full_venn_abers_naive(_Stump(max_depth=1, random_state=0), X, y, Xt)
+    np.testing.assert_allclose(got, ref, atol=1e-12)
+    with pytest.raises(TypeError, match="class"):
+        register_updatable_scorer("GaussianNB", lambda e, r: None)
+    with pytest.raises(TypeError, match="callable"):
+        register_updatable_scorer(_Stump, None)
+
+
+def test_bad_input():
+    X, y, Xt = make_data(0)
+    with pytest.raises(NotFittedError):
+        FullVennAbers(GaussianNB()).predict_interval(Xt)
+    with pytest.raises(ValueError, match="one 0/1 label"):
+        FullVennAbers(GaussianNB()).fit(X, y[:-1])
+    with pytest.raises(ValueError, match="both labels"):
+        FullVennAbers(GaussianNB()).fit(X, np.zeros_like(y))
+    with pytest.raises(ValueError, match="response_method"):
+        FullVennAbers(GaussianNB(), response_method="foo").fit(X, y)
+    with pytest.raises(TypeError, match="decision_function"):
+        FullVennAbers(GaussianNB(), response_method="decision_function").fit(X, y)
+    full = FullVennAbers(GaussianNB()).fit(X, y)
+    with pytest.raises(ValueError, match="features"):
+        full.predict_interval(Xt[:, :2])
+    bad = Xt.copy()
+    bad[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        full.predict_interval(bad)
+    assert full.predict_interval(Xt[:0]).shape == (0, 2)
