@@ -18,10 +18,12 @@ def main():
 
 
 def _register():
+    from venncal.cli.calibrate import calibrate
     from venncal.cli.demo import demo
+    from venncal.cli.evaluate import evaluate
     from venncal.cli.reproduce import reproduce
 
-    for command in (demo, reproduce):
+    for command in (demo, reproduce, calibrate, evaluate):
         main.add_command(command)
 
 

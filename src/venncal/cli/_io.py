@@ -1,0 +1,185 @@
+"""Reading and writing users' tables for the command line (CSV or Parquet).
+
+Every problem with what the user gave is raised as :class:`InputError`, which click prints as a
+one-line ``Error: ...`` message and turns into exit code 2.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+import numpy as np
+import pandas as pd
+
+from venncal._validation import check_binary_labels, check_probabilities, check_scores
+
+__all__ = [
+    "InputError",
+    "read_table",
+    "write_table",
+    "check_output_free",
+    "get_column",
+    "scores_column",
+    "labels_column",
+    "probabilities_column",
+]
+
+_CSV = (".csv", ".txt", ".tsv")
+_PARQUET = (".parquet", ".pq")
+
+
+class InputError(click.ClickException):
+    """A one-line error about the user's input; exit code 2 (like a usage error)."""
+
+    exit_code = 2
+
+    def __init__(self, message):
+        super().__init__(" ".join(str(message).split()))
+
+
+def _kind(path, what):
+    suffix = Path(path).suffix.lower()
+    if suffix in _CSV:
+        return "csv"
+    if suffix in _PARQUET:
+        return "parquet"
+    raise InputError(
+        f"{what} {str(path)!r} must end in .csv, .tsv or .parquet (got {suffix or 'no suffix'!r})."
+    )
+
+
+def read_table(path, what="input file"):
+    """Read a CSV (comma, or tab for .tsv) or Parquet file into a DataFrame."""
+    path = Path(path)
+    kind = _kind(path, what)
+    if not path.is_file():
+        raise InputError(f"{what} {str(path)!r} does not exist or is not a file.")
+    try:
+        if kind == "parquet":
+            frame = pd.read_parquet(path)
+        else:
+            sep = "\t" if path.suffix.lower() == ".tsv" else ","
+            frame = pd.read_csv(path, sep=sep)
+    except ImportError as exc:  # pragma: no cover - pyarrow is declared for the test extra
+        raise InputError(f"reading Parquet needs pyarrow ({exc}); pip install pyarrow.") from None
+    except (
+        pd.errors.ParserError,
+        pd.errors.EmptyDataError,
+        UnicodeDecodeError,
+        OSError,
+        ValueError,
+    ) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise InputError(f"cannot read {what} {str(path)!r} as {kind.upper()}: {first}") from None
+    if frame.shape[0] == 0:
+        raise InputError(f"{what} {str(path)!r} has no data rows.")
+    return frame
+
+
+def check_output_free(path, force, what="output"):
+    """Refuse to overwrite an existing file unless ``force``; check the folder exists."""
+    path = Path(path)
+    if path.exists() and not force:
+        raise InputError(f"{what} {str(path)!r} already exists; pass --force to overwrite it.")
+    if path.exists() and path.is_dir():
+        raise InputError(f"{what} {str(path)!r} is a folder; give a file name.")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        raise InputError(f"the folder of {what} {str(path)!r} does not exist; create it first.")
+
+
+def write_table(frame, path, force, what="output"):
+    """Write a DataFrame to CSV or Parquet by the file's suffix (atomically)."""
+    path = Path(path)
+    kind = _kind(path, what)
+    check_output_free(path, force, what)
+    tmp = path.with_name(f".{path.name}.partial")
+    try:
+        if kind == "parquet":
+            frame.to_parquet(tmp, index=False)
+        else:
+            sep = "\t" if path.suffix.lower() == ".tsv" else ","
+            frame.to_csv(tmp, index=False, sep=sep)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def get_column(frame, name, path, option):
+    """Return a column of ``frame``; missing columns name the available ones."""
+    if name not in frame.columns:
+        shown = ", ".join(repr(str(c)) for c in list(frame.columns)[:12])
+        more = ", ..." if frame.shape[1] > 12 else ""
+        raise InputError(
+            f"{option} {name!r}: no such column in {str(path)!r}; its columns are {shown}{more}."
+        )
+    return frame[name]
+
+
+def _reword(exc, option, name, path):
+    text = str(exc)
+    for token in ("'scores'", "'y'", "'y_proba'"):
+        text = text.replace(token, f"column {name!r} ({option})")
+    return InputError(f"{str(path)!r}: {text}")
+
+
+def scores_column(frame, name, path, option="--score"):
+    """Scores as a finite float64 array; NaN, inf or text exit with code 2."""
+    col = get_column(frame, name, path, option)
+    try:
+        values = pd.to_numeric(col, errors="raise").to_numpy(dtype=np.float64, na_value=np.nan)
+    except (ValueError, TypeError):
+        raise InputError(
+            f"{str(path)!r}: column {name!r} ({option}) must hold numbers; "
+            f"found e.g. {col.astype(str).iloc[0]!r}."
+        ) from None
+    try:
+        return check_scores(values, name="scores")
+    except (ValueError, TypeError) as exc:
+        raise _reword(exc, option, name, path) from None
+
+
+def labels_column(frame, name, path, positive=None, option="--label"):
+    """Labels as 0/1 (int8). Any two values; ``positive`` names the positive one.
+
+    Without ``positive`` the larger label in sorted order is positive (1 for 0/1 labels).
+    """
+    col = get_column(frame, name, path, option)
+    values = col.to_numpy()
+    if col.isna().any():
+        first = int(np.flatnonzero(col.isna().to_numpy())[0])
+        raise InputError(
+            f"{str(path)!r}: column {name!r} ({option}) has missing labels (first at row "
+            f"{first}); every row needs a label."
+        )
+    if positive is not None:
+        as_text = col.astype(str).to_numpy()
+        if positive not in set(as_text):
+            found = sorted(set(as_text))[:5]
+            raise InputError(
+                f"--positive {positive!r} is not a value of column {name!r}; it holds {found}."
+            )
+        values = np.where(as_text == positive, 1, 0)
+        found = np.unique(as_text)
+        if found.size > 2:
+            raise InputError(
+                f"{str(path)!r}: column {name!r} ({option}) must hold two classes, got "
+                f"{found.size} ({', '.join(repr(v) for v in found[:5])}); it must be binary."
+            )
+    try:
+        y01, _ = check_binary_labels(values, name="y")
+    except (ValueError, TypeError) as exc:
+        raise _reword(exc, option, name, path) from None
+    return y01
+
+
+def probabilities_column(frame, name, path, option="--proba"):
+    """Probabilities of the positive class in [0, 1]."""
+    values = scores_column(frame, name, path, option)
+    try:
+        return check_probabilities(values, name="y_proba")
+    except ValueError as exc:
+        raise _reword(exc, option, name, path) from None
