@@ -1,0 +1,124 @@
+"""Out-of-bag calibration: the rules of Johansson et al. (2018), section 3.2, checked naively."""
+
+import numpy as np
+import pytest
+from sklearn.ensemble import BaggingClassifier, ExtraTreesClassifier, RandomForestClassifier
+from sklearn.exceptions import NotFittedError
+from sklearn.linear_model import LogisticRegression, RidgeClassifier
+
+from tests._reference.venn_abers_naive import venn_abers_naive
+from venncal.classifiers._oob import OOBEnsemble, OOBVennAbers
+from venncal.exceptions import VenncalWarning
+
+
+def make_data(seed, n=80, m=10):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n + m, 3))
+    y = (X[:, 0] + rng.normal(size=n + m) > 0).astype(int)
+    return X[:n], y[:n], X[n:]
+
+
+ENSEMBLES = [
+    ("rf", RandomForestClassifier(n_estimators=15, max_depth=3, random_state=0)),
+    ("et", ExtraTreesClassifier(n_estimators=15, bootstrap=True, max_depth=3, random_state=1)),
+    ("bag", BaggingClassifier(LogisticRegression(), n_estimators=12, random_state=2)),
+    (
+        "bag_feats",
+        BaggingClassifier(
+            RidgeClassifier(), n_estimators=12, max_features=2, max_samples=0.7, random_state=3
+        ),
+    ),
+]
+
+
+def naive_member_proba(member, feats, x):
+    """Probability of class 1 by one member, with votes for members without predict_proba."""
+    xj = x[None, feats] if feats is not None else x[None, :].astype(np.float32)
+    if hasattr(member, "predict_proba"):
+        p = member.predict_proba(xj)[0]
+        return p[list(member.classes_).index(1)] if 1 in member.classes_ else 0.0
+    return float(member.predict(xj)[0] == 1)
+
+
+@pytest.mark.parametrize("seed", range(2))
+@pytest.mark.parametrize("name,ens", ENSEMBLES, ids=[e[0] for e in ENSEMBLES])
+def test_no_calibration_score_comes_from_a_member_that_saw_its_example(seed, name, ens):
+    X, y, Xt = make_data(seed)
+    va = OOBVennAbers(ens, random_state=seed).fit(X, y)
+    fitted = va.oob_.ensemble
+    feats = getattr(fitted, "estimators_features_", [None] * len(fitted.estimators_))
+    for pos, i in enumerate(va.cal_index_):
+        members = [
+            j for j, idx in enumerate(fitted.estimators_samples_) if i not in set(idx.tolist())
+        ]
+        assert members, "an example without out-of-bag members was kept"
+        ref = np.mean([naive_member_proba(fitted.estimators_[j], feats[j], X[i]) for j in members])
+        assert va.cal_scores_[pos] == pytest.approx(ref, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("name,ens", ENSEMBLES[:3], ids=[e[0] for e in ENSEMBLES[:3]])
+def test_test_object_uses_z_r_subensemble_and_excludes_z_r(seed, name, ens):
+    X, y, Xt = make_data(seed)
+    va = OOBVennAbers(ens, random_state=seed).fit(X, y)
+    got = va.predict_interval(Xt)
+    r = va.reference_examples(len(Xt))
+    fitted = va.oob_.ensemble
+    feats = getattr(fitted, "estimators_features_", [None] * len(fitted.estimators_))
+    for t in range(len(Xt)):
+        members = [
+            j for j, idx in enumerate(fitted.estimators_samples_) if r[t] not in set(idx.tolist())
+        ]
+        s_t = np.mean([naive_member_proba(fitted.estimators_[j], feats[j], Xt[t]) for j in members])
+        keep = va.cal_index_ != r[t]
+        assert keep.sum() == len(va.cal_index_) - 1  # z_r is left out, nothing else
+        p0, p1 = venn_abers_naive(va.cal_scores_[keep], va.cal_y_[keep], np.array([s_t]))
+        np.testing.assert_allclose(got[t], [p0[0], p1[0]], atol=1e-12)
+
+
+def test_deterministic_under_random_state():
+    X, y, Xt = make_data(4)
+    ens = RandomForestClassifier(n_estimators=25, random_state=0)
+    a = OOBVennAbers(ens, random_state=7).fit(X, y)
+    b = OOBVennAbers(ens, random_state=7).fit(X, y)
+    np.testing.assert_array_equal(a.predict_interval(Xt), b.predict_interval(Xt))
+    np.testing.assert_array_equal(a.predict_interval(Xt), a.predict_interval(Xt))
+    c = OOBVennAbers(ens, random_state=8).fit(X, y)
+    assert not np.array_equal(a.reference_examples(50), c.reference_examples(50))
+
+
+def test_examples_without_out_of_bag_members_are_dropped_and_never_drawn():
+    X, y, Xt = make_data(5, n=60)
+    ens = RandomForestClassifier(n_estimators=2, random_state=0)
+    with pytest.warns(VenncalWarning, match="no out-of-bag score"):
+        va = OOBVennAbers(ens, random_state=0).fit(X, y)
+    mask = va.oob_.oob_mask
+    dropped = np.flatnonzero(~mask.any(axis=1))
+    assert dropped.size > 0
+    assert not np.isin(dropped, va.cal_index_).any()
+    assert not np.isin(va.reference_examples(500), dropped).any()
+    assert np.isfinite(va.predict_interval(Xt)).all()
+
+
+def test_oob_mask_matches_bootstrap_samples():
+    X, y, _ = make_data(6)
+    ens = BaggingClassifier(LogisticRegression(), n_estimators=5, random_state=0).fit(X, y)
+    oob = OOBEnsemble(ens, len(y))
+    for j, idx in enumerate(ens.estimators_samples_):
+        expected = np.ones(len(y), bool)
+        expected[idx] = False
+        np.testing.assert_array_equal(oob.oob_mask[:, j], expected)
+
+
+def test_bad_ensembles_and_input():
+    X, y, Xt = make_data(0)
+    with pytest.raises(ValueError, match="bootstrap=False"):
+        OOBVennAbers(RandomForestClassifier(bootstrap=False)).fit(X, y)
+    with pytest.raises(ValueError, match="bootstrap=False"):
+        OOBVennAbers(ExtraTreesClassifier()).fit(X, y)
+    with pytest.raises(TypeError, match="bagged ensemble"):
+        OOBVennAbers(LogisticRegression()).fit(X, y)
+    with pytest.raises(ValueError, match="response_method"):
+        OOBVennAbers(RandomForestClassifier(), response_method="decision_function").fit(X, y)
+    with pytest.raises(NotFittedError):
+        OOBVennAbers(RandomForestClassifier()).predict_interval(Xt)
