@@ -163,6 +163,9 @@ def fit_histogram(scores, y01, sample_weight=None, *, n_bins=10, strategy="unifo
     if not np.isin(y, (0, 1)).all():
         raise ValueError("'y01' must hold only 0 and 1; encode the labels first.")
     w = check_sample_weight(sample_weight, s.shape[0])
+    if w is not None and not (w > 0).all():  # a zero weight is no observation
+        keep = w > 0
+        s, y, w = s[keep], y[keep], w[keep]
     edges = histogram_edges(s, n_bins, strategy, w)
     k = edges.size - 1
     idx = np.searchsorted(edges[1:-1], s, side="right")

@@ -143,7 +143,8 @@ def fit_platt(
     Warns
     -----
     VenncalWarning
-        If the line search fails or ``max_iter`` is reached before convergence.
+        If the line search fails, ``max_iter`` is reached before convergence, or (without
+        smoothing) the score separates the classes.
 
     References
     ----------
@@ -170,6 +171,16 @@ def fit_platt(
     w = check_sample_weight(sample_weight, f.shape[0])
     w = np.ones(f.shape[0]) if w is None else w
     t = platt_targets(y, w, smoothing=smoothing)
+    if not smoothing:
+        pos, neg = f[(y == 1) & (w > 0)], f[(y == 0) & (w > 0)]
+        if pos.size and neg.size and (pos.min() >= neg.max() or pos.max() <= neg.min()):
+            warnings.warn(
+                "Platt scaling without smoothing: the classes are separated by the score, so no "
+                "finite maximum-likelihood sigmoid exists and the fit approaches a step; use "
+                "smoothing=True.",
+                VenncalWarning,
+                stacklevel=2,
+            )
     n_pos = float(np.sum(w * (y == 1)))
     n_neg = float(np.sum(w * (y == 0)))
     a, b = 0.0, float(np.log((n_neg + 1.0) / (n_pos + 1.0)))

@@ -1,0 +1,127 @@
+"""Platt scaling against independent minimisers and simulated sigmoids."""
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+
+from venncal.core.platt import fit_platt, platt_targets
+from venncal.exceptions import VenncalWarning
+
+
+def _reference_fit(f, t, w):
+    """Minimise Platt's objective with a general-purpose optimiser (independent of Newton)."""
+
+    def obj(theta):
+        z = theta[0] * f + theta[1]
+        p = 1 / (1 + np.exp(z))
+        p = np.clip(p, 1e-300, 1 - 1e-16)
+        val = -np.sum(w * (t * np.log(p) + (1 - t) * np.log1p(-p)))
+        g = w * (t - p)
+        return val, np.array([np.sum(g * f), np.sum(g)])
+
+    res = minimize(obj, [0.0, 0.0], jac=True, method="BFGS", options={"gtol": 1e-10})
+    return res.x
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_matches_general_optimiser(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(20, 400))
+    f = rng.normal(size=n) * rng.choice([0.1, 1.0, 5.0])
+    y = (rng.random(n) < 1 / (1 + np.exp(-1.5 * f))).astype(int)
+    y[:2] = [0, 1]
+    w = rng.uniform(0.2, 2.0, n) if seed % 2 else None
+    fit = fit_platt(f, y, w)
+    ref = _reference_fit(f, platt_targets(y, w), np.ones(n) if w is None else w)
+    assert fit.converged
+    np.testing.assert_allclose([fit.a, fit.b], ref, atol=1e-5 * (1 + np.abs(ref)).max())
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_recovers_a_simulated_sigmoid(seed):
+    rng = np.random.default_rng(seed)
+    a, b = -rng.uniform(0.5, 3.0), rng.uniform(-1.0, 1.0)
+    f = rng.normal(size=40000)
+    y = (rng.random(f.size) < 1 / (1 + np.exp(a * f + b))).astype(int)
+    fit = fit_platt(f, y)
+    assert fit.a == pytest.approx(a, abs=0.08)
+    assert fit.b == pytest.approx(b, abs=0.05)
+    t = np.linspace(-3, 3, 13)
+    np.testing.assert_allclose(fit.predict(t), 1 / (1 + np.exp(a * t + b)), atol=0.02)
+
+
+def test_unsmoothed_is_maximum_likelihood_logistic_regression():
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(1)
+    f = rng.normal(size=500)
+    y = (rng.random(500) < 1 / (1 + np.exp(-2 * f))).astype(int)
+    fit = fit_platt(f, y, smoothing=False)
+    lr = LogisticRegression(C=np.inf, tol=1e-12, max_iter=10000).fit(f[:, None], y)
+    # sklearn: p = expit(coef f + intercept) = 1 / (1 + exp(-coef f - intercept))
+    assert fit.a == pytest.approx(-lr.coef_[0, 0], abs=1e-5)
+    assert fit.b == pytest.approx(-lr.intercept_[0], abs=1e-5)
+
+
+def test_separable_data_stays_finite_with_smoothing():
+    f = np.arange(-5.0, 5.0)
+    y = (f > 0).astype(int)
+    fit = fit_platt(f, y)
+    assert fit.converged and np.isfinite(fit.a)
+    p = fit.predict(f)
+    assert np.all((p > 0) & (p < 1))
+    with pytest.warns(VenncalWarning):
+        fit_platt(f, y, smoothing=False)
+
+
+def test_targets():
+    y = np.array([1, 1, 0, 0, 0])
+    t = platt_targets(y)
+    np.testing.assert_allclose(t, [3 / 4, 3 / 4, 1 / 5, 1 / 5, 1 / 5])
+    np.testing.assert_array_equal(platt_targets(y, smoothing=False), y)
+    # weights change the class totals
+    tw = platt_targets(y, np.array([2.0, 2.0, 1.0, 1.0, 1.0]))
+    np.testing.assert_allclose(tw, [5 / 6, 5 / 6, 1 / 5, 1 / 5, 1 / 5])
+
+
+def test_doubled_weights_equal_duplicated_rows_without_smoothing():
+    rng = np.random.default_rng(4)
+    f = rng.normal(size=100)
+    y = (rng.random(100) < 0.5).astype(int)
+    w = rng.integers(1, 3, 100)
+    a = fit_platt(f, y, w.astype(float), smoothing=False)
+    b = fit_platt(np.repeat(f, w), np.repeat(y, w), smoothing=False)
+    assert a.a == pytest.approx(b.a, abs=1e-6) and a.b == pytest.approx(b.b, abs=1e-6)
+
+
+def test_monotone_and_in_unit_interval():
+    rng = np.random.default_rng(2)
+    f = rng.normal(size=300)
+    y = (rng.random(300) < 1 / (1 + np.exp(-f))).astype(int)
+    fit = fit_platt(f, y)
+    t = np.linspace(-1e3, 1e3, 2001)
+    p = fit.predict(t)
+    assert np.all((p >= 0) & (p <= 1)) and np.all(np.diff(p) >= 0)
+
+
+def test_large_set_converges_without_warning():
+    rng = np.random.default_rng(0)
+    f = rng.normal(size=200000)
+    y = (rng.random(f.size) < 1 / (1 + np.exp(-2 * f + 0.5))).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fit = fit_platt(f, y)
+    assert fit.converged
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="only 0 and 1"):
+        fit_platt([0.0, 1.0], [1, 2])
+    with pytest.raises(ValueError, match="NaN"):
+        fit_platt([0.0, np.nan], [0, 1])
+    with pytest.raises(ValueError, match="max_iter"):
+        fit_platt([0.0, 1.0], [0, 1], max_iter=0)
+    with pytest.raises(ValueError, match="Inconsistent"):
+        fit_platt([0.0, 1.0], [0])
