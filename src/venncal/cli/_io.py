@@ -155,20 +155,22 @@ def labels_column(frame, name, path, positive=None, option="--label"):
             f"{str(path)!r}: column {name!r} ({option}) has missing labels (first at row "
             f"{first}); every row needs a label."
         )
+    as_text = col.astype(str).to_numpy()
+    found = np.unique(as_text)
+    if found.size != 2:
+        shown = ", ".join(repr(str(v)) for v in found[:5]) + (", ..." if found.size > 5 else "")
+        what = "one class only" if found.size == 1 else f"{found.size} classes"
+        raise InputError(
+            f"{str(path)!r}: column {name!r} ({option}) holds {what} ({shown}); it must hold "
+            "two classes (a binary problem)."
+        )
     if positive is not None:
-        as_text = col.astype(str).to_numpy()
         if positive not in set(as_text):
-            found = sorted(set(as_text))[:5]
             raise InputError(
-                f"--positive {positive!r} is not a value of column {name!r}; it holds {found}."
+                f"--positive {positive!r} is not a value of column {name!r}; it holds "
+                f"{[str(v) for v in found]}."
             )
         values = np.where(as_text == positive, 1, 0)
-        found = np.unique(as_text)
-        if found.size > 2:
-            raise InputError(
-                f"{str(path)!r}: column {name!r} ({option}) must hold two classes, got "
-                f"{found.size} ({', '.join(repr(v) for v in found[:5])}); it must be binary."
-            )
     try:
         y01, _ = check_binary_labels(values, name="y")
     except (ValueError, TypeError) as exc:
