@@ -18,6 +18,7 @@ __all__ = [
     "check_probabilities",
     "check_sample_weight",
     "check_consistent_length",
+    "check_weighted_classes",
     "check_option",
     "check_positive_int",
     "check_in_range",
@@ -36,6 +37,10 @@ def _as_array(values, name):
         raise TypeError(
             f"'{name}' must be array-like (a list, numpy array or pandas object), "
             f"got the scalar {values!r}."
+        )
+    if type(values).__module__.startswith("scipy.sparse"):
+        raise TypeError(
+            f"'{name}' is a sparse matrix; sparse input is not supported, pass a dense array."
         )
     if hasattr(values, "to_numpy") and not isinstance(values, np.ndarray):
         values = values.to_numpy()
@@ -80,6 +85,10 @@ def check_scores(scores, *, name="scores", allow_column=True, min_samples=1):
     ValueError: 'scores' holds 1 NaN value(s) (first at index 1); remove or impute them first.
     """
     arr = _as_array(scores, name)
+    if arr.ndim == 2 and arr.shape[1] == 0:
+        raise ValueError(
+            f"'{name}' has 0 feature(s) (shape={arr.shape}) while a minimum of 1 is required."
+        )
     if arr.ndim == 2 and allow_column:
         if arr.shape[1] != 1:
             raise ValueError(
@@ -91,6 +100,8 @@ def check_scores(scores, *, name="scores", allow_column=True, min_samples=1):
         raise ValueError(f"'{name}' must be a 1-D array of scores, got shape {arr.shape}.")
     if arr.dtype.kind == "b":
         arr = arr.astype(np.float64)
+    if arr.dtype.kind == "c":
+        raise ValueError(f"'{name}' holds complex numbers; Complex data not supported.")
     if arr.dtype.kind not in "iuf":
         try:
             arr = arr.astype(np.float64)
@@ -123,6 +134,10 @@ def check_scores(scores, *, name="scores", allow_column=True, min_samples=1):
 
 
 def _label_array(y, name):
+    if y is None:
+        raise ValueError(
+            f"This estimator requires y to be passed, but the target y is None ('{name}')."
+        )
     arr = _as_array(y, name)
     if arr.ndim == 2 and arr.shape[1] == 1:
         arr = arr[:, 0]
@@ -190,12 +205,17 @@ def check_binary_labels(y, *, name="y", classes=None):
                 f"'{name}' holds one class only ({found.tolist()[0]!r}); calibration needs examples "
                 "of both classes."
             )
+        if found.size > 2 and arr.dtype.kind == "f" and (found != np.round(found)).any():
+            raise ValueError(
+                f"Unknown label type: '{name}' looks continuous ({found.size} distinct values); "
+                "calibration needs class labels of a binary problem."
+            )
         if found.size > 2:
             shown = ", ".join(repr(v) for v in found[:5].tolist())
             more = ", ..." if found.size > 5 else ""
             raise ValueError(
-                f"'{name}' must hold two classes, got {found.size} ({shown}{more}); "
-                "this estimator is for binary problems."
+                f"Only binary classification is supported. '{name}' holds {found.size} classes "
+                f"({shown}{more})."
             )
         classes = found
     else:
@@ -316,6 +336,27 @@ def check_sample_weight(sample_weight, n_samples, *, name="sample_weight"):
     if not (w > 0).any():
         raise ValueError(f"'{name}' is zero everywhere; at least one weight must be positive.")
     return w
+
+
+def check_weighted_classes(y01, sample_weight, *, name="sample_weight"):
+    """Raise if the weights leave one class with no positive total weight.
+
+    Examples
+    --------
+    >>> check_weighted_classes(np.array([0, 1]), np.array([1.0, 0.0]))
+    Traceback (most recent call last):
+    ...
+    ValueError: 'sample_weight' is zero on every example of one class; calibration needs both classes with positive weight.
+    """
+    if sample_weight is None:
+        return
+    pos = float(sample_weight[y01 == 1].sum())
+    neg = float(sample_weight[y01 == 0].sum())
+    if pos <= 0 or neg <= 0:
+        raise ValueError(
+            f"'{name}' is zero on every example of one class; calibration needs both classes "
+            "with positive weight."
+        )
 
 
 def check_consistent_length(**arrays):

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.validation import check_is_fitted
 
 from venncal._validation import (
@@ -11,6 +14,7 @@ from venncal._validation import (
     check_consistent_length,
     check_sample_weight,
     check_scores,
+    check_weighted_classes,
 )
 
 __all__ = ["BaseScoreCalibrator"]
@@ -33,12 +37,17 @@ class BaseScoreCalibrator(ClassifierMixin, BaseEstimator):
         return tags
 
     def _check_fit_input(self, scores, y, sample_weight):
-        name = type(self).__name__
-        s = check_scores(scores, name="scores")
+        if len(getattr(y, "shape", ())) == 2:
+            warnings.warn(
+                "A column-vector y was passed when a 1d array was expected; it is raveled.",
+                DataConversionWarning,
+                stacklevel=3,
+            )
         y01, classes = check_binary_labels(y, name="y")
+        s = check_scores(scores, name="scores")
         check_consistent_length(scores=s, y=y01)
         w = check_sample_weight(sample_weight, s.shape[0])
-        del name
+        check_weighted_classes(y01, w)
         return s, y01, classes, w
 
     def fit(self, scores, y, sample_weight=None):
@@ -85,7 +94,7 @@ class BaseScoreCalibrator(ClassifierMixin, BaseEstimator):
         return np.column_stack([1.0 - p, p])
 
     def predict(self, scores):
-        """Return the more probable class for each test object (the positive one on a tie).
+        """Return the more probable class for each test object (``classes_[0]`` on a tie).
 
         Parameters
         ----------
@@ -96,4 +105,4 @@ class BaseScoreCalibrator(ClassifierMixin, BaseEstimator):
         labels : ndarray of shape (m,)
         """
         p = self.predict_proba(scores)[:, 1]
-        return self.classes_[(p >= 0.5).astype(np.intp)]
+        return self.classes_[(p > 0.5).astype(np.intp)]

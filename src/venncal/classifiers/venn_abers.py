@@ -1,0 +1,348 @@
+"""Venn-Abers calibration of any scikit-learn binary classifier."""
+
+from __future__ import annotations
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
+from sklearn.frozen import FrozenEstimator
+from sklearn.model_selection import StratifiedKFold, train_test_split
+from sklearn.utils import _safe_indexing, get_tags, indexable
+from sklearn.utils.validation import _num_samples, check_is_fitted
+
+from venncal._validation import (
+    check_binary_labels,
+    check_consistent_length,
+    check_in_range,
+    check_option,
+    check_positive_int,
+    check_sample_weight,
+    check_weighted_classes,
+)
+from venncal.classifiers._response import positive_scores, resolve_response_method
+from venncal.core.merge import MERGES, merge, merge_cross
+from venncal.core.venn_abers import ivap_fit
+
+__all__ = ["VennAbersClassifier"]
+
+METHODS = ("inductive", "cross", "simplified", "full", "oob")
+
+
+def _split_fit_params(fit_params, indices, n_samples):
+    """Index the per-sample entries of ``fit_params``; pass the others through."""
+    out = {}
+    for key, value in fit_params.items():
+        if hasattr(value, "__len__") and not isinstance(value, str) and len(value) == n_samples:
+            out[key] = _safe_indexing(value, indices)
+        else:
+            out[key] = value
+    return out
+
+
+def _fit_fold(estimator, X, y, train, cal, y01, weight, fit_params, response_method):
+    """Fit a clone on ``train`` and a Venn-Abers predictor on its scores of ``cal``."""
+    n = len(y01)
+    est = clone(estimator).fit(
+        _safe_indexing(X, train),
+        _safe_indexing(y, train),
+        **_split_fit_params(fit_params, train, n),
+    )
+    scores = positive_scores(est, _safe_indexing(X, cal), response_method)
+    w = None if weight is None else weight[cal]
+    return est, ivap_fit(scores, y01[cal], sample_weight=w)
+
+
+class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
+    """A binary classifier whose probabilities come from a Venn-Abers predictor.
+
+    The wrapped estimator scores objects (its ``decision_function``, else
+    ``predict_proba[:, 1]``) and a Venn-Abers predictor turns each score into an interval
+    [p0, p1] for the positive class, one end of which is calibrated under exchangeability.
+
+    Parameters
+    ----------
+    estimator : scikit-learn classifier
+        The scoring classifier. Wrap a fitted one in ``sklearn.frozen.FrozenEstimator`` to
+        calibrate it without refitting (``method="inductive"`` or ``"simplified"``).
+    method : {"inductive", "cross", "simplified", "full", "oob"}, default="inductive"
+        - ``"inductive"``: fit the estimator once on a proper training part and calibrate on
+          the remaining ``cal_size`` (Vovk 2012, pre-trained Venn-Abers predictor).
+        - ``"cross"``: cross Venn-Abers: ``n_splits`` folds, the estimator fitted once per fold
+          on the others and a Venn-Abers predictor on the fold; per-fold pairs are merged
+          (Vovk, Petej & Fedorova 2015).
+        - ``"simplified"``: fit once on all the data and calibrate on its own training scores
+          (Vovk & Petej 2014, Algorithm 2).
+        - ``"full"``: the transductive Venn-Abers predictor (Vovk & Petej 2014, Algorithm 1),
+          which refits the estimator with each test object labelled 0 and 1.
+        - ``"oob"``: out-of-bag calibration of a bagged ensemble (Johansson et al. 2018).
+    cal_size : float in (0, 1), default=0.2
+        Fraction of the training data used for calibration when ``method="inductive"``.
+    n_splits : int >= 2, default=5
+        Number of folds when ``method="cross"``.
+    merge : {"log", "square", "mean"}, default="log"
+        How ``predict_proba`` merges (p0, p1); for ``"cross"`` the fold-wise versions
+        (geometric-mean merge for ``"log"``).
+    response_method : {"auto", "decision_function", "predict_proba"}, default="auto"
+        Which output of the estimator is the score.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the calibration split, the folds, and the out-of-bag draws.
+    n_jobs : int, default=None
+        Parallel jobs through joblib for the folds of ``"cross"`` and the test objects of
+        ``"full"``; any joblib backend (including Dask) applies.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+    estimator_ : estimator
+        The fitted estimator (``"inductive"``, ``"simplified"``).
+    estimators_ : list of estimators
+        The per-fold estimators (``"cross"``).
+    calibrators_ : list of IVAPTables
+        Venn-Abers step tables, one per fitted estimator.
+    n_features_in_ : int
+        Present when the estimator defines it.
+
+    References
+    ----------
+    Vovk & Petej, "Venn-Abers predictors", UAI 2014. Vovk, "Venn predictors and isotonic
+    regression" (2012). Vovk, Petej & Fedorova, "Large-scale probabilistic predictors with and
+    without guarantees of validity", NeurIPS 2015.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.naive_bayes import GaussianNB
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> clf = VennAbersClassifier(GaussianNB(), random_state=0).fit(X[:400], y[:400])
+    >>> interval = clf.predict_interval(X[400:])
+    >>> bool((interval[:, 0] <= interval[:, 1]).all())
+    True
+    >>> clf.predict_proba(X[400:]).shape
+    (169, 2)
+    """
+
+    def __init__(
+        self,
+        estimator,
+        *,
+        method="inductive",
+        cal_size=0.2,
+        n_splits=5,
+        merge="log",
+        response_method="auto",
+        random_state=None,
+        n_jobs=None,
+    ):
+        self.estimator = estimator
+        self.method = method
+        self.cal_size = cal_size
+        self.n_splits = n_splits
+        self.merge = merge
+        self.response_method = response_method
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        inner = get_tags(self.estimator)
+        tags.input_tags = inner.input_tags
+        tags.classifier_tags.multi_class = False
+        return tags
+
+    def _validate_params(self):
+        owner = type(self).__name__
+        check_option(self.method, METHODS, name="method", owner=owner)
+        check_option(self.merge, MERGES, name="merge", owner=owner)
+        if self.method == "inductive" and not isinstance(self.estimator, FrozenEstimator):
+            check_in_range(self.cal_size, 0, 1, name="cal_size", owner=owner)
+        if self.method == "cross":
+            check_positive_int(self.n_splits, name="n_splits", owner=owner, minimum=2)
+            if isinstance(self.estimator, FrozenEstimator):
+                raise ValueError(
+                    f"{owner} with method='cross' refits the estimator on each fold; "
+                    "a FrozenEstimator cannot be refitted. Use method='inductive'."
+                )
+        self._response_ = resolve_response_method(self.estimator, self.response_method, owner=owner)
+
+    def fit(self, X, y, **fit_params):
+        """Fit the estimator(s) and the Venn-Abers calibration.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training objects, in any form the estimator takes (arrays, DataFrames, ...).
+        y : array-like of shape (n_samples,)
+            Binary labels (any two values); ``classes_[1]`` is the positive class.
+        **fit_params : dict
+            Passed to the estimator's ``fit``; per-sample entries are split with the data.
+            A ``sample_weight`` entry also weights the calibration examples.
+
+        Returns
+        -------
+        self : object
+        """
+        self._validate_params()
+        y01, classes = check_binary_labels(y, name="y")
+        X = indexable(X)[0]
+        n = _num_samples(X)
+        check_consistent_length(X=range(n), y=y01)
+        weight = check_sample_weight(fit_params.get("sample_weight"), n)
+        check_weighted_classes(y01, weight)
+        y_arr = np.asarray(y)
+        for attr in ("estimator_", "estimators_", "calibrators_", "_delegate"):
+            if hasattr(self, attr):
+                delattr(self, attr)
+        getattr(self, f"_fit_{self.method}")(X, y_arr, y01, weight, fit_params)
+        self.classes_ = classes
+        fitted = getattr(self, "estimator_", None) or getattr(self, "estimators_", [None])[0]
+        if fitted is not None and hasattr(fitted, "n_features_in_"):
+            self.n_features_in_ = fitted.n_features_in_
+        if fitted is not None and hasattr(fitted, "feature_names_in_"):
+            self.feature_names_in_ = fitted.feature_names_in_
+        return self
+
+    def _fit_inductive(self, X, y, y01, weight, fit_params):
+        n = len(y01)
+        if isinstance(self.estimator, FrozenEstimator):
+            est, cal = self.estimator, np.arange(n)
+        else:
+            train, cal = train_test_split(
+                np.arange(n),
+                test_size=self.cal_size,
+                stratify=y01,
+                random_state=self.random_state,
+            )
+            if np.unique(y01[cal]).size < 2 or np.unique(y01[train]).size < 2:
+                raise ValueError(
+                    "The calibration split left one class only on one side; "
+                    "give more examples of the rarer class or change cal_size."
+                )
+            est = clone(self.estimator).fit(
+                _safe_indexing(X, train),
+                _safe_indexing(y, train),
+                **_split_fit_params(fit_params, train, n),
+            )
+        scores = positive_scores(est, _safe_indexing(X, cal), self._response_)
+        w = None if weight is None else weight[cal]
+        self.estimator_ = est
+        self.calibrators_ = [ivap_fit(scores, y01[cal], sample_weight=w)]
+
+    def _fit_simplified(self, X, y, y01, weight, fit_params):
+        if isinstance(self.estimator, FrozenEstimator):
+            est = self.estimator
+        else:
+            est = clone(self.estimator).fit(X, y, **fit_params)
+        scores = positive_scores(est, X, self._response_)
+        self.estimator_ = est
+        self.calibrators_ = [ivap_fit(scores, y01, sample_weight=weight)]
+
+    def _fit_cross(self, X, y, y01, weight, fit_params):
+        counts = np.bincount(y01, minlength=2)
+        if counts.min() < self.n_splits:
+            raise ValueError(
+                f"method='cross' with n_splits={self.n_splits} needs at least {self.n_splits} "
+                f"examples of each class, got {counts.tolist()}; lower n_splits."
+            )
+        folds = StratifiedKFold(self.n_splits, shuffle=True, random_state=self.random_state)
+        results = Parallel(n_jobs=self.n_jobs)(
+            delayed(_fit_fold)(
+                self.estimator, X, y, train, cal, y01, weight, fit_params, self._response_
+            )
+            for train, cal in folds.split(np.zeros(len(y01)), y01)
+        )
+        self.estimators_ = [est for est, _ in results]
+        self.calibrators_ = [tables for _, tables in results]
+
+    def _fit_full(self, X, y, y01, weight, fit_params):
+        from venncal.classifiers._full import FullVennAbers
+
+        self._delegate = FullVennAbers(
+            self.estimator,
+            response_method=self.response_method,
+            n_jobs=self.n_jobs,
+            fit_params=fit_params,
+        ).fit(X, y01)
+
+    def _fit_oob(self, X, y, y01, weight, fit_params):
+        from venncal.classifiers._oob import OOBVennAbers
+
+        self._delegate = OOBVennAbers(
+            self.estimator,
+            response_method=self.response_method,
+            random_state=self.random_state,
+            fit_params=fit_params,
+        ).fit(X, y01)
+
+    def _fold_pairs(self, X):
+        """Per-estimator (p0, p1), each of shape (K, m)."""
+        estimators = getattr(self, "estimators_", None) or [self.estimator_]
+        p0, p1 = [], []
+        for est, tables in zip(estimators, self.calibrators_):
+            a, b = tables.predict_unchecked(positive_scores(est, X, self._response_))
+            p0.append(a)
+            p1.append(b)
+        return np.array(p0), np.array(p1)
+
+    def predict_interval(self, X):
+        """Return the Venn-Abers interval [p0, p1] for the positive class.
+
+        For ``method="cross"`` the fold-wise pairs are summarised by
+        p0 = 1 - GM(1 - p0_k) and p1 = GM(p1_k) (geometric means over folds), whose log merge
+        is exactly the cross Venn-Abers merge.
+
+        Parameters
+        ----------
+        X : array-like of shape (m, n_features)
+
+        Returns
+        -------
+        interval : ndarray of shape (m, 2)
+            Columns p0 <= p1, probabilities of ``classes_[1]``.
+        """
+        check_is_fitted(self, "classes_")
+        if hasattr(self, "_delegate"):
+            return self._delegate.predict_interval(X)
+        p0, p1 = self._fold_pairs(X)
+        if p0.shape[0] == 1:
+            return np.column_stack([p0[0], p1[0]])
+        lo = -np.expm1(np.log1p(-p0).mean(axis=0))
+        hi = np.exp(np.log(p1).mean(axis=0))
+        return np.column_stack([lo, hi])
+
+    def predict_proba(self, X):
+        """Return merged probabilities of both classes.
+
+        Parameters
+        ----------
+        X : array-like of shape (m, n_features)
+
+        Returns
+        -------
+        proba : ndarray of shape (m, 2)
+            Probabilities of ``classes_[0]`` and ``classes_[1]``.
+        """
+        check_is_fitted(self, "classes_")
+        if hasattr(self, "_delegate"):
+            interval = self._delegate.predict_interval(X)
+            p = merge(interval[:, 0], interval[:, 1], self.merge)
+        else:
+            p0, p1 = self._fold_pairs(X)
+            if p0.shape[0] == 1:
+                p = merge(p0[0], p1[0], self.merge)
+            else:
+                p = merge_cross(p0, p1, self.merge)
+        return np.column_stack([1.0 - p, p])
+
+    def predict(self, X):
+        """Return the more probable class (``classes_[0]`` when p = 1/2, as argmax does).
+
+        Parameters
+        ----------
+        X : array-like of shape (m, n_features)
+
+        Returns
+        -------
+        labels : ndarray of shape (m,)
+        """
+        p = self.predict_proba(X)[:, 1]
+        return self.classes_[(p > 0.5).astype(np.intp)]

@@ -1,0 +1,30 @@
+"""scikit-learn's estimator checks on VennAbersClassifier."""
+
+from sklearn.linear_model import LogisticRegression
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from venncal import VennAbersClassifier
+
+_ULP = (
+    "the estimator's decision_function differs by one ulp between batch sizes (BLAS); a test "
+    "score that equals a calibration score then moves off the tie, and the Venn-Abers step "
+    "function jumps there by design"
+)
+
+
+def _xfails(estimator):
+    if estimator.method in ("cross", "simplified"):
+        return {"check_methods_subset_invariance": _ULP}
+    return {}
+
+
+@parametrize_with_checks(
+    [
+        VennAbersClassifier(LogisticRegression()),
+        VennAbersClassifier(LogisticRegression(), method="cross", n_splits=3),
+        VennAbersClassifier(LogisticRegression(), method="simplified", merge="square"),
+    ],
+    expected_failed_checks=_xfails,
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)

@@ -1,0 +1,32 @@
+"""The layers: the core and the metrics import neither scikit-learn nor matplotlib."""
+
+import subprocess
+import sys
+
+BLOCK = """
+import sys
+class Block:
+    def find_spec(self, name, path=None, target=None):
+        if name.split('.')[0] in {blocked!r}:
+            raise ImportError('blocked ' + name)
+sys.meta_path.insert(0, Block())
+import {module}
+from venncal.core.venn_abers import ivap_fit
+print(ivap_fit([0.1, 0.2], [0, 1]).predict([0.15]))
+"""
+
+
+def _run(module, blocked):
+    code = BLOCK.format(module=module, blocked=set(blocked))
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+
+
+def test_core_imports_without_sklearn_pandas_matplotlib():
+    result = _run("venncal.core", ["sklearn", "matplotlib", "pandas"])
+    assert result.returncode == 0, result.stderr
+
+
+def test_blocking_works():
+    """The blocker itself must be able to fail: importing the estimators needs sklearn."""
+    result = _run("venncal.calibration.venn_abers", ["sklearn"])
+    assert result.returncode != 0 and "blocked sklearn" in result.stderr
