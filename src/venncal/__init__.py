@@ -24,8 +24,16 @@ _LAZY = {
     # score calibrators (scikit-learn estimators on 1-D scores)
     "VennAbersCalibrator": "venncal.calibration.venn_abers",
     "IsotonicCalibrator": "venncal.calibration.isotonic",
+    "PlattCalibrator": "venncal.calibration.platt",
+    "HistogramCalibrator": "venncal.calibration.histogram",
+    "BayesianBinningCalibrator": "venncal.calibration.bayesian_binning",
+    "ACPCalibrator": "venncal.calibration.acp",
+    "logistic_wald_interval": "venncal.calibration.acp",
     # classifiers wrapping a scikit-learn estimator
     "VennAbersClassifier": "venncal.classifiers.venn_abers",
+    "VennClassifier": "venncal.classifiers.venn",
+    "UpdatableScorer": "venncal.classifiers._updatable",
+    "register_updatable_scorer": "venncal.classifiers._updatable",
     # warnings
     "VenncalWarning": "venncal.exceptions",
 }

@@ -1,0 +1,335 @@
+"""Venn predictors with a pluggable taxonomy around a scikit-learn classifier."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.model_selection import train_test_split
+from sklearn.utils.validation import check_is_fitted
+
+from venncal._validation import check_in_range, check_option, check_positive_int
+from venncal.core.venn import VennPrediction, equal_mass_venn_predict, venn_predict
+from venncal.core.venn_abers import ivap_fit
+
+__all__ = ["VennClassifier"]
+
+TAXONOMIES = ("label", "bins", "isotonic")
+METHODS = ("inductive", "oob")
+MERGES = ("log", "square", "mean")
+_OWNER = "VennClassifier"
+
+
+def _check_labels(y):
+    arr = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    if arr.ndim != 1 or arr.shape[0] == 0:
+        raise ValueError(f"'y' must be a non-empty 1-D array of labels, got shape {arr.shape}.")
+    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+        raise ValueError("'y' holds NaN or infinite values; every object needs a label.")
+    classes, y_enc = np.unique(arr, return_inverse=True)
+    if classes.shape[0] < 2:
+        raise ValueError(
+            f"'y' holds one class only ({classes[0]!r}); a Venn predictor needs at least two."
+        )
+    return classes, y_enc.reshape(-1).astype(np.int64)
+
+
+def _model_scores(estimator, X, n_classes):
+    """Class probabilities (or decision values) of a fitted estimator: (m, K), or (m,) binary."""
+    if hasattr(estimator, "predict_proba"):
+        out = np.asarray(estimator.predict_proba(X), dtype=np.float64)
+        return out[:, 1] if n_classes == 2 else out
+    out = np.asarray(estimator.decision_function(X), dtype=np.float64)
+    if out.ndim == 2 and out.shape[1] == 1:
+        out = out[:, 0]
+    return out
+
+
+class VennClassifier(ClassifierMixin, BaseEstimator):
+    """Venn predictor with a taxonomy of the underlying classifier's output.
+
+    The calibration examples are put into categories by a *taxonomy* of the classifier's
+    scores; a test object's lower and upper probability of each label are the label's frequency
+    in its category with the test object added under the least and the most favourable label
+    (eqs. 3-4 of Johansson et al. 2018); the prediction is the label of largest lower
+    probability (eq. 5). Whatever the taxonomy, one of the probability distributions obtained by
+    trying the labels is perfectly calibrated (Vovk & Petej 2014, Theorem 1).
+
+    Parameters
+    ----------
+    estimator : scikit-learn classifier
+        The underlying model; cloned. Its ``predict_proba`` (else ``decision_function``) gives
+        the scores the taxonomy reads: shape (n,) for two classes (score of ``classes_[1]``),
+        (n, n_classes) otherwise.
+    taxonomy : {"label", "bins", "isotonic"} or callable, default="label"
+        - ``"label"``: the predicted label (argmax of the probabilities; for a binary
+          ``decision_function``, its sign), the taxonomy of Johansson et al. (2018);
+        - ``"bins"``: ``n_bins`` equal-mass bins of the score (binary) or of the top class
+          probability (multiclass), with edges taken from the calibration scores and the test
+          score together, so the taxonomy is a function of the bag;
+        - ``"isotonic"`` (binary only): the level sets of the isotonic fit to the calibration
+          scores plus the test object, i.e. the inductive Venn-Abers predictor;
+        - a callable ``taxonomy(scores) -> categories`` mapping an array of scores (one row per
+          object) to one category per object (any comparable values); it is applied to
+          calibration and test objects alike and must not look at labels.
+    method : {"inductive", "oob"}, default="inductive"
+        ``"inductive"``: train on a proper training set, calibrate on a held-out part
+        (``cal_size``). ``"oob"``: bagged ensembles only; calibrate on the out-of-bag scores of
+        every training example and score a test object with the out-of-bag sub-ensemble of a
+        random example z_r, which is left out of its category (eqs. 10-11).
+    cal_size : float in (0, 1), default=0.2
+        Share of the training set held out for calibration (``method="inductive"``).
+    n_bins : int, default=10
+        Number of bins of ``taxonomy="bins"``.
+    merge : {"log", "square", "mean"}, default="log"
+        How :meth:`predict_proba` turns the Venn bounds into one distribution. ``"log"``
+        normalises the upper probabilities, ``U_j / sum_k U_k`` (for two classes, the log-loss
+        minimax merge p1 / (1 - p0 + p1) of Vovk & Petej 2014, eq. 10); ``"mean"`` normalises
+        ``(L_j + U_j) / 2``; ``"square"`` (two classes) is eq. (11).
+    random_state : int, RandomState, Generator or None, default=None
+        Seeds the calibration split and the out-of-bag draws of z_r.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    estimator_ : fitted estimator
+    cal_scores_ : ndarray of shape (n_cal,) or (n_cal, n_classes)
+        Scores of the calibration examples.
+    cal_labels_ : ndarray of shape (n_cal,)
+        Their label indices.
+
+    References
+    ----------
+    U. Johansson, T. Löfström, H. Sundell, H. Linusson, A. Gidenstam, H. Boström, "Venn
+    predictors for well-calibrated probability estimation trees" (2018), eqs. (3)-(6), (10)-(11).
+    V. Vovk and I. Petej, "Venn-Abers predictors", UAI 2014, Theorem 1 and Corollary 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(600, 2)); y = (X[:, 0] + rng.normal(size=600) > 0).astype(int)
+    >>> vp = VennClassifier(LogisticRegression(), taxonomy="bins", n_bins=5, random_state=0)
+    >>> vp = vp.fit(X[:400], y[:400])
+    >>> p = vp.predict_interval(X[400:])
+    >>> bool((p[:, 0] < p[:, 1]).all())
+    True
+
+    Corollary 1: the frequency of the positive class lies between the mean lower and the
+    mean upper probability, up to sampling error.
+
+    >>> lo, hi = p.mean(axis=0); freq = y[400:].mean()
+    >>> bool(lo - 0.07 < freq < hi + 0.07)
+    True
+    """
+
+    def __init__(
+        self,
+        estimator,
+        *,
+        taxonomy="label",
+        method="inductive",
+        cal_size=0.2,
+        n_bins=10,
+        merge="log",
+        random_state=None,
+    ):
+        self.estimator = estimator
+        self.taxonomy = taxonomy
+        self.method = method
+        self.cal_size = cal_size
+        self.n_bins = n_bins
+        self.merge = merge
+        self.random_state = random_state
+
+    def _check_params(self, n_classes):
+        check_option(self.method, METHODS, name="method", owner=_OWNER)
+        check_option(self.merge, MERGES, name="merge", owner=_OWNER)
+        if not callable(self.taxonomy):
+            check_option(self.taxonomy, TAXONOMIES, name="taxonomy", owner=_OWNER)
+        check_positive_int(self.n_bins, name="n_bins", owner=_OWNER)
+        if self.method == "inductive":
+            check_in_range(self.cal_size, 0, 1, name="cal_size", owner=_OWNER)
+        if n_classes > 2 and self.taxonomy == "isotonic":
+            raise ValueError(
+                f"taxonomy='isotonic' of {_OWNER} is for two classes, got {n_classes}; use "
+                "'label', 'bins' or MulticlassVennAbersClassifier."
+            )
+        if n_classes > 2 and self.merge == "square":
+            raise ValueError(
+                f"merge='square' of {_OWNER} is for two classes, got {n_classes}; "
+                "use 'log' or 'mean'."
+            )
+
+    def fit(self, X, y):
+        """Fit the underlying classifier and keep the calibration scores.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, n_features)
+        y : array-like of shape (n,)
+            Labels, two or more classes.
+
+        Returns
+        -------
+        self
+        """
+        classes, y_enc = _check_labels(y)
+        n = X.shape[0] if hasattr(X, "shape") else len(X)
+        if n != y_enc.shape[0]:
+            raise ValueError(
+                f"Inconsistent lengths: X has {n} row(s), y has {y_enc.shape[0]}; they must match."
+            )
+        K = classes.shape[0]
+        self._check_params(K)
+        from venncal.classifiers._oob import seed_from
+
+        self.seed_ = seed_from(self.random_state)
+        if self.method == "inductive":
+            counts = np.bincount(y_enc, minlength=K)
+            stratify = y_enc if counts.min() >= 2 else None
+            X_tr, X_cal, y_tr, y_cal = train_test_split(
+                X, y_enc, test_size=self.cal_size, random_state=self.seed_, stratify=stratify
+            )
+            if np.unique(y_tr).shape[0] < K:
+                raise ValueError(
+                    f"The proper training set of {_OWNER} misses a class; give more examples "
+                    "of every class or a smaller cal_size."
+                )
+            self.estimator_ = clone(self.estimator).fit(X_tr, y_tr)
+            self.cal_scores_ = _model_scores(self.estimator_, X_cal, K)
+            self.cal_labels_ = y_cal
+        else:
+            from venncal.classifiers._oob import fit_oob_ensemble
+
+            oob, probas, has = fit_oob_ensemble(self.estimator, X, y_enc, None, owner=_OWNER)
+            self.oob_ = oob
+            self.estimator_ = oob.ensemble
+            self.cal_index_ = np.flatnonzero(has)
+            self.cal_scores_ = probas[has, 1] if K == 2 else probas[has]
+            self.cal_labels_ = y_enc[has]
+        self.classes_ = classes
+        return self
+
+    def _test_scores(self, X):
+        K = self.classes_.shape[0]
+        m = X.shape[0] if hasattr(X, "shape") else len(X)
+        if self.method == "inductive":
+            return _model_scores(self.estimator_, X, K), None
+        from venncal.classifiers._oob import draw_reference_examples
+
+        r = draw_reference_examples(self.seed_, self.cal_index_, m)
+        probas = self.oob_.test_probas(X, r)
+        exclude = np.searchsorted(self.cal_index_, r)
+        return (probas[:, 1] if K == 2 else probas), exclude
+
+    def _categories(self, scores):
+        if callable(self.taxonomy):
+            cats = np.asarray(self.taxonomy(scores))
+            if cats.ndim != 1 or cats.shape[0] != scores.shape[0]:
+                raise ValueError(
+                    f"The taxonomy of {_OWNER} must return one category per object, got shape "
+                    f"{cats.shape} for {scores.shape[0]} objects."
+                )
+            return cats
+        # "label"
+        if scores.ndim == 1:
+            threshold = 0.5 if hasattr(self.estimator_, "predict_proba") else 0.0
+            return (scores > threshold).astype(np.int64)
+        return np.argmax(scores, axis=1)
+
+    def predict_venn(self, X):
+        """Return the Venn prediction: lower and upper probabilities of every class.
+
+        Parameters
+        ----------
+        X : array-like of shape (m, n_features)
+
+        Returns
+        -------
+        VennPrediction
+            ``lower`` and ``upper`` of shape (m, n_classes) (eqs. 3-4, columns in the order of
+            ``classes_``), ``label`` the index of the eq. (5) prediction, ``category_size``.
+        """
+        check_is_fitted(self, "classes_")
+        K = self.classes_.shape[0]
+        scores, exclude = self._test_scores(X)
+        if self.taxonomy == "isotonic":
+            return self._isotonic(scores, exclude)
+        if self.taxonomy == "bins":
+            top = (lambda s: s) if scores.ndim == 1 else (lambda s: s.max(axis=1))
+            return equal_mass_venn_predict(
+                top(self.cal_scores_),
+                self.cal_labels_,
+                top(scores),
+                n_bins=self.n_bins,
+                n_classes=K,
+                exclude=exclude,
+            )
+        return venn_predict(
+            self._categories(self.cal_scores_),
+            self.cal_labels_,
+            self._categories(scores),
+            n_classes=K,
+            exclude=exclude,
+        )
+
+    def _isotonic(self, scores, exclude):
+        m = scores.shape[0]
+        p0 = np.empty(m)
+        p1 = np.empty(m)
+        if exclude is None:
+            p0[:], p1[:] = ivap_fit(self.cal_scores_, self.cal_labels_).predict(scores)
+        else:
+            for e in np.unique(exclude):
+                rows = np.flatnonzero(exclude == e)
+                keep = np.ones(self.cal_labels_.shape[0], dtype=bool)
+                keep[e] = False
+                tables = ivap_fit(self.cal_scores_[keep], self.cal_labels_[keep])
+                p0[rows], p1[rows] = tables.predict(scores[rows])
+        lower = np.column_stack([1.0 - p1, p0])
+        upper = np.column_stack([1.0 - p0, p1])
+        # category sizes are not single numbers under a label-dependent taxonomy
+        return VennPrediction(lower, upper, np.argmax(lower, axis=1), np.full(m, -1))
+
+    def predict_interval(self, X):
+        """Return ``[p0, p1]``: lower and upper probability of ``classes_[1]`` (two classes).
+
+        Returns
+        -------
+        ndarray of shape (m, 2)
+        """
+        check_is_fitted(self, "classes_")
+        if self.classes_.shape[0] != 2:
+            raise ValueError(
+                f"predict_interval of {_OWNER} is for two classes, got "
+                f"{self.classes_.shape[0]}; use predict_venn for per-class bounds."
+            )
+        return self.predict_venn(X).p0_p1
+
+    def predict_proba(self, X):
+        """Return one probability distribution per object, merged from the Venn bounds.
+
+        Returns
+        -------
+        ndarray of shape (m, n_classes)
+        """
+        pred = self.predict_venn(X)
+        if self.merge == "log":
+            p = pred.upper / pred.upper.sum(axis=1, keepdims=True)
+        elif self.merge == "mean":
+            mid = pred.lower + pred.upper
+            p = mid / mid.sum(axis=1, keepdims=True)
+        else:
+            from venncal.core.merge import merge_square
+
+            q = merge_square(pred.lower[:, 1], pred.upper[:, 1])
+            p = np.column_stack([1.0 - q, q])
+        return p
+
+    def predict(self, X):
+        """Return the label of largest lower probability (eq. 5)."""
+        check_is_fitted(self, "classes_")
+        return self.classes_[self.predict_venn(X).label]
