@@ -1,0 +1,113 @@
+"""Brier curves of several classifiers on one axis."""
+
+from __future__ import annotations
+
+from venncal.metrics import brier_curve
+from venncal.plotting._base import get_axes
+
+__all__ = ["BrierCurveDisplay"]
+
+
+class BrierCurveDisplay:
+    """Brier curves ``L(c)`` of one or more sets of predictions, on one axis.
+
+    The area under each curve is half its Brier score (given in the legend). With
+    ``recalibrated=True`` the curve of the isotonically recalibrated predictions is drawn dashed
+    in the same colour: the area between the two is half the calibration loss, and what lies
+    under the dashed curve is refinement loss that recalibration cannot remove.
+
+    Parameters
+    ----------
+    curves : dict of str to BrierCurve
+        Outputs of :func:`venncal.metrics.brier_curve`, by name.
+    recalibrated : bool, default=False
+        Also draw each ``curve.recalibrated``.
+
+    Attributes
+    ----------
+    lines_ : dict of str to matplotlib Line2D
+    recalibrated_lines_ : dict of str to matplotlib Line2D
+        Empty unless ``recalibrated``.
+    ax_ : matplotlib Axes
+    figure_ : matplotlib Figure
+
+    References
+    ----------
+    Tasche, "Calibrating sufficiently", Section 5 and Figure 2; Hernández-Orallo, Flach &
+    Ferri (ICML 2011).
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> p = rng.random(300)
+    >>> y = rng.random(300) < p
+    >>> disp = BrierCurveDisplay.from_predictions(y, {"calibrated": p, "too sharp": p**3})
+    >>> sorted(disp.lines_)
+    ['calibrated', 'too sharp']
+    """
+
+    def __init__(self, curves, *, recalibrated=False):
+        self.curves = curves
+        self.recalibrated = recalibrated
+
+    @classmethod
+    def from_predictions(cls, y_true, y_proba, *, recalibrated=False, sample_weight=None, ax=None):
+        """Compute the Brier curves and draw them.
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n,)
+            Labels, 0/1 or booleans.
+        y_proba : dict of str to array-like of shape (n,), or array-like of shape (n,)
+            Probabilities of the positive class, by classifier name (one array is named
+            ``"classifier"``).
+        recalibrated : bool, default=False
+            Also draw the curves of the isotonically recalibrated predictions.
+        sample_weight : array-like of shape (n,), default=None
+        ax : matplotlib Axes, default=None
+
+        Returns
+        -------
+        BrierCurveDisplay
+        """
+        if not isinstance(y_proba, dict):
+            y_proba = {"classifier": y_proba}
+        if not y_proba:
+            raise ValueError("'y_proba' is an empty dict; give at least one set of predictions.")
+        curves = {
+            str(name): brier_curve(y_true, p, sample_weight=sample_weight, recalibrate=recalibrated)
+            for name, p in y_proba.items()
+        }
+        return cls(curves, recalibrated=recalibrated).plot(ax=ax)
+
+    def plot(self, ax=None):
+        """Draw the curves and return self."""
+        fig, ax = get_axes(ax)
+        self.lines_, self.recalibrated_lines_ = {}, {}
+        for i, (name, curve) in enumerate(self.curves.items()):
+            color = f"C{i % 10}"
+            (self.lines_[name],) = ax.plot(
+                curve.costs,
+                curve.loss,
+                color=color,
+                label=f"{name} (Brier = {2 * curve.area:.4f})",
+            )
+            if self.recalibrated and curve.recalibrated is not None:
+                rec = curve.recalibrated
+                (self.recalibrated_lines_[name],) = ax.plot(
+                    rec.costs,
+                    rec.loss,
+                    color=color,
+                    linestyle="--",
+                    label=f"{name}, recalibrated (Brier = {2 * rec.area:.4f})",
+                )
+        ax.set_xlim(0, 1)
+        ax.set_ylim(bottom=0)
+        ax.set_xlabel("cost c (of a false positive; 1 - c of a false negative)")
+        ax.set_ylabel("cost-weighted loss L(c)")
+        ax.legend(loc="upper right", fontsize="small")
+        self.ax_, self.figure_ = ax, fig
+        return self

@@ -1,0 +1,189 @@
+"""Reliability diagram with per-bin counts, empty bins and exact binomial intervals."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from venncal.metrics import ece, reliability_curve
+from venncal.plotting._base import get_axes
+
+__all__ = ["ReliabilityDisplay"]
+
+
+class ReliabilityDisplay:
+    """Reliability diagram: observed frequency of positives against mean prediction per bin.
+
+    Every bin is drawn at its place: a non-empty bin shows its observed frequency with an exact
+    (Clopper-Pearson) binomial interval at its mean prediction, an empty bin is shaded and left
+    without a marker, and bars at the bottom show how many predictions each bin holds.
+
+    Use :meth:`from_predictions` to build it; the constructor only stores the data.
+
+    Parameters
+    ----------
+    curve : ReliabilityCurve
+        Output of :func:`venncal.metrics.reliability_curve`.
+    lower, upper : ndarray of shape (n_bins,)
+        Ends of the binomial intervals (NaN for empty bins).
+    ece : float
+        Expected calibration error over the same bins.
+    name : str, default=None
+        Label of the predictions in the legend.
+    confidence_level : float, default=0.95
+        Level of the binomial intervals.
+
+    Attributes
+    ----------
+    line_ : matplotlib Line2D
+        The observed frequencies (non-empty bins only).
+    errorbar_ : matplotlib ErrorbarContainer
+    bars_ : matplotlib BarContainer
+        The per-bin counts, on the secondary axes ``counts_ax_``.
+    ax_, counts_ax_ : matplotlib Axes
+    figure_ : matplotlib Figure
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> rng = np.random.default_rng(0)
+    >>> p = rng.random(500) ** 2
+    >>> y = rng.random(500) < p
+    >>> disp = ReliabilityDisplay.from_predictions(y, p, name="calibrated")
+    >>> bool(np.allclose(disp.line_.get_ydata(), disp.curve.observed[disp.curve.nonempty]))
+    True
+    """
+
+    def __init__(self, curve, lower, upper, ece, *, name=None, confidence_level=0.95):
+        self.curve = curve
+        self.lower = lower
+        self.upper = upper
+        self.ece = ece
+        self.name = name
+        self.confidence_level = confidence_level
+
+    @classmethod
+    def from_predictions(
+        cls,
+        y_true,
+        y_proba,
+        *,
+        n_bins=10,
+        strategy="uniform",
+        name=None,
+        confidence_level=0.95,
+        sample_weight=None,
+        ax=None,
+    ):
+        """Compute the per-bin statistics and draw the diagram.
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n,)
+            Labels, 0/1 or booleans.
+        y_proba : array-like of shape (n,) or (n, 2)
+            Probability of the positive class.
+        n_bins : int, default=10
+            Number of bins.
+        strategy : {"uniform", "quantile"}, default="uniform"
+            Equal-width or equal-mass bins, as in :func:`venncal.metrics.reliability_curve`.
+        name : str, default=None
+            Label in the legend.
+        confidence_level : float in (0, 1), default=0.95
+            Level of the Clopper-Pearson intervals.
+        sample_weight : array-like of shape (n,), default=None
+            Non-negative weights.
+        ax : matplotlib Axes, default=None
+            Axes to draw on; a new figure when None.
+
+        Returns
+        -------
+        ReliabilityDisplay
+        """
+        curve = reliability_curve(
+            y_true, y_proba, n_bins=n_bins, strategy=strategy, sample_weight=sample_weight
+        )
+        lower, upper = curve.confidence_interval(confidence_level)
+        error = ece(y_true, y_proba, n_bins=n_bins, strategy=strategy, sample_weight=sample_weight)
+        disp = cls(curve, lower, upper, error, name=name, confidence_level=confidence_level)
+        return disp.plot(ax=ax)
+
+    def plot(self, ax=None, *, name=None):
+        """Draw the diagram.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, default=None
+            Axes to draw on; a new figure when None.
+        name : str, default=None
+            Overrides the stored label.
+
+        Returns
+        -------
+        self
+        """
+        fig, ax = get_axes(ax)
+        curve = self.curve
+        name = self.name if name is None else name
+        label = f"{name or 'predictions'} (ECE = {self.ece:.3f})"
+        edges = curve.bin_edges
+        nz = curve.nonempty
+
+        # per-bin counts at the bottom, on a secondary axis scaled to a quarter of the height
+        counts_ax = ax.twinx()
+        widths = np.diff(edges)
+        self.bars_ = counts_ax.bar(
+            edges[:-1],
+            curve.counts,
+            width=widths,
+            align="edge",
+            color="0.8",
+            edgecolor="0.55",
+            linewidth=0.6,
+            zorder=0,
+        )
+        top = curve.counts.max() if curve.counts.max() > 0 else 1.0
+        counts_ax.set_ylim(0, 4 * top)
+        counts_ax.set_ylabel("predictions per bin", color="0.4")
+        counts_ax.tick_params(axis="y", colors="0.4")
+        ax.set_zorder(counts_ax.get_zorder() + 1)
+        ax.patch.set_visible(False)
+
+        # empty bins: hatched, no marker
+        for i in np.flatnonzero(~nz):
+            ax.axvspan(
+                edges[i],
+                edges[i + 1],
+                facecolor="none",
+                edgecolor="0.75",
+                hatch="//",
+                linewidth=0,
+                zorder=0,
+            )
+
+        ax.plot(
+            [0, 1], [0, 1], linestyle="--", color="0.5", linewidth=1, label="perfectly calibrated"
+        )
+        x, obs = curve.predicted[nz], curve.observed[nz]
+        yerr = np.vstack([obs - self.lower[nz], self.upper[nz] - obs])
+        self.errorbar_ = ax.errorbar(
+            x, obs, yerr=yerr, fmt="none", ecolor="C0", elinewidth=1.2, capsize=3, alpha=0.8
+        )
+        (self.line_,) = ax.plot(x, obs, marker="o", color="C0", label=label)
+        ax.set_xlim(0, 1)
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_xlabel("mean predicted probability")
+        ax.set_ylabel(
+            f"observed frequency ({int(round(100 * self.confidence_level))}% exact interval)"
+        )
+        if (~nz).any():
+            from matplotlib.patches import Patch
+
+            handles, labels = ax.get_legend_handles_labels()
+            handles.append(Patch(facecolor="none", edgecolor="0.6", hatch="//"))
+            labels.append("empty bin")
+            ax.legend(handles, labels, loc="upper left")
+        else:
+            ax.legend(loc="upper left")
+        self.ax_, self.counts_ax_, self.figure_ = ax, counts_ax, fig
+        return self

@@ -1,0 +1,128 @@
+"""Venn interval plot: per-bin mean intervals [p0, p1] against the observed frequency."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from venncal.metrics import interval_validity
+from venncal.plotting._base import get_axes
+
+__all__ = ["VennIntervalDisplay"]
+
+
+class VennIntervalDisplay:
+    """Mean Venn-Abers intervals per bin, with the observed frequency of positives.
+
+    The predictions are binned by the midpoint of their interval. For each non-empty bin a
+    vertical bar spans the mean ``[p0, p1]`` and a marker shows the observed frequency: filled
+    when it falls inside the interval, hollow red when outside. Valid Venn predictors put the
+    markers inside the bars up to sampling noise (Vovk & Petej 2014, Theorem 1).
+
+    Parameters
+    ----------
+    validity : IntervalValidity
+        Output of :func:`venncal.metrics.interval_validity` with ``target="frequency"``.
+    name : str, default=None
+        Label in the legend.
+
+    Attributes
+    ----------
+    intervals_ : matplotlib LineCollection
+        The per-bin intervals.
+    line_ : matplotlib Line2D
+        Observed frequencies.
+    ax_ : matplotlib Axes
+    figure_ : matplotlib Figure
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> rng = np.random.default_rng(0)
+    >>> mid = rng.uniform(0.05, 0.95, 400)
+    >>> y = rng.random(400) < mid
+    >>> disp = VennIntervalDisplay.from_predictions(y, mid - 0.05, mid + 0.05, n_bins=5)
+    >>> int(disp.validity.counts.sum()), disp.validity.valid
+    (400, True)
+    """
+
+    def __init__(self, validity, *, name=None):
+        self.validity = validity
+        self.name = name
+
+    @classmethod
+    def from_predictions(cls, y_true, p0, p1, *, n_bins=10, strategy="uniform", name=None, ax=None):
+        """Compute the per-bin intervals and frequencies and draw them.
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n,)
+            Labels, 0/1 or booleans.
+        p0, p1 : array-like of shape (n,)
+            The two probabilities of each Venn prediction.
+        n_bins : int, default=10
+            Bins of the interval midpoints.
+        strategy : {"uniform", "quantile"}, default="uniform"
+        name : str, default=None
+            Label in the legend.
+        ax : matplotlib Axes, default=None
+
+        Returns
+        -------
+        VennIntervalDisplay
+        """
+        validity = interval_validity(y_true, p0, p1, n_bins=n_bins, strategy=strategy)
+        return cls(validity, name=name).plot(ax=ax)
+
+    def plot(self, ax=None):
+        """Draw the plot and return self."""
+        from matplotlib.collections import LineCollection
+
+        fig, ax = get_axes(ax)
+        v = self.validity
+        nz = v.counts > 0
+        mid = 0.5 * (v.bin_lower + v.bin_upper)[nz]
+        lo, hi, obs = v.bin_lower[nz], v.bin_upper[nz], v.bin_observed[nz]
+        inside = v.bin_valid[nz]
+        ax.plot([0, 1], [0, 1], linestyle="--", color="0.5", linewidth=1)
+        segments = np.stack([np.column_stack([mid, lo]), np.column_stack([mid, hi])], axis=1)
+        self.intervals_ = LineCollection(
+            segments,
+            colors="C0",
+            linewidths=5,
+            alpha=0.45,
+            label=f"mean [p0, p1] ({self.name or 'Venn'})",
+        )
+        ax.add_collection(self.intervals_)
+        (self.line_,) = ax.plot(
+            mid,
+            obs,
+            linestyle="none",
+            marker="o",
+            color="C0",
+            markersize=5,
+            label="observed frequency",
+        )
+        if (~inside).any():
+            ax.plot(
+                mid[~inside],
+                obs[~inside],
+                linestyle="none",
+                marker="o",
+                markersize=9,
+                markerfacecolor="none",
+                markeredgecolor="C3",
+                label="outside the interval",
+            )
+        ax.set_xlim(0, 1)
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_xlabel("interval midpoint (p0 + p1) / 2")
+        ax.set_ylabel("probability of the positive class")
+        ax.set_title(
+            f"observed {v.observed:.3f} in [{v.lower:.3f}, {v.upper:.3f}]; "
+            f"{int(inside.sum())}/{int(nz.sum())} bins inside",
+            fontsize="medium",
+        )
+        ax.legend(loc="upper left")
+        self.ax_, self.figure_ = ax, fig
+        return self
