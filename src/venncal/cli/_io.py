@@ -78,7 +78,7 @@ def read_table(path, what="input file"):
     return frame
 
 
-def check_output_free(path, force, what="output"):
+def check_output_free(path, force, what="output", *, need_folder=True):
     """Refuse to overwrite an existing file unless ``force``; check the folder exists."""
     path = Path(path)
     if path.exists() and not force:
@@ -86,7 +86,7 @@ def check_output_free(path, force, what="output"):
     if path.exists() and path.is_dir():
         raise InputError(f"{what} {str(path)!r} is a folder; give a file name.")
     parent = path.parent if str(path.parent) else Path(".")
-    if not parent.is_dir():
+    if need_folder and not parent.is_dir():
         raise InputError(f"the folder of {what} {str(path)!r} does not exist; create it first.")
 
 

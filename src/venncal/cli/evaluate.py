@@ -104,7 +104,7 @@ def _format(table):
     return shown.to_string()
 
 
-def _plot(y, columns, out_dir, n_bins, strategy, force):
+def _plot(y, columns, out_dir, n_bins, strategy):
     import matplotlib
 
     matplotlib.use("Agg")
@@ -113,13 +113,15 @@ def _plot(y, columns, out_dir, n_bins, strategy, force):
     from venncal.plotting import BrierCurveDisplay, ReliabilityDisplay
 
     paths = {}
-    fig, ax = plt.subplots(figsize=(5.5, 5))
+    k = len(columns)
+    fig, axes = plt.subplots(1, k, figsize=(5.5 * k, 5), squeeze=False)
     try:
-        for name, p in columns.items():
+        for ax, (name, p) in zip(axes[0], columns.items()):
             ReliabilityDisplay.from_predictions(
                 y, p, n_bins=n_bins, strategy=strategy, name=name, ax=ax
             )
-        ax.set_title("Reliability diagram")
+            ax.set_title(f"Reliability diagram: {name}")
+        fig.tight_layout()
         paths["reliability"] = out_dir / _FILES["reliability"]
         fig.savefig(paths["reliability"], dpi=120, bbox_inches="tight")
     finally:
@@ -191,7 +193,7 @@ def evaluate(
         wanted = ["metrics"] if no_plots else list(_FILES)
         paths = {k: out_dir / _FILES[k] for k in wanted}
         for path in paths.values():
-            check_output_free(path, force, "output")
+            check_output_free(path, force, "output", need_folder=False)
     frame = read_table(file, "FILE")
     y = labels_column(frame, label_col, file, positive=positive)
     columns = {name: probabilities_column(frame, name, file) for name in proba_cols}
@@ -212,5 +214,5 @@ def evaluate(
     write_table(table.reset_index(), paths["metrics"], force, "output")
     written = [paths["metrics"]]
     if not no_plots:
-        written += list(_plot(y, columns, out_dir, n_bins, strategy, force).values())
+        written += list(_plot(y, columns, out_dir, n_bins, strategy).values())
     click.echo("Wrote " + ", ".join(str(p) for p in written))

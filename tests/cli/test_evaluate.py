@@ -1,0 +1,157 @@
+"""``venncal evaluate``: the printed metrics agree with venncal.metrics; files and exit codes."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from venncal import metrics
+from venncal.cli import main
+from venncal.cli.evaluate import metrics_table
+
+
+def _has_plotting():
+    try:
+        from venncal.plotting import BrierCurveDisplay, ReliabilityDisplay  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+@pytest.fixture
+def predictions(tmp_path):
+    rng = np.random.default_rng(1)
+    n = 300
+    truth = rng.uniform(0.05, 0.95, n)
+    y = (rng.random(n) < truth).astype(int)
+    over = np.clip(0.5 + 1.8 * (truth - 0.5), 0, 1)  # over-confident, with exact 0s and 1s
+    p0 = np.clip(truth - 0.03, 0, 1)
+    p1 = np.clip(truth + 0.03, 0, 1)
+    frame = pd.DataFrame({"y": y, "good": truth, "over": over, "p0": p0, "p1": p1})
+    frame.to_csv(tmp_path / "pred.csv", index=False)
+    return tmp_path, frame
+
+
+def run(*args):
+    return CliRunner().invoke(main, ["evaluate", *map(str, args)])
+
+
+def _expect_usage_error(result, *fragments):
+    """Exit code 2 and a one-line ``Error: ...`` message (click may print usage lines above)."""
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    message = lines[-1]
+    assert message.startswith("Error: "), result.output
+    assert sum(line.startswith("Error:") for line in lines) == 1, result.output
+    for fragment in fragments:
+        assert fragment in message, message
+
+
+def test_metrics_table_agrees_with_the_metrics(predictions):
+    _, frame = predictions
+    y = frame["y"].to_numpy()
+    cols = {"good": frame["good"].to_numpy(), "over": frame["over"].to_numpy()}
+    table = metrics_table(y, cols, n_bins=10)
+    for name, p in cols.items():
+        row = table.loc[name]
+        assert row["n"] == len(y)
+        assert row["log_loss"] == metrics.log_loss(y, p)
+        assert row["brier"] == pytest.approx(metrics.brier_score(y, p))
+        assert row["rmse"] == pytest.approx(np.sqrt(np.mean((p - y) ** 2)))
+        assert row["ece"] == pytest.approx(metrics.ece(y, p, n_bins=10))
+        assert row["mce"] == pytest.approx(metrics.mce(y, p, n_bins=10))
+        assert row["auc"] == pytest.approx(metrics.roc_auc(y, p))
+        assert row["accuracy"] == pytest.approx(np.mean((p >= 0.5) == y))
+    assert table.loc["good", "ece"] < table.loc["over", "ece"]
+    assert np.isinf(table.loc["over", "log_loss"])  # 0 or 1 meets the other label
+
+
+def test_prints_the_table(predictions):
+    tmp, frame = predictions
+    result = run(tmp / "pred.csv", "--label", "y", "--proba", "good", "--proba", "over")
+    assert result.exit_code == 0, result.output
+    out = result.output
+    for metric in ("log_loss", "brier", "rmse", "ece", "mce", "auc", "accuracy"):
+        assert metric in out
+    y = frame["y"].to_numpy()
+    assert f"{metrics.brier_score(y, frame['good']):.4f}" in out
+    assert "inf" in out.split("log_loss")[1].splitlines()[0]
+    assert f"{len(frame)} rows, {int(y.sum())} positive" in out
+
+
+def test_interval_columns(predictions):
+    tmp, _ = predictions
+    result = run(tmp / "pred.csv", "--label", "y", "--proba", "good", "--interval", "p0", "p1")
+    assert result.exit_code == 0, result.output
+    assert "interval_width" in result.output
+    assert "0.0" in result.output.split("interval_width")[1].splitlines()[0]
+    _expect_usage_error(
+        run(tmp / "pred.csv", "--label", "y", "--proba", "good", "--interval", "p1", "p0"),
+        "must not exceed",
+    )
+
+
+def test_out_dir_and_force(predictions):
+    tmp, _ = predictions
+    out = tmp / "report"
+    args = [tmp / "pred.csv", "--label", "y", "--proba", "good", "--proba", "over"]
+    result = run(*args, "--out-dir", out, "--no-plots")
+    assert result.exit_code == 0, result.output
+    saved = pd.read_csv(out / "metrics.csv")
+    assert list(saved["prediction"]) == ["good", "over"]
+    assert not (out / "reliability.png").exists()
+    before = (out / "metrics.csv").read_text()
+    _expect_usage_error(run(*args, "--out-dir", out, "--no-plots"), "already exists", "--force")
+    assert (out / "metrics.csv").read_text() == before
+    assert run(*args, "--out-dir", out, "--no-plots", "--force").exit_code == 0
+    (tmp / "afile").write_text("x")
+    _expect_usage_error(run(*args, "--out-dir", tmp / "afile"), "is a file")
+
+
+@pytest.mark.skipif(not _has_plotting(), reason="venncal.plotting not in this installation yet")
+def test_writes_the_figures(predictions):
+    tmp, _ = predictions
+    out = tmp / "figs"
+    result = run(tmp / "pred.csv", "--label", "y", "--proba", "good", "--proba", "over",
+                 "--out-dir", out)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    for name in ("metrics.csv", "reliability.png", "brier_curve.png"):
+        data = (out / name).read_bytes()
+        assert len(data) > 100
+    assert (out / "reliability.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    _expect_usage_error(run(tmp / "pred.csv", "--label", "y", "--proba", "good",
+                            "--out-dir", out), "already exists")  # fmt: skip
+
+
+def test_parquet_and_positive_label(tmp_path, predictions):
+    _, frame = predictions
+    named = frame.assign(y=np.where(frame["y"] == 1, "sick", "well"))
+    named.to_parquet(tmp_path / "pred.parquet")
+    a = run(tmp_path / "pred.parquet", "--label", "y", "--proba", "good", "--positive", "sick")
+    assert a.exit_code == 0, a.output
+    b = run(tmp_path / "pred.parquet", "--label", "y", "--proba", "good")  # 'well' > 'sick'
+    assert a.output != b.output
+    frame.to_csv(tmp_path / "pred01.csv", index=False)
+    c = run(tmp_path / "pred01.csv", "--label", "y", "--proba", "good")
+    assert c.output.splitlines()[1:] == a.output.splitlines()[1:]
+
+
+def test_bad_input(predictions):
+    tmp, frame = predictions
+    path = tmp / "pred.csv"
+    _expect_usage_error(run(tmp / "none.csv", "--label", "y", "--proba", "good"), "does not exist")
+    _expect_usage_error(run(path, "--label", "y", "--proba", "nope"), "--proba 'nope'")
+    _expect_usage_error(run(path, "--label", "nope", "--proba", "good"), "--label 'nope'")
+    _expect_usage_error(run(path, "--label", "y", "--proba", "good", "--proba", "good"), "once")
+    frame.assign(big=frame["good"] * 2).to_csv(tmp / "big.csv", index=False)
+    _expect_usage_error(run(tmp / "big.csv", "--label", "y", "--proba", "big"), "[0, 1]")
+    frame.assign(good=frame["good"].where(frame.index != 4)).to_csv(tmp / "nan.csv", index=False)
+    _expect_usage_error(run(tmp / "nan.csv", "--label", "y", "--proba", "good"), "NaN")
+    frame.assign(y=frame.index % 3).to_csv(tmp / "three.csv", index=False)
+    _expect_usage_error(run(tmp / "three.csv", "--label", "y", "--proba", "good"), "3 classes")
+    _expect_usage_error(
+        run(path, "--label", "y", "--proba", "good", "--positive", "2"), "--positive '2'"
+    )
+    (tmp / "bad.csv").write_bytes(b"\xff\xfe\x00garbage\x00\n\x01,\x02,\x03\n")
+    _expect_usage_error(run(tmp / "bad.csv", "--label", "y", "--proba", "good"), "bad.csv")
+    assert run(path, "--label", "y").exit_code == 2  # --proba is required
