@@ -20,7 +20,7 @@ __all__ = [
 
 #: Short codes of Vovk & Petej (2014) -> description of our scikit-learn stand-in.
 CLASSIFIERS = {
-    "J": "CART tree (for Weka's J48), at least 2 examples per leaf, leaf frequencies",
+    "J": "CART tree (for Weka's pruned J48), at least 10 examples per leaf, leaf frequencies",
     "JB": "bagging of 10 such trees (for Weka's J48 bagging)",
     "LR": "logistic regression, standardised inputs, almost no penalty (C=1e4)",
     "NB": "Gaussian naive Bayes",
@@ -42,10 +42,10 @@ def make_classifier(code, n_features, random_state):
 
     rs = int(random_state)
     if code == "J":
-        return DecisionTreeClassifier(min_samples_leaf=2, random_state=rs)
+        return DecisionTreeClassifier(min_samples_leaf=10, random_state=rs)
     if code == "JB":
         return BaggingClassifier(
-            DecisionTreeClassifier(min_samples_leaf=2), n_estimators=10, random_state=rs
+            DecisionTreeClassifier(min_samples_leaf=10), n_estimators=10, random_state=rs
         )
     if code == "LR":
         return make_pipeline(StandardScaler(), LogisticRegression(C=1e4, max_iter=5000))
