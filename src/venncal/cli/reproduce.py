@@ -9,7 +9,8 @@ import click
 
 __all__ = ["reproduce"]
 
-_STUDY_NAMES = ("vovk-petej-2014", "johansson-2018", "naeini-2014", "tasche-2022")
+from venncal.experiments.studies import STUDIES
+
 _CELLS_FILE = "cells.csv"
 
 
@@ -39,7 +40,7 @@ def _prepare_out(out, force, resume):
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("study", type=click.Choice(_STUDY_NAMES))
+@click.argument("study", type=click.Choice(list(STUDIES)), metavar="STUDY")
 @click.option(
     "--quick/--full",
     "quick",
@@ -82,7 +83,14 @@ def _prepare_out(out, force, resume):
 )
 @click.option("--progress/--no-progress", default=True, help="Show a progress bar on stderr.")
 def reproduce(study, quick, out, force, resume, n_jobs, backend, scheduler, progress):
-    """Reproduce the experiment of a paper: STUDY is one of the names listed above.
+    """Reproduce the experiment of a paper.
+
+    \b
+    STUDY is one of:
+      vovk-petej-2014  Venn-Abers predictors: log loss and RMSE (Tables 1-3)
+      johansson-2018   Venn predictors for random forests, cal vs out-of-bag
+      naeini-2014      Bayesian binning against the classic calibrators (Table 2)
+      tasche-2022      Brier curves and grouping loss (Figure 2)
 
     Writes Markdown and CSV tables, PNG figures and a self-contained report.html to --out, and
     prints the headline table. Full mode is the paper's size and can take hours.

@@ -1,0 +1,86 @@
+"""``venncal reproduce``: outputs, exit codes, and no silent overwriting."""
+
+import pytest
+from click.testing import CliRunner
+
+from venncal.cli.reproduce import reproduce
+from venncal.experiments import studies
+
+
+@pytest.fixture
+def tiny(monkeypatch):
+    """Make quick mode of the Tasche study tiny, so the command runs in about a second."""
+    module = studies.get_study("tasche-2022")
+    original = module.default_config
+
+    def small(mode="quick"):
+        cfg = original(mode)
+        cfg.update(n_samples=400, n_repeats=2)
+        return cfg
+
+    monkeypatch.setattr(module, "default_config", small)
+
+
+def invoke(*args):
+    return CliRunner().invoke(reproduce, list(args), catch_exceptions=False)
+
+
+def test_reproduce_writes_the_report_and_prints_the_headline(tmp_path, tiny):
+    out = tmp_path / "report"
+    res = invoke("tasche-2022", "--quick", "--out", str(out), "--no-progress")
+    assert res.exit_code == 0, res.output
+    assert "Brier score decomposition" in res.output
+    assert "true posterior" in res.output
+    assert "[ok]" in res.output
+    for name in ("report.html", "report.md", "results.csv", "cells.csv", "brier_curves.png"):
+        assert (out / name).is_file(), name
+    assert "data:image/png;base64," in (out / "report.html").read_text()
+
+
+def test_existing_output_is_not_overwritten_without_force(tmp_path, tiny):
+    out = tmp_path / "report"
+    assert invoke("tasche-2022", "--out", str(out), "--no-progress").exit_code == 0
+    before = (out / "report.md").read_bytes()
+    res = CliRunner().invoke(reproduce, ["tasche-2022", "--out", str(out), "--no-progress"])
+    assert res.exit_code == 2
+    assert "--force" in res.output and len(res.output.strip().splitlines()) == 1
+    assert (out / "report.md").read_bytes() == before
+    # --resume finishes in place (every cell is done already); --force starts afresh
+    assert invoke("tasche-2022", "--out", str(out), "--resume", "--no-progress").exit_code == 0
+    (out / "stale.txt").write_text("old")
+    assert invoke("tasche-2022", "--out", str(out), "--force", "--no-progress").exit_code == 0
+    assert not (out / "stale.txt").exists()
+
+
+def test_output_path_that_is_a_file(tmp_path):
+    target = tmp_path / "file.txt"
+    target.write_text("x")
+    res = CliRunner().invoke(reproduce, ["tasche-2022", "--out", str(target)])
+    assert res.exit_code == 2
+    assert "not a folder" in res.output
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["no-such-study"], "Invalid value"),
+        (["tasche-2022", "--n-jobs", "0"], "--n-jobs"),
+        (["tasche-2022", "--n-jobs", "-5"], "--n-jobs"),
+        (["tasche-2022", "--backend", "spark"], "Invalid value"),
+        (["tasche-2022", "--scheduler", "tcp://127.0.0.1:1"], "--backend dask"),
+        (["tasche-2022", "--force", "--resume"], "exclude"),
+        ([], "Missing argument"),
+    ],
+)
+def test_bad_usage_exits_with_code_2(tmp_path, args, message):
+    res = CliRunner().invoke(reproduce, args + ["--out", str(tmp_path / "o")])
+    assert res.exit_code == 2, res.output
+    assert message in res.output
+    assert not (tmp_path / "o").exists()
+
+
+def test_help_lists_the_studies():
+    res = CliRunner().invoke(reproduce, ["--help"])
+    assert res.exit_code == 0
+    for name in studies.STUDIES:
+        assert name in res.output
