@@ -1,0 +1,146 @@
+"""Full Venn-Abers: cost of the fast paths per test object, against one isotonic fit and refits.
+
+For each fast path and training size l, reports (medians over repeats):
+* the time per test object of the fast path (both labels),
+* that time divided by one isotonic fit on l + 1 scores (``fit_isotonic``); the goal is <= 5,
+* the speed-up over the generic path (clone and refit, twice per test object),
+and the generic path's wall time with n_jobs = 1 and 2. Writes the
+"## Full Venn-Abers" section of BENCHMARKS.md.
+
+Run: python benchmarks/bench_full_venn_abers.py [--quick]
+"""
+
+import datetime
+import platform
+import re
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+from sklearn.linear_model import LogisticRegression, RidgeClassifier
+from sklearn.naive_bayes import GaussianNB, MultinomialNB
+from sklearn.neighbors import KNeighborsClassifier
+
+from venncal.classifiers._full import FullVennAbers
+from venncal.core.isotonic import fit_isotonic
+
+QUICK = "--quick" in sys.argv
+D = 10
+ESTIMATORS = [
+    ("GaussianNB", GaussianNB, False),
+    ("MultinomialNB", MultinomialNB, True),
+    ("RidgeClassifier", RidgeClassifier, False),
+    ("LinearDiscriminantAnalysis", LinearDiscriminantAnalysis, False),
+    ("KNeighborsClassifier(k=15)", lambda: KNeighborsClassifier(15), False),
+    ("LogisticRegression(tol=1e-8)", lambda: LogisticRegression(tol=1e-8, max_iter=1000), False),
+]
+
+
+def data(n, counts, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.poisson(2.0, size=(n, D)).astype(float) if counts else rng.normal(size=(n, D))
+    z = X[:, 0] - X[:, 1] + 0.5 * X[:, 2] + rng.normal(size=n) * (2.0 if counts else 1.0)
+    return X, (z > np.median(z)).astype(int)
+
+
+def median_time(fn, repeats):
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return float(np.median(times))
+
+
+def main():
+    sizes = (1000,) if QUICK else (1000, 5000)
+    rows = []
+    for n in sizes:
+        m_fast = 20 if QUICK else (100 if n == 1000 else 40)
+        m_slow = 2 if QUICK else 4
+        for name, make, counts in ESTIMATORS:
+            X, y = data(n + m_fast, counts)
+            Xtr, ytr, Xt = X[:n], y[:n], X[n:]
+            rng = np.random.default_rng(1)
+            s = rng.normal(size=n + 1)
+            yy = rng.integers(0, 2, n + 1).astype(float)
+            iso = median_time(lambda s=s, yy=yy: fit_isotonic(s, yy), 50)
+            fast = FullVennAbers(make()).fit(Xtr, ytr)
+            assert fast.uses_fast_path_
+            fast.predict_interval(Xt[:2])  # compile
+            t_fast = median_time(lambda f=fast, Xt=Xt: f.predict_interval(Xt), 5) / m_fast
+            slow = FullVennAbers(make(), fast_path=False).fit(Xtr, ytr)
+            t_slow = median_time(lambda f=slow, Z=Xt[:m_slow]: f.predict_interval(Z), 3) / m_slow
+            a = fast.predict_interval(Xt[:m_slow])
+            b = slow.predict_interval(Xt[:m_slow])
+            agree = float(np.mean(np.all(np.abs(a - b) <= 1e-9, axis=1)))
+            rows.append((n, name, t_fast, iso, t_fast / iso, t_slow / t_fast, agree))
+            print(
+                f"l={n:5d} {name:28s} fast {t_fast * 1e6:8.0f} us/test  "
+                f"= {t_fast / iso:4.2f} x isotonic fit ({iso * 1e6:.0f} us)  "
+                f"speed-up over refit {t_slow / t_fast:7.0f}x  agree {agree:.0%}",
+                flush=True,
+            )
+    # generic path scaling with n_jobs
+    X, y = data(1000 + 32, False)
+    scaling = []
+    m = 8 if QUICK else 32
+    for n_jobs in (1, 2):
+        full = FullVennAbers(LogisticRegression(), fast_path=False, n_jobs=n_jobs).fit(
+            X[:1000], y[:1000]
+        )
+        full.predict_interval(X[1000:1002])  # start the workers
+        t = median_time(lambda full=full: full.predict_interval(X[1000 : 1000 + m]), 3)
+        scaling.append((n_jobs, t))
+        print(
+            f"generic path, LogisticRegression, l=1000, {m} test objects, n_jobs={n_jobs}: "
+            f"{t:.2f} s",
+            flush=True,
+        )
+    write_section(rows, scaling, m)
+
+
+def write_section(rows, scaling, m):
+    today = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
+    lines = [
+        "## Full Venn-Abers",
+        "",
+        f"`python benchmarks/bench_full_venn_abers.py` ({today}, {platform.processor() or 'cpu'}"
+        f", {platform.machine()}, 2 cores shared with other jobs; medians over repeats; d = {D}"
+        " features). Per test object the fast path updates the model for both labels, rescores"
+        " the l + 1 objects and fits isotonic regression twice. Goal: at most 5x one isotonic "
+        "fit on l + 1 scores (`fit_isotonic`). 'agree' is the share of test objects whose "
+        "(p0, p1) equal the refit's to 1e-9.",
+        "",
+        "| l | learner | fast path, us per test object | / one isotonic fit | "
+        "speed-up over refitting | agree |",
+        "|---|---|---|---|---|---|",
+    ]
+    for n, name, t_fast, _iso, ratio, speedup, agree in rows:
+        lines.append(
+            f"| {n} | {name} | {t_fast * 1e6:.0f} | {ratio:.2f} | {speedup:.0f}x | {agree:.0%} |"
+        )
+    lines += [
+        "",
+        f"Generic path (clone and refit), LogisticRegression, l = 1000, {m} test objects:",
+        "",
+        "| n_jobs | seconds | speed-up |",
+        "|---|---|---|",
+    ]
+    for n_jobs, t in scaling:
+        lines.append(f"| {n_jobs} | {t:.2f} | {scaling[0][1] / t:.2f}x |")
+    section = "\n".join(lines) + "\n"
+    path = Path(__file__).resolve().parents[1] / "BENCHMARKS.md"
+    text = path.read_text() if path.exists() else "# Benchmarks\n"
+    pattern = re.compile(r"## Full Venn-Abers\n.*?(?=\n## |\Z)", re.S)
+    if pattern.search(text):
+        text = pattern.sub(section.rstrip("\n") + "\n", text)
+    else:
+        text = text.rstrip("\n") + "\n\n" + section
+    path.write_text(text)
+
+
+if __name__ == "__main__":
+    main()
