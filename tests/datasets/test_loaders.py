@@ -220,3 +220,16 @@ def test_bad_arguments(call, match):
 def test_lofstrom_takes_no_options():
     with pytest.raises(TypeError, match="takes no options"):
         load_dataset("lofstrom_ce/kc1", missing="drop")
+
+
+def test_datasets_layer_imports_neither_sklearn_nor_matplotlib():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, venncal.datasets as d; d.load_dataset('vote'); d.make_xor(5);"
+        "d.make_bivariate_normal(5);"
+        "bad = [m for m in ('sklearn', 'matplotlib') if m in sys.modules]; print(bad)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

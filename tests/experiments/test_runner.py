@@ -194,3 +194,22 @@ def test_bad_arguments(tmp_path):
     with pytest.raises(ValueError, match="no 'cell_id' column"):
         run_grid(grid(), noisy_metric, out_csv=foreign, progress=False)
     assert os.path.getsize(foreign) == len("x,y\n1,2\n")  # untouched
+
+
+@pytest.mark.slow
+def test_dask_without_scheduler_starts_a_local_cluster():
+    pytest.importorskip("distributed")
+    cells = grid()[:4]
+    table = run_grid(cells, noisy_metric, backend="dask", n_jobs=2, progress=False)
+    pd.testing.assert_frame_equal(table, run_grid(cells, noisy_metric, progress=False))
+
+
+def test_text_keys_that_look_like_numbers_survive_the_csv(tmp_path):
+    cells = [{"code": "007", "n": 1}, {"code": "1e3", "n": 2}]
+    table = run_grid(cells, noisy_metric_ds, out_csv=tmp_path / "r.csv", progress=False)
+    assert list(table["code"]) == ["007", "007", "1e3", "1e3"]
+    assert list(table["n"]) == [1, 1, 2, 2]
+
+
+def noisy_metric_ds(cell):
+    return noisy_metric({**cell, "dataset": cell["code"]})[:2]

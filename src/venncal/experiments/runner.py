@@ -355,8 +355,13 @@ def _tagged_call(func, cid, cell):
 
 def _assemble(ids, cells, results, out_csv):
     if out_csv is not None and os.path.exists(out_csv) and os.path.getsize(out_csv) > 0:
-        table = pd.read_csv(out_csv)
-        table[CELL_ID] = table[CELL_ID].astype(str)
+        # key fields that are text in every cell stay text (e.g. "007" is not read as 7)
+        text_keys = {
+            k
+            for k in {k for c in cells for k in c}
+            if all(isinstance(c.get(k), str) for c in cells)
+        }
+        table = pd.read_csv(out_csv, dtype={CELL_ID: str, **dict.fromkeys(text_keys, str)})
     else:
         rows = [r for cid in ids for r in results.get(cid, [])]
         table = pd.DataFrame(rows)
