@@ -155,3 +155,19 @@ def test_bad_input(predictions):
     (tmp / "bad.csv").write_bytes(b"\xff\xfe\x00garbage\x00\n\x01,\x02,\x03\n")
     _expect_usage_error(run(tmp / "bad.csv", "--label", "y", "--proba", "good"), "bad.csv")
     assert run(path, "--label", "y").exit_code == 2  # --proba is required
+
+
+def test_one_class_is_accepted_only_when_unambiguous(tmp_path, predictions):
+    _, frame = predictions
+    frame.assign(y=1).to_csv(tmp_path / "ones.csv", index=False)
+    result = run(tmp_path / "ones.csv", "--label", "y", "--proba", "good")
+    assert result.exit_code == 0, result.output
+    auc_line = [line for line in result.output.splitlines() if line.startswith("auc")][0]
+    assert "nan" in auc_line
+    brier_line = [line for line in result.output.splitlines() if line.startswith("brier")][0]
+    assert f"{np.mean((frame['good'] - 1) ** 2):.4f}" in brier_line
+    frame.assign(y="sick").to_csv(tmp_path / "sick.csv", index=False)
+    _expect_usage_error(run(tmp_path / "sick.csv", "--label", "y", "--proba", "good"),
+                        "one class only", "--positive")  # fmt: skip
+    ok = run(tmp_path / "sick.csv", "--label", "y", "--proba", "good", "--positive", "sick")
+    assert ok.exit_code == 0 and ok.output.splitlines()[1:] == result.output.splitlines()[1:]

@@ -142,13 +142,14 @@ def scores_column(frame, name, path, option="--score"):
         raise _reword(exc, option, name, path) from None
 
 
-def labels_column(frame, name, path, positive=None, option="--label"):
+def labels_column(frame, name, path, positive=None, option="--label", *, one_class_ok=False):
     """Labels as 0/1 (int8). Any two values; ``positive`` names the positive one.
 
-    Without ``positive`` the larger label in sorted order is positive (1 for 0/1 labels).
+    Without ``positive`` the larger label in sorted order is positive (1 for 0/1 labels). With
+    ``one_class_ok`` (for evaluation) a column holding a single class is accepted when the class
+    is unambiguous: 0/1 or boolean values, or a ``positive`` label.
     """
     col = get_column(frame, name, path, option)
-    values = col.to_numpy()
     if col.isna().any():
         first = int(np.flatnonzero(col.isna().to_numpy())[0])
         raise InputError(
@@ -157,19 +158,30 @@ def labels_column(frame, name, path, positive=None, option="--label"):
         )
     as_text = col.astype(str).to_numpy()
     found = np.unique(as_text)
-    if found.size != 2:
-        shown = ", ".join(repr(str(v)) for v in found[:5]) + (", ..." if found.size > 5 else "")
-        what = "one class only" if found.size == 1 else f"{found.size} classes"
+    shown = ", ".join(repr(str(v)) for v in found[:5]) + (", ..." if found.size > 5 else "")
+    if found.size > 2:
         raise InputError(
-            f"{str(path)!r}: column {name!r} ({option}) holds {what} ({shown}); it must hold "
-            "two classes (a binary problem)."
+            f"{str(path)!r}: column {name!r} ({option}) holds {found.size} classes ({shown}); "
+            "it must hold two classes (a binary problem)."
         )
-    if positive is not None:
-        if positive not in set(as_text):
+    if positive is not None and positive not in set(as_text):
+        if not (one_class_ok and found.size == 1):
             raise InputError(
                 f"--positive {positive!r} is not a value of column {name!r}; it holds "
                 f"{[str(v) for v in found]}."
             )
+    if found.size == 1:
+        numeric01 = col.dtype.kind in "biuf" and set(np.unique(col.to_numpy())) <= {0, 1}
+        if one_class_ok and (positive is not None or numeric01):
+            y = as_text == positive if positive is not None else col.to_numpy() == 1
+            return np.asarray(y, dtype=np.int8)
+        hint = "" if not one_class_ok else " (or 0/1 labels, or --positive)"
+        raise InputError(
+            f"{str(path)!r}: column {name!r} ({option}) holds one class only ({shown}); it "
+            f"needs examples of both classes{hint}."
+        )
+    values = col.to_numpy()
+    if positive is not None:
         values = np.where(as_text == positive, 1, 0)
     try:
         y01, _ = check_binary_labels(values, name="y")

@@ -195,7 +195,7 @@ def evaluate(
         for path in paths.values():
             check_output_free(path, force, "output", need_folder=False)
     frame = read_table(file, "FILE")
-    y = labels_column(frame, label_col, file, positive=positive)
+    y = labels_column(frame, label_col, file, positive=positive, one_class_ok=True)
     columns = {name: probabilities_column(frame, name, file) for name in proba_cols}
     intervals = None
     if interval is not None:
