@@ -1,0 +1,51 @@
+"""BayesianBinningCalibrator: the estimator around venncal.core.bayesian_binning."""
+
+import numpy as np
+import pytest
+
+from venncal import BayesianBinningCalibrator
+from venncal.core.bayesian_binning import fit_bayesian_binning
+
+
+@pytest.mark.parametrize("method", ["selection", "averaging"])
+def test_same_as_core(method):
+    rng = np.random.default_rng(0)
+    s = np.round(rng.normal(size=300), 2)
+    y = (rng.random(300) < 1 / (1 + np.exp(-s))).astype(int)
+    cal = BayesianBinningCalibrator(method=method, lam=7.0).fit(s, y)
+    ref = fit_bayesian_binning(s, y, method=method, lam=7.0)
+    t = np.linspace(-4, 4, 99)
+    np.testing.assert_array_equal(cal.predict_proba(t)[:, 1], ref.predict(t))
+    assert cal.log_score_ == ref.log_score
+
+
+@pytest.mark.parametrize("method", ["selection", "averaging"])
+@pytest.mark.parametrize("seed", range(3))
+def test_never_outputs_zero_or_one(method, seed):
+    rng = np.random.default_rng(seed)
+    s = rng.normal(size=200)
+    y = (s > 0).astype(int)  # perfectly separated
+    p = BayesianBinningCalibrator(method=method).fit(s, y).predict_proba(np.linspace(-9, 9, 301))
+    assert np.all((p > 0) & (p < 1))
+
+
+def test_repairs_non_monotone_scores():
+    # the posterior is high at both ends of the score: isotonic/Platt cannot follow, ABB can
+    rng = np.random.default_rng(3)
+    s = rng.uniform(-1, 1, 3000)
+    y = (rng.random(3000) < np.where(np.abs(s) > 0.5, 0.9, 0.1)).astype(int)
+    p = BayesianBinningCalibrator().fit(s, y).predict_proba([-0.9, 0.0, 0.9])[:, 1]
+    np.testing.assert_allclose(p, [0.9, 0.1, 0.9], atol=0.06)
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"method": "best"}, "'method' parameter of BayesianBinningCalibrator"),
+        ({"lam": 0}, "'lam' parameter of BayesianBinningCalibrator"),
+        ({"lam": "big"}, "'lam' parameter of BayesianBinningCalibrator"),
+    ],
+)
+def test_bad_parameters(params, match):
+    with pytest.raises(ValueError, match=match):
+        BayesianBinningCalibrator(**params).fit([0.0, 1.0], [0, 1])

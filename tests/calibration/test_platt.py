@@ -1,0 +1,39 @@
+"""PlattCalibrator: the estimator around venncal.core.platt."""
+
+import numpy as np
+import pytest
+
+from venncal import PlattCalibrator, VenncalWarning
+from venncal.core.platt import fit_platt
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_recovers_simulated_sigmoid_and_is_monotone(seed):
+    rng = np.random.default_rng(seed)
+    s = rng.normal(size=30000)
+    y = rng.random(s.size) < 1 / (1 + np.exp(-1.5 * s - 0.3))
+    cal = PlattCalibrator().fit(s, y)
+    assert cal.a_ == pytest.approx(-1.5, abs=0.08) and cal.b_ == pytest.approx(-0.3, abs=0.05)
+    t = np.linspace(-50, 50, 1001)
+    p = cal.predict_proba(t)[:, 1]
+    assert np.all(np.diff(p) >= 0)
+
+
+def test_same_as_core_with_weights():
+    rng = np.random.default_rng(0)
+    s = rng.normal(size=200)
+    y = (rng.random(200) < 0.5).astype(int)
+    w = rng.uniform(0.5, 2.0, 200)
+    cal = PlattCalibrator().fit(s, y, sample_weight=w)
+    ref = fit_platt(s, y, w)
+    assert (cal.a_, cal.b_) == (ref.a, ref.b)
+
+
+def test_smoothing_off_warns_on_separable_scores():
+    with pytest.warns(VenncalWarning, match="separated"):
+        PlattCalibrator(smoothing=False).fit([0.0, 1.0, 2.0, 3.0], [0, 0, 1, 1])
+
+
+def test_bad_max_iter():
+    with pytest.raises(ValueError, match="'max_iter' parameter of PlattCalibrator"):
+        PlattCalibrator(max_iter=0).fit([0.0, 1.0], [0, 1])
