@@ -31,6 +31,9 @@ _LAZY = {
     "logistic_wald_interval": "venncal.calibration.acp",
     # classifiers wrapping a scikit-learn estimator
     "VennAbersClassifier": "venncal.classifiers.venn_abers",
+    "VennClassifier": "venncal.classifiers.venn",
+    "UpdatableScorer": "venncal.classifiers._updatable",
+    "register_updatable_scorer": "venncal.classifiers._updatable",
     # warnings
     "VenncalWarning": "venncal.exceptions",
 }
