@@ -118,6 +118,14 @@ def interval_validity(
     -------
     IntervalValidity
 
+    Notes
+    -----
+    The validity of Venn predictors (Vovk & Petej 2014, Theorem 1) holds on average over the
+    random calibration set as well as the test objects. With one fixed, small calibration set
+    and a large test set, the per-bin frequencies are measured precisely while the intervals
+    carry the noise of the calibration set, so some bins fall outside even for a valid
+    predictor; the overall check (``valid``) is the one of Johansson et al.
+
     References
     ----------
     Johansson, Löfström, Sundell & Boström, "Venn predictors and Venn-Abers predictors for

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from venncal.metrics import brier_curve
 from venncal.plotting._base import get_axes
 
@@ -40,7 +42,6 @@ class BrierCurveDisplay:
     --------
     >>> import matplotlib
     >>> matplotlib.use("Agg")
-    >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> p = rng.random(300)
     >>> y = rng.random(300) < p
@@ -104,8 +105,9 @@ class BrierCurveDisplay:
                     linestyle="--",
                     label=f"{name}, recalibrated (Brier = {2 * rec.area:.4f})",
                 )
+        top = max(float(np.max(c.loss)) for c in self.curves.values())
         ax.set_xlim(0, 1)
-        ax.set_ylim(bottom=0)
+        ax.set_ylim(0, 1.4 * top if top > 0 else 1.0)  # room for the legend above the curves
         ax.set_xlabel("cost c (of a false positive; 1 - c of a false negative)")
         ax.set_ylabel("cost-weighted loss L(c)")
         ax.legend(loc="upper right", fontsize="small")

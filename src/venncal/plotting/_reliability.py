@@ -35,7 +35,8 @@ class ReliabilityDisplay:
     Attributes
     ----------
     line_ : matplotlib Line2D
-        The observed frequencies (non-empty bins only).
+        Observed against predicted frequency for every bin; NaN at empty bins, which breaks
+        the line there.
     errorbar_ : matplotlib ErrorbarContainer
     bars_ : matplotlib BarContainer
         The per-bin counts, on the secondary axes ``counts_ax_``.
@@ -50,7 +51,7 @@ class ReliabilityDisplay:
     >>> p = rng.random(500) ** 2
     >>> y = rng.random(500) < p
     >>> disp = ReliabilityDisplay.from_predictions(y, p, name="calibrated")
-    >>> bool(np.allclose(disp.line_.get_ydata(), disp.curve.observed[disp.curve.nonempty]))
+    >>> bool(np.allclose(disp.line_.get_ydata(), disp.curve.observed, equal_nan=True))
     True
     """
 
@@ -169,7 +170,10 @@ class ReliabilityDisplay:
         self.errorbar_ = ax.errorbar(
             x, obs, yerr=yerr, fmt="none", ecolor="C0", elinewidth=1.2, capsize=3, alpha=0.8
         )
-        (self.line_,) = ax.plot(x, obs, marker="o", color="C0", label=label)
+        # the line is broken (NaN) at empty bins, so that nothing is drawn across them
+        (self.line_,) = ax.plot(
+            curve.predicted, curve.observed, marker="o", color="C0", label=label
+        )
         ax.set_xlim(0, 1)
         ax.set_ylim(-0.02, 1.02)
         ax.set_xlabel("mean predicted probability")

@@ -14,8 +14,8 @@ class VennIntervalDisplay:
     """Mean Venn-Abers intervals per bin, with the observed frequency of positives.
 
     The predictions are binned by the midpoint of their interval. For each non-empty bin a
-    vertical bar spans the mean ``[p0, p1]`` and a marker shows the observed frequency: filled
-    when it falls inside the interval, hollow red when outside. Valid Venn predictors put the
+    vertical bar spans the mean ``[p0, p1]`` and a marker shows the observed frequency with its
+    exact binomial interval, circled in red when it falls outside the bar. Valid Venn predictors put the
     markers inside the bars up to sampling noise (Vovk & Petej 2014, Theorem 1).
 
     Parameters
@@ -31,6 +31,9 @@ class VennIntervalDisplay:
         The per-bin intervals.
     line_ : matplotlib Line2D
         Observed frequencies.
+    errorbar_ : matplotlib ErrorbarContainer
+        Exact (Clopper-Pearson) 95% intervals of the observed frequencies, which show how
+        much of a miss is test-set noise.
     ax_ : matplotlib Axes
     figure_ : matplotlib Figure
 
@@ -94,6 +97,23 @@ class VennIntervalDisplay:
             label=f"mean [p0, p1] ({self.name or 'Venn'})",
         )
         ax.add_collection(self.intervals_)
+        # exact binomial intervals of the observed frequencies: the test-set noise
+        from scipy.stats import beta
+
+        n = v.counts[nz]
+        k = np.round(obs * n)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            f_lo = np.where(k > 0, beta.ppf(0.025, k, n - k + 1), 0.0)
+            f_hi = np.where(k < n, beta.ppf(0.975, k + 1, n - k), 1.0)
+        self.errorbar_ = ax.errorbar(
+            mid,
+            obs,
+            yerr=np.vstack([obs - f_lo, f_hi - obs]),
+            fmt="none",
+            ecolor="C0",
+            elinewidth=0.9,
+            capsize=2,
+        )
         (self.line_,) = ax.plot(
             mid,
             obs,
@@ -101,7 +121,7 @@ class VennIntervalDisplay:
             marker="o",
             color="C0",
             markersize=5,
-            label="observed frequency",
+            label="observed frequency (95% exact interval)",
         )
         if (~inside).any():
             ax.plot(
@@ -123,6 +143,6 @@ class VennIntervalDisplay:
             f"{int(inside.sum())}/{int(nz.sum())} bins inside",
             fontsize="medium",
         )
-        ax.legend(loc="upper left")
+        ax.legend(loc="lower right", fontsize="small")
         self.ax_, self.figure_ = ax, fig
         return self
