@@ -128,7 +128,10 @@ def calibrate(
     TEST_FILE plus p, the calibrated probability of the positive class; venn-abers also writes
     p0 and p1, the ends of its probability interval.
 
-    Example: venncal calibrate cal.csv test.csv --score score --label y -o calibrated.csv
+    \b
+    Example:
+      venncal calibrate cal.csv test.csv --score score --label y -o calibrated.csv
+      venncal calibrate cal.parquet test.parquet --score s --label y --method abb -o out.parquet
     """
     check_output_free(out, force, "--out")
     calibrator = make_calibrator(method, merge=merge, n_bins=n_bins, strategy=strategy)

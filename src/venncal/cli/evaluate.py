@@ -181,7 +181,9 @@ def evaluate(
     calibration. With --out-dir it is also saved as metrics.csv, next to a reliability diagram
     and Brier curves (PNG).
 
-    Example: venncal evaluate calibrated.csv --label y --proba score_proba --proba p --out-dir ev
+    \b
+    Example:
+      venncal evaluate calibrated.csv --label y --proba p --interval p0 p1 --out-dir ev
     """
     if len(set(proba_cols)) != len(proba_cols):
         raise InputError("each --proba column may be given once.")
