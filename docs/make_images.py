@@ -105,8 +105,11 @@ def critical_difference():
         model = GaussianNB().fit(X_train, y_train)
         s_cal, s_test = model.predict_proba(X_cal)[:, 1], model.predict_proba(X_test)[:, 1]
         row = [metrics.brier_score(y_test, s_test)]
-        for cal in (venncal.PlattCalibrator(), venncal.IsotonicCalibrator(),
-                    venncal.VennAbersCalibrator()):
+        for cal in (
+            venncal.PlattCalibrator(),
+            venncal.IsotonicCalibrator(),
+            venncal.VennAbersCalibrator(),
+        ):
             p = cal.fit(s_cal, y_cal).predict_proba(s_test)[:, 1]
             row.append(metrics.brier_score(y_test, p))
         rows.append(row)

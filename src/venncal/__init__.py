@@ -34,6 +34,11 @@ _LAZY = {
     "VennClassifier": "venncal.classifiers.venn",
     "UpdatableScorer": "venncal.classifiers._updatable",
     "register_updatable_scorer": "venncal.classifiers._updatable",
+    # displays (matplotlib is imported only when drawing)
+    "ReliabilityDisplay": "venncal.plotting",
+    "VennIntervalDisplay": "venncal.plotting",
+    "BrierCurveDisplay": "venncal.plotting",
+    "CriticalDifferenceDisplay": "venncal.plotting",
     # warnings
     "VenncalWarning": "venncal.exceptions",
 }

@@ -125,3 +125,29 @@ def spiegelhalter_z(y, p):
     num = sum((yi - pi) * (1 - 2 * pi) for yi, pi in zip(y, p, strict=True))
     var = sum((1 - 2 * pi) ** 2 * pi * (1 - pi) for pi in p)
     return num / math.sqrt(var)
+
+
+def debiased_l2(y, p, n_bins=10):
+    """Kumar et al. (2019): sum_i P(i) [(o_i - e_i)^2 - o_i (1 - o_i) / (n_i - 1)]."""
+    n = len(y)
+    total = 0.0
+    for members in bins(y, p, n_bins):
+        if not members:
+            continue
+        nk = len(members)
+        o = sum(m[0] for m in members) / nk
+        e = sum(m[1] for m in members) / nk
+        var = o * (1 - o) / (nk - 1) if nk > 1 else 0.0
+        total += nk / n * ((o - e) ** 2 - var)
+    return total
+
+
+def regret(p0, p1, p, y, loss):
+    """Vovk & Petej, Section 4: extra loss of p over the probability p_y for label y."""
+    if loss == "log":
+        if y == 0:
+            return -math.log(1 - p) + math.log(1 - p0)
+        return -math.log(p) + math.log(p1)
+    if y == 0:
+        return p**2 - p0**2
+    return (1 - p) ** 2 - (1 - p1) ** 2

@@ -297,3 +297,46 @@ def test_bootstrap_percentile_coverage():
         ).confidence_interval
         covered += lo <= 1 / 6 <= hi
     assert 95 <= covered <= 117
+
+
+# --- more hand-worked examples and loops ------------------------------------------------
+
+
+def test_spiegelhalter_hand_worked():
+    # num = .2 * (1 - 1.6) + (-.3) * (1 - .6) = -.24; var = .36 * .16 + .16 * .21 = .0912
+    r = metrics.spiegelhalter_z([1, 0], [0.8, 0.3])
+    assert r.statistic == pytest.approx(-0.24 / math.sqrt(0.0912))
+    assert r.pvalue == pytest.approx(math.erfc(abs(r.statistic) / math.sqrt(2)))
+
+
+def test_merge_regret_hand_worked():
+    # p0 = .1, p1 = .6: log merge p = .6 / 1.5 = .4; both regrets equal ln 1.5
+    r = metrics.merge_regret([0.1], [0.6], [0.4], loss="log")
+    assert r[0] == pytest.approx(math.log(1.5))
+    # square merge p = .6 + .005 - .18 = .425; regret p^2 - p0^2 = .170625
+    r = metrics.merge_regret([0.1], [0.6], [0.425], loss="square")
+    assert r[0] == pytest.approx(0.425**2 - 0.01)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("loss", ["log", "square"])
+def test_merge_regret_matches_loop(seed, loss):
+    rng = np.random.default_rng(seed)
+    p0 = rng.uniform(0.01, 0.9, 30)
+    p1 = np.minimum(p0 + rng.uniform(0, 0.3, 30), 0.99)
+    p = rng.uniform(0.01, 0.99, 30)
+    y = rng.integers(0, 2, 30)
+    got = metrics.merge_regret(p0, p1, p, loss=loss, y_true=y)
+    worst = metrics.merge_regret(p0, p1, p, loss=loss)
+    for i in range(30):
+        assert got[i] == pytest.approx(ref.regret(p0[i], p1[i], p[i], y[i], loss), abs=1e-12)
+        both = max(ref.regret(p0[i], p1[i], p[i], c, loss) for c in (0, 1))
+        assert worst[i] == pytest.approx(both, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("grid", [None, 10])
+def test_debiased_ece_matches_loop(seed, grid):
+    y, p = _data(seed, grid=grid)
+    got = metrics.debiased_ece(y, p, squared=True)
+    assert got == pytest.approx(ref.debiased_l2(list(y), list(p)), abs=1e-12)
