@@ -57,7 +57,7 @@ def default_config(mode="quick"):
 
     Full mode is the paper's: 100 splits for W/SVA/DIR, 16 for VA on every test object. Quick mode
     keeps the nine datasets and six classifiers but uses 5 splits, and VA on one split and at most
-    20 test objects per dataset (VA refits the classifier twice per test object).
+    10 test objects per dataset (VA refits the classifier twice per test object).
     """
     base = {
         "mode": mode,
@@ -65,7 +65,7 @@ def default_config(mode="quick"):
         "classifiers": list(CLASSIFIERS),
         "n_splits": 5,
         "n_splits_va": 1,
-        "va_max_test": 20,
+        "va_max_test": 10,
         "base_seed": 0,
     }
     if mode == "full":
