@@ -215,39 +215,15 @@ def run_cell(cell):
 
 
 def _cd_figure(avg_ranks, cd, title):
-    """Critical-difference diagram through the library's display, or a plain fallback."""
-    try:
-        from venncal.plotting import CriticalDifferenceDisplay
-    except ImportError:
-        CriticalDifferenceDisplay = None
-    if CriticalDifferenceDisplay is not None:
-        from matplotlib.figure import Figure
-
-        fig = Figure(figsize=(8, 3.2))
-        ax = fig.subplots()
-        CriticalDifferenceDisplay.from_ranks(avg_ranks, cd, ax=ax)
-        ax.set_title(title)
-        return fig
+    """Critical-difference diagram of average ranks (Demsar 2006, Figure 1)."""
     from matplotlib.figure import Figure
+
+    from venncal.plotting import CriticalDifferenceDisplay
 
     fig = Figure(figsize=(8, 3.2))
     ax = fig.subplots()
-    names = sorted(avg_ranks, key=avg_ranks.get)
-    k = len(names)
-    ax.set_xlim(0.5, k + 0.5)
-    ax.set_ylim(-k / 2 - 1, 2)
-    ax.axhline(0, color="black", lw=1)
-    for i, name in enumerate(names):
-        x = avg_ranks[name]
-        y = -(i % ((k + 1) // 2)) - 1
-        ax.plot([x, x], [0, y], color="grey", lw=0.8)
-        ax.text(x, y - 0.1, f"{name} ({x:.2f})", ha="center", va="top", fontsize=8)
-    ax.plot([1, 1 + cd], [1, 1], color="black", lw=2)
-    ax.text(1 + cd / 2, 1.2, f"CD = {cd:.2f}", ha="center", fontsize=8)
-    ax.set_yticks([])
-    ax.set_xlabel("average rank (1 = best)")
+    CriticalDifferenceDisplay.from_ranks(avg_ranks, cd, ax=ax)
     ax.set_title(title)
-    fig.tight_layout()
     return fig
 
 

@@ -91,33 +91,14 @@ def run_cell(cell):
 def _figure(config):
     from matplotlib.figure import Figure
 
-    from venncal.metrics import brier_curve
+    from venncal.plotting import BrierCurveDisplay
 
     seed = cell_seed({"repeat": 0, "n": config["n_samples"]}, config["base_seed"])
     y, probs, _ = _estimates(config["n_samples"], seed)
     fig = Figure(figsize=(7, 4.5))
     ax = fig.subplots()
-    styles = {
-        "true posterior": "-",
-        "partial posterior (x1 only)": "-.",
-        "naive Bayes score": "--",
-        "naive Bayes, recalibrated": ":",
-    }
-    for name, p in probs.items():
-        curve = brier_curve(y, p, recalibrate=False)
-        ax.plot(
-            curve.costs,
-            curve.loss,
-            styles[name],
-            color="black" if name == "true posterior" else None,
-            label=f"{name} (area {curve.area:.4f})",
-        )
-    ax.set_xlabel("cost c")
-    ax.set_ylabel("cost-weighted loss L(c)")
+    BrierCurveDisplay.from_predictions(y, probs, ax=ax)
     ax.set_title("Brier curves (Tasche, Figure 2): area = Brier score / 2")
-    ax.legend(fontsize=8)
-    ax.set_xlim(0, 1)
-    ax.set_ylim(bottom=0)
     fig.tight_layout()
     return fig
 
