@@ -32,6 +32,7 @@ _LAZY = {
     # classifiers wrapping a scikit-learn estimator
     "VennAbersClassifier": "venncal.classifiers.venn_abers",
     "VennClassifier": "venncal.classifiers.venn",
+    "MulticlassVennAbersClassifier": "venncal.classifiers.multiclass",
     "UpdatableScorer": "venncal.classifiers._updatable",
     "register_updatable_scorer": "venncal.classifiers._updatable",
     # displays (matplotlib is imported only when drawing)

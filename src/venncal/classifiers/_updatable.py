@@ -171,7 +171,7 @@ class _GaussianNBScorer(UpdatableScorer):
             const = np.log(prior) - 0.5 * np.sum(np.log(2.0 * np.pi * var))
             quad = self.X2 @ inv - 2.0 * (self.X @ (mean[k] * inv)) + (mean[k] ** 2) @ inv
             quad_x = (((x - mean[k]) ** 2) * inv).sum()
-            jll.append(const - 0.5 * np.r_[quad, quad_x])
+            jll.append(const - 0.5 * _append(quad, quad_x))
         return expit(jll[1] - jll[0])
 
 
@@ -217,7 +217,7 @@ class _MultinomialNBScorer(UpdatableScorer):
                 prior = np.log(cc[k]) - np.log(cc[0] + cc[1])
             else:
                 prior = -np.log(2.0)
-            jll.append(np.r_[self.X @ flp, x @ flp] + prior)
+            jll.append(_append(self.X @ flp, x @ flp) + prior)
         return expit(jll[1] - jll[0])
 
 
@@ -227,6 +227,14 @@ def _multinomial_nb_factory(est, response_method):
     alpha = max(float(est.alpha), 1e-10) if est.force_alpha is False else float(est.alpha)
     prior = None if est.class_prior is None else np.asarray(est.class_prior, dtype=np.float64)
     return _MultinomialNBScorer(alpha, est.fit_prior, prior)
+
+
+def _append(a, b):
+    """``np.r_[a, b]`` for a 1-D array and a scalar, without its overhead."""
+    out = np.empty(a.shape[0] + 1)
+    out[:-1] = a
+    out[-1] = b
+    return out
 
 
 def _aug(X):
@@ -259,7 +267,7 @@ class _RidgeClassifierScorer(UpdatableScorer):
         Az = self.A_inv @ z
         c = self.c + z * (2.0 * y - 1.0)
         coef = self.A_inv @ c - Az * (Az @ c) / (1.0 + z @ Az)
-        return np.r_[self.Xd @ coef, z @ coef]
+        return _append(self.Xd @ coef, z @ coef)
 
 
 def _ridge_factory(est, response_method):
@@ -303,7 +311,7 @@ class _LDAScorer(UpdatableScorer):
             + np.log(pri[1])
             - np.log(pri[0])
         )
-        s = np.r_[self.X @ w, x @ w] + b
+        s = _append(self.X @ w, x @ w) + b
         return expit(s) if self.proba else s
 
 
@@ -355,7 +363,7 @@ class _KNNScorer(UpdatableScorer):
             own = (y + self.y[near].sum()) / k
         else:
             own = float(y)
-        return np.r_[s, own]
+        return _append(s, own)
 
 
 def _knn_factory(est, response_method):
@@ -402,8 +410,10 @@ class _LogisticScorer(UpdatableScorer):
             beta = beta - step
             if np.max(np.abs(step)) < 1e-13 * max(1.0, np.max(np.abs(beta))):
                 break
-        p = expit(Xd @ beta)
+        s = Xd @ beta
+        p = expit(s)
         self.beta = beta
+        self.s = s
         self.H_inv = np.linalg.inv(self.C * (Xd.T * (p * (1 - p))) @ Xd + np.diag(reg))
         self.reg = reg
         return self
@@ -411,20 +421,23 @@ class _LogisticScorer(UpdatableScorer):
     def augmented_scores(self, x, y):
         z = self._design(x[None, :])[0]
         beta = self.beta.copy()
+        s = self.s.copy()
         pz = expit(z @ beta)
         hz = self.C * pz * (1 - pz)
         Hz = self.H_inv @ z
         denom = 1.0 + hz * (z @ Hz)
+        # Newton steps with the base Hessian plus the new example's term (Sherman-Morrison);
+        # the training scores are updated along with the coefficients
         for _ in range(self.max_iter):
-            s = self.Xd @ beta
             sz = z @ beta
             g = self.C * (self.Xd.T @ (expit(s) - self.y) + z * (expit(sz) - y)) + self.reg * beta
             Hg = self.H_inv @ g
             step = Hg - Hz * (hz * (z @ Hg)) / denom
-            beta = beta - step
+            beta -= step
+            s -= self.Xd @ step
             if np.max(np.abs(step)) < self.tol * max(1.0, np.max(np.abs(beta))):
                 break
-        out = np.r_[self.Xd @ beta, z @ beta]
+        out = _append(self.Xd @ beta, z @ beta)
         return expit(out) if self.proba else out
 
 
