@@ -233,3 +233,13 @@ def test_datasets_layer_imports_neither_sklearn_nor_matplotlib():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_names_ignore_case_and_frame_view():
+    assert load_dataset("Vote").meta["name"] == "vote"
+    assert load_dataset("LOFSTROM_CE/CREDITA").meta["name"] == "lofstrom_ce/creditA"
+    ds = load_dataset("liver")
+    frame = ds.to_frame(target="selector2")
+    assert frame.shape == (345, 7)
+    np.testing.assert_array_equal(frame["selector2"], ds.y)
+    np.testing.assert_array_equal(frame.drop(columns="selector2").to_numpy(), ds.X)

@@ -54,12 +54,30 @@ class Dataset:
     >>> ds = load_dataset("diabetes")
     >>> ds.X.shape, ds.meta["class_counts"]
     ((768, 8), {0: 500, 1: 268})
+    >>> ds.to_frame().columns[[0, -1]].tolist()
+    ['preg', 'y']
     """
 
     X: np.ndarray
     y: np.ndarray
     feature_names: tuple
     meta: dict = field(default_factory=dict)
+
+    def to_frame(self, target="y"):
+        """Return the data as a pandas DataFrame: the features and a label column.
+
+        Parameters
+        ----------
+        target : str, default="y"
+            Name of the label column.
+
+        Returns
+        -------
+        pandas.DataFrame of shape (n, d + 1)
+        """
+        frame = pd.DataFrame(self.X, columns=list(self.feature_names))
+        frame[target] = self.y
+        return frame
 
     def __repr__(self):
         name = self.meta.get("name", "?")

@@ -494,7 +494,8 @@ def load_dataset(name, **kwargs):
     name : str
         A name from :func:`list_datasets`: ``"australian"``, ``"breast-cancer"``, ``"breast-w"``,
         ``"diabetes"``, ``"echocardiogram"``, ``"hepatitis"``, ``"ionosphere"``, ``"labor"``,
-        ``"liver"``, ``"vote"``, ``"adult"``, ``"spect"`` or ``"lofstrom_ce/<stem>"``.
+        ``"liver"``, ``"vote"``, ``"adult"``, ``"spect"`` or ``"lofstrom_ce/<stem>"``
+        (case is ignored).
     **kwargs
         Passed to the named loader (e.g. ``missing="drop"``, ``subset="train"``).
 
@@ -510,6 +511,9 @@ def load_dataset(name, **kwargs):
     >>> load_dataset("lofstrom_ce/sonar").X.shape
     (208, 60)
     """
+    if isinstance(name, str) and name not in INFO:
+        folded = {k.lower(): k for k in INFO}
+        name = folded.get(name.lower(), name)
     if not isinstance(name, str) or name not in INFO:
         known = ", ".join(sorted(k for k in INFO if not k.startswith(CE_PREFIX)))
         raise ValueError(
