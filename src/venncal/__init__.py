@@ -31,6 +31,7 @@ _LAZY = {
     "logistic_wald_interval": "venncal.calibration.acp",
     # classifiers wrapping a scikit-learn estimator
     "VennAbersClassifier": "venncal.classifiers.venn_abers",
+    "ProbingClassifier": "venncal.classifiers.probing",
     "VennClassifier": "venncal.classifiers.venn",
     "MulticlassVennAbersClassifier": "venncal.classifiers.multiclass",
     "UpdatableScorer": "venncal.classifiers._updatable",
