@@ -153,6 +153,15 @@ def _label_array(y, name):
     return arr
 
 
+def _distinct_labels(arr):
+    """Sorted distinct labels; for numbers, two passes instead of a sort when there are two."""
+    if arr.dtype.kind in "iufb" and arr.size:
+        lo, hi = arr.min(), arr.max()
+        if lo == hi or not ((arr != lo) & (arr != hi)).any():
+            return np.unique(np.array([lo, hi], dtype=arr.dtype))
+    return np.unique(arr)
+
+
 def check_binary_labels(y, *, name="y", classes=None):
     """Encode labels of a binary problem as 0/1.
 
@@ -194,7 +203,7 @@ def check_binary_labels(y, *, name="y", classes=None):
     if arr.dtype.kind == "f" and not np.isfinite(arr).all():
         raise ValueError(f"'{name}' holds infinite values; labels must be class names.")
     try:
-        found = np.unique(arr)
+        found = _distinct_labels(arr)
     except TypeError:
         raise TypeError(
             f"'{name}' mixes label types that cannot be compared; use one type for every label."

@@ -112,14 +112,21 @@ def test_compiled_kernels_equal_python(seed):
     rng = np.random.default_rng(seed)
     s, y = _problem(rng, 500, "ties")
     neg, pos = np.sort(s[y == 0]), np.sort(s[y == 1])
-    for kernel in (_ivap_kernels.merge_sorted_groups,):
-        py = getattr(kernel, "py_func", kernel)
-        for a, b in zip(kernel(neg, pos), py(neg, pos)):
-            np.testing.assert_array_equal(a, b)
-    u, w, a = _ivap_kernels.merge_sorted_groups(neg, pos)
-    cw, ca = np.r_[0, np.cumsum(w)], np.r_[0, np.cumsum(a)]
+    merge = _ivap_kernels.merge_sorted_groups
+    outputs = []
+    for kernel in (merge, getattr(merge, "py_func", merge)):
+        u, cw, ca = np.empty(500), np.empty(501, np.int64), np.empty(501, np.int64)
+        k = kernel(neg, pos, u, cw, ca)
+        outputs.append((u[:k], cw[: k + 1], ca[: k + 1]))
+    for a, b in zip(*outputs):
+        np.testing.assert_array_equal(a, b)
+    _, cw, ca = outputs[0]
     sweep = _ivap_kernels.hull_sweep
-    np.testing.assert_array_equal(sweep(cw, ca), getattr(sweep, "py_func", sweep)(cw, ca))
+    for mirror in (False, True):
+        out_c, out_p = np.empty(cw.size), np.empty(cw.size)
+        sweep(cw, ca, np.empty(cw.size + 1, np.int64), out_c, mirror)
+        getattr(sweep, "py_func", sweep)(cw, ca, np.empty(cw.size + 1, np.int64), out_p, mirror)
+        np.testing.assert_array_equal(out_c, out_p)
 
 
 @pytest.mark.parametrize(

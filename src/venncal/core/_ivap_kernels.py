@@ -5,24 +5,24 @@ They assume clean input and do arithmetic only; ``venncal.core.venn_abers`` prep
 
 from __future__ import annotations
 
-import numpy as np
-
 from venncal.core._jit import jit
 
 __all__ = ["merge_sorted_groups", "hull_sweep"]
 
 
 @jit
-def merge_sorted_groups(neg, pos):
+def merge_sorted_groups(neg, pos, u, cw, ca):
     """Merge the sorted scores of negatives and positives into distinct-score groups.
 
-    Returns the distinct scores ``u``, the count ``w`` and the number of positives ``a`` at each.
+    Writes the distinct scores into ``u`` and the cumulative counts and cumulative positives of
+    the cumulative-sum diagram into ``cw`` and ``ca`` (starting at 0); all three are
+    preallocated with room for every score (``cw`` and ``ca`` one more). Returns the number k of
+    distinct scores: ``u[:k]``, ``cw[:k + 1]`` and ``ca[:k + 1]`` hold the result.
     """
     n0 = neg.shape[0]
     n1 = pos.shape[0]
-    u = np.empty(n0 + n1)
-    w = np.empty(n0 + n1, dtype=np.int64)
-    a = np.empty(n0 + n1, dtype=np.int64)
+    cw[0] = 0
+    ca[0] = 0
     i = 0
     j = 0
     k = 0
@@ -31,73 +31,85 @@ def merge_sorted_groups(neg, pos):
             v = neg[i]
         else:
             v = pos[j]
-        c0 = 0
+        i0 = i
         while i < n0 and neg[i] == v:
             i += 1
-            c0 += 1
-        c1 = 0
+        j0 = j
         while j < n1 and pos[j] == v:
             j += 1
-            c1 += 1
         u[k] = v
-        w[k] = c0 + c1
-        a[k] = c1
+        cw[k + 1] = cw[k] + (i - i0) + (j - j0)
+        ca[k + 1] = ca[k] + (j - j0)
         k += 1
-    return u[:k], w[:k], a[:k]
+    return k
 
 
 @jit
-def hull_sweep(cw, ca):
-    """p1 for every gap by one stack sweep over the cumulative-sum diagram.
+def _point(cw, ca, idx, k, mirror):
+    """Coordinates of stack entry ``idx``: P_j for idx = j <= k, L_j = P_j - (1, 1) for
+    idx = k + 1 + j. With ``mirror`` the diagram is that of (-s, 1 - y): groups reversed and
+    labels flipped."""
+    j = idx if idx <= k else idx - k - 1
+    if mirror:
+        x = cw[k] - cw[k - j]
+        y = x - (ca[k] - ca[k - j])
+    else:
+        x = cw[j]
+        y = ca[j]
+    if idx > k:
+        x = x - 1
+        y = y - 1
+    return x, y
+
+
+@jit
+def hull_sweep(cw, ca, stack, out, mirror):
+    """p1 (or, with ``mirror``, p0) for every gap by one stack sweep.
 
     ``cw`` and ``ca`` hold the cumulative weights W_0 = 0, ..., W_k and positives A_0 = 0, ...,
-    A_k (integers when unweighted, so every orientation test is exact). Returns ``v1`` of
-    length k + 1: v1[g] is the isotonic fit at a test point labelled 1 placed above exactly g
-    groups, i.e. the slope of the lower convex hull of
+    A_k (integers when unweighted, so every orientation test is exact). ``stack`` is scratch
+    space of length k + 2 (any integer type). Without ``mirror``, ``out[g]`` receives p1 for a
+    test score above exactly g groups: the slope of the lower convex hull of
     (L_0, ..., L_g, P_g, ..., P_k), L_j = P_j - (1, 1), over the unit segment L_g -> P_g.
+    With ``mirror`` the same sweep runs on the diagram of (-s, 1 - y), and ``out[k - g]``
+    receives 1 minus its value, which is p0 above exactly k - g groups.
     """
     k = cw.shape[0] - 1
-    one = cw[0] - cw[0] + 1  # 1 in the coordinates' own type
-    sx = np.empty(k + 2, dtype=cw.dtype)
-    sy = np.empty(k + 2, dtype=ca.dtype)
     top = -1
     # lower hull of L_0, P_0, ..., P_k, built right to left; the top is the leftmost vertex
-    for j in range(k, -2, -1):
-        if j >= 0:
-            x = cw[j]
-            y = ca[j]
-        else:
-            x = cw[0] - one
-            y = ca[0] - one
+    for step in range(k + 2):
+        idx = k - step if step <= k else k + 1
+        x, y = _point(cw, ca, idx, k, mirror)
         while top >= 1:
+            x1, y1 = _point(cw, ca, stack[top - 1], k, mirror)
+            x2, y2 = _point(cw, ca, stack[top], k, mirror)
             # pop the top while it lies on or above the segment (x, y) -> element under it
-            cross = (sx[top - 1] - x) * (sy[top] - y) - (sy[top - 1] - y) * (sx[top] - x)
-            if cross >= 0:
+            if (x1 - x) * (y2 - y) - (y1 - y) * (x2 - x) >= 0:
                 top -= 1
             else:
                 break
         top += 1
-        sx[top] = x
-        sy[top] = y
-    v1 = np.empty(k + 1)
+        stack[top] = idx
     for g in range(k + 1):
-        v1[g] = (sy[top - 1] - sy[top]) / (sx[top - 1] - sx[top])
+        xt, yt = _point(cw, ca, stack[top], k, mirror)
+        xn, yn = _point(cw, ca, stack[top - 1], k, mirror)
+        v = (yn - yt) / (xn - xt)
+        if mirror:
+            out[k - g] = 1.0 - v
+        else:
+            out[g] = v
         if g < k:
-            x = cw[g + 1] - one
-            y = ca[g + 1] - one
+            idx = k + 2 + g  # L_{g+1}
+            x, y = _point(cw, ca, idx, k, mirror)
             # is L_{g+1} strictly below the line through the top and the next vertex?
-            cross = (sx[top - 1] - sx[top]) * (y - sy[top]) - (sy[top - 1] - sy[top]) * (
-                x - sx[top]
-            )
-            if cross < 0:
+            if (xn - xt) * (y - yt) - (yn - yt) * (x - xt) < 0:
                 top -= 1
                 while top >= 1:
-                    c2 = (sx[top - 1] - x) * (sy[top] - y) - (sy[top - 1] - y) * (sx[top] - x)
-                    if c2 >= 0:
+                    x1, y1 = _point(cw, ca, stack[top - 1], k, mirror)
+                    x2, y2 = _point(cw, ca, stack[top], k, mirror)
+                    if (x1 - x) * (y2 - y) - (y1 - y) * (x2 - x) >= 0:
                         top -= 1
                     else:
                         break
                 top += 1
-                sx[top] = x
-                sy[top] = y
-    return v1
+                stack[top] = idx

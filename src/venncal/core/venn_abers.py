@@ -20,17 +20,35 @@ from venncal.core._ivap_kernels import hull_sweep, merge_sorted_groups
 __all__ = ["IVAPTables", "ivap_fit", "ivap_gap_values"]
 
 
-def _groups(s, y01, w):
-    """Distinct sorted scores with their weights and weighted positive counts."""
+def _diagram(s, y01, w):
+    """Distinct sorted scores and the cumulative-sum diagram (W_j, A_j), j = 0..k.
+
+    Unweighted (or integer-weighted) input gives integer coordinates.
+    """
     if w is None:
+        n = s.shape[0]
         pos = y01.astype(bool)
-        return merge_sorted_groups(np.sort(s[~pos]), np.sort(s[pos]))
+        neg_sorted = s[~pos]
+        neg_sorted.sort()
+        pos_sorted = s[pos]
+        pos_sorted.sort()
+        del pos
+        count_type = np.int32 if n < 2**31 - 1 else np.int64  # exact: products are int64
+        u = np.empty(n)
+        cw = np.empty(n + 1, dtype=count_type)
+        ca = np.empty(n + 1, dtype=count_type)
+        k = merge_sorted_groups(neg_sorted, pos_sorted, u, cw, ca)
+        return u[:k], cw[: k + 1], ca[: k + 1]
     keep = w > 0
     s, y01, w = s[keep], y01[keep], w[keep]
+    if np.all(w == np.round(w)) and w.max() < 2**31:
+        w = w.astype(np.int64)  # integer weights: exact geometry, same as duplicated rows
     order = np.argsort(s, kind="stable")
     s, y01, w = s[order], y01[order], w[order]
     start = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
-    return s[start], np.add.reduceat(w, start), np.add.reduceat(w * y01, start)
+    weight = np.add.reduceat(w, start)
+    positives = np.add.reduceat(w * y01.astype(w.dtype), start)
+    return s[start], _cumulative(weight), _cumulative(positives)
 
 
 def _cumulative(v):
@@ -38,6 +56,19 @@ def _cumulative(v):
     out[0] = 0
     np.cumsum(v, out=out[1:])
     return out
+
+
+def _scratch(cw):
+    k = cw.shape[0] - 1
+    return np.empty(k + 2, dtype=np.int32 if 2 * k + 2 < 2**31 else np.int64), np.empty(k + 1)
+
+
+def _gap_values_from_diagram(cw, ca):
+    stack, v1 = _scratch(cw)
+    v0 = np.empty_like(v1)
+    hull_sweep(cw, ca, stack, v1, False)
+    hull_sweep(cw, ca, stack, v0, True)
+    return v0, v1
 
 
 def ivap_gap_values(weight, positives):
@@ -62,17 +93,15 @@ def ivap_gap_values(weight, positives):
     >>> v0, v1
     (array([0. , 0. , 0.5]), array([0.5, 1. , 1. ]))
     """
-    v1 = hull_sweep(_cumulative(weight), _cumulative(positives))
-    # p0 by symmetry: (s, y) -> (-s, 1 - y) maps the fit f to 1 - f
-    v1_mirror = hull_sweep(_cumulative(weight[::-1]), _cumulative((weight - positives)[::-1]))
-    v0 = 1.0 - v1_mirror[::-1]
-    return v0, v1
+    weight = np.asarray(weight)
+    positives = np.asarray(positives, dtype=weight.dtype)
+    return _gap_values_from_diagram(_cumulative(weight), _cumulative(positives))
 
 
 def _compress(u, v):
     """Keep only the breakpoints of a step table where its value changes."""
-    change = np.flatnonzero(v[1:] != v[:-1]) + 1
-    return np.ascontiguousarray(u[change - 1]), np.ascontiguousarray(np.r_[v[0], v[change]])
+    changes = v[1:] != v[:-1]
+    return u[changes], np.concatenate([v[:1], v[1:][changes]])
 
 
 @dataclass(frozen=True)
@@ -169,19 +198,13 @@ def ivap_fit(scores, y01, sample_weight=None):
     y = np.asarray(y01)
     check_consistent_length(scores=s, y=y)
     w = check_sample_weight(sample_weight, s.shape[0])
-    if w is not None and np.all(w == np.round(w)) and w.max() < 2**31:
-        # integer weights: exact geometry, same as duplicating rows
-        order = np.argsort(s, kind="stable")
-        ss, yy, ww = s[order], y[order], w[order].astype(np.int64)
-        keep = ww > 0
-        ss, yy, ww = ss[keep], yy[keep], ww[keep]
-        start = np.flatnonzero(np.r_[True, ss[1:] != ss[:-1]])
-        u = ss[start]
-        weight = np.add.reduceat(ww, start)
-        positives = np.add.reduceat(ww * yy.astype(np.int64), start)
-    else:
-        u, weight, positives = _groups(s, y.astype(np.int8), w)
-    v0, v1 = ivap_gap_values(weight, positives)
-    b0, vals0 = _compress(u, v0)
-    b1, vals1 = _compress(u, v1)
-    return IVAPTables(b0, vals0, b1, vals1, float(weight.sum()), int(u.shape[0]))
+    u, cw, ca = _diagram(s, y.astype(np.int8, copy=False), w)
+    # one sweep at a time into one buffer, compressed before the next: low peak memory
+    stack, buffer = _scratch(cw)
+    hull_sweep(cw, ca, stack, buffer, False)
+    b1, vals1 = _compress(u, buffer)
+    hull_sweep(cw, ca, stack, buffer, True)
+    total = float(cw[-1])
+    del stack, cw, ca
+    b0, vals0 = _compress(u, buffer)
+    return IVAPTables(b0, vals0, b1, vals1, total, int(u.shape[0]))

@@ -1,0 +1,55 @@
+"""Timing helpers shared by the benchmark scripts (not part of the package)."""
+
+from __future__ import annotations
+
+import platform
+import re
+import time
+from datetime import date
+from pathlib import Path
+
+import numpy as np
+
+BENCHMARKS_MD = Path(__file__).resolve().parent.parent / "BENCHMARKS.md"
+
+
+def median_time(func, *, repeat=5, min_time=0.0):
+    """Median wall time of ``func()`` over ``repeat`` runs (seconds).
+
+    Each run calls ``func`` as many times as needed to last ``min_time`` and reports the mean
+    per call, so very fast calls are not dominated by the clock's resolution.
+    """
+    times = []
+    for _ in range(repeat):
+        calls = 0
+        start = time.perf_counter()
+        while True:
+            func()
+            calls += 1
+            elapsed = time.perf_counter() - start
+            if elapsed >= min_time:
+                break
+        times.append(elapsed / calls)
+    return float(np.median(times))
+
+
+def machine_note():
+    """One line describing the machine and the date."""
+    import os
+
+    return (
+        f"{date.today().isoformat()}, {platform.processor() or platform.machine()}, "
+        f"{os.cpu_count()} cores, Python {platform.python_version()}, numpy {np.__version__}"
+    )
+
+
+def write_section(title, body):
+    """Replace (or append) the ``## title`` section of BENCHMARKS.md with ``body``."""
+    text = BENCHMARKS_MD.read_text() if BENCHMARKS_MD.exists() else "# Benchmarks\n"
+    block = f"## {title}\n\n{body.strip()}\n\n"
+    pattern = re.compile(rf"^## {re.escape(title)}\n.*?(?=^## |\Z)", re.S | re.M)
+    if pattern.search(text):
+        text = pattern.sub(lambda _: block, text)
+    else:
+        text = text.rstrip("\n") + "\n\n" + block
+    BENCHMARKS_MD.write_text(text.rstrip("\n") + "\n")
