@@ -249,3 +249,9 @@ def test_bad_options(files):
     _expect_usage_error(run(*base, "--n-bins", "5"), "--n-bins applies to")
     assert run(*base, "--method", "magic").exit_code == 2
     assert run(*base[:-2]).exit_code == 2  # --out is required
+
+
+def test_commands_are_registered():
+    result = CliRunner().invoke(main, ["--help"])
+    assert result.exit_code == 0
+    assert "calibrate" in result.output and "evaluate" in result.output
