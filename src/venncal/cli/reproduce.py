@@ -122,7 +122,7 @@ def reproduce(study, quick, out, force, resume, n_jobs, backend, scheduler, prog
     click.echo(f"{result.title} ({mode} mode, {result.wall_time:.0f} s)")
     click.echo("")
     click.echo(headline_name)
-    click.echo(to_text(headline))
+    click.echo(to_text(headline, result.digits))
     if result.checks:
         click.echo("")
         for claim, ok in result.checks.items():

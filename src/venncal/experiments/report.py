@@ -56,6 +56,8 @@ class StudyResult:
         Seconds spent computing, filled in by the study.
     checks : dict of str -> bool
         The qualitative claims of the paper checked on these results (name -> holds).
+    digits : int
+        Decimals shown for numbers in the Markdown, HTML and terminal tables.
     """
 
     name: str
@@ -68,6 +70,7 @@ class StudyResult:
     config: dict = field(default_factory=dict)
     wall_time: float = float("nan")
     checks: dict = field(default_factory=dict)
+    digits: int = 3
 
     @property
     def headline(self):
@@ -149,7 +152,14 @@ def to_text(df, digits=3):
     widths = [
         max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)
     ]
-    fmt = lambda cells: "  ".join(c.rjust(w) for c, w in zip(cells, widths, strict=True))  # noqa: E731
+    n_left = len(header) - df.shape[1]  # index columns are left-aligned
+
+    def fmt(cells):
+        return "  ".join(
+            c.ljust(w) if i < n_left else c.rjust(w)
+            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        )
+
     return "\n".join([fmt(header), fmt(["-" * w for w in widths])] + [fmt(r) for r in rows])
 
 
@@ -201,7 +211,7 @@ def _figure_png(fig, dpi):
     return buf.getvalue()
 
 
-def write_report(result, out_dir, *, digits=3, dpi=110):
+def write_report(result, out_dir, *, digits=None, dpi=110):
     """Write a study's tables, figures, Markdown report and self-contained HTML page.
 
     Parameters
@@ -209,8 +219,9 @@ def write_report(result, out_dir, *, digits=3, dpi=110):
     result : StudyResult
     out_dir : str or path-like
         Created if missing; files of the same names are replaced.
-    digits : int, default=3
-        Decimals shown in Markdown/HTML tables (CSV files keep full precision).
+    digits : int, default=None
+        Decimals shown in Markdown/HTML tables (CSV files keep full precision); default
+        ``result.digits``.
     dpi : int, default=110
         Resolution of the PNG figures.
 
@@ -219,6 +230,7 @@ def write_report(result, out_dir, *, digits=3, dpi=110):
     paths : dict of str -> pathlib.Path
         ``"markdown"``, ``"html"`` and ``"results"`` plus one entry per table and figure.
     """
+    digits = result.digits if digits is None else digits
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = {}

@@ -186,4 +186,5 @@ def run(config, *, out_csv=None, n_jobs=1, backend="loky", scheduler=None, progr
         config={k: v for k, v in config.items() if k != "mode"},
         wall_time=timer.seconds,
         checks=checks,
+        digits=4,
     )
