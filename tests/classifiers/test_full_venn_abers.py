@@ -183,3 +183,28 @@ def test_bad_input():
     with pytest.raises(ValueError, match="NaN"):
         full.predict_interval(bad)
     assert full.predict_interval(Xt[:0]).shape == (0, 2)
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_through_venn_abers_classifier(fast):
+    from venncal import VennAbersClassifier
+
+    X, y, Xt = make_data(8, n=40, m=5)
+    labels = np.array(["no", "yes"])[y]
+    est = GaussianNB() if fast else DecisionTreeClassifier(max_depth=2, random_state=0)
+    clf = VennAbersClassifier(est, method="full").fit(X, labels)
+    got = clf.predict_interval(Xt)
+    np.testing.assert_allclose(got, full_venn_abers_naive(est, X, y, Xt), atol=1e-12)
+    proba = clf.predict_proba(Xt)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    lo, hi = got.min(axis=1), got.max(axis=1)
+    assert ((proba[:, 1] >= lo - 1e-12) & (proba[:, 1] <= hi + 1e-12)).all()
+    assert set(clf.predict(Xt)) <= {"no", "yes"}
+
+
+def test_full_refuses_sample_weight():
+    from venncal import VennAbersClassifier
+
+    X, y, Xt = make_data(0, n=30)
+    with pytest.raises(ValueError, match="sample_weight"):
+        VennAbersClassifier(GaussianNB(), method="full").fit(X, y, sample_weight=np.ones(30))

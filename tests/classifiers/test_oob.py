@@ -122,3 +122,35 @@ def test_bad_ensembles_and_input():
         OOBVennAbers(RandomForestClassifier(), response_method="decision_function").fit(X, y)
     with pytest.raises(NotFittedError):
         OOBVennAbers(RandomForestClassifier()).predict_interval(Xt)
+
+
+def test_through_venn_abers_classifier():
+    from venncal import VennAbersClassifier
+
+    X, y, Xt = make_data(9)
+    rf = RandomForestClassifier(n_estimators=20, random_state=0)
+    clf = VennAbersClassifier(rf, method="oob", random_state=5).fit(X, np.where(y, "b", "a"))
+    direct = OOBVennAbers(rf, random_state=5).fit(X, y)
+    np.testing.assert_array_equal(clf.predict_interval(Xt), direct.predict_interval(Xt))
+    np.testing.assert_allclose(clf.predict_proba(Xt).sum(axis=1), 1.0)
+    with pytest.raises(ValueError, match="bootstrap"):
+        VennAbersClassifier(RandomForestClassifier(bootstrap=False), method="oob").fit(X, y)
+
+
+def test_sample_weight_weights_the_calibration():
+    X, y, Xt = make_data(10)
+    rf = RandomForestClassifier(n_estimators=20, random_state=0)
+    w = np.where(y == 1, 3.0, 1.0)
+    va = OOBVennAbers(rf, random_state=1, fit_params={"sample_weight": w}).fit(X, y)
+    got = va.predict_interval(Xt)
+    r = va.reference_examples(len(Xt))
+    s = va.oob_.test_probas(Xt, r)[:, 1]
+    for t in range(len(Xt)):
+        keep = va.cal_index_ != r[t]
+        p0, p1 = venn_abers_naive(
+            va.cal_scores_[keep],
+            va.cal_y_[keep],
+            s[t : t + 1],
+            sample_weight=w[va.cal_index_][keep],
+        )
+        np.testing.assert_allclose(got[t], [p0[0], p1[0]], atol=1e-12)

@@ -205,6 +205,12 @@ class FullVennAbers:
             )
         if not np.isin(y01, (0, 1)).all() or np.unique(y01).size != 2:
             raise ValueError("y01 must hold both labels 0 and 1 and nothing else.")
+        if self.fit_params and "sample_weight" in self.fit_params:
+            raise ValueError(
+                "method='full' of VennAbersClassifier does not take sample_weight: the test "
+                "object joins the training set with weight one; drop sample_weight or use "
+                "method='inductive'."
+            )
         self.response_method_ = resolve_response_method(
             self.estimator, self.response_method, owner="VennAbersClassifier"
         )

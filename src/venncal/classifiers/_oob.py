@@ -181,7 +181,8 @@ class OOBVennAbers:
     random_state : int, RandomState, Generator or None, default=None
         Seeds the draws of z_r (not the ensemble, which has its own ``random_state``).
     fit_params : dict, default=None
-        Extra keyword arguments of the ensemble's ``fit``.
+        Extra keyword arguments of the ensemble's ``fit``. A ``sample_weight`` entry also
+        weights the calibration examples.
 
     Attributes
     ----------
@@ -231,6 +232,8 @@ class OOBVennAbers:
         self.cal_index_ = np.flatnonzero(has)
         self.cal_scores_ = probas[has, 1]
         self.cal_y_ = y01[has]
+        w = (self.fit_params or {}).get("sample_weight")
+        self.cal_weight_ = None if w is None else np.asarray(w, dtype=np.float64)[has]
         self.seed_ = seed_from(self.random_state)
         return self
 
@@ -261,7 +264,8 @@ class OOBVennAbers:
             rows = np.flatnonzero(pos == p)
             keep = np.ones(self.cal_scores_.shape[0], dtype=bool)
             keep[p] = False
-            tables = ivap_fit(self.cal_scores_[keep], self.cal_y_[keep])
+            w = None if self.cal_weight_ is None else self.cal_weight_[keep]
+            tables = ivap_fit(self.cal_scores_[keep], self.cal_y_[keep], sample_weight=w)
             p0, p1 = tables.predict_unchecked(t[rows])
             out[rows, 0], out[rows, 1] = p0, p1
         return out

@@ -1,0 +1,102 @@
+"""Updatable scorers: the scores after adding one example equal those of a refit."""
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+from sklearn.linear_model import LogisticRegression, RidgeClassifier
+from sklearn.naive_bayes import GaussianNB, MultinomialNB
+from sklearn.neighbors import KNeighborsClassifier
+
+from venncal.classifiers._response import positive_scores
+from venncal.classifiers._updatable import (
+    UpdatableScorer,
+    get_updatable_scorer,
+    register_updatable_scorer,
+)
+
+CASES = [
+    ("gnb", GaussianNB(), "predict_proba", False, 1e-9),
+    ("gnb_priors", GaussianNB(priors=[0.3, 0.7]), "predict_proba", False, 1e-9),
+    ("mnb", MultinomialNB(alpha=0.3), "predict_proba", True, 1e-9),
+    ("mnb_uniform", MultinomialNB(fit_prior=False), "predict_proba", True, 1e-9),
+    ("ridge", RidgeClassifier(alpha=0.5), "decision_function", False, 1e-9),
+    ("ridge_noint", RidgeClassifier(fit_intercept=False), "decision_function", False, 1e-9),
+    ("lda", LinearDiscriminantAnalysis(), "decision_function", False, 1e-9),
+    ("lda_eigen", LinearDiscriminantAnalysis(solver="eigen"), "predict_proba", False, 1e-9),
+    ("lda_priors", LinearDiscriminantAnalysis(priors=[0.6, 0.4]), "decision_function", False, 1e-9),
+    ("knn", KNeighborsClassifier(n_neighbors=4), "predict_proba", False, 1e-12),
+    # the refit stops at its own tolerance; with a tight one both reach the same optimum
+    (
+        "logistic",
+        LogisticRegression(C=2.0, tol=1e-12, max_iter=10_000),
+        "decision_function",
+        False,
+        1e-6,
+    ),
+    (
+        "logistic_noint",
+        LogisticRegression(fit_intercept=False, tol=1e-12, max_iter=10_000),
+        "predict_proba",
+        False,
+        1e-6,
+    ),
+]
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("name,est,method,counts,tol", CASES, ids=[c[0] for c in CASES])
+def test_augmented_scores_equal_refit(seed, name, est, method, counts, tol):
+    rng = np.random.default_rng(seed)
+    n, d = 70, 4
+    if counts:
+        X = rng.poisson(2.0, size=(n + 4, d)).astype(float)
+    else:
+        X = rng.normal(size=(n + 4, d)) * [1.0, 2.0, 0.5, 3.0] + [0.0, 1.0, -2.0, 0.5]
+    y = (X[:, 0] + rng.normal(size=n + 4) > np.median(X[:, 0])).astype(int)
+    scorer = get_updatable_scorer(est, method)
+    assert scorer is not None
+    scorer.fit(X[:n], y[:n])
+    for i in range(n, n + 4):
+        for lab in (0, 1):
+            X_aug, y_aug = X[: n + 1].copy(), np.r_[y[:n], lab]
+            X_aug[-1] = X[i]
+            ref = positive_scores(clone(est).fit(X_aug, y_aug), X_aug, method)
+            got = scorer.augmented_scores(X[i], lab)
+            assert got.shape == (n + 1,)
+            np.testing.assert_allclose(got, ref, rtol=tol, atol=tol)
+
+
+def test_unsupported_settings_have_no_fast_path():
+    assert get_updatable_scorer(GaussianNB(), "decision_function") is None
+    assert get_updatable_scorer(KNeighborsClassifier(weights="distance"), "predict_proba") is None
+    assert get_updatable_scorer(KNeighborsClassifier(p=1), "predict_proba") is None
+    assert get_updatable_scorer(LogisticRegression(l1_ratio=0.5), "decision_function") is None
+    assert get_updatable_scorer(LogisticRegression(solver="liblinear"), "decision_function") is None
+    assert get_updatable_scorer(RidgeClassifier(positive=True), "decision_function") is None
+    assert (
+        get_updatable_scorer(
+            LinearDiscriminantAnalysis(solver="lsqr", shrinkage="auto"), "decision_function"
+        )
+        is None
+    )
+
+
+def test_subclasses_are_not_matched_but_can_be_registered():
+    class MyNB(GaussianNB):
+        pass
+
+    assert get_updatable_scorer(MyNB(), "predict_proba") is None
+
+    class Constant(UpdatableScorer):
+        def fit(self, X, y01):
+            self.n = len(y01)
+            return self
+
+        def augmented_scores(self, x, y):
+            return np.zeros(self.n + 1)
+
+    register_updatable_scorer(MyNB, lambda est, method: Constant())
+    scorer = get_updatable_scorer(MyNB(), "predict_proba")
+    assert isinstance(scorer, Constant)
+    assert scorer.fit(np.zeros((3, 1)), np.array([0, 1, 0])).augmented_scores(None, 1).shape == (4,)
