@@ -66,15 +66,20 @@ FAST = [
     ("lda_svd", LinearDiscriminantAnalysis(), False),
     ("lda_lsqr", LinearDiscriminantAnalysis(solver="lsqr"), False),
     ("knn", KNeighborsClassifier(n_neighbors=5), False),
-    ("logistic", LogisticRegression(C=0.7), False),
-    ("logistic_proba", LogisticRegression(), False),
+    # the refit stops at its solver's tolerance; a tight one makes it the exact optimum
+    ("logistic", LogisticRegression(C=0.7, tol=1e-10, max_iter=10_000), False),
+    ("logistic_proba", LogisticRegression(tol=1e-10, max_iter=10_000), False),
 ]
 
 
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("name,estimator,counts", FAST, ids=[f[0] for f in FAST])
 def test_fast_path_equals_refitting(seed, name, estimator, counts):
-    X, y, Xt = make_data(seed, n=60, m=15, counts=counts)
+    X, y, Xt = make_data(seed, n=60, m=10, counts=counts)
+    if name != "knn":
+        # test objects that repeat training objects: their scores must tie exactly, as in a
+        # refit (for k-NN a repeated object makes a tie in distances, which is left open)
+        Xt = np.vstack([Xt, X[:5]])
     rm = "predict_proba" if name == "logistic_proba" else "auto"
     fast = FullVennAbers(estimator, response_method=rm).fit(X, y)
     assert fast.uses_fast_path_
@@ -82,7 +87,7 @@ def test_fast_path_equals_refitting(seed, name, estimator, counts):
     a, b = fast.predict_interval(Xt), slow.predict_interval(Xt)
     agree = np.all(np.abs(a - b) <= 1e-9, axis=1)
     print(f"{name} seed={seed}: {agree.mean():.0%} of test objects agree to 1e-9")
-    assert agree.mean() >= 0.99 if name != "knn" else agree.mean() >= 0.95
+    assert agree.mean() >= 0.99
 
 
 def test_knn_fast_path_exact_on_tie_free_data():

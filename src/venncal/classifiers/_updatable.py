@@ -24,9 +24,15 @@ Built-in fast paths (binary problems, dense numeric features):
   the base fit, run until the step is below 1e-9, which is tighter than the refit's own
   tolerance; the two agree up to the refit's tolerance.
 
-Exact agreement with refitting holds up to floating-point rounding; it breaks only where two
-scores are so close that rounding (or, for k-NN, a tie in distances, or for logistic regression
-the refit's stopping tolerance) reorders them.
+Agreement with refitting. The naive Bayes scorers repeat the refit's arithmetic bit for bit.
+The others agree to rounding (about 1e-12 in the scores), and a test object that repeats a
+training object is scored by the same matrix product as that object, so the two tie exactly, as
+in a refit. The p0 and p1 of a test object can therefore differ from the refit's only when two
+distinct scores are so close that rounding reorders them (a near-tie), and in two further cases:
+for k-NN, a tie in distances at the k-th neighbour (e.g. a test object repeating a training
+object), which the refit breaks by its own internal order; for logistic regression, the refit's
+own stopping tolerance (``tol=1e-4`` by default moves its scores by up to about 1e-3, enough to
+reorder near-tied scores; with a tight ``tol`` both reach the same optimum).
 """
 
 from __future__ import annotations
@@ -133,46 +139,55 @@ def get_updatable_scorer(estimator, response_method):
 # built-in scorers
 
 
+def _proba_from_jll(j0, j1):
+    """P(class 1) from joint log-likelihoods, with scikit-learn's log-sum-exp arithmetic."""
+    mx = np.maximum(j0, j1)
+    out = np.where(j0 == j1, np.log(2.0) + mx, np.log1p(np.exp(np.minimum(j0, j1) - mx)) + mx)
+    return np.exp(j1 - out)
+
+
 class _GaussianNBScorer(UpdatableScorer):
-    """GaussianNB: class counts, means and (biased) variances, plus the overall variance."""
+    """GaussianNB: class means and variances, recomputed for the class that grows.
+
+    The means and variances are computed with the same numpy reductions, over the same rows in
+    the same order, as ``GaussianNB.fit`` on the augmented data, so that the scores match the
+    refit to the last bit (and exact ties between different objects are kept).
+    """
 
     def __init__(self, var_smoothing, priors):
         self.var_smoothing = var_smoothing
         self.priors = priors
 
     def fit(self, X, y01):
-        self.X = X
-        self.n = [int((y01 == k).sum()) for k in (0, 1)]
-        self.mean = [X[y01 == k].mean(axis=0) for k in (0, 1)]
-        self.m2 = [((X[y01 == k] - self.mean[k]) ** 2).sum(axis=0) for k in (0, 1)]
-        self.tot_mean = X.mean(axis=0)
-        self.tot_m2 = ((X - self.tot_mean) ** 2).sum(axis=0)
-        self.X2 = X * X
+        self.n = X.shape[0]
+        self.Z = _with_slot(X)
+        self.rows = [_with_slot(X[y01 == k]) for k in (0, 1)]
+        self.count = [int((y01 == k).sum()) for k in (0, 1)]
+        self.base = [(np.mean(X[y01 == k], axis=0), np.var(X[y01 == k], axis=0)) for k in (0, 1)]
+        self._x = None
         return self
 
     def augmented_scores(self, x, y):
-        n_all = self.X.shape[0] + 1
-        d_all = x - self.tot_mean
-        tot_m2 = self.tot_m2 + d_all * (x - (self.tot_mean + d_all / n_all))
-        eps = self.var_smoothing * np.max(tot_m2 / n_all)
-        n = list(self.n)
-        mean = list(self.mean)
-        m2 = list(self.m2)
-        n[y] += 1
-        delta = x - mean[y]
-        mean[y] = mean[y] + delta / n[y]
-        m2[y] = m2[y] + delta * (x - mean[y])
-        # sum_d (z - mu)^2 / var, expanded so that each class costs two matrix-vector products
+        if self._x is None or not np.array_equal(self._x, x):
+            self.Z[-1] = x
+            self._x = x.copy()
+            self._eps = self.var_smoothing * np.var(self.Z, axis=0).max()
+        rows = self.rows[y]
+        rows[-1] = x
+        stats = list(self.base)
+        stats[y] = (np.mean(rows, axis=0), np.var(rows, axis=0))
+        count = list(self.count)
+        count[y] += 1
+        total = float(count[0] + count[1])
         jll = []
         for k in (0, 1):
-            var = m2[k] / n[k] + eps
-            inv = 1.0 / var
-            prior = self.priors[k] if self.priors is not None else n[k] / n_all
-            const = np.log(prior) - 0.5 * np.sum(np.log(2.0 * np.pi * var))
-            quad = self.X2 @ inv - 2.0 * (self.X @ (mean[k] * inv)) + (mean[k] ** 2) @ inv
-            quad_x = (((x - mean[k]) ** 2) * inv).sum()
-            jll.append(const - 0.5 * _append(quad, quad_x))
-        return expit(jll[1] - jll[0])
+            theta, var = stats[k]
+            var = var + self._eps
+            prior = self.priors[k] if self.priors is not None else count[k] / total
+            n_ij = -0.5 * np.sum(np.log(2.0 * np.pi * var))
+            n_ij = n_ij - 0.5 * np.sum(((self.Z - theta) ** 2) / var, axis=1)
+            jll.append(np.log(prior) + n_ij)
+        return _proba_from_jll(jll[0], jll[1])
 
 
 def _gaussian_nb_factory(est, response_method):
@@ -197,7 +212,7 @@ class _MultinomialNBScorer(UpdatableScorer):
     def fit(self, X, y01):
         if (X < 0).any():
             raise ValueError("MultinomialNB needs non-negative features.")
-        self.X = X
+        self.Z = _with_slot(X)
         self.fc = [X[y01 == k].sum(axis=0) for k in (0, 1)]
         self.cc = [int((y01 == k).sum()) for k in (0, 1)]
         return self
@@ -207,18 +222,18 @@ class _MultinomialNBScorer(UpdatableScorer):
         cc = list(self.cc)
         fc[y] = fc[y] + x
         cc[y] += 1
-        jll = []
-        for k in (0, 1):
-            smoothed = fc[k] + self.alpha
-            flp = np.log(smoothed) - np.log(smoothed.sum())
-            if self.class_prior is not None:
-                prior = np.log(self.class_prior[k])
-            elif self.fit_prior:
-                prior = np.log(cc[k]) - np.log(cc[0] + cc[1])
-            else:
-                prior = -np.log(2.0)
-            jll.append(_append(self.X @ flp, x @ flp) + prior)
-        return expit(jll[1] - jll[0])
+        self.Z[-1] = x
+        smoothed = np.vstack(fc) + self.alpha
+        flp = np.log(smoothed) - np.log(smoothed.sum(axis=1).reshape(-1, 1))
+        if self.class_prior is not None:
+            prior = np.log(self.class_prior)
+        elif self.fit_prior:
+            counts = np.array(cc, dtype=np.float64)
+            prior = np.log(counts) - np.log(counts.sum())
+        else:
+            prior = np.full(2, -np.log(2.0))
+        jll = self.Z @ flp.T + prior
+        return _proba_from_jll(jll[:, 0], jll[:, 1])
 
 
 def _multinomial_nb_factory(est, response_method):
@@ -229,12 +244,14 @@ def _multinomial_nb_factory(est, response_method):
     return _MultinomialNBScorer(alpha, est.fit_prior, prior)
 
 
-def _append(a, b):
-    """``np.r_[a, b]`` for a 1-D array and a scalar, without its overhead."""
-    out = np.empty(a.shape[0] + 1)
-    out[:-1] = a
-    out[-1] = b
-    return out
+def _with_slot(X):
+    """``X`` with one more row, to be overwritten by the new object.
+
+    Scoring the training objects and the new object with one matrix product makes a new object
+    that repeats a training object score exactly like it, as a refit does; scoring them
+    separately could break such ties by rounding.
+    """
+    return np.vstack([X, np.zeros((1, X.shape[1]))])
 
 
 def _aug(X):
@@ -253,6 +270,7 @@ class _RidgeClassifierScorer(UpdatableScorer):
 
     def fit(self, X, y01):
         self.Xd = self._design(X)
+        self.Zd = _with_slot(self.Xd)
         p = self.Xd.shape[1]
         pen = np.full(p, self.alpha)
         if self.fit_intercept:
@@ -267,7 +285,8 @@ class _RidgeClassifierScorer(UpdatableScorer):
         Az = self.A_inv @ z
         c = self.c + z * (2.0 * y - 1.0)
         coef = self.A_inv @ c - Az * (Az @ c) / (1.0 + z @ Az)
-        return _append(self.Xd @ coef, z @ coef)
+        self.Zd[-1] = z
+        return self.Zd @ coef
 
 
 def _ridge_factory(est, response_method):
@@ -287,7 +306,7 @@ class _LDAScorer(UpdatableScorer):
         self.proba = proba
 
     def fit(self, X, y01):
-        self.X = X
+        self.Z = _with_slot(X)
         self.n = [int((y01 == k).sum()) for k in (0, 1)]
         self.mean = [X[y01 == k].mean(axis=0) for k in (0, 1)]
         self.S = sum((X[y01 == k] - self.mean[k]).T @ (X[y01 == k] - self.mean[k]) for k in (0, 1))
@@ -311,7 +330,8 @@ class _LDAScorer(UpdatableScorer):
             + np.log(pri[1])
             - np.log(pri[0])
         )
-        s = _append(self.X @ w, x @ w) + b
+        self.Z[-1] = x
+        s = self.Z @ w + b
         return expit(s) if self.proba else s
 
 
@@ -363,7 +383,10 @@ class _KNNScorer(UpdatableScorer):
             own = (y + self.y[near].sum()) / k
         else:
             own = float(y)
-        return _append(s, own)
+        out = np.empty(s.shape[0] + 1)
+        out[:-1] = s
+        out[-1] = own
+        return out
 
 
 def _knn_factory(est, response_method):
@@ -399,6 +422,7 @@ class _LogisticScorer(UpdatableScorer):
     def fit(self, X, y01):
         Xd = self._design(X)
         self.Xd = Xd
+        self.Zd = _with_slot(Xd)
         self.y = y01.astype(np.float64)
         reg = self._reg(Xd.shape[1])
         beta = np.zeros(Xd.shape[1])
@@ -437,7 +461,8 @@ class _LogisticScorer(UpdatableScorer):
             s -= self.Xd @ step
             if np.max(np.abs(step)) < self.tol * max(1.0, np.max(np.abs(beta))):
                 break
-        out = _append(self.Xd @ beta, z @ beta)
+        self.Zd[-1] = z
+        out = self.Zd @ beta
         return expit(out) if self.proba else out
 
 
