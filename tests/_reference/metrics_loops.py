@@ -88,6 +88,18 @@ def murphy(y, p, n_bins=100):
     return rel / n, res / n, ybar * (1 - ybar)
 
 
+def murphy_distinct(y, p):
+    """Murphy (1973) with one group per distinct forecast value."""
+    n = len(y)
+    ybar = sum(y) / n
+    groups = {}
+    for yi, pi in zip(y, p, strict=True):
+        groups.setdefault(pi, []).append(yi)
+    rel = sum(len(g) * (v - sum(g) / len(g)) ** 2 for v, g in groups.items()) / n
+    res = sum(len(g) * (sum(g) / len(g) - ybar) ** 2 for g in groups.values()) / n
+    return rel, res, ybar * (1 - ybar)
+
+
 def isotonic_recalibrated(y, p):
     """PAV fit of y on p: tied predictions pooled first, then adjacent violators merged."""
     distinct = sorted(set(p))

@@ -227,3 +227,20 @@ def test_roc_auc_invariant_to_monotone_transform_and_relabelling():
     assert metrics.roc_auc(1 - y, 1 - p) == pytest.approx(metrics.roc_auc(y, p))
     assert metrics.brier_score(1 - y, 1 - p) == pytest.approx(metrics.brier_score(y, p))
     assert metrics.ece(1 - y, 1 - p, n_bins=1) == pytest.approx(metrics.ece(y, p, n_bins=1))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_murphy_exact_over_distinct_values(seed):
+    """n_bins=None bins by distinct prediction: REL - RES + UNC = Brier for any K values."""
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(1, 30))
+    values = rng.random(k)  # anywhere in [0, 1], several may share a fixed-width bin
+    p = rng.choice(values, 300)
+    y = rng.random(300) < p
+    w = rng.integers(1, 4, 300)
+    d = metrics.brier_decomposition(y, p, n_bins=None, sample_weight=w)
+    assert d.n_bins == np.unique(p).size
+    assert d.reliability - d.resolution + d.uncertainty == pytest.approx(d.brier, abs=1e-12)
+    rel, res, unc = ref.murphy_distinct(list(np.repeat(y, w)), list(np.repeat(p, w)))
+    assert d.reliability == pytest.approx(rel, abs=1e-12)
+    assert d.resolution == pytest.approx(res, abs=1e-12)

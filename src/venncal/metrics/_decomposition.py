@@ -41,7 +41,7 @@ class BrierDecomposition:
     within_bin_covariance : float
         ``(1/N) sum_k sum_{i in k} (p_i - r_k)(y_i - phi_k)``.
     n_bins : int
-        Number of bins K.
+        Number of bins K (the number of distinct predictions when ``n_bins=None``).
     """
 
     reliability: float
@@ -65,8 +65,11 @@ def brier_decomposition(y_true, y_proba, *, n_bins=100, strategy="uniform", samp
         Labels, 0/1 or booleans.
     y_proba : array-like of shape (n,) or (n, 2)
         Probability of the positive class.
-    n_bins : int, default=100
-        Number of bins K; Johansson et al. use K = 100.
+    n_bins : int or None, default=100
+        Number of bins K; Johansson et al. use K = 100. ``None`` makes one bin of each
+        distinct prediction, Murphy's original setting, where the three terms always sum to
+        the Brier score. With bins, they do when the predictions are constant within each bin
+        (e.g. at most K distinct values, one per bin).
     strategy : {"uniform", "quantile"}, default="uniform"
         Equal-width bins ``[0, 1/K), ..., [(K-1)/K, 1]`` or equal-mass bins.
     sample_weight : array-like of shape (n,), default=None
@@ -91,9 +94,13 @@ def brier_decomposition(y_true, y_proba, *, n_bins=100, strategy="uniform", samp
     True
     """
     y, p, w = prepare(y_true, y_proba, sample_weight)
-    edges = bin_edges(p, w, n_bins, strategy, owner="brier_decomposition")
-    idx = assign_bins(p, edges)
-    k = edges.shape[0] - 1
+    if n_bins is None:  # one bin per distinct prediction: Murphy's exact decomposition
+        _, idx = np.unique(p, return_inverse=True)
+        k = int(idx.max()) + 1
+    else:
+        edges = bin_edges(p, w, n_bins, strategy, owner="brier_decomposition")
+        idx = assign_bins(p, edges)
+        k = edges.shape[0] - 1
     total = w.sum()
     counts = np.bincount(idx, weights=w, minlength=k)
     nz = counts > 0
