@@ -5,7 +5,10 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 from joblib import parallel_config
-from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+from sklearn.discriminant_analysis import (
+    LinearDiscriminantAnalysis,
+    QuadraticDiscriminantAnalysis,
+)
 from sklearn.exceptions import NotFittedError
 from sklearn.isotonic import IsotonicRegression
 from sklearn.linear_model import LogisticRegression, RidgeClassifier
@@ -65,6 +68,7 @@ FAST = [
     ("ridge", RidgeClassifier(alpha=3.0), False),
     ("lda_svd", LinearDiscriminantAnalysis(), False),
     ("lda_lsqr", LinearDiscriminantAnalysis(solver="lsqr"), False),
+    ("qda", QuadraticDiscriminantAnalysis(reg_param=0.1), False),
     ("knn", KNeighborsClassifier(n_neighbors=5), False),
     # the refit stops at its solver's tolerance; a tight one makes it the exact optimum
     ("logistic", LogisticRegression(C=0.7, tol=1e-10, max_iter=10_000), False),

@@ -3,7 +3,10 @@
 import numpy as np
 import pytest
 from sklearn.base import clone
-from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+from sklearn.discriminant_analysis import (
+    LinearDiscriminantAnalysis,
+    QuadraticDiscriminantAnalysis,
+)
 from sklearn.linear_model import LogisticRegression, RidgeClassifier
 from sklearn.naive_bayes import GaussianNB, MultinomialNB
 from sklearn.neighbors import KNeighborsClassifier
@@ -25,6 +28,14 @@ CASES = [
     ("lda", LinearDiscriminantAnalysis(), "decision_function", False, 1e-9),
     ("lda_eigen", LinearDiscriminantAnalysis(solver="eigen"), "predict_proba", False, 1e-9),
     ("lda_priors", LinearDiscriminantAnalysis(priors=[0.6, 0.4]), "decision_function", False, 1e-9),
+    ("qda", QuadraticDiscriminantAnalysis(), "decision_function", False, 1e-9),
+    (
+        "qda_reg",
+        QuadraticDiscriminantAnalysis(reg_param=0.5, priors=[0.5, 0.5]),
+        "predict_proba",
+        False,
+        1e-9,
+    ),
     ("knn", KNeighborsClassifier(n_neighbors=4), "predict_proba", False, 1e-12),
     # the refit stops at its own tolerance; with a tight one both reach the same optimum
     (
@@ -69,6 +80,9 @@ def test_augmented_scores_equal_refit(seed, name, est, method, counts, tol):
 
 def test_unsupported_settings_have_no_fast_path():
     assert get_updatable_scorer(GaussianNB(), "decision_function") is None
+    assert (
+        get_updatable_scorer(QuadraticDiscriminantAnalysis(solver="eigen"), "predict_proba") is None
+    )
     assert get_updatable_scorer(KNeighborsClassifier(weights="distance"), "predict_proba") is None
     assert get_updatable_scorer(KNeighborsClassifier(p=1), "predict_proba") is None
     assert get_updatable_scorer(LogisticRegression(l1_ratio=0.5), "decision_function") is None

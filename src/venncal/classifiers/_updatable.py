@@ -18,6 +18,8 @@ Built-in fast paths (binary problems, dense numeric features):
 * ``GaussianNB`` and ``MultinomialNB``: sufficient statistics (counts, means, variances).
 * ``LinearDiscriminantAnalysis`` (no shrinkage) and ``RidgeClassifier``: rank-one updates of the
   scatter or Gram matrix, then a (d + 1)-dimensional solve.
+* ``QuadraticDiscriminantAnalysis`` (``solver="svd"``, any ``reg_param``): rank-one update of the
+  growing class's scatter matrix; the other class's terms are kept from the base fit.
 * ``KNeighborsClassifier`` (uniform weights, Euclidean): only the objects whose k-th neighbour
   is farther than the new point change their score.
 * ``LogisticRegression`` (L2 penalty, any solver but liblinear): Newton iterations started at
@@ -345,6 +347,64 @@ def _lda_factory(est, response_method):
     return _LDAScorer(offset, priors, response_method == "predict_proba")
 
 
+class _QDAScorer(UpdatableScorer):
+    """Quadratic discriminant analysis ('svd' solver): per-class means and scatter matrices."""
+
+    def __init__(self, reg_param, priors, proba):
+        self.reg_param = reg_param
+        self.priors = priors
+        self.proba = proba
+
+    def fit(self, X, y01):
+        self.Z = _with_slot(X)
+        self.n = [int((y01 == k).sum()) for k in (0, 1)]
+        self.mean = [X[y01 == k].mean(axis=0) for k in (0, 1)]
+        self.S = [(X[y01 == k] - self.mean[k]).T @ (X[y01 == k] - self.mean[k]) for k in (0, 1)]
+        # per-class terms of the training objects under the base fit, reused for the class
+        # that does not grow
+        self.base = [self._terms(self.S[k], self.n[k], self.mean[k], X) for k in (0, 1)]
+        return self
+
+    def _terms(self, S, n, mean, Z):
+        cov = (1.0 - self.reg_param) * (S / n) + self.reg_param * np.eye(S.shape[0])
+        L = np.linalg.cholesky(cov)
+        W = np.linalg.solve(L, (Z - mean).T)
+        return (W * W).sum(axis=0) + 2.0 * np.log(np.diag(L)).sum(), (L, mean)
+
+    def augmented_scores(self, x, y):
+        self.Z[-1] = x
+        n = list(self.n)
+        delta = x - self.mean[y]
+        S = self.S[y] + (n[y] / (n[y] + 1.0)) * np.outer(delta, delta)
+        n[y] += 1
+        mean = self.mean[y] + delta / n[y]
+        dec = [None, None]
+        dec[y] = self._terms(S, n[y], mean, self.Z)[0]
+        other = 1 - y
+        base, (L, m) = self.base[other]
+        dec[other] = np.empty(self.Z.shape[0])
+        dec[other][:-1] = base
+        same = np.flatnonzero((self.Z[:-1] == x).all(axis=1))
+        if same.size:  # a repeated training object gets exactly its twin's term
+            dec[other][-1] = base[same[0]]
+        else:
+            w = np.linalg.solve(L, x - m)
+            dec[other][-1] = w @ w + 2.0 * np.log(np.diag(L)).sum()
+        total = n[0] + n[1]
+        pri = self.priors if self.priors is not None else np.array(n, dtype=float) / total
+        s = -0.5 * (dec[1] - dec[0]) + (np.log(pri[1]) - np.log(pri[0]))
+        return expit(s) if self.proba else s
+
+
+def _qda_factory(est, response_method):
+    if est.solver != "svd" or est.shrinkage is not None:
+        return None
+    if getattr(est, "covariance_estimator", None) is not None:
+        return None
+    priors = None if est.priors is None else np.asarray(est.priors, dtype=np.float64)
+    return _QDAScorer(float(est.reg_param), priors, response_method == "predict_proba")
+
+
 class _KNNScorer(UpdatableScorer):
     """k nearest neighbours with uniform weights and Euclidean distance."""
 
@@ -486,7 +546,10 @@ def _register_builtins():
     global _BUILTINS_DONE
     if _BUILTINS_DONE:
         return
-    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+    from sklearn.discriminant_analysis import (
+        LinearDiscriminantAnalysis,
+        QuadraticDiscriminantAnalysis,
+    )
     from sklearn.linear_model import LogisticRegression, RidgeClassifier
     from sklearn.naive_bayes import GaussianNB, MultinomialNB
     from sklearn.neighbors import KNeighborsClassifier
@@ -496,6 +559,7 @@ def _register_builtins():
         (MultinomialNB, _multinomial_nb_factory),
         (RidgeClassifier, _ridge_factory),
         (LinearDiscriminantAnalysis, _lda_factory),
+        (QuadraticDiscriminantAnalysis, _qda_factory),
         (KNeighborsClassifier, _knn_factory),
         (LogisticRegression, _logistic_factory),
     ):
