@@ -69,6 +69,11 @@ def test_vovk_petej_log_loss_claims(vovk):
     # RMSE is always finite and at most 1
     assert (raw["rmse"].between(0, 1)).all()
     assert all(v for k, v in vovk.checks.items() if "finite" in k or "infinite" in k)
+    # SVA is also scored on VA's own split and test objects, for a paired comparison
+    paired = raw[raw["method"] == "SVA on VA's objects"]
+    va = raw[raw["method"] == "VA"]
+    assert len(paired) == len(va) and (paired["n_test"].to_numpy() == va["n_test"].to_numpy()).all()
+    assert any(k.startswith("SVA is close to VA") for k in vovk.checks)
 
 
 @pytest.mark.slow
@@ -210,10 +215,16 @@ def test_write_report_is_self_contained(tmp_path):
     fig.subplots().plot([0, 1], [0, 1])
     table = pd.DataFrame({"VA": [0.25, np.inf], "DIR": [np.nan, 0.5]}, index=["a", "b"])
     result = StudyResult(
-        name="demo", title="A <demo> study", mode="quick", tables={"T 1: x/y": table},
-        figures={"fig": fig}, notes=["Some `code` and **bold**."], raw=table.reset_index(),
-        checks={"claim": True, "other": False}, wall_time=1.5,
-    )  # fmt: skip
+        name="demo",
+        title="A <demo> study",
+        mode="quick",
+        tables={"T 1: x/y": table},
+        figures={"fig": fig},
+        notes=["Some `code` and **bold**."],
+        raw=table.reset_index(),
+        checks={"claim": True, "other": False},
+        wall_time=1.5,
+    )
     paths = write_report(result, tmp_path / "out")
     html = paths["html"].read_text()
     assert "&lt;demo&gt;" in html and "<demo>" not in html

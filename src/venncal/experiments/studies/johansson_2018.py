@@ -35,8 +35,18 @@ from venncal.experiments.studies._common import Timer, load_cached, quiet
 NAME = "johansson-2018"
 TITLE = "Johansson et al. (2018), Venn predictors for random forests: calibration set vs out-of-bag"
 
-SETUPS = ("RF-cal", "RF-oob", "Platt-cal", "Platt-oob", "Iso-cal", "Iso-oob",
-          "VP-cal", "VP-oob", "VAP-cal", "VAP-oob")  # fmt: skip
+SETUPS = (
+    "RF-cal",
+    "RF-oob",
+    "Platt-cal",
+    "Platt-oob",
+    "Iso-cal",
+    "Iso-oob",
+    "VP-cal",
+    "VP-oob",
+    "VAP-cal",
+    "VAP-oob",
+)
 VENN_SETUPS = ("VP-cal", "VP-oob", "VAP-cal", "VAP-oob")
 
 
@@ -152,8 +162,9 @@ def _fold_predictions(X, y, train, test, n_trees, seed):
     if platt is not None:
         out["Platt-oob"] = {"p": platt().fit(cal_s, cal_y).predict_proba(s_sub)[:, 1]}
     out["Iso-oob"] = {"p": IsotonicCalibrator().fit(cal_s, cal_y).predict_proba(s_sub)[:, 1]}
-    vp = venn_predict((cal_s > 0.5).astype(int), cal_y, (s_sub > 0.5).astype(int), n_classes=2,
-                      exclude=r_pos)  # fmt: skip
+    vp = venn_predict(
+        (cal_s > 0.5).astype(int), cal_y, (s_sub > 0.5).astype(int), n_classes=2, exclude=r_pos
+    )
     out["VP-oob"] = {"l1": vp.p0_p1[:, 0], "u1": vp.p0_p1[:, 1], "label": vp.label}
     l1, u1 = np.empty(len(test)), np.empty(len(test))
     for k in np.unique(r_pos):
@@ -199,18 +210,20 @@ def run_cell(cell):
             p_pos, lo, hi = _venn_outputs(d["l1"], d["u1"], label)
             est = (lo + hi) / 2.0
         acc = float(np.mean(label == yy))
-        rows.append({
-            "setup": setup,
-            "accuracy": acc,
-            "estimate": float(np.mean(est)),
-            "estimate_minus_accuracy": float(np.mean(est)) - acc,
-            "reliability": float(brier_decomposition(yy, p_pos, n_bins=100).reliability),
-            "brier": float(brier_score(yy, p_pos)),
-            "lower": float(np.mean(lo)),
-            "upper": float(np.mean(hi)),
-            "interval_size": float(np.mean(hi - lo)),
-            "accuracy_of_p": float(accuracy(yy, p_pos)),
-        })  # fmt: skip
+        rows.append(
+            {
+                "setup": setup,
+                "accuracy": acc,
+                "estimate": float(np.mean(est)),
+                "estimate_minus_accuracy": float(np.mean(est)) - acc,
+                "reliability": float(brier_decomposition(yy, p_pos, n_bins=100).reliability),
+                "brier": float(brier_score(yy, p_pos)),
+                "lower": float(np.mean(lo)),
+                "upper": float(np.mean(hi)),
+                "interval_size": float(np.mean(hi - lo)),
+                "accuracy_of_p": float(accuracy(yy, p_pos)),
+            }
+        )
     return rows
 
 
@@ -256,11 +269,25 @@ def run(config, *, out_csv=None, n_jobs=1, backend="loky", scheduler=None, progr
         for r in range(config["n_repeats"])
     ]
     with Timer() as timer:
-        raw = run_grid(cells, run_cell, out_csv=out_csv, n_jobs=n_jobs, backend=backend,
-                       scheduler=scheduler, progress=progress)  # fmt: skip
+        raw = run_grid(
+            cells,
+            run_cell,
+            out_csv=out_csv,
+            n_jobs=n_jobs,
+            backend=backend,
+            scheduler=scheduler,
+            progress=progress,
+        )
     raw = raw.drop(columns=["cell_id", "study"], errors="ignore")
-    metrics = ["estimate_minus_accuracy", "reliability", "accuracy", "lower", "upper",
-               "interval_size", "brier"]  # fmt: skip
+    metrics = [
+        "estimate_minus_accuracy",
+        "reliability",
+        "accuracy",
+        "lower",
+        "upper",
+        "interval_size",
+        "brier",
+    ]
     per_ds = raw.groupby(["dataset", "setup"], sort=False)[metrics].mean()
     setups = [s for s in SETUPS if s in set(raw["setup"])]
     datasets = [d for d in config["datasets"] if d in set(raw["dataset"])]
@@ -298,8 +325,10 @@ def run(config, *, out_csv=None, n_jobs=1, backend="loky", scheduler=None, progr
     if len(datasets) >= 2:
         fr = friedman_test(rel)
         bh = bergmann_hommel_posthoc(rel)
-        tables["Table 3: reliability, row significantly better than column (Bergmann-Hommel, "
-               "alpha = .05)"] = _posthoc_table(bh)  # fmt: skip
+        tables[
+            "Table 3: reliability, row significantly better than column (Bergmann-Hommel, "
+            "alpha = .05)"
+        ] = _posthoc_table(bh)
         notes.append(
             f"Reliability: Friedman chi2 = {fr.statistic:.2f} (p = {fr.pvalue:.3g}), "
             f"Iman-Davenport F = {fr.iman_davenport_statistic:.2f} "
@@ -307,9 +336,10 @@ def run(config, *, out_csv=None, n_jobs=1, backend="loky", scheduler=None, progr
         )
         cd = nemenyi_critical_difference(len(setups), len(datasets), 0.05)
         figures["cd_reliability"] = _cd_figure(
-            dict(zip(setups, fr.average_ranks, strict=True)), cd,
+            dict(zip(setups, fr.average_ranks, strict=True)),
+            cd,
             "Reliability: average ranks and Nemenyi critical difference (alpha = .05)",
-        )  # fmt: skip
+        )
 
     t4 = {}
     for s in VENN_SETUPS:
@@ -322,8 +352,9 @@ def run(config, *, out_csv=None, n_jobs=1, backend="loky", scheduler=None, progr
             t4[ds][(s, "size")] = f"{hi[ds] - lo[ds]:.3f}"
             t4[ds][(s, "accuracy")] = f"{a[ds]:.3f}" + ("" if inside else " *")
         valid = float(np.mean([lo[d] - 1e-12 <= a[d] <= hi[d] + 1e-12 for d in datasets]))
-        checks[f"{s} interval contains the observed accuracy on most datasets "
-               f"({valid:.0%})"] = bool(valid > 0.5)  # fmt: skip
+        checks[f"{s} interval contains the observed accuracy on most datasets ({valid:.0%})"] = (
+            bool(valid > 0.5)
+        )
     if t4:
         t4 = pd.DataFrame.from_dict(t4, orient="index")
         t4.columns = pd.MultiIndex.from_tuples(t4.columns)
@@ -337,8 +368,11 @@ def run(config, *, out_csv=None, n_jobs=1, backend="loky", scheduler=None, progr
 
     if len(datasets) >= 2:
         venn_acc = acc[[s for s in VENN_SETUPS if s in setups]]
-        for label, fn in (("Bergmann-Hommel", bergmann_hommel_posthoc), ("Holm", holm_posthoc),
-                          ("Nemenyi", nemenyi_posthoc)):  # fmt: skip
+        for label, fn in (
+            ("Bergmann-Hommel", bergmann_hommel_posthoc),
+            ("Holm", holm_posthoc),
+            ("Nemenyi", nemenyi_posthoc),
+        ):
             res = fn(venn_acc, lower_is_better=False)
             pairs = pd.DataFrame(res.pairs())
             pairs.columns = ["a", "b", "rank a", "rank b", "z", "p", f"p adjusted ({label})"]
@@ -361,19 +395,22 @@ def run(config, *, out_csv=None, n_jobs=1, backend="loky", scheduler=None, progr
     oob = [s for s in setups if s.endswith("-oob")]
     cal = [s for s in setups if s.endswith("-cal")]
     if oob and cal:
-        checks["every out-of-bag setup is more accurate on average than every calibration-set "
-               "setup"] = bool(means[oob].min() > means[cal].max())  # fmt: skip
+        checks[
+            "every out-of-bag setup is more accurate on average than every calibration-set setup"
+        ] = bool(means[oob].min() > means[cal].max())
 
-    notes.insert(0,
+    notes.insert(
+        0,
         f"{len(datasets)} bundled two-class datasets of Lofstrom et al. (the paper names 22 of "
         "this family without listing them; we run all we have). "
         f"{config['n_repeats']} x {config['n_folds']}-fold cross-validation, "
         f"{config['n_trees']} trees. The paper's tables are images not available to us; "
         "the checks below test the statements of its section 5.",
-    )  # fmt: skip
+    )
     if "Platt-cal" not in setups:
-        notes.append("Platt scaling is not available in this installation; its setups are "
-                     "left out.")  # fmt: skip
+        notes.append(
+            "Platt scaling is not available in this installation; its setups are left out."
+        )
     return StudyResult(
         name=NAME,
         title=TITLE,

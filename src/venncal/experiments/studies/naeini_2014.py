@@ -203,11 +203,19 @@ def run(config, *, out_csv=None, n_jobs=1, backend="loky", scheduler=None, progr
         # SPECT's split is given and its classifiers are deterministic: one run
         n = 1 if panel.startswith("SPECT/") else config["n_repeats"]
         for r in range(n):
-            cells.append({"study": NAME, "panel": panel, "repeat": r,
-                          **{k: config[k] for k in keys}})  # fmt: skip
+            cells.append(
+                {"study": NAME, "panel": panel, "repeat": r, **{k: config[k] for k in keys}}
+            )
     with Timer() as timer:
-        raw = run_grid(cells, run_cell, out_csv=out_csv, n_jobs=n_jobs, backend=backend,
-                       scheduler=scheduler, progress=progress)  # fmt: skip
+        raw = run_grid(
+            cells,
+            run_cell,
+            out_csv=out_csv,
+            n_jobs=n_jobs,
+            backend=backend,
+            scheduler=scheduler,
+            progress=progress,
+        )
     raw = raw.drop(columns=["cell_id", "study"], errors="ignore")
     mean = raw.groupby(["panel", "method"], sort=False)[list(METRICS)].mean()
     paper = _paper()
