@@ -142,3 +142,21 @@ def test_bad_input():
         equal_mass_venn_predict([0.0, 1.0], [0, 1], [0.0], n_bins=0)
     with pytest.raises(ValueError, match="Inconsistent"):
         equal_mass_venn_predict([0.0, 1.0], [0, 1, 1], [0.0])
+
+
+def test_imports_without_sklearn_pandas_matplotlib():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "class Block:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] in {'sklearn', 'pandas', 'matplotlib'}:\n"
+        "            raise ImportError('blocked ' + name)\n"
+        "sys.meta_path.insert(0, Block())\n"
+        "from venncal.core.venn import venn_predict\n"
+        "print(venn_predict([0, 0], [0, 1], [0]).p0_p1)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
