@@ -268,3 +268,15 @@ def test_bad_data():
 def test_numba_engine_refuses_fractional_counts():
     with pytest.raises(ValueError, match="whole-number counts"):
         fit_bayesian_binning([0.0, 1.0], [0, 1], [0.5, 1.0], engine="numba")
+
+
+def test_large_integer_weights_match_brute_force():
+    # totals beyond the log-factorial tables take the gammaln route
+    rng = np.random.default_rng(12)
+    s = rng.integers(0, 6, 12) / 2.0
+    y = rng.integers(0, 2, 12)
+    w = np.full(12, 1_000_000.0)
+    _, sbb_v, sbb_log, abb_v, abb_log, second = brute_force(s, y, w=w, lam=3.0)
+    abb = fit_bayesian_binning(s, y, w, lam=3.0)
+    np.testing.assert_allclose(abb.values, abb_v, rtol=0, atol=1e-10)
+    assert abb.log_score == pytest.approx(abb_log, rel=1e-12)

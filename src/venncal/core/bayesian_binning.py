@@ -83,6 +83,7 @@ __all__ = [
 DEFAULT_LAM = 10.0
 
 _METHODS = ("selection", "averaging")
+_MAX_TABLE = 4_000_000  # largest total count for the log-factorial tables (32 MB each)
 
 
 def pool_scores(scores, y01, sample_weight=None):
@@ -514,8 +515,9 @@ def fit_bayesian_binning(
     Notes
     -----
     Time O(N^2) and memory O(N) for N distinct scores, for both methods. With whole-number
-    counts (no weights, or integer weights) log-factorials come from a table; fractional weights
-    evaluate ``lgamma`` in the loop, which is several times slower.
+    counts (no weights, or integer weights, total up to 4 million) log-factorials come from a
+    table and the compiled kernels run; fractional weights (or larger totals) run the numpy
+    loops with ``gammaln``, which are several times slower.
 
     References
     ----------
@@ -558,7 +560,9 @@ def _fit_pooled(positions, n0, n1, *, method, lam, engine="auto"):
     c0 = np.concatenate([[0.0], np.cumsum(n0)])
     c1 = np.concatenate([[0.0], np.cumsum(n1)])
     total = c0[-1] + c1[-1]
-    integer = bool(np.all(n0 == np.rint(n0)) and np.all(n1 == np.rint(n1)))
+    # whole-number counts use tables of log k! up to the total count; beyond _MAX_TABLE (large
+    # integer weights) the tables would be too big, and gammaln is evaluated instead
+    integer = bool(total <= _MAX_TABLE and np.all(n0 == np.rint(n0)) and np.all(n1 == np.rint(n1)))
     if integer:
         table = gammaln(np.arange(int(round(total)) + 2, dtype=np.float64) + 1.0)
     else:
