@@ -117,6 +117,15 @@ def bootstrap_ci(
     ...     covered += r.confidence_interval[0] <= 1 / 6 <= r.confidence_interval[1]
     >>> 80 <= covered <= 98
     True
+
+    A part of a structured result is bootstrapped through a small function:
+
+    >>> from venncal.metrics import brier_decomposition
+    >>> def reliability(y, p):
+    ...     return brier_decomposition(y, p, n_bins=10).reliability
+    >>> r = bootstrap_ci(reliability, y, p, n_resamples=100, random_state=0)
+    >>> bool(r.confidence_interval[0] <= r.estimate <= r.confidence_interval[1])
+    True
     """
     if not callable(metric):
         raise TypeError(f"'metric' must be a callable metric(y_true, y_proba), got {metric!r}.")

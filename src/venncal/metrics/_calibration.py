@@ -158,6 +158,13 @@ def ece(y_true, y_proba, *, n_bins=10, strategy="uniform", sample_weight=None):
         In [0, 1]. ``P(i)`` is the share of predictions in bin ``i``, ``o_i`` the observed
         frequency of positives and ``e_i`` the mean prediction there.
 
+    Notes
+    -----
+    This is the binary ECE of Naeini et al.: the probability of the positive class is binned.
+    The "confidence" (top-label) ECE of deep-learning papers bins ``max(p, 1 - p)`` against
+    accuracy instead, and generally gives a different number; pass
+    ``np.maximum(p, 1 - p)`` and ``y == (p > 0.5)`` to get it.
+
     References
     ----------
     Naeini, Cooper & Hauskrecht, "Obtaining well calibrated probabilities using Bayesian

@@ -139,6 +139,11 @@ def isotonic_recalibration(y_true, y_proba, *, sample_weight=None):
         The non-decreasing function of ``y_proba`` closest to ``y_true`` in (weighted) squared
         error, evaluated at each prediction. Equal predictions get equal values.
 
+    References
+    ----------
+    Vovk, "Venn predictors and isotonic regression" (2012), Lemma 1 (PAVA); Dimitriadis,
+    Gneiting & Jordan (PNAS 2021), the CORP recalibration.
+
     Examples
     --------
     >>> isotonic_recalibration([0, 1, 0, 1], [0.1, 0.2, 0.3, 0.4])
