@@ -32,7 +32,11 @@ it covers by a difference array gives all N averages in O(N^2) total time and O(
 Prediction is then a binary search.
 
 The double loop runs in a numba kernel when numba is installed, and otherwise in a pure-numpy
-version that does the same arithmetic row by row; a test checks that the two agree.
+version that does the same arithmetic row by row; a test checks that the two agree. The compiled
+kernels also stop each row's scan once a proven bound shows that every remaining bin has less
+than e^-50 of the row's largest weight (see ``_LOG_CUTOFF``): this changes each ABB value by less
+than ``2 N^2 e^-50`` (under 4e-12 at N = 10^5), leaves SBB exact, and makes the cost grow more
+slowly than N^2 when the posterior varies along the scores.
 
 References
 ----------
