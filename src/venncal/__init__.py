@@ -12,7 +12,7 @@ Examples
 >>> import venncal
 >>> cal = venncal.VennAbersCalibrator().fit([0.1, 0.4, 0.35, 0.8], [0, 0, 1, 1])
 >>> cal.predict_interval([0.5]).round(3)
-array([[0.5, 1. ]])
+array([[0.333, 1.   ]])
 """
 
 from importlib import import_module
