@@ -217,3 +217,17 @@ def test_full_refuses_sample_weight():
     X, y, Xt = make_data(0, n=30)
     with pytest.raises(ValueError, match="sample_weight"):
         VennAbersClassifier(GaussianNB(), method="full").fit(X, y, sample_weight=np.ones(30))
+
+
+@pytest.mark.slow
+def test_generic_path_runs_on_dask():
+    distributed = pytest.importorskip("distributed")
+    X, y, Xt = make_data(4, n=30, m=3)
+    est = GaussianNB()
+    ref = FullVennAbers(est, fast_path=False).fit(X, y).predict_interval(Xt)
+    with distributed.Client(
+        processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None
+    ):
+        with parallel_config(backend="dask"):
+            got = FullVennAbers(est, fast_path=False, n_jobs=2).fit(X, y).predict_interval(Xt)
+    np.testing.assert_array_equal(got, ref)
