@@ -12,7 +12,7 @@ from sklearn.discriminant_analysis import (
 from sklearn.exceptions import NotFittedError
 from sklearn.isotonic import IsotonicRegression
 from sklearn.linear_model import LogisticRegression, RidgeClassifier
-from sklearn.naive_bayes import GaussianNB, MultinomialNB
+from sklearn.naive_bayes import CategoricalNB, GaussianNB, MultinomialNB
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.tree import DecisionTreeClassifier
 
@@ -65,6 +65,7 @@ def test_generic_path_equals_naive_loop(seed, estimator):
 FAST = [
     ("gnb", GaussianNB(), False),
     ("mnb", MultinomialNB(alpha=0.5), True),
+    ("cnb", CategoricalNB(), True),
     ("ridge", RidgeClassifier(alpha=3.0), False),
     ("lda_svd", LinearDiscriminantAnalysis(), False),
     ("lda_lsqr", LinearDiscriminantAnalysis(solver="lsqr"), False),

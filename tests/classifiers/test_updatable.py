@@ -8,7 +8,7 @@ from sklearn.discriminant_analysis import (
     QuadraticDiscriminantAnalysis,
 )
 from sklearn.linear_model import LogisticRegression, RidgeClassifier
-from sklearn.naive_bayes import GaussianNB, MultinomialNB
+from sklearn.naive_bayes import CategoricalNB, GaussianNB, MultinomialNB
 from sklearn.neighbors import KNeighborsClassifier
 
 from venncal.classifiers._response import positive_scores
@@ -23,6 +23,8 @@ CASES = [
     ("gnb_priors", GaussianNB(priors=[0.3, 0.7]), "predict_proba", False, 1e-9),
     ("mnb", MultinomialNB(alpha=0.3), "predict_proba", True, 1e-9),
     ("mnb_uniform", MultinomialNB(fit_prior=False), "predict_proba", True, 1e-9),
+    ("cnb", CategoricalNB(alpha=0.5), "predict_proba", True, 0.0),
+    ("cnb_min", CategoricalNB(min_categories=12, fit_prior=False), "predict_proba", True, 0.0),
     ("ridge", RidgeClassifier(alpha=0.5), "decision_function", False, 1e-9),
     ("ridge_noint", RidgeClassifier(fit_intercept=False), "decision_function", False, 1e-9),
     ("lda", LinearDiscriminantAnalysis(), "decision_function", False, 1e-9),
@@ -68,6 +70,8 @@ def test_augmented_scores_equal_refit(seed, name, est, method, counts, tol):
     scorer = get_updatable_scorer(est, method)
     assert scorer is not None
     scorer.fit(X[:n], y[:n])
+    if counts:  # a category or count never seen in training
+        X[n + 3, 1] = X[:n, 1].max() + 2
     for i in range(n, n + 4):
         for lab in (0, 1):
             X_aug, y_aug = X[: n + 1].copy(), np.r_[y[:n], lab]

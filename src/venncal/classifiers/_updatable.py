@@ -15,7 +15,8 @@ estimator's settings are not covered (the generic refitting path is then used).
 
 Built-in fast paths (binary problems, dense numeric features):
 
-* ``GaussianNB`` and ``MultinomialNB``: sufficient statistics (counts, means, variances).
+* ``GaussianNB``, ``MultinomialNB`` and ``CategoricalNB``: sufficient statistics (counts,
+  means, variances; a category first seen in the new object extends its feature).
 * ``LinearDiscriminantAnalysis`` (no shrinkage) and ``RidgeClassifier``: rank-one updates of the
   scatter or Gram matrix, then a (d + 1)-dimensional solve.
 * ``QuadraticDiscriminantAnalysis`` (``solver="svd"``, any ``reg_param``): rank-one update of the
@@ -26,7 +27,8 @@ Built-in fast paths (binary problems, dense numeric features):
   the base fit, run until the step is below 1e-9, which is tighter than the refit's own
   tolerance; the two agree up to the refit's tolerance.
 
-Agreement with refitting. ``MultinomialNB`` repeats the refit's arithmetic bit for bit, and
+Agreement with refitting. ``MultinomialNB`` and ``CategoricalNB`` repeat the refit's
+arithmetic bit for bit, and
 ``GaussianNB`` its means and variances. The others agree to rounding (about 1e-12 in the scores), and a test object that repeats a
 training object is scored by the same matrix product as that object, so the two tie exactly, as
 in a refit. The p0 and p1 of a test object can therefore differ from the refit's only when two
@@ -258,6 +260,68 @@ def _with_slot(X):
     separately could break such ties by rounding.
     """
     return np.vstack([X, np.zeros((1, X.shape[1]))])
+
+
+class _CategoricalNBScorer(UpdatableScorer):
+    """CategoricalNB: category counts per class and feature (integer-coded features)."""
+
+    def __init__(self, alpha, fit_prior, class_prior, min_categories):
+        self.alpha = alpha
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.min_categories = min_categories
+
+    def fit(self, X, y01):
+        Xi = X.astype(np.int64)
+        if (Xi != X).any() or (Xi < 0).any():
+            raise ValueError("CategoricalNB needs features coded as non-negative integers.")
+        self.Z = _with_slot(Xi).astype(np.int64)
+        self.cc = np.array([(y01 == k).sum() for k in (0, 1)], dtype=np.float64)
+        n_cat = Xi.max(axis=0) + 1
+        if self.min_categories is not None:
+            n_cat = np.maximum(n_cat, self.min_categories)
+        self.counts = []
+        for f in range(Xi.shape[1]):
+            c = np.zeros((2, int(n_cat[f])))
+            for k in (0, 1):
+                b = np.bincount(Xi[y01 == k, f], minlength=int(n_cat[f]))
+                c[k, : b.shape[0]] += b
+            self.counts.append(c)
+        return self
+
+    def augmented_scores(self, x, y):
+        xi = x.astype(np.int64)
+        if (xi != x).any() or (xi < 0).any():
+            raise ValueError("CategoricalNB needs features coded as non-negative integers.")
+        self.Z[-1] = xi
+        jll = np.zeros((self.Z.shape[0], 2))
+        for f, c in enumerate(self.counts):
+            if xi[f] >= c.shape[1]:  # a category never seen: the feature gains categories
+                c = np.pad(c, [(0, 0), (0, xi[f] + 1 - c.shape[1])])
+            else:
+                c = c.copy()
+            c[y, xi[f]] += 1.0
+            smoothed = c + self.alpha
+            flp = np.log(smoothed) - np.log(smoothed.sum(axis=1).reshape(-1, 1))
+            jll += flp[:, self.Z[:, f]].T
+        cc = self.cc.copy()
+        cc[y] += 1.0
+        if self.class_prior is not None:
+            prior = np.log(self.class_prior)
+        elif self.fit_prior:
+            prior = np.log(cc) - np.log(cc.sum())
+        else:
+            prior = np.full(2, -np.log(2.0))
+        jll = jll + prior
+        return _proba_from_jll(jll[:, 0], jll[:, 1])
+
+
+def _categorical_nb_factory(est, response_method):
+    if response_method != "predict_proba" or not np.isscalar(est.alpha):
+        return None
+    alpha = max(float(est.alpha), 1e-10) if est.force_alpha is False else float(est.alpha)
+    prior = None if est.class_prior is None else np.asarray(est.class_prior, dtype=np.float64)
+    return _CategoricalNBScorer(alpha, est.fit_prior, prior, est.min_categories)
 
 
 def _aug(X):
@@ -582,12 +646,13 @@ def _register_builtins():
         QuadraticDiscriminantAnalysis,
     )
     from sklearn.linear_model import LogisticRegression, RidgeClassifier
-    from sklearn.naive_bayes import GaussianNB, MultinomialNB
+    from sklearn.naive_bayes import CategoricalNB, GaussianNB, MultinomialNB
     from sklearn.neighbors import KNeighborsClassifier
 
     for cls, factory in (
         (GaussianNB, _gaussian_nb_factory),
         (MultinomialNB, _multinomial_nb_factory),
+        (CategoricalNB, _categorical_nb_factory),
         (RidgeClassifier, _ridge_factory),
         (LinearDiscriminantAnalysis, _lda_factory),
         (QuadraticDiscriminantAnalysis, _qda_factory),
