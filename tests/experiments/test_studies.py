@@ -126,12 +126,20 @@ def test_naeini_metrics_in_range(naeini):
 
 @pytest.mark.slow
 def test_johansson_venn_intervals_contain_accuracy_on_most_datasets(johansson):
+    # Validity in the large (Johansson et al., Table 4): the mean interval for the predicted
+    # label contains the observed accuracy. The accuracy of a few hundred objects is itself an
+    # estimate, and VP's intervals (under 0.03 wide) are narrower than its standard error, so
+    # they must contain it up to two standard errors; VAP's wider intervals must contain it.
     raw = johansson.raw
-    per_ds = raw.groupby(["setup", "dataset"])[["lower", "upper", "accuracy"]].mean()
+    per_ds = raw.groupby(["setup", "dataset"])[["lower", "upper", "accuracy", "n_objects"]].mean()
     for setup in ("VP-cal", "VP-oob", "VAP-cal", "VAP-oob"):
         d = per_ds.loc[setup]
-        inside = (d["lower"] <= d["accuracy"] + 1e-12) & (d["accuracy"] <= d["upper"] + 1e-12)
-        assert inside.mean() > 0.5, (setup, d)
+        gap = np.maximum(d["lower"] - d["accuracy"], d["accuracy"] - d["upper"]).clip(lower=0)
+        se = np.sqrt(d["accuracy"] * (1 - d["accuracy"]) / d["n_objects"])
+        assert (gap <= 2 * se).mean() > 0.5, (setup, d)
+        if setup.startswith("VAP"):
+            assert (gap <= 1e-12).mean() > 0.5, (setup, d)
+    assert all(v for k, v in johansson.checks.items() if "contains" in k)
 
 
 @pytest.mark.slow
