@@ -9,9 +9,11 @@ set, so the repetition means are the independent units) and prints its margins.
 import numpy as np
 import pytest
 from scipy.special import expit
+from sklearn.ensemble import RandomForestClassifier
 from sklearn.naive_bayes import GaussianNB
 
 from venncal.classifiers._full import FullVennAbers
+from venncal.classifiers._oob import OOBVennAbers
 from venncal.classifiers.venn import VennClassifier
 from venncal.core.venn_abers import ivap_fit
 
@@ -46,8 +48,32 @@ def venn_bins(X, y, Xt, seed):
     return vp.fit(X, y).predict_interval(Xt)
 
 
+def _forest(seed):
+    return RandomForestClassifier(n_estimators=20, max_depth=3, random_state=seed)
+
+
+def oob_va(X, y, Xt, seed):
+    return OOBVennAbers(_forest(seed), random_state=seed).fit(X, y).predict_interval(Xt)
+
+
+def oob_venn_label(X, y, Xt, seed):
+    vp = VennClassifier(_forest(seed), method="oob", random_state=seed)
+    return vp.fit(X, y).predict_interval(Xt)
+
+
+# a few examples in the bootstrap sample of every tree are expected with 20 trees
+@pytest.mark.filterwarnings("ignore:.*no out-of-bag score")
 @pytest.mark.parametrize(
-    "predictor", [full_va, inductive_va, venn_label, venn_bins], ids=lambda f: f.__name__
+    "predictor",
+    [
+        full_va,
+        inductive_va,
+        venn_label,
+        venn_bins,
+        pytest.param(oob_va, marks=pytest.mark.slow),
+        pytest.param(oob_venn_label, marks=pytest.mark.slow),
+    ],
+    ids=lambda f: f.__name__,
 )
 def test_venn_validity_in_simulation(predictor):
     rng = np.random.default_rng(2014)
@@ -89,5 +115,5 @@ def test_venn_validity_in_simulation(predictor):
         f"(se {se_hi:.4f})"
     )
     assert lo > -3 * se_lo and hi > -3 * se_hi
-    if predictor is not full_va:
+    if predictor is not full_va:  # a fixed scorer: p0 <= p1
         assert (p0 <= p1 + 1e-12).all()
