@@ -48,6 +48,7 @@ SETUPS = (
     "VAP-oob",
 )
 VENN_SETUPS = ("VP-cal", "VP-oob", "VAP-cal", "VAP-oob")
+_SEED_MOD = 2**32 - 1  # scikit-learn seeds must stay below 2**32
 
 
 def all_datasets():
@@ -142,7 +143,7 @@ def _fold_predictions(X, y, train, test, n_trees, seed):
     out["VAP-cal"] = {"l1": p0, "u1": p1}
 
     # ---- out-of-bag: forest on the whole training fold
-    rf = _forest(n_trees, seed + 1).fit(X[train], y[train])
+    rf = _forest(n_trees, (seed + 1) % _SEED_MOD).fit(X[train], y[train])
     ytr = y[train]
     n = len(train)
     inbag = _inbag(rf, n)
@@ -189,7 +190,8 @@ def run_cell(cell):
     pooled = {}
     with quiet():
         for f, (train, test) in enumerate(folds.split(X, y)):
-            preds = _fold_predictions(X, y, train, test, cell["n_trees"], seed + 7919 * (f + 1))
+            fold_seed = (seed + 7919 * (f + 1)) % _SEED_MOD
+            preds = _fold_predictions(X, y, train, test, cell["n_trees"], fold_seed)
             for setup, d in preds.items():
                 acc = pooled.setdefault(setup, {"y": []})
                 acc["y"].append(y[test])
