@@ -226,19 +226,14 @@ def _exp_neg(d, etab):
     return etab[j] * p
 
 
-def _forward_py(c0, c1, ct, log_q, x, table, klogk, inv, etab, select):
+def _forward_py(c0, c1, log_q, x, table, klogk, etab, select):
     """Forward sums (or maxima, when ``select``) over the binnings of each prefix.
 
-    ``c0``, ``c1``, ``ct = c0 + c1`` are integer cumulative counts, ``table[k] = log k!``,
-    ``klogk[k] = k log k`` and ``inv[k] = 1 / (k + 2)``.
-    Returns ``log F`` (N + 1,), the start of the best last bin of each prefix (SBB), and for each
-    position u the average bin estimate over the bins ending at u, weighted by
-    ``F(l) w(l, u)`` (ABB).
+    ``c0``, ``c1`` are integer cumulative counts, ``table[k] = log k!``, ``klogk[k] = k log k``.
     """
     big_n = log_q.shape[0]
     log_f = np.empty(big_n + 1)
     arg = np.zeros(big_n + 1, dtype=np.int64)
-    col_avg = np.zeros(big_n)
     log_f[0] = 0.0
     buf = np.empty(big_n)
     head = np.empty(big_n)  # log F(l) + x_l: the part of a term that depends on l only
@@ -281,27 +276,20 @@ def _forward_py(c0, c1, ct, log_q, x, table, klogk, inv, etab, select):
             arg[u + 1] = best
         else:
             s = 0.0
-            sp = 0.0
-            n_end = ct[u + 1]
             for l in range(lo, u + 1):
-                e = _exp_neg(max(buf[l] - m, -49.999999999), etab)
-                s += e
-                sp += e * (b_end - c1[l] + 1.0) * inv[n_end - ct[l]]
+                s += _exp_neg(max(buf[l] - m, -49.999999999), etab)
             log_f[u + 1] = m + np.log(s) + tail
-            col_avg[u] = sp / s
-    return log_f, arg, col_avg
+    return log_f, arg
 
 
-def _backward_py(c0, c1, ct, log_q, x, table, klogk, inv, etab):
-    """Backward sums over the binnings of each suffix.
-
-    Returns ``log B`` (N + 1,) and for each position l the average bin estimate over the bins
-    starting at l, weighted by ``w(l, u) B(u + 1)``.
-    """
+def _backward_average_py(c0, c1, log_q, x, table, klogk, etab, log_f):
+    """Backward sums, and the posterior average of the bin estimates at every position."""
     big_n = log_q.shape[0]
+    log_z = log_f[big_n]
     log_b = np.empty(big_n + 1)
     log_b[big_n] = 0.0
-    row_avg = np.zeros(big_n)
+    d_mass = np.zeros(big_n + 1)
+    d_num = np.zeros(big_n + 1)
     buf = np.empty(big_n)
     tail = np.empty(big_n)  # log q_u - x_u + log B(u + 1): the part that depends on u only
     for l in range(big_n - 1, -1, -1):
@@ -333,16 +321,25 @@ def _backward_py(c0, c1, ct, log_q, x, table, klogk, inv, etab):
                 )
                 if buf[hi - 1] + log_factor < m - 50.0:
                     break
+        # scale <= 1: exp(log F(l) + largest term - log Z) is one term of the total score
+        scale = np.exp(log_f[l] + x[l] + m - log_z)
         s = 0.0
-        sp = 0.0
-        n_start = ct[l]
+        row = 0.0
+        row_num = 0.0
         for u in range(l, hi):
             e = _exp_neg(max(buf[u] - m, -49.999999999), etab)
             s += e
-            sp += e * (c1[u + 1] - b_start + 1.0) * inv[ct[u + 1] - n_start]
+            p = scale * e
+            b = c1[u + 1] - b_start
+            est = p * (b + 1.0) / (c0[u + 1] - a_start + b + 2.0)
+            row += p
+            row_num += est
+            d_mass[u + 1] -= p
+            d_num[u + 1] -= est
         log_b[l] = m + np.log(s) + x[l]
-        row_avg[l] = sp / s
-    return log_b, row_avg
+        d_mass[l] += row
+        d_num[l] += row_num
+    return log_b, d_mass, d_num
 
 
 if HAVE_NUMBA:  # pragma: no cover - exercised through the compiled kernels
@@ -351,18 +348,17 @@ if HAVE_NUMBA:  # pragma: no cover - exercised through the compiled kernels
     _FLAGS = {"reassoc", "nsz", "arcp", "contract", "afn"}
     _exp_neg = _njit(inline="always", cache=True, fastmath=_FLAGS)(_exp_neg)
     _forward = _njit(cache=True, nogil=True, fastmath=_FLAGS)(_forward_py)
-    _backward = _njit(cache=True, nogil=True, fastmath=_FLAGS)(_backward_py)
+    _backward_average = _njit(cache=True, nogil=True, fastmath=_FLAGS)(_backward_average_py)
 else:  # pragma: no cover
     _forward = None
-    _backward = None
+    _backward_average = None
 
 
 def _forward_numpy(c0, c1, log_q, x, table, integer, select):
-    """Pure-numpy forward pass: one vectorised column per position (no bounded scans)."""
+    """Pure-numpy forward pass: one vectorised column per position."""
     big_n = log_q.shape[0]
     log_f = np.empty(big_n + 1)
     arg = np.zeros(big_n + 1, dtype=np.int64)
-    col_avg = np.zeros(big_n)
     log_f[0] = 0.0
     lf = (lambda v: table[np.rint(v).astype(np.intp)]) if integer else (lambda v: gammaln(v + 1))
     for u in range(big_n):
@@ -375,19 +371,18 @@ def _forward_numpy(c0, c1, log_q, x, table, integer, select):
             log_f[u + 1] = m
             arg[u + 1] = best
         else:
-            e = np.exp(t - m)
-            s = e.sum()
-            log_f[u + 1] = m + np.log(s)
-            col_avg[u] = (e * (b + 1.0) / (a + b + 2.0)).sum() / s
-    return log_f, arg, col_avg
+            log_f[u + 1] = m + np.log(np.exp(t - m).sum())
+    return log_f, arg
 
 
-def _backward_numpy(c0, c1, log_q, x, table, integer):
-    """Pure-numpy backward pass: one vectorised row per position (no bounded scans)."""
+def _backward_average_numpy(c0, c1, log_q, x, table, integer, log_f):
+    """Pure-numpy backward pass with the posterior averages: one vectorised row per position."""
     big_n = log_q.shape[0]
+    log_z = log_f[big_n]
     log_b = np.empty(big_n + 1)
     log_b[big_n] = 0.0
-    row_avg = np.zeros(big_n)
+    d_mass = np.zeros(big_n + 1)
+    d_num = np.zeros(big_n + 1)
     lf = (lambda v: table[np.rint(v).astype(np.intp)]) if integer else (lambda v: gammaln(v + 1))
     for l in range(big_n - 1, -1, -1):
         a = c0[l + 1 :] - c0[l]
@@ -395,19 +390,21 @@ def _backward_numpy(c0, c1, log_q, x, table, integer):
         t = log_q[l:] - (x[l:] - x[l]) + lf(a) + lf(b) - lf(a + b + 1.0) + log_b[l + 1 :]
         m = t.max()
         e = np.exp(t - m)
-        s = e.sum()
-        log_b[l] = m + np.log(s)
-        row_avg[l] = (e * (b + 1.0) / (a + b + 2.0)).sum() / s
-    return log_b, row_avg
+        log_b[l] = m + np.log(e.sum())
+        scale = np.exp(log_f[l] + m - log_z)
+        if scale == 0.0:
+            continue
+        p = scale * e
+        est = p * (b + 1.0) / (a + b + 2.0)
+        d_mass[l] += p.sum()
+        d_num[l] += est.sum()
+        d_mass[l + 1 :] -= p
+        d_num[l + 1 :] -= est
+    return log_b, d_mass, d_num
 
 
 def _run(engine, integer, c0, c1, log_q, x, table, select):
-    """Run the forward pass (and for ABB the backward pass) with the chosen engine.
-
-    Returns ``log F``, the SBB back-pointers, and for ABB ``log B`` with the weighted average
-    bin estimate over the bins ending at (``col_avg``) and starting at (``row_avg``) each
-    position.
-    """
+    """Run the forward pass (and for ABB the backward pass) with the chosen engine."""
     if engine == "numba" and not HAVE_NUMBA:
         raise ValueError("engine='numba' needs numba installed; use engine='numpy'.")
     if engine == "numba" and not integer:
@@ -418,40 +415,18 @@ def _run(engine, integer, c0, c1, log_q, x, table, select):
     if engine != "numpy" and HAVE_NUMBA and integer:
         ci0 = np.rint(c0).astype(np.int64)
         ci1 = np.rint(c1).astype(np.int64)
-        cit = ci0 + ci1
         k = np.arange(table.size, dtype=np.float64)
         klogk = k * np.log(np.maximum(k, 1.0))
-        inv = 1.0 / (k + 2.0)
-        args = (ci0, ci1, cit, log_q, x, table, klogk, inv, _EXP_TABLE)
-        log_f, arg, col_avg = _forward(*args, select)
+        log_f, arg = _forward(ci0, ci1, log_q, x, table, klogk, _EXP_TABLE, select)
         if select:
-            return log_f, arg, None, None, None
-        log_b, row_avg = _backward(*args)
-        return log_f, arg, log_b, col_avg, row_avg
-    log_f, arg, col_avg = _forward_numpy(c0, c1, log_q, x, table, integer, select)
+            return log_f, arg, None, None
+        _, d_mass, d_num = _backward_average(ci0, ci1, log_q, x, table, klogk, _EXP_TABLE, log_f)
+        return log_f, arg, d_mass, d_num
+    log_f, arg = _forward_numpy(c0, c1, log_q, x, table, integer, select)
     if select:
-        return log_f, arg, None, None, None
-    log_b, row_avg = _backward_numpy(c0, c1, log_q, x, table, integer)
-    return log_f, arg, log_b, col_avg, row_avg
-
-
-def _posterior_average(log_f, log_b, col_avg, row_avg):
-    """ABB value at every position from the forward and backward sums, in O(N).
-
-    The bins covering position j are those starting at or before j minus those ending before
-    j. The bins starting at l carry posterior mass ``F(l) B(l) / Z`` in total (the sum over u of
-    ``F(l) w(l, u) B(u + 1)`` is ``F(l) B(l)``), with average estimate ``row_avg[l]``; the bins
-    ending at u carry ``F(u + 1) B(u + 1) / Z`` with average ``col_avg[u]``.
-    """
-    big_n = col_avg.shape[0]
-    log_z = log_f[big_n]
-    start_mass = np.exp(log_f[:big_n] + log_b[:big_n] - log_z)
-    end_mass = np.exp(log_f[1:] + log_b[1:] - log_z)
-    ended = np.concatenate([[0.0], np.cumsum(end_mass)[:-1]])
-    ended_num = np.concatenate([[0.0], np.cumsum(end_mass * col_avg)[:-1]])
-    mass = np.cumsum(start_mass) - ended
-    num = np.cumsum(start_mass * row_avg) - ended_num
-    return np.clip(num / mass, 0.0, 1.0)  # mass is 1 up to rounding; dividing removes it
+        return log_f, arg, None, None
+    _, d_mass, d_num = _backward_average_numpy(c0, c1, log_q, x, table, integer, log_f)
+    return log_f, arg, d_mass, d_num
 
 
 @dataclass(frozen=True)
@@ -597,7 +572,7 @@ def _fit_pooled(positions, n0, n1, *, method, lam, engine="auto"):
     else:
         table = np.zeros(1)
     select = method == "selection"
-    log_f, arg, log_b, col_avg, row_avg = _run(engine, integer, c0, c1, log_q, x, table, select)
+    log_f, arg, d_mass, d_num = _run(engine, integer, c0, c1, log_q, x, table, select)
     if select:
         starts = []
         u = big_n
@@ -610,5 +585,7 @@ def _fit_pooled(positions, n0, n1, *, method, lam, engine="auto"):
         b = c1[ends] - c1[starts]
         values = np.repeat((b + 1.0) / (a + b + 2.0), ends - starts)
         return BayesianBinning(positions, values, method, lam, float(log_f[big_n]), starts)
-    values = _posterior_average(log_f, log_b, col_avg, row_avg)
+    mass = np.cumsum(d_mass)[:big_n]
+    num = np.cumsum(d_num)[:big_n]
+    values = np.clip(num / mass, 0.0, 1.0)  # mass is 1 up to rounding; dividing removes it
     return BayesianBinning(positions, values, method, lam, float(log_f[big_n]), None)
