@@ -26,8 +26,9 @@ class BayesianBinningCalibrator(BaseScoreCalibrator):
         ABB or SBB.
     lam : float, default=10.0
         Expected number of bin boundaries along the score range (Poisson prior). The default
-        was chosen by a held-out log-loss study on simulated data; the results change little
-        between 5 and 50 (see ``venncal.core.bayesian_binning.DEFAULT_LAM``).
+        was chosen by a held-out log-loss study on simulated data: 10 was within 0.8% of the
+        best value in every setting, 5 and 20 within about 2% (see
+        ``venncal.core.bayesian_binning.DEFAULT_LAM``).
 
     Attributes
     ----------
