@@ -126,6 +126,12 @@ class ACPCalibrator(BaseScoreCalibrator):
 
     Notes
     -----
+    The self-built intervals come from a model that is monotone in the score, so they are wide
+    where the score says little about the label: when the score is not monotone in the
+    posterior (e.g. a linear model on XOR data), the fitted slope is near zero, the intervals
+    cover most calibration scores, and the output tends to the overall rate. Intervals from the
+    model itself (:func:`logistic_wald_interval`) are ACP as published.
+
     Where the papers are vague: intervals are closed; an interval holding no calibration score
     is widened to the nearest calibration score (the lower one on a tie); weights count as
     examples. See :mod:`venncal.core.acp`.
