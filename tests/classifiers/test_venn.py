@@ -163,3 +163,53 @@ def test_bad_input():
     with pytest.raises(ValueError, match="two classes"):
         vp.predict_interval(Xt)
     assert vp.predict_venn(Xt).lower.shape == (len(Xt), 3)
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_scikit_learn_estimator_checks():
+    from sklearn.utils.estimator_checks import check_estimator
+
+    from venncal.classifiers.multiclass import MulticlassVennAbersClassifier
+
+    for est in (
+        VennClassifier(LogisticRegression(), random_state=0),
+        VennClassifier(LogisticRegression(), taxonomy="bins", random_state=0),
+        MulticlassVennAbersClassifier(LogisticRegression(), random_state=0),
+    ):
+        results = check_estimator(est, on_fail=None)
+        failed = [r["check_name"] for r in results if r["status"] == "failed"]
+        assert not failed, failed
+
+
+@pytest.mark.parametrize("method", ["inductive", "oob"])
+def test_multiclass_bins_are_label_then_equal_mass_bins(method):
+    from venncal.core.venn import equal_mass_venn_predict
+
+    X, y, Xt, _ = make_data(7, k=3)
+    est = GaussianNB() if method == "inductive" else RandomForestClassifier(30, random_state=0)
+    vp = VennClassifier(est, taxonomy="bins", n_bins=3, method=method, random_state=2).fit(X, y)
+    pred = vp.predict_venn(Xt)
+    if method == "inductive":
+        s, ex = vp.estimator_.predict_proba(Xt), None
+    else:
+        from venncal.classifiers._oob import draw_reference_examples
+
+        r = draw_reference_examples(vp.seed_, vp.cal_index_, len(Xt))
+        s, ex = vp.oob_.test_probas(Xt, r), np.searchsorted(vp.cal_index_, r)
+    cal_lab = np.argmax(vp.cal_scores_, axis=1)
+    for i in range(len(Xt)):
+        c = np.argmax(s[i])
+        members = np.flatnonzero(cal_lab == c)
+        local = (
+            -1 if ex is None or ex[i] not in members else int(np.flatnonzero(members == ex[i])[0])
+        )
+        ref = equal_mass_venn_predict(
+            vp.cal_scores_[members, c],
+            vp.cal_labels_[members],
+            s[i : i + 1, c],
+            n_bins=3,
+            n_classes=3,
+            exclude=[local],
+        )
+        np.testing.assert_allclose(pred.lower[i], ref.lower[0])
+        np.testing.assert_allclose(pred.upper[i], ref.upper[0])

@@ -32,10 +32,11 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.model_selection import StratifiedKFold, train_test_split
+from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
 from venncal._validation import check_in_range, check_option, check_positive_int
-from venncal.classifiers.venn import _check_labels
+from venncal.classifiers.venn import check_fit_data, copy_fitted_attributes
 from venncal.core.merge import merge
 from venncal.core.venn_abers import ivap_fit
 
@@ -251,12 +252,8 @@ class MulticlassVennAbersClassifier(ClassifierMixin, BaseEstimator):
         check_option(self.method, METHODS, name="method", owner=_OWNER)
         check_option(self.merge, MERGES, name="merge", owner=_OWNER)
         response = _resolve(self.estimator, self.response_method)
-        classes, y_enc = _check_labels(y)
-        n = X.shape[0] if hasattr(X, "shape") else len(X)
-        if n != y_enc.shape[0]:
-            raise ValueError(
-                f"Inconsistent lengths: X has {n} row(s), y has {y_enc.shape[0]}; they must match."
-            )
+        X, classes, y_enc = check_fit_data(X, y, _OWNER)
+        n = y_enc.shape[0]
         K = classes.shape[0]
         counts = np.bincount(y_enc, minlength=K)
         if self.method == "inductive":
@@ -295,7 +292,13 @@ class MulticlassVennAbersClassifier(ClassifierMixin, BaseEstimator):
             self.calibrations_.append(_Calibration(self.strategy, K).fit(S, y_enc[cal]))
         self.response_method_ = response
         self.classes_ = classes
+        copy_fitted_attributes(self, self.estimators_[0])
         return self
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags = get_tags(self.estimator).input_tags
+        return tags
 
     def _fold_pairs(self, X):
         K = self.classes_.shape[0]
@@ -360,6 +363,7 @@ class MulticlassVennAbersClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         """The class of largest probability."""
+        check_is_fitted(self, "classes_")
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 
 

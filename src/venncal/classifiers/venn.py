@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.model_selection import train_test_split
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils import get_tags, indexable
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from venncal._validation import check_in_range, check_option, check_positive_int
 from venncal.core.venn import VennPrediction, equal_mass_venn_predict, venn_predict
@@ -33,6 +35,40 @@ def _check_labels(y):
             f"'y' holds one class only ({classes[0]!r}); a Venn predictor needs at least two."
         )
     return classes, y_enc.reshape(-1).astype(np.int64)
+
+
+def check_fit_data(X, y, owner):
+    """Validate (X, y) of a classifier's fit: X indexable, y class labels (two or more).
+
+    Returns
+    -------
+    X, classes, y_enc
+        ``y_enc`` holds indices into ``classes``.
+    """
+    if y is None:
+        raise ValueError(f"{owner} requires y to be passed, but the target y is None.")
+    X = indexable(X)[0]
+    arr = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = column_or_1d(arr, warn=True)
+    if arr.dtype.kind == "f" and arr.ndim == 1 and not np.isfinite(arr).all():
+        raise ValueError("'y' holds NaN or infinite values; every object needs a label.")
+    if arr.ndim == 1 and arr.shape[0] > 0:
+        check_classification_targets(arr)
+    classes, y_enc = _check_labels(arr)
+    n = X.shape[0] if hasattr(X, "shape") else len(X)
+    if n != y_enc.shape[0]:
+        raise ValueError(
+            f"Inconsistent lengths: X has {n} row(s), y has {y_enc.shape[0]}; they must match."
+        )
+    return X, classes, y_enc
+
+
+def copy_fitted_attributes(dst, fitted):
+    """Expose the fitted estimator's ``n_features_in_`` and ``feature_names_in_``."""
+    for attr in ("n_features_in_", "feature_names_in_"):
+        if hasattr(fitted, attr):
+            setattr(dst, attr, getattr(fitted, attr))
 
 
 def _model_scores(estimator, X, n_classes):
@@ -65,9 +101,10 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
     taxonomy : {"label", "bins", "isotonic"} or callable, default="label"
         - ``"label"``: the predicted label (argmax of the probabilities; for a binary
           ``decision_function``, its sign), the taxonomy of Johansson et al. (2018);
-        - ``"bins"``: ``n_bins`` equal-mass bins of the score (binary) or of the top class
-          probability (multiclass), with edges taken from the calibration scores and the test
-          score together, so the taxonomy is a function of the bag;
+        - ``"bins"``: ``n_bins`` equal-mass bins of the score (binary); for more classes, the
+          predicted label and then ``n_bins`` equal-mass bins of its probability among the
+          examples with that predicted label. Edges are taken from the calibration scores and
+          the test score together, so the taxonomy is a function of the bag;
         - ``"isotonic"`` (binary only): the level sets of the isotonic fit to the calibration
           scores plus the test object, i.e. the inductive Venn-Abers predictor;
         - a callable ``taxonomy(scores) -> categories`` mapping an array of scores (one row per
@@ -176,12 +213,7 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        classes, y_enc = _check_labels(y)
-        n = X.shape[0] if hasattr(X, "shape") else len(X)
-        if n != y_enc.shape[0]:
-            raise ValueError(
-                f"Inconsistent lengths: X has {n} row(s), y has {y_enc.shape[0]}; they must match."
-            )
+        X, classes, y_enc = check_fit_data(X, y, _OWNER)
         K = classes.shape[0]
         self._check_params(K)
         from venncal.classifiers._oob import seed_from
@@ -211,13 +243,20 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
             self.cal_scores_ = probas[has, 1] if K == 2 else probas[has]
             self.cal_labels_ = y_enc[has]
         self.classes_ = classes
+        copy_fitted_attributes(self, self.estimator_)
         return self
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags = get_tags(self.estimator).input_tags
+        return tags
 
     def _test_scores(self, X):
         K = self.classes_.shape[0]
-        m = X.shape[0] if hasattr(X, "shape") else len(X)
         if self.method == "inductive":
             return _model_scores(self.estimator_, X, K), None
+        X = indexable(X)[0]
+        m = X.shape[0] if hasattr(X, "shape") else len(X)
         from venncal.classifiers._oob import draw_reference_examples
 
         r = draw_reference_examples(self.seed_, self.cal_index_, m)
@@ -259,15 +298,16 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
         if self.taxonomy == "isotonic":
             return self._isotonic(scores, exclude)
         if self.taxonomy == "bins":
-            top = (lambda s: s) if scores.ndim == 1 else (lambda s: s.max(axis=1))
-            return equal_mass_venn_predict(
-                top(self.cal_scores_),
-                self.cal_labels_,
-                top(scores),
-                n_bins=self.n_bins,
-                n_classes=K,
-                exclude=exclude,
-            )
+            if scores.ndim == 1:
+                return equal_mass_venn_predict(
+                    self.cal_scores_,
+                    self.cal_labels_,
+                    scores,
+                    n_bins=self.n_bins,
+                    n_classes=K,
+                    exclude=exclude,
+                )
+            return self._bins_by_label(scores, exclude)
         return venn_predict(
             self._categories(self.cal_scores_),
             self.cal_labels_,
@@ -275,6 +315,37 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
             n_classes=K,
             exclude=exclude,
         )
+
+    def _bins_by_label(self, scores, exclude):
+        """Multiclass bins: the predicted label, then equal-mass bins of its probability."""
+        K = self.classes_.shape[0]
+        m = scores.shape[0]
+        cal_lab = np.argmax(self.cal_scores_, axis=1)
+        test_lab = np.argmax(scores, axis=1)
+        lower = np.empty((m, K))
+        upper = np.empty((m, K))
+        size = np.empty(m, dtype=np.intp)
+        for c in np.unique(test_lab):
+            rows = np.flatnonzero(test_lab == c)
+            members = np.flatnonzero(cal_lab == c)
+            if members.size == 0:  # an empty category: nothing is known
+                lower[rows], upper[rows], size[rows] = 0.0, 1.0, 0
+                continue
+            ex = None
+            if exclude is not None:
+                local = np.full(self.cal_labels_.shape[0], -1)
+                local[members] = np.arange(members.size)
+                ex = local[exclude[rows]]
+            pred = equal_mass_venn_predict(
+                self.cal_scores_[members, c],
+                self.cal_labels_[members],
+                scores[rows, c],
+                n_bins=self.n_bins,
+                n_classes=K,
+                exclude=ex,
+            )
+            lower[rows], upper[rows], size[rows] = pred.lower, pred.upper, pred.category_size
+        return VennPrediction(lower, upper, np.argmax(lower, axis=1), size)
 
     def _isotonic(self, scores, exclude):
         m = scores.shape[0]
