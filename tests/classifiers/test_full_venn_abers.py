@@ -232,3 +232,21 @@ def test_generic_path_runs_on_dask():
         with parallel_config(backend="dask"):
             got = FullVennAbers(est, fast_path=False, n_jobs=2).fit(X, y).predict_interval(Xt)
     np.testing.assert_array_equal(got, ref)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_insertion_sort_kernel(seed):
+    from venncal.classifiers._full import _insertion_sort_pairs
+
+    rng = np.random.default_rng(seed)
+    s = np.sort(rng.normal(size=200)) + rng.normal(scale=0.01, size=200)  # almost sorted
+    y = rng.integers(0, 2, 200).astype(float)
+    for kernel in (_insertion_sort_pairs, getattr(_insertion_sort_pairs, "py_func", None)):
+        if kernel is None:
+            continue
+        ss, yy = s.copy(), y.copy()
+        assert kernel(ss, yy, 10**9)
+        order = np.argsort(s, kind="stable")
+        np.testing.assert_array_equal(ss, s[order])
+        np.testing.assert_array_equal(yy, y[order])
+        assert not kernel(s[::-1].copy(), y.copy(), 50)  # far from sorted: gives up

@@ -69,6 +69,30 @@ def _pava_value_at(sorted_s, sorted_y, t, y_t):
     return mean[target]
 
 
+@jit
+def _insertion_sort_pairs(s, y, budget):
+    """Sort ``s`` in place (carrying ``y``) by insertion; False if more than ``budget`` moves.
+
+    Stable, and O(n + moves): fast for the almost sorted scores of a model that absorbed one
+    more example.
+    """
+    moves = 0
+    for i in range(1, s.shape[0]):
+        v = s[i]
+        lab = y[i]
+        j = i - 1
+        while j >= 0 and s[j] > v:
+            s[j + 1] = s[j]
+            y[j + 1] = y[j]
+            j -= 1
+            moves += 1
+        s[j + 1] = v
+        y[j + 1] = lab
+        if moves > budget:
+            return False
+    return True
+
+
 def isotonic_value_at_last(scores, labels):
     """Value at the last score of the isotonic fit to all pairs (ties pooled).
 
@@ -282,10 +306,15 @@ class FullVennAbers:
                 train = s[:-1]
                 if base_order is None:
                     base_order = np.argsort(train, kind="stable")
-                # the order barely changes with one more example: sort an almost sorted array
-                nearly = train[base_order]
-                order = base_order[np.argsort(nearly, kind="stable")]
-                out[i, lab] = _pava_value_at(train[order], y[order], s[-1], float(lab))
+                    y_base = y[base_order]
+                # the order barely changes with one more example: finish sorting an almost
+                # sorted copy by insertion, or sort afresh if it moved too much
+                ss = train[base_order]
+                yy = y_base.copy()
+                if not _insertion_sort_pairs(ss, yy, 8 * ss.shape[0]):
+                    order = np.argsort(train, kind="stable")
+                    ss, yy = train[order], y[order]
+                out[i, lab] = _pava_value_at(ss, yy, s[-1], float(lab))
         return out
 
 

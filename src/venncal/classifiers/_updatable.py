@@ -156,8 +156,8 @@ class _GaussianNBScorer(UpdatableScorer):
     The means and variances (and the variance floor ``var_smoothing * max variance``) are
     computed with the same numpy reductions, over the same rows in the same order, as
     ``GaussianNB.fit`` on the augmented data, so they match the refit to the last bit. The
-    quadratic term is expanded, ``z^2 . (1/v) - 2 z . (mu/v) + mu^2 . (1/v)``, two
-    matrix-vector products per class instead of four passes over the data.
+    quadratic term is expanded, ``z^2 . (1/v) - 2 z . (mu/v) + mu^2 . (1/v)``: one matrix
+    product scores every object for both classes.
     """
 
     def __init__(self, var_smoothing, priors):
@@ -166,7 +166,9 @@ class _GaussianNBScorer(UpdatableScorer):
 
     def fit(self, X, y01):
         self.Z = _with_slot(X)
-        self.Z2 = self.Z * self.Z
+        d = X.shape[1]
+        self.ZZ = np.hstack([self.Z * self.Z, self.Z])  # [z^2, z]: one product scores both
+        self.d = d
         self.rows = [_with_slot(X[y01 == k]) for k in (0, 1)]
         self.count = [int((y01 == k).sum()) for k in (0, 1)]
         self.base = [(np.mean(X[y01 == k], axis=0), np.var(X[y01 == k], axis=0)) for k in (0, 1)]
@@ -176,7 +178,8 @@ class _GaussianNBScorer(UpdatableScorer):
     def augmented_scores(self, x, y):
         if self._x is None or not np.array_equal(self._x, x):
             self.Z[-1] = x
-            self.Z2[-1] = x * x
+            self.ZZ[-1, : self.d] = x * x
+            self.ZZ[-1, self.d :] = x
             self._x = x.copy()
             self._eps = self.var_smoothing * np.var(self.Z, axis=0).max()
         rows = self.rows[y]
@@ -186,16 +189,22 @@ class _GaussianNBScorer(UpdatableScorer):
         count = list(self.count)
         count[y] += 1
         total = float(count[0] + count[1])
-        jll = []
+        M = np.empty((2 * self.d, 2))
+        const = np.empty(2)
         for k in (0, 1):
             theta, var = stats[k]
             var = var + self._eps
             inv = 1.0 / var
             prior = self.priors[k] if self.priors is not None else count[k] / total
-            const = np.log(prior) - 0.5 * np.sum(np.log(2.0 * np.pi * var))
-            quad = self.Z2 @ inv - 2.0 * (self.Z @ (theta * inv)) + (theta * theta) @ inv
-            jll.append(const - 0.5 * quad)
-        return _proba_from_jll(jll[0], jll[1])
+            M[: self.d, k] = inv
+            M[self.d :, k] = -2.0 * theta * inv
+            const[k] = (
+                np.log(prior)
+                - 0.5 * np.sum(np.log(2.0 * np.pi * var))
+                - 0.5 * ((theta * theta) @ inv)
+            )
+        jll = const - 0.5 * (self.ZZ @ M)
+        return _proba_from_jll(jll[:, 0], jll[:, 1])
 
 
 def _gaussian_nb_factory(est, response_method):
@@ -287,23 +296,50 @@ class _CategoricalNBScorer(UpdatableScorer):
                 b = np.bincount(Xi[y01 == k, f], minlength=int(n_cat[f]))
                 c[k, : b.shape[0]] += b
             self.counts.append(c)
+        # per-class log-likelihood columns of the training objects under the base counts,
+        # accumulated feature by feature as CategoricalNB does; the class that does not grow
+        # reuses them unless the new object brings a new category
+        self.flp = [self._log_prob(c) for c in self.counts]
+        self.base_cols = []
+        for k in (0, 1):
+            acc = np.zeros(Xi.shape[0])
+            for f, flp in enumerate(self.flp):
+                acc += flp[k, Xi[:, f]]
+            self.base_cols.append(acc)
         return self
+
+    def _log_prob(self, c):
+        smoothed = c + self.alpha
+        return np.log(smoothed) - np.log(smoothed.sum(axis=1).reshape(-1, 1))
 
     def augmented_scores(self, x, y):
         xi = x.astype(np.int64)
         if (xi != x).any() or (xi < 0).any():
             raise ValueError("CategoricalNB needs features coded as non-negative integers.")
         self.Z[-1] = xi
-        jll = np.zeros((self.Z.shape[0], 2))
-        for f, c in enumerate(self.counts):
-            if xi[f] >= c.shape[1]:  # a category never seen: the feature gains categories
-                c = np.pad(c, [(0, 0), (0, xi[f] + 1 - c.shape[1])])
-            else:
+        n1 = self.Z.shape[0]
+        jll = np.zeros((n1, 2))
+        if all(xi[f] < c.shape[1] for f, c in enumerate(self.counts)):
+            o = 1 - y
+            jll[:-1, o] = self.base_cols[o]
+            acc = 0.0
+            for f, flp in enumerate(self.flp):
+                acc += flp[o, xi[f]]
+            jll[-1, o] = acc
+            col = np.zeros(n1)
+            for f, c in enumerate(self.counts):
                 c = c.copy()
-            c[y, xi[f]] += 1.0
-            smoothed = c + self.alpha
-            flp = np.log(smoothed) - np.log(smoothed.sum(axis=1).reshape(-1, 1))
-            jll += flp[:, self.Z[:, f]].T
+                c[y, xi[f]] += 1.0
+                col += self._log_prob(c)[y, self.Z[:, f]]
+            jll[:, y] = col
+        else:  # a category never seen: the feature gains categories for both classes
+            for f, c in enumerate(self.counts):
+                if xi[f] >= c.shape[1]:
+                    c = np.pad(c, [(0, 0), (0, xi[f] + 1 - c.shape[1])])
+                else:
+                    c = c.copy()
+                c[y, xi[f]] += 1.0
+                jll += self._log_prob(c)[:, self.Z[:, f]].T
         cc = self.cc.copy()
         cc[y] += 1.0
         if self.class_prior is not None:
