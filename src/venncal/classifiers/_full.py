@@ -9,7 +9,10 @@ Two routes compute exactly this:
 * the generic path clones and refits the estimator 2m times, in parallel over test objects
   through joblib (any backend, Dask included, via ``joblib.parallel_config``);
 * the fast paths of :mod:`venncal.classifiers._updatable` add (x, y) to the base fit by an
-  update instead of a refit; rescoring and the isotonic fit are then the O(l) steps.
+  update instead of a refit; rescoring and the isotonic fit are then the O(l) steps. They
+  give what refitting gives, except where two scores are so close that rounding (or the
+  refit's own stopping tolerance) orders them differently: a near-tie, documented in that
+  module.
 
 This module is used by ``VennAbersClassifier(method="full")``.
 """

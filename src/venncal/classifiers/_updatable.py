@@ -24,19 +24,22 @@ Built-in fast paths (binary problems, dense numeric features):
 * ``KNeighborsClassifier`` (uniform weights, Euclidean): only the objects whose k-th neighbour
   is farther than the new point change their score.
 * ``LogisticRegression`` (L2 penalty, any solver but liblinear): Newton iterations started at
-  the base fit, run until the step is below 1e-9, which is tighter than the refit's own
-  tolerance; the two agree up to the refit's tolerance.
+  the base fit (base Hessian plus the new example's term), run until the change still to come
+  is below 1e-9, far tighter than the refit's own tolerance.
 
-Agreement with refitting. ``MultinomialNB`` and ``CategoricalNB`` repeat the refit's
-arithmetic bit for bit, and
-``GaussianNB`` its means and variances. The others agree to rounding (about 1e-12 in the scores), and a test object that repeats a
-training object is scored by the same matrix product as that object, so the two tie exactly, as
-in a refit. The p0 and p1 of a test object can therefore differ from the refit's only when two
-distinct scores are so close that rounding reorders them (a near-tie), and in two further cases:
-for k-NN, a tie in distances at the k-th neighbour (e.g. a test object repeating a training
-object), which the refit breaks by its own internal order; for logistic regression, the refit's
-own stopping tolerance (``tol=1e-4`` by default moves its scores by up to about 1e-3, enough to
-reorder near-tied scores; with a tight ``tol`` both reach the same optimum).
+Agreement with refitting. ``MultinomialNB`` and ``CategoricalNB`` repeat the refit's arithmetic
+bit for bit, and ``GaussianNB`` its means and variances. The others agree to rounding (about
+1e-12 in the scores), and a test object that repeats a training object is scored by the same
+matrix product as that object, so the two tie exactly, as in a refit. The p0 and p1 of a test
+object can therefore differ from the refit's only when two distinct scores are so close that
+rounding reorders them (a near-tie), and in two further cases: for k-NN, a tie in distances at
+the k-th neighbour (e.g. a test object repeating a training object), which the refit breaks by
+its own internal order; for logistic regression, the refit's own stopping tolerance
+(``tol=1e-4`` by default moves its scores by up to about 1e-3, enough to reorder near-tied
+scores; with a tight ``tol`` both reach the same optimum).
+
+A scorer keeps scratch buffers: one fitted instance must not be used from several threads at
+once.
 """
 
 from __future__ import annotations
