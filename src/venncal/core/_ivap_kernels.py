@@ -63,6 +63,26 @@ def _point(cw, ca, idx, k, mirror):
 
 
 @jit
+def _push_left(cw, ca, stack, top, idx, k, mirror):
+    """Push point ``idx`` onto the left end of a lower hull kept on ``stack`` (top = leftmost).
+
+    First pops the top while it lies on or above the segment from the new point to the vertex
+    under the top. Returns the new index of the top.
+    """
+    x, y = _point(cw, ca, idx, k, mirror)
+    while top >= 1:
+        x1, y1 = _point(cw, ca, stack[top - 1], k, mirror)
+        x2, y2 = _point(cw, ca, stack[top], k, mirror)
+        if (x1 - x) * (y2 - y) - (y1 - y) * (x2 - x) >= 0:
+            top -= 1
+        else:
+            break
+    top += 1
+    stack[top] = idx
+    return top
+
+
+@jit
 def hull_sweep(cw, ca, stack, out, mirror):
     """p1 (or, with ``mirror``, p0) for every gap by one stack sweep.
 
@@ -77,19 +97,9 @@ def hull_sweep(cw, ca, stack, out, mirror):
     k = cw.shape[0] - 1
     top = -1
     # lower hull of L_0, P_0, ..., P_k, built right to left; the top is the leftmost vertex
-    for step in range(k + 2):
-        idx = k - step if step <= k else k + 1
-        x, y = _point(cw, ca, idx, k, mirror)
-        while top >= 1:
-            x1, y1 = _point(cw, ca, stack[top - 1], k, mirror)
-            x2, y2 = _point(cw, ca, stack[top], k, mirror)
-            # pop the top while it lies on or above the segment (x, y) -> element under it
-            if (x1 - x) * (y2 - y) - (y1 - y) * (x2 - x) >= 0:
-                top -= 1
-            else:
-                break
-        top += 1
-        stack[top] = idx
+    for j in range(k, -1, -1):
+        top = _push_left(cw, ca, stack, top, j, k, mirror)
+    top = _push_left(cw, ca, stack, top, k + 1, k, mirror)
     for g in range(k + 1):
         xt, yt = _point(cw, ca, stack[top], k, mirror)
         xn, yn = _point(cw, ca, stack[top - 1], k, mirror)
@@ -101,15 +111,6 @@ def hull_sweep(cw, ca, stack, out, mirror):
         if g < k:
             idx = k + 2 + g  # L_{g+1}
             x, y = _point(cw, ca, idx, k, mirror)
-            # is L_{g+1} strictly below the line through the top and the next vertex?
+            # below the line through the top and the next vertex: L_{g+1} replaces the top
             if (xn - xt) * (y - yt) - (yn - yt) * (x - xt) < 0:
-                top -= 1
-                while top >= 1:
-                    x1, y1 = _point(cw, ca, stack[top - 1], k, mirror)
-                    x2, y2 = _point(cw, ca, stack[top], k, mirror)
-                    if (x1 - x) * (y2 - y) - (y1 - y) * (x2 - x) >= 0:
-                        top -= 1
-                    else:
-                        break
-                top += 1
-                stack[top] = idx
+                top = _push_left(cw, ca, stack, top - 1, idx, k, mirror)
