@@ -408,6 +408,13 @@ def run(config, *, out_csv=None, n_jobs=1, backend="loky", scheduler=None, progr
         checks[
             "every out-of-bag setup is more accurate on average than every calibration-set setup"
         ] = bool(means[oob].min() > means[cal].max())
+        pairs = [(s[:-4] + "-oob", s) for s in cal if s[:-4] + "-oob" in oob]
+        checks["each setup is more accurate calibrated out-of-bag than on a calibration set"] = (
+            bool(all(means[o] > means[c] for o, c in pairs))
+        )
+        checks[f"VP-oob is the most accurate setup (best: {means.idxmax()})"] = bool(
+            means.idxmax() == "VP-oob"
+        )
 
     notes.insert(
         0,
