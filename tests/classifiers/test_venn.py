@@ -213,3 +213,14 @@ def test_multiclass_bins_are_label_then_equal_mass_bins(method):
         )
         np.testing.assert_allclose(pred.lower[i], ref.lower[0])
         np.testing.assert_allclose(pred.upper[i], ref.upper[0])
+
+
+def test_refit_forgets_the_last_fit():
+    X, y, Xt, _ = make_data(8, n=200)
+    vp = VennClassifier(RandomForestClassifier(20, random_state=0), method="oob", random_state=0)
+    vp.fit(X, y)
+    assert hasattr(vp, "oob_")
+    vp.set_params(method="inductive").fit(X, y)
+    assert not hasattr(vp, "oob_") and not hasattr(vp, "cal_index_")
+    ref = VennClassifier(RandomForestClassifier(20, random_state=0), random_state=0).fit(X, y)
+    np.testing.assert_array_equal(vp.predict_interval(Xt), ref.predict_interval(Xt))

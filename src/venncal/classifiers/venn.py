@@ -216,6 +216,9 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
         X, classes, y_enc = check_fit_data(X, y, _OWNER)
         K = classes.shape[0]
         self._check_params(K)
+        for attr in ("oob_", "cal_index_"):  # a refit forgets the last fit
+            if hasattr(self, attr):
+                delattr(self, attr)
         from venncal.classifiers._oob import seed_from
 
         self.seed_ = seed_from(self.random_state)
