@@ -36,6 +36,7 @@ from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
 from venncal._validation import check_in_range, check_option, check_positive_int
+from venncal.classifiers._response import resolve_response_method
 from venncal.classifiers.venn import check_fit_data, copy_fitted_attributes
 from venncal.core.merge import merge
 from venncal.core.venn_abers import ivap_fit
@@ -46,7 +47,6 @@ _OWNER = "MulticlassVennAbersClassifier"
 STRATEGIES = ("ovr", "pairwise")
 METHODS = ("inductive", "cross")
 MERGES = ("log", "square", "mean")
-RESPONSES = ("auto", "decision_function", "predict_proba")
 
 
 def couple_pairwise(R):
@@ -105,17 +105,7 @@ def _class_scores(estimator, X, method, K):
 
 
 def _resolve(estimator, response_method):
-    check_option(response_method, RESPONSES, name="response_method", owner=_OWNER)
-    if response_method == "auto":
-        response_method = (
-            "decision_function" if hasattr(estimator, "decision_function") else "predict_proba"
-        )
-    if not hasattr(estimator, response_method):
-        raise TypeError(
-            f"The estimator of {_OWNER} ({type(estimator).__name__}) has no {response_method}; "
-            "choose another response_method."
-        )
-    return response_method
+    return resolve_response_method(estimator, response_method, owner=_OWNER)
 
 
 class _Calibration:

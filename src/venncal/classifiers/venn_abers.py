@@ -297,7 +297,9 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         Returns
         -------
         interval : ndarray of shape (m, 2)
-            Columns p0 <= p1, probabilities of ``classes_[1]``.
+            Columns p0 and p1, probabilities of ``classes_[1]``; p0 <= p1 always, except
+            for ``method="full"``, whose two refitted scorers can order them the other way
+            (Algorithm 1 of Vovk & Petej 2014 allows it).
         """
         check_is_fitted(self, "classes_")
         if hasattr(self, "_delegate"):
