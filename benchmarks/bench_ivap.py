@@ -53,7 +53,7 @@ def _as_probs(s):
     return np.column_stack([1 - p, p])
 
 
-def bench_one(kind, n, *, repeat, rival_limit):
+def bench_one(kind, n, *, repeat, rival_limit, rival_budget=None):
     s, y = make_data(kind, n, 0)
     t, _ = make_data(kind, n, 1)
     row = {"kind": kind, "n": n}
@@ -72,7 +72,9 @@ def bench_one(kind, n, *, repeat, rival_limit):
     iso = IsotonicRegression(out_of_bounds="clip")
     row["sklearn_isotonic_fit"] = median_time(lambda: iso.fit(s, y), repeat=repeat)
     VennAbers = _venn_abers_package()
-    if VennAbers is not None and n <= rival_limit:
+    if rival_budget is not None and rival_budget[0] > rival_budget[1]:
+        row["venn_abers_skipped"] = f"projected {rival_budget[0]:.0f} s per fit"
+    elif VennAbers is not None and n <= rival_limit:
         ps, pt = _as_probs(s), _as_probs(t)
         va = VennAbers()
         reps = 1 if n >= 10**6 else max(1, min(repeat, 3))
@@ -134,6 +136,8 @@ def format_table(rows):
         va_pred = r.get("venn_abers_predict")
         fit, pred = r["venncal_fit"], r["venncal_predict"]
         rival = ["", "", "", ""]
+        if "venn_abers_skipped" in r:
+            rival = [f"skipped ({r['venn_abers_skipped']})", "", "", ""]
         if va_fit is not None:
             diff = r["max_abs_diff_vs_venn_abers"]
             rival = [
@@ -161,13 +165,29 @@ def main(argv=None):
         default=10**6,
         help="largest n at which venn-abers is run (it can be quadratic)",
     )
+    parser.add_argument(
+        "--rival-seconds",
+        type=float,
+        default=600.0,
+        help="skip venn-abers where a quadratic projection exceeds this",
+    )
     parser.add_argument("--write", action="store_true", help="record results in BENCHMARKS.md")
     args = parser.parse_args(argv)
     rows = []
     for kind in args.kinds:
-        for n in args.sizes:
-            row = bench_one(kind, n, repeat=args.repeat, rival_limit=args.rival_limit)
+        last = None
+        for n in sorted(args.sizes):
+            # venn-abers can be quadratic: skip a size whose fit would take longer than
+            # --rival-seconds by a quadratic projection from the previous size
+            budget = None
+            if last is not None and "venn_abers_fit" in last:
+                projected = last["venn_abers_fit"] * (n / last["n"]) ** 2
+                budget = (projected, args.rival_seconds)
+            row = bench_one(
+                kind, n, repeat=args.repeat, rival_limit=args.rival_limit, rival_budget=budget
+            )
             rows.append(row)
+            last = row
             print(json.dumps(row), flush=True)
     table = format_table(rows)
     print(table)
