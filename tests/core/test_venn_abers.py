@@ -124,8 +124,9 @@ def test_compiled_kernels_equal_python(seed):
     sweep = _ivap_kernels.hull_sweep
     for mirror in (False, True):
         out_c, out_p = np.empty(cw.size), np.empty(cw.size)
-        sweep(cw, ca, np.empty(cw.size + 1, np.int64), out_c, mirror)
-        getattr(sweep, "py_func", sweep)(cw, ca, np.empty(cw.size + 1, np.int64), out_p, mirror)
+        stacks = [np.empty(cw.size + 1, cw.dtype) for _ in range(4)]
+        sweep(cw, ca, stacks[0], stacks[1], out_c, mirror)
+        getattr(sweep, "py_func", sweep)(cw, ca, stacks[2], stacks[3], out_p, mirror)
         np.testing.assert_array_equal(out_c, out_p)
 
 

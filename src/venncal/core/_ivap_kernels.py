@@ -63,33 +63,31 @@ def _point(cw, ca, idx, k, mirror):
 
 
 @jit
-def _push_left(cw, ca, stack, top, idx, k, mirror):
-    """Push point ``idx`` onto the left end of a lower hull kept on ``stack`` (top = leftmost).
+def _push_left(sx, sy, top, x, y):
+    """Push (x, y) onto the left end of a lower hull kept on the stacks (top = leftmost).
 
     First pops the top while it lies on or above the segment from the new point to the vertex
     under the top. Returns the new index of the top.
     """
-    x, y = _point(cw, ca, idx, k, mirror)
     while top >= 1:
-        x1, y1 = _point(cw, ca, stack[top - 1], k, mirror)
-        x2, y2 = _point(cw, ca, stack[top], k, mirror)
-        if (x1 - x) * (y2 - y) - (y1 - y) * (x2 - x) >= 0:
+        if (sx[top - 1] - x) * (sy[top] - y) - (sy[top - 1] - y) * (sx[top] - x) >= 0:
             top -= 1
         else:
             break
     top += 1
-    stack[top] = idx
+    sx[top] = x
+    sy[top] = y
     return top
 
 
 @jit
-def hull_sweep(cw, ca, stack, out, mirror):
+def hull_sweep(cw, ca, sx, sy, out, mirror):
     """p1 (or, with ``mirror``, p0) for every gap by one stack sweep.
 
     ``cw`` and ``ca`` hold the cumulative weights W_0 = 0, ..., W_k and positives A_0 = 0, ...,
-    A_k (integers when unweighted, so every orientation test is exact). ``stack`` is scratch
-    space of length k + 2 (any integer type). Without ``mirror``, ``out[g]`` receives p1 for a
-    test score above exactly g groups: the slope of the lower convex hull of
+    A_k (integers when unweighted, so every orientation test is exact). ``sx`` and ``sy`` are
+    scratch stacks of length k + 2 with the dtype of ``cw``. Without ``mirror``, ``out[g]``
+    receives p1 for a test score above exactly g groups: the slope of the lower convex hull of
     (L_0, ..., L_g, P_g, ..., P_k), L_j = P_j - (1, 1), over the unit segment L_g -> P_g.
     With ``mirror`` the same sweep runs on the diagram of (-s, 1 - y), and ``out[k - g]``
     receives 1 minus its value, which is p0 above exactly k - g groups.
@@ -97,20 +95,21 @@ def hull_sweep(cw, ca, stack, out, mirror):
     k = cw.shape[0] - 1
     top = -1
     # lower hull of L_0, P_0, ..., P_k, built right to left; the top is the leftmost vertex
-    for j in range(k, -1, -1):
-        top = _push_left(cw, ca, stack, top, j, k, mirror)
-    top = _push_left(cw, ca, stack, top, k + 1, k, mirror)
+    for j in range(k, -2, -1):
+        x, y = _point(cw, ca, j if j >= 0 else k + 1, k, mirror)
+        top = _push_left(sx, sy, top, x, y)
     for g in range(k + 1):
-        xt, yt = _point(cw, ca, stack[top], k, mirror)
-        xn, yn = _point(cw, ca, stack[top - 1], k, mirror)
+        xt = sx[top]
+        yt = sy[top]
+        xn = sx[top - 1]
+        yn = sy[top - 1]
         v = (yn - yt) / (xn - xt)
         if mirror:
             out[k - g] = 1.0 - v
         else:
             out[g] = v
         if g < k:
-            idx = k + 2 + g  # L_{g+1}
-            x, y = _point(cw, ca, idx, k, mirror)
+            x, y = _point(cw, ca, k + 2 + g, k, mirror)  # L_{g+1}
             # below the line through the top and the next vertex: L_{g+1} replaces the top
             if (xn - xt) * (y - yt) - (yn - yt) * (x - xt) < 0:
-                top = _push_left(cw, ca, stack, top - 1, idx, k, mirror)
+                top = _push_left(sx, sy, top - 1, x, y)

@@ -59,15 +59,16 @@ def _cumulative(v):
 
 
 def _scratch(cw):
+    """Two hull stacks of the coordinates' type, and an output buffer."""
     k = cw.shape[0] - 1
-    return np.empty(k + 2, dtype=np.int32 if 2 * k + 2 < 2**31 else np.int64), np.empty(k + 1)
+    return np.empty(k + 2, dtype=cw.dtype), np.empty(k + 2, dtype=cw.dtype), np.empty(k + 1)
 
 
 def _gap_values_from_diagram(cw, ca):
-    stack, v1 = _scratch(cw)
+    sx, sy, v1 = _scratch(cw)
     v0 = np.empty_like(v1)
-    hull_sweep(cw, ca, stack, v1, False)
-    hull_sweep(cw, ca, stack, v0, True)
+    hull_sweep(cw, ca, sx, sy, v1, False)
+    hull_sweep(cw, ca, sx, sy, v0, True)
     return v0, v1
 
 
@@ -200,11 +201,11 @@ def ivap_fit(scores, y01, sample_weight=None):
     w = check_sample_weight(sample_weight, s.shape[0])
     u, cw, ca = _diagram(s, y.astype(np.int8, copy=False), w)
     # one sweep at a time into one buffer, compressed before the next: low peak memory
-    stack, buffer = _scratch(cw)
-    hull_sweep(cw, ca, stack, buffer, False)
+    sx, sy, buffer = _scratch(cw)
+    hull_sweep(cw, ca, sx, sy, buffer, False)
     b1, vals1 = _compress(u, buffer)
-    hull_sweep(cw, ca, stack, buffer, True)
+    hull_sweep(cw, ca, sx, sy, buffer, True)
     total = float(cw[-1])
-    del stack, cw, ca
+    del sx, sy, cw, ca
     b0, vals0 = _compress(u, buffer)
     return IVAPTables(b0, vals0, b1, vals1, total, int(u.shape[0]))
