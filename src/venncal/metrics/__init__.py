@@ -25,6 +25,7 @@ Examples
 (0.158125, 0.75)
 """
 
+from venncal.metrics import ranking
 from venncal.metrics._bootstrap import BootstrapResult, bootstrap_ci
 from venncal.metrics._brier_curve import BrierCurve, brier_curve
 from venncal.metrics._calibration import (
@@ -64,6 +65,7 @@ from venncal.metrics._venn import (
 )
 
 __all__ = [
+    "ranking",
     "log_loss",
     "log_loss_samples",
     "brier_score",
