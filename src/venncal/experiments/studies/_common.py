@@ -10,12 +10,15 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from venncal.experiments.runner import run_grid
+
 __all__ = [
     "make_classifier",
     "load_cached",
     "paired",
     "quiet",
     "Timer",
+    "run_cells",
 ]
 
 #: Short codes of Vovk & Petej (2014) -> description of our scikit-learn stand-in.
@@ -91,6 +94,18 @@ class Timer:
     def __exit__(self, *exc):
         self.seconds = time.perf_counter() - self._t0
         return False
+
+
+def run_cells(cells, run_cell, **grid_options):
+    """Run a study's cells through :func:`run_grid`, timed.
+
+    Returns the tidy table without the runner's bookkeeping columns, and the wall time in
+    seconds. ``grid_options`` go to :func:`run_grid` (``out_csv``, ``n_jobs``, ``backend``,
+    ``scheduler``, ``progress``).
+    """
+    with Timer() as timer:
+        raw = run_grid(cells, run_cell, **grid_options)
+    return raw.drop(columns=["cell_id", "study"], errors="ignore"), timer.seconds
 
 
 def fmt(value, digits=3):

@@ -29,8 +29,8 @@ import numpy as np
 import pandas as pd
 
 from venncal.experiments.report import StudyResult
-from venncal.experiments.runner import cell_seed, run_grid
-from venncal.experiments.studies._common import Timer, load_cached, quiet
+from venncal.experiments.runner import cell_seed
+from venncal.experiments.studies._common import load_cached, quiet, run_cells
 
 NAME = "johansson-2018"
 TITLE = "Johansson et al. (2018), Venn predictors for random forests: calibration set vs out-of-bag"
@@ -271,17 +271,15 @@ def run(config, *, out_csv=None, n_jobs=1, backend="loky", scheduler=None, progr
         for ds in config["datasets"]
         for r in range(config["n_repeats"])
     ]
-    with Timer() as timer:
-        raw = run_grid(
-            cells,
-            run_cell,
-            out_csv=out_csv,
-            n_jobs=n_jobs,
-            backend=backend,
-            scheduler=scheduler,
-            progress=progress,
-        )
-    raw = raw.drop(columns=["cell_id", "study"], errors="ignore")
+    raw, wall_time = run_cells(
+        cells,
+        run_cell,
+        out_csv=out_csv,
+        n_jobs=n_jobs,
+        backend=backend,
+        scheduler=scheduler,
+        progress=progress,
+    )
     metrics = [
         "estimate_minus_accuracy",
         "reliability",
@@ -438,6 +436,6 @@ def run(config, *, out_csv=None, n_jobs=1, backend="loky", scheduler=None, progr
         raw=raw,
         config={k: v for k, v in config.items() if k not in ("mode", "datasets")}
         | {"n_datasets": len(config["datasets"])},
-        wall_time=timer.seconds,
+        wall_time=wall_time,
         checks=checks,
     )

@@ -27,8 +27,8 @@ import numpy as np
 import pandas as pd
 
 from venncal.experiments.report import StudyResult
-from venncal.experiments.runner import cell_seed, run_grid
-from venncal.experiments.studies._common import Timer, fmt, load_cached, quiet
+from venncal.experiments.runner import cell_seed
+from venncal.experiments.studies._common import fmt, load_cached, quiet, run_cells
 
 NAME = "naeini-2014"
 TITLE = "Naeini, Cooper & Hauskrecht (2015), Bayesian binning: calibrators compared (Table 2)"
@@ -206,17 +206,15 @@ def run(config, *, out_csv=None, n_jobs=1, backend="loky", scheduler=None, progr
             cells.append(
                 {"study": NAME, "panel": panel, "repeat": r, **{k: config[k] for k in keys}}
             )
-    with Timer() as timer:
-        raw = run_grid(
-            cells,
-            run_cell,
-            out_csv=out_csv,
-            n_jobs=n_jobs,
-            backend=backend,
-            scheduler=scheduler,
-            progress=progress,
-        )
-    raw = raw.drop(columns=["cell_id", "study"], errors="ignore")
+    raw, wall_time = run_cells(
+        cells,
+        run_cell,
+        out_csv=out_csv,
+        n_jobs=n_jobs,
+        backend=backend,
+        scheduler=scheduler,
+        progress=progress,
+    )
     mean = raw.groupby(["panel", "method"], sort=False)[list(METRICS)].mean()
     paper = _paper()
     present = [m for m in METHODS if m in set(raw["method"])]
@@ -290,7 +288,7 @@ def run(config, *, out_csv=None, n_jobs=1, backend="loky", scheduler=None, progr
         notes=notes,
         raw=raw,
         config={k: v for k, v in config.items() if k != "mode"},
-        wall_time=timer.seconds,
+        wall_time=wall_time,
         checks=checks,
     )
 

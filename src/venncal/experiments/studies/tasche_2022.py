@@ -23,8 +23,8 @@ from __future__ import annotations
 import numpy as np
 
 from venncal.experiments.report import StudyResult
-from venncal.experiments.runner import cell_seed, run_grid
-from venncal.experiments.studies._common import Timer
+from venncal.experiments.runner import cell_seed
+from venncal.experiments.studies._common import run_cells
 
 NAME = "tasche-2022"
 TITLE = "Tasche (2022), Calibrating sufficiently: Brier curves and grouping loss (Figure 2)"
@@ -114,17 +114,15 @@ def run(config, *, out_csv=None, n_jobs=1, backend="loky", scheduler=None, progr
         }
         for r in range(config["n_repeats"])
     ]
-    with Timer() as timer:
-        raw = run_grid(
-            cells,
-            run_cell,
-            out_csv=out_csv,
-            n_jobs=n_jobs,
-            backend=backend,
-            scheduler=scheduler,
-            progress=progress,
-        )
-    raw = raw.drop(columns=["cell_id", "study"], errors="ignore")
+    raw, wall_time = run_cells(
+        cells,
+        run_cell,
+        out_csv=out_csv,
+        n_jobs=n_jobs,
+        backend=backend,
+        scheduler=scheduler,
+        progress=progress,
+    )
     cols = [
         "brier",
         "curve_area",
@@ -184,7 +182,7 @@ def run(config, *, out_csv=None, n_jobs=1, backend="loky", scheduler=None, progr
         notes=notes,
         raw=raw,
         config={k: v for k, v in config.items() if k != "mode"},
-        wall_time=timer.seconds,
+        wall_time=wall_time,
         checks=checks,
         digits=4,
     )

@@ -23,14 +23,14 @@ import numpy as np
 import pandas as pd
 
 from venncal.experiments.report import StudyResult
-from venncal.experiments.runner import cell_seed, run_grid
+from venncal.experiments.runner import cell_seed
 from venncal.experiments.studies._common import (
     CLASSIFIERS,
-    Timer,
     load_cached,
     make_classifier,
     paired,
     quiet,
+    run_cells,
 )
 
 NAME = "vovk-petej-2014"
@@ -298,17 +298,15 @@ def run(config, *, out_csv=None, n_jobs=1, backend="loky", scheduler=None, progr
 
     with_va = _full_va_available()
     cells = _cells(config, with_va)
-    with Timer() as timer:
-        raw = run_grid(
-            cells,
-            run_cell,
-            out_csv=out_csv,
-            n_jobs=n_jobs,
-            backend=backend,
-            scheduler=scheduler,
-            progress=progress,
-        )
-    raw = raw.drop(columns=["cell_id", "study"], errors="ignore")
+    raw, wall_time = run_cells(
+        cells,
+        run_cell,
+        out_csv=out_csv,
+        n_jobs=n_jobs,
+        backend=backend,
+        scheduler=scheduler,
+        progress=progress,
+    )
     agg, wide = summarise(raw, config)
     datasets = [d for d in config["datasets"] if d in set(agg["dataset"])]
 
@@ -410,7 +408,7 @@ def run(config, *, out_csv=None, n_jobs=1, backend="loky", scheduler=None, progr
         notes=notes,
         raw=raw,
         config={k: v for k, v in config.items() if k != "mode"},
-        wall_time=timer.seconds,
+        wall_time=wall_time,
         checks=checks,
     )
     return result
