@@ -13,11 +13,10 @@ Run: python benchmarks/bench_full_venn_abers.py [--quick]
 import datetime
 import os
 import platform
-import re
 import sys
 import time
-from pathlib import Path
 
+import _timing
 import numpy as np
 from sklearn.discriminant_analysis import (
     LinearDiscriminantAnalysis,
@@ -55,13 +54,9 @@ def data(n, counts, seed=0):
 
 
 def median_time(fn, repeats, cpu=False):
-    clock = time.process_time if cpu else time.perf_counter
-    times = []
-    for _ in range(repeats):
-        t0 = clock()
-        fn()
-        times.append(clock() - t0)
-    return float(np.median(times))
+    return _timing.median_time(
+        fn, repeat=repeats, clock=time.process_time if cpu else time.perf_counter
+    )
 
 
 def main():
@@ -135,8 +130,6 @@ def main():
 def write_section(rows, scaling, m):
     today = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
     lines = [
-        "## Full Venn-Abers",
-        "",
         f"`python benchmarks/bench_full_venn_abers.py` ({today}, {platform.machine()}, Python "
         f"{platform.python_version()}, numpy {np.__version__}, 2 cores shared with other jobs, load average "
         f"{os.getloadavg()[1]:.1f} over the last 5 minutes; medians over repeats; d = {D}"
@@ -165,15 +158,7 @@ def write_section(rows, scaling, m):
     ]
     for n_jobs, t, r in scaling:
         lines.append(f"| {n_jobs} | {t:.2f} | {r:.2f}x |")
-    section = "\n".join(lines) + "\n"
-    path = Path(__file__).resolve().parents[1] / "BENCHMARKS.md"
-    text = path.read_text() if path.exists() else "# Benchmarks\n"
-    pattern = re.compile(r"## Full Venn-Abers\n.*?(?=\n## |\Z)", re.S)
-    if pattern.search(text):
-        text = pattern.sub(section.rstrip("\n") + "\n", text)
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    path.write_text(text)
+    _timing.write_section("Full Venn-Abers", "\n".join(lines))
 
 
 if __name__ == "__main__":
