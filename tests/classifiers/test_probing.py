@@ -119,3 +119,14 @@ def test_bad_input():
         ProbingClassifier().fit(X, y, sample_weight=(y == 1).astype(float))
     with pytest.raises(NotFittedError):
         clone(ProbingClassifier()).predict_proba(X)
+
+
+def test_predict_agrees_with_argmax_of_proba_on_ties():
+    """With two probes, p = 1/2 happens; predict must agree with argmax(predict_proba)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 1))
+    y = (rng.random(300) < 1 / (1 + np.exp(-2 * X[:, 0]))).astype(int)
+    clf = ProbingClassifier(LogisticRegression(), n_probes=2).fit(X, y)
+    proba = clf.predict_proba(X)
+    assert np.any(proba[:, 1] == 0.5)
+    np.testing.assert_array_equal(clf.predict(X), clf.classes_[np.argmax(proba, axis=1)])

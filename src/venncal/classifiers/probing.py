@@ -232,7 +232,7 @@ class ProbingClassifier(ClassifierMixin, BaseEstimator):
         return np.column_stack([1.0 - p, p])
 
     def predict(self, X):
-        """Return the more probable class (the positive one on a tie).
+        """Return the more probable class (``classes_[0]`` on a tie, as argmax does).
 
         Parameters
         ----------
@@ -243,4 +243,4 @@ class ProbingClassifier(ClassifierMixin, BaseEstimator):
         labels : ndarray of shape (m,)
         """
         p = self.predict_proba(X)[:, 1]
-        return self.classes_[(p >= 0.5).astype(np.intp)]
+        return self.classes_[(p > 0.5).astype(np.intp)]
