@@ -37,6 +37,16 @@ def test_reproduce_writes_the_report_and_prints_the_headline(tmp_path, tiny):
     assert "data:image/png;base64," in (out / "report.html").read_text()
 
 
+def test_progress_bar_by_default_only_on_a_terminal(tmp_path, tiny):
+    # CliRunner's streams are not terminals: no bar unless asked for
+    quiet = CliRunner().invoke(reproduce, ["tasche-2022", "--out", str(tmp_path / "a")])
+    assert quiet.exit_code == 0 and "cell/s" not in quiet.stderr
+    shown = CliRunner().invoke(
+        reproduce, ["tasche-2022", "--out", str(tmp_path / "b"), "--progress"]
+    )
+    assert shown.exit_code == 0 and "cell" in shown.stderr
+
+
 def test_existing_output_is_not_overwritten_without_force(tmp_path, tiny):
     out = tmp_path / "report"
     assert invoke("tasche-2022", "--out", str(out), "--no-progress").exit_code == 0

@@ -171,6 +171,32 @@ def test_progress_bar_goes_to_stderr(capsys):
     assert "3/3" in captured.err
 
 
+def test_progress_none_shows_the_bar_only_on_a_terminal(capsys, monkeypatch):
+    # pytest's captured stderr is not a terminal: no bar
+    run_grid(grid()[:3], noisy_metric, progress=None)
+    assert capsys.readouterr().err == ""
+
+    class Terminal:
+        """Stands for a terminal's stderr: tqdm asks it isatty()."""
+
+        def __init__(self):
+            self.text = []
+
+        def isatty(self):
+            return True
+
+        def write(self, s):
+            self.text.append(s)
+
+        def flush(self):
+            pass
+
+    term = Terminal()
+    monkeypatch.setattr("sys.stderr", term)
+    run_grid(grid()[:3], noisy_metric, progress=None)
+    assert "3/3" in "".join(term.text)
+
+
 # ----------------------------------------------------------------------------- errors
 def test_bad_arguments(tmp_path):
     with pytest.raises(ValueError, match="repeats the cell"):
@@ -183,6 +209,8 @@ def test_bad_arguments(tmp_path):
         run_grid(grid(), noisy_metric, n_jobs=0, progress=False)
     with pytest.raises(TypeError, match="callable"):
         run_grid(grid(), "f", progress=False)
+    with pytest.raises(TypeError, match="'progress' must be True, False or None"):
+        run_grid(grid(), noisy_metric, progress="yes")
     with pytest.raises(TypeError, match="list of dicts"):
         run_grid({"a": 1}, noisy_metric, progress=False)
     with pytest.raises(TypeError, match="list of dicts"):

@@ -81,7 +81,11 @@ def _prepare_out(out, force, resume):
     help="Dask scheduler address, e.g. tcp://10.0.0.1:8786 (with --backend dask; "
     "default: a local cluster).",
 )
-@click.option("--progress/--no-progress", default=True, help="Show a progress bar on stderr.")
+@click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="Show a progress bar on stderr [default: only when stderr is a terminal].",
+)
 def reproduce(study, quick, out, force, resume, n_jobs, backend, scheduler, progress):
     """Reproduce the experiment of a paper.
 

@@ -217,7 +217,9 @@ def _dask_client(scheduler, n_jobs):
         yield client
 
 
-def _check_args(cells, func, n_jobs, backend, scheduler):
+def _check_args(cells, func, n_jobs, backend, scheduler, progress):
+    if progress is not None and not isinstance(progress, (bool, np.bool_)):
+        raise TypeError(f"'progress' must be True, False or None, got {progress!r}.")
     if not callable(func):
         raise TypeError(f"'func' must be callable (cell -> list of row dicts), got {func!r}.")
     if isinstance(cells, dict) or not hasattr(cells, "__iter__"):
@@ -262,8 +264,9 @@ def run_grid(cells, func, *, out_csv=None, n_jobs=1, backend="loky", scheduler=N
     scheduler : str, distributed.Client or cluster, default=None
         With ``backend="dask"``: the scheduler's address (e.g. ``"tcp://10.0.0.1:8786"``), a
         connected client, or a cluster object. ``None`` starts a ``LocalCluster`` for the run.
-    progress : bool, default=True
-        Show a progress bar (tqdm, on standard error).
+    progress : bool or None, default=True
+        Show a progress bar (tqdm, on standard error). ``None`` shows it only when standard
+        error is a terminal, so that logs and pipes are not filled with redrawn bars.
 
     Returns
     -------
@@ -294,7 +297,7 @@ def run_grid(cells, func, *, out_csv=None, n_jobs=1, backend="loky", scheduler=N
     >>> bool(table["cell_id"].nunique() == 4)
     True
     """
-    _check_args(cells, func, n_jobs, backend, scheduler)
+    _check_args(cells, func, n_jobs, backend, scheduler, progress)
     cells = list(cells)
     ids = [cell_id(c) for c in cells]
     if len(set(ids)) != len(ids):
@@ -321,7 +324,9 @@ def _execute(todo, func, appender, n_jobs, backend, scheduler, progress):
     from tqdm.auto import tqdm
 
     results = {}
-    bar = tqdm(total=len(todo), disable=not progress, file=sys.stderr, unit="cell")
+    # tqdm's disable=None means: off unless the stream is a terminal
+    disable = None if progress is None else not progress
+    bar = tqdm(total=len(todo), disable=disable, file=sys.stderr, unit="cell")
 
     def consume(pairs):
         for cid, rows in pairs:
