@@ -46,7 +46,7 @@ def _prepare_out(out, force, resume):
     "quick",
     default=True,
     show_default=True,
-    help="Quick mode (minutes on 2 cores) or the paper's full size (hours).",
+    help="Quick mode (minutes on 2 cores) or the paper's full size (up to about an hour).",
 )
 @click.option(
     "--out",
@@ -97,7 +97,8 @@ def reproduce(study, quick, out, force, resume, n_jobs, backend, scheduler, prog
       tasche-2022      Brier curves and grouping loss (Figure 2)
 
     Writes Markdown and CSV tables, PNG figures and a self-contained report.html to --out, and
-    prints the headline table. Full mode is the paper's size and can take hours.
+    prints the headline table. Full mode is the paper's size and takes up to about an hour on
+    2 cores.
     """
     from venncal.experiments.report import to_text, write_report
     from venncal.experiments.studies import run_study

@@ -273,8 +273,9 @@ def _figure(agg, datasets):
             x = np.arange(len(datasets)) + (j - (len(methods) - 1) / 2) * width
             shown = np.where(np.isinf(vals), cap, vals)
             bars = ax.bar(x, shown, width, label=m)
-            for xi, v in zip(x, vals, strict=True):
+            for bar, xi, v in zip(bars.patches, x, vals, strict=True):
                 if np.isinf(v):
+                    bar.set_hatch("//")  # an infinite loss, drawn at the cap
                     ax.text(
                         xi,
                         cap,
@@ -286,8 +287,9 @@ def _figure(agg, datasets):
                     )
         ax.set_xticks(np.arange(len(datasets)), datasets, rotation=45, ha="right")
         ax.set_title(f"{LOSSES[loss]} of the best classifier per method (lower is better)")
-        ax.set_ylim(0, cap * 1.1)
-    axes[0].legend(ncol=4, fontsize=8)
+        # head room above the cap, so that the legend does not hide the infinity marks
+        ax.set_ylim(0, cap * 1.3)
+    axes[0].legend(ncol=4, fontsize=8, loc="upper left")
     fig.tight_layout()
     return fig
 
