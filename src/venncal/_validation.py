@@ -22,6 +22,9 @@ __all__ = [
     "check_option",
     "check_positive_int",
     "check_in_range",
+    "check_bool",
+    "check_random_state",
+    "check_interval",
 ]
 
 
@@ -148,9 +151,19 @@ def _label_array(y, name):
     if arr.dtype.kind == "f" and np.isnan(arr).any():
         raise ValueError(f"'{name}' holds NaN; every object needs a label.")
     if arr.dtype.kind == "O":
-        if any(v is None or (isinstance(v, float) and v != v) for v in arr):
+        if any(_is_missing(v) for v in arr):
             raise ValueError(f"'{name}' holds missing values; every object needs a label.")
     return arr
+
+
+def _is_missing(value):
+    """Whether one element of an object array is a missing value (None, NaN, pandas' NA, NaT)."""
+    if value is None:
+        return True
+    try:
+        return not bool(value == value)
+    except (TypeError, ValueError):  # pandas' NA refuses to be a truth value
+        return True
 
 
 def _distinct_labels(arr):
@@ -285,13 +298,24 @@ def check_probabilities(y_proba, *, name="y_proba"):
     arr = _as_array(y_proba, name)
     if arr.ndim == 2:
         if arr.shape[1] == 2:
-            arr = np.asarray(arr, dtype=np.float64)
-            if np.isfinite(arr).all() and not np.allclose(arr.sum(axis=1), 1.0, atol=1e-6):
+            # both columns are checked, so that a NaN among the negative-class probabilities
+            # is not silently dropped with the column
+            both = check_scores(arr.reshape(-1), name=name, allow_column=False)
+            outside = (both < 0.0) | (both > 1.0)
+            if outside.any():
                 raise ValueError(
-                    f"'{name}' has two columns whose rows do not sum to 1; pass the probability "
-                    "of the positive class as a 1-D array."
+                    f"'{name}' must lie in [0, 1], got {int(outside.sum())} value(s) outside "
+                    f"(first: {both[outside][0]:g})."
                 )
-            arr = arr[:, 1]
+            both = both.reshape(-1, 2)
+            bad = np.abs(both.sum(axis=1) - 1.0) > 1e-6
+            if bad.any():
+                raise ValueError(
+                    f"'{name}' has two columns whose rows do not sum to 1 ({int(bad.sum())} "
+                    f"row(s), first at index {int(np.flatnonzero(bad)[0])}); pass the "
+                    "probability of the positive class as a 1-D array."
+                )
+            arr = both[:, 1]
         elif arr.shape[1] == 1:
             arr = arr[:, 0]
         else:
@@ -446,3 +470,68 @@ def check_in_range(value, low, high, *, name, owner, closed="neither"):
             f"Got {value!r} instead."
         )
     return float(value)
+
+
+def check_bool(value, *, name, owner):
+    """Raise unless ``value`` is a boolean (Python or numpy).
+
+    Examples
+    --------
+    >>> check_bool("yes", name="squared", owner="debiased_ece")
+    Traceback (most recent call last):
+    ...
+    TypeError: The 'squared' parameter of debiased_ece must be True or False. Got 'yes' instead.
+    """
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(
+            f"{_owner_prefix(name, owner)} must be True or False. Got {value!r} instead."
+        )
+    return bool(value)
+
+
+def check_random_state(random_state, *, name="random_state", owner=None):
+    """Return a numpy Generator from a seed, or raise naming the parameter.
+
+    Accepted: None, a non-negative integer, a numpy ``Generator``, ``BitGenerator`` or
+    ``SeedSequence``.
+
+    Examples
+    --------
+    >>> check_random_state(-1, owner="make_xor")
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'random_state' parameter of make_xor must be None, a non-negative integer or a numpy Generator. Got -1 instead.
+    """
+    ok_types = (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence)
+    if random_state is None or isinstance(random_state, ok_types):
+        return np.random.default_rng(random_state)
+    msg = (
+        f"{_owner_prefix(name, owner)} must be None, a non-negative integer or a numpy "
+        f"Generator. Got {random_state!r} instead."
+    )
+    if isinstance(random_state, bool) or not isinstance(random_state, numbers.Integral):
+        raise TypeError(msg)
+    if random_state < 0:
+        raise ValueError(msg)
+    return np.random.default_rng(int(random_state))
+
+
+def check_interval(p0, p1, *, tol=1e-9):
+    """Raise unless ``p0 <= p1`` (up to ``tol``) for every pair of interval ends.
+
+    ``p0`` and ``p1`` are validated float arrays of the same length.
+
+    Examples
+    --------
+    >>> check_interval(np.array([0.2, 0.6]), np.array([0.3, 0.5]))
+    Traceback (most recent call last):
+    ...
+    ValueError: 'p0' exceeds 'p1' in 1 interval(s) (first at index 1: p0=0.6 > p1=0.5); the lower end p0 must not exceed the upper end p1.
+    """
+    crossed = p0 > p1 + tol
+    if crossed.any():
+        i = int(np.flatnonzero(crossed)[0])
+        raise ValueError(
+            f"'p0' exceeds 'p1' in {int(crossed.sum())} interval(s) (first at index {i}: "
+            f"p0={p0[i]:.6g} > p1={p1[i]:.6g}); the lower end p0 must not exceed the upper end p1."
+        )
