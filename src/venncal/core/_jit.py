@@ -1,8 +1,11 @@
 """The optional compiler behind venncal's hot loops.
 
 Kernels are decorated with :func:`jit`. With numba installed they are compiled on first use
-(and cached on disk); without it they run as plain Python with identical results. A compiled
-kernel keeps its Python original as ``kernel.py_func``, which the tests compare against.
+and cached on disk when numba can find a writable cache folder; on a read-only installation
+without a writable ``NUMBA_CACHE_DIR`` they are compiled without the disk cache (once per
+process) instead of failing at import. Without numba they run as plain Python with identical
+results. A compiled kernel keeps its Python original as ``kernel.py_func``, which the tests
+compare against.
 """
 
 from __future__ import annotations
@@ -18,13 +21,29 @@ except ImportError:  # pragma: no cover
     HAVE_NUMBA = False
 
 
-def jit(func):
+def _compile(func, options):
+    """Return ``func`` compiled with ``options``, cached on disk when numba can cache it."""
+    try:
+        return _njit(cache=True, **options)(func)
+    except (RuntimeError, OSError):
+        # numba finds no writable cache folder (read-only install, unwritable HOME and
+        # NUMBA_CACHE_DIR): compile in memory only
+        return _njit(cache=False, **options)(func)
+
+
+def jit(func=None, **options):
     """Compile ``func`` with numba in nopython mode when numba is available.
+
+    Used bare (``@jit``) or with numba options (``@jit(fastmath=...)``). The kernel is cached
+    on disk when numba can write a cache, and compiled in memory otherwise.
 
     Parameters
     ----------
-    func : callable
-        A function written in the subset of Python that numba compiles.
+    func : callable, default=None
+        A function written in the subset of Python that numba compiles. None returns a
+        decorator that takes it.
+    **options
+        Options for ``numba.njit`` (``cache`` excepted); ``nogil=True`` unless given.
 
     Returns
     -------
@@ -42,6 +61,13 @@ def jit(func):
     >>> all(np.array_equal(a, b) for a, b in zip(_pava(y, w), original(y, w)))
     True
     """
-    if _njit is None:  # pragma: no cover
-        return func
-    return _njit(cache=True, nogil=True)(func)
+    if "cache" in options:
+        raise TypeError("jit() chooses 'cache' itself; do not pass it.")
+    options.setdefault("nogil", True)
+
+    def decorate(f):
+        if _njit is None:  # pragma: no cover
+            return f
+        return _compile(f, options)
+
+    return decorate if func is None else decorate(func)

@@ -60,14 +60,7 @@ from venncal._validation import (
     check_sample_weight,
     check_scores,
 )
-
-try:  # pragma: no cover - which branch runs depends on the environment
-    from numba import njit as _njit
-
-    HAVE_NUMBA = True
-except ImportError:  # pragma: no cover
-    _njit = None
-    HAVE_NUMBA = False
+from venncal.core._jit import HAVE_NUMBA, jit
 
 __all__ = [
     "DEFAULT_LAM",
@@ -346,9 +339,9 @@ if HAVE_NUMBA:  # pragma: no cover - exercised through the compiled kernels
     # no 'nnan'/'ninf': the kernels never see NaN or inf, but the flags would license
     # reorderings we do not need; 'reassoc' lets the sums and the maximum vectorise.
     _FLAGS = {"reassoc", "nsz", "arcp", "contract", "afn"}
-    _exp_neg = _njit(inline="always", cache=True, fastmath=_FLAGS)(_exp_neg)
-    _forward = _njit(cache=True, nogil=True, fastmath=_FLAGS)(_forward_py)
-    _backward_average = _njit(cache=True, nogil=True, fastmath=_FLAGS)(_backward_average_py)
+    _exp_neg = jit(_exp_neg, inline="always", fastmath=_FLAGS)
+    _forward = jit(_forward_py, fastmath=_FLAGS)
+    _backward_average = jit(_backward_average_py, fastmath=_FLAGS)
 else:  # pragma: no cover
     _forward = None
     _backward_average = None
