@@ -535,3 +535,36 @@ def check_interval(p0, p1, *, tol=1e-9):
             f"'p0' exceeds 'p1' in {int(crossed.sum())} interval(s) (first at index {i}: "
             f"p0={p0[i]:.6g} > p1={p1[i]:.6g}); the lower end p0 must not exceed the upper end p1."
         )
+
+
+def rescale_sample_weight(sample_weight):
+    """Return weights scaled by a power of two so that the largest lies in [0.5, 1).
+
+    Scaling by a power of two is exact (unless a weight below 2^-1022 of the largest becomes
+    subnormal or zero), so estimators that depend only on the ratios of the weights give the
+    same result, and sums of up to 2^53 weights can no longer overflow.
+
+    Parameters
+    ----------
+    sample_weight : ndarray of shape (n,) or None
+        Non-negative weights with at least one positive (as returned by
+        :func:`check_sample_weight`).
+
+    Returns
+    -------
+    ndarray of shape (n,) or None
+        None when ``sample_weight`` is None; the input itself when already in range.
+
+    Examples
+    --------
+    >>> rescale_sample_weight(np.array([1e308, 5e307]))
+    array([0.55626846, 0.27813423])
+    >>> rescale_sample_weight(np.array([0.5, 0.25]))
+    array([0.5 , 0.25])
+    """
+    if sample_weight is None:
+        return None
+    _, exponent = np.frexp(np.max(sample_weight))
+    if exponent == 0:
+        return sample_weight
+    return np.ldexp(sample_weight, -int(exponent))
