@@ -148,7 +148,7 @@ def test_new_metric_column_rewrites_the_file(tmp_path):
     table = run_grid(grid(), extra, out_csv=out, progress=False)
     assert "extra" in table.columns
     assert table["extra"].notna().sum() == 4  # one row of each of the 4 "b" cells
-    assert list(pd.read_csv(out).columns)[-1] == "extra"
+    assert list(pd.read_csv(out).columns)[-2:] == ["extra", "record_check"]
 
 
 def test_nested_values_and_empty_results(tmp_path):
@@ -241,3 +241,131 @@ def test_text_keys_that_look_like_numbers_survive_the_csv(tmp_path):
 
 def noisy_metric_ds(cell):
     return noisy_metric({**cell, "dataset": cell["code"]})[:2]
+
+
+# ----------------------------------------------------------------------------- torn records
+def _finished(tmp_path):
+    out = tmp_path / "res.csv"
+    reference = run_grid(grid(), noisy_metric, out_csv=out, progress=False)
+    return out, reference
+
+
+def test_torn_last_record_is_recomputed(tmp_path):
+    out, reference = _finished(tmp_path)
+    data = out.read_bytes()
+    # a crash in the middle of the last append: the line stops inside a number
+    out.write_bytes(data[: len(data) - 12])
+    calls = []
+
+    def counting(cell):
+        calls.append(cell)
+        return noisy_metric(cell)
+
+    with pytest.warns(UserWarning, match="torn or corrupt"):
+        table = run_grid(grid(), counting, out_csv=out, progress=False)
+    assert calls == [grid()[-1]]  # only the cell of the torn line ran again
+    pd.testing.assert_frame_equal(table, reference)
+    # the file is whole again: a further run computes nothing and warns nothing
+    again = run_grid(grid(), counting, out_csv=out, progress=False)
+    assert len(calls) == 1
+    pd.testing.assert_frame_equal(again, reference)
+
+
+def test_cell_missing_a_row_or_with_an_edited_value_is_recomputed(tmp_path):
+    out, reference = _finished(tmp_path)
+    lines = out.read_text().splitlines(keepends=True)
+    # drop the second row of the last cell (whole lines, so the count of fields is right)
+    # and change one digit of a loss in the first cell
+    first = lines[1]
+    digit = next(i for i, ch in enumerate(first) if ch.isdigit() and i > 20)
+    edited = first[:digit] + str((int(first[digit]) + 1) % 10) + first[digit + 1 :]
+    out.write_text("".join([lines[0], edited] + lines[2:-1]))
+    calls = []
+
+    def counting(cell):
+        calls.append(cell)
+        return noisy_metric(cell)
+
+    with pytest.warns(UserWarning, match="torn or corrupt"):
+        table = run_grid(grid(), counting, out_csv=out, progress=False)
+    assert sorted(map(cell_id, calls)) == sorted(map(cell_id, [grid()[0], grid()[-1]]))
+    pd.testing.assert_frame_equal(table, reference)
+
+
+def test_results_file_of_an_older_version_is_still_resumed(tmp_path):
+    out, reference = _finished(tmp_path)
+    old = pd.read_csv(out).drop(columns="record_check")
+    old.iloc[:10].to_csv(out, index=False)  # the first 5 cells, without the check column
+    table = run_grid(grid(), noisy_metric, out_csv=out, progress=False)
+    pd.testing.assert_frame_equal(table, reference, check_dtype=False)
+
+
+def test_results_file_that_is_a_folder(tmp_path):
+    folder = tmp_path / "res.csv"
+    folder.mkdir()
+    with pytest.raises(ValueError, match="is a folder"):
+        run_grid(grid(), noisy_metric, out_csv=folder, progress=False)
+
+
+def test_unreachable_dask_scheduler_is_a_connection_error():
+    pytest.importorskip("distributed")
+    import dask
+
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+        with pytest.raises(ConnectionError, match="cannot reach the Dask scheduler"):
+            run_grid(grid(), noisy_metric, backend="dask", scheduler="tcp://127.0.0.1:9",
+                     progress=False)  # fmt: skip
+
+
+# ----------------------------------------------------------------------------- killed parent
+_KILLED_PARENT = """
+import os, sys, time
+from venncal.experiments.runner import run_grid
+
+folder = sys.argv[1]
+
+def slow(cell):
+    open(os.path.join(folder, str(os.getpid())), "w").close()
+    time.sleep(0.3)
+    return [{"v": 1}]
+
+run_grid([{"i": i} for i in range(400)], slow, n_jobs=2, progress=False)
+"""
+
+
+def _alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            state = fh.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")  # a zombie has exited
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs /proc to see processes")
+def test_workers_leave_when_the_main_process_is_killed(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-c", _KILLED_PARENT, str(tmp_path)])
+    try:
+        deadline = time.monotonic() + 120
+        workers = set()
+        while len(workers) < 2 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.2)
+            workers = {int(p.name) for p in tmp_path.iterdir()} - {proc.pid}
+        if not workers:
+            pytest.skip("the parallel workers did not start")
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    deadline = time.monotonic() + 30
+    while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    left = [w for w in workers if _alive(w)]
+    for w in left:  # do not leave them behind even when the test fails
+        os.kill(w, signal.SIGKILL)
+    assert not left, f"workers {left} outlived the killed main process"

@@ -13,19 +13,32 @@ the seed of a cell from a hash of its sorted key with :func:`cell_seed`.
 from __future__ import annotations
 
 import contextlib
+import csv
 import hashlib
+import io
 import json
+import math
 import numbers
 import os
 import sys
+import threading
+import time
+import warnings
+import zlib
 
 import numpy as np
 import pandas as pd
+
+from venncal.exceptions import VenncalWarning
+from venncal.experiments._files import write_bytes, write_text
 
 __all__ = ["run_grid", "cell_seed", "cell_id"]
 
 #: Name of the column that identifies the cell of each row in the table and the CSV file.
 CELL_ID = "cell_id"
+
+#: Name of the last column of the CSV file: the check of each record (rows of its cell, CRC-32).
+_CHECK = "record_check"
 
 _BACKENDS = ("loky", "dask")
 
@@ -140,55 +153,176 @@ def _flatten(value):
 
 
 # ----------------------------------------------------------------------------- CSV store
-def _read_done(out_csv):
-    """Return the rows already in ``out_csv`` (or None) and the set of finished cell ids."""
-    if out_csv is None or not os.path.exists(out_csv) or os.path.getsize(out_csv) == 0:
-        return None, set()
+# Every record of the results file ends with a check field "<rows of its cell>:<crc32>", so a
+# record torn by a crash (or edited by hand) is recognised, and so is a cell with a row missing.
+# Such cells are dropped (with a warning) and run again.
+
+
+def _text(value):
+    """The text of one value in the results file (what ``DataFrame.to_csv`` would write)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def _crc(fields):
+    data = "\x1f".join(fields).encode("utf-8", "surrogateescape")
+    return format(zlib.crc32(data), "08x")
+
+
+def _check_field(fields, n_rows):
+    return f"{n_rows}:{_crc(fields)}"
+
+
+def _csv_text(records):
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows(records)
+    return buf.getvalue()
+
+
+def _parse(text):
+    """Records of a CSV text; a line the csv module cannot parse is kept as one broken field."""
     try:
-        done = pd.read_csv(out_csv)
-    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+        return list(csv.reader(io.StringIO(text, newline="")))
+    except csv.Error:
+        records = []
+        for line in text.split("\n"):
+            try:
+                records += list(csv.reader([line]))
+            except csv.Error:
+                records.append([None])
+        return records
+
+
+def _load_store(path):
+    """Read a results file: (header, valid records with their check field, records dropped).
+
+    Returns ``(None, [], 0)`` when the file is missing or empty. Raises ValueError when the file
+    is not a results file of this runner.
+    """
+    if os.path.isdir(path):
         raise ValueError(
-            f"cannot resume from {out_csv!r}: it is not a results CSV ({exc}); "
-            "move it away or choose another output."
-        ) from None
-    if CELL_ID not in done.columns:
+            f"cannot use {path!r} as the results file: it is a folder; move it away or choose "
+            "another output."
+        )
+    if not os.path.exists(path) or os.path.getsize(path) == 0:
+        return None, [], 0
+    with open(path, encoding="utf-8", errors="surrogateescape", newline="") as fh:
+        text = fh.read()
+    records = [r for r in _parse(text) if r]
+    header = records[0] if records else []
+    if CELL_ID not in header or len(set(header)) != len(header) or None in header:
         raise ValueError(
-            f"cannot resume from {out_csv!r}: it has no {CELL_ID!r} column, so it was not "
+            f"cannot resume from {path!r}: it has no {CELL_ID!r} column, so it was not "
             "written by run_grid; move it away or choose another output."
         )
-    return done, set(done[CELL_ID].astype(str))
+    body = records[1:]
+    checked = header[-1] == _CHECK
+    if not checked:  # a file of an older venncal: count the rows of each cell
+        header = header + [_CHECK]
+    width = len(header)
+    where = header.index(CELL_ID)
+    good = []
+    for k, rec in enumerate(body):
+        last = k == len(body) - 1
+        if None in rec or (last and not text.endswith("\n")):
+            continue
+        if not checked:
+            rec = rec + [""]
+        if len(rec) != width:
+            continue
+        if checked:
+            n_rows, _, crc = rec[-1].partition(":")
+            if not n_rows.isdigit() or crc != _crc(rec[:-1]):
+                continue
+        good.append(rec)
+    counts = {}
+    for rec in good:
+        counts[rec[where]] = counts.get(rec[where], 0) + 1
+    if not checked:
+        good = [rec[:-1] + [_check_field(rec[:-1], counts[rec[where]])] for rec in good]
+    # a cell is finished only if every one of its rows is intact
+    valid = [rec for rec in good if int(rec[-1].partition(":")[0]) == counts[rec[where]]]
+    return header, valid, len(body) - len(valid)
+
+
+def _read_store(path, dtype=None):
+    """The rows of a results file as a DataFrame (without the check column), or None."""
+    header, records, _ = _load_store(path)
+    if header is None:
+        return None
+    text = _csv_text([header[:-1]] + [r[:-1] for r in records])
+    return pd.read_csv(io.StringIO(text), dtype=dtype)
+
+
+def _read_done(out_csv):
+    """Open the results file: drop torn or corrupt cells and return the finished cell ids."""
+    if out_csv is None:
+        return None, set()
+    header, records, dropped = _load_store(out_csv)
+    if header is None:
+        return None, set()
+    if dropped:
+        warnings.warn(
+            f"{out_csv!r}: {dropped} torn or corrupt record(s) dropped; their cells are run again.",
+            VenncalWarning,
+            stacklevel=3,
+        )
+    with open(out_csv, "rb") as fh:
+        on_disk = fh.read()
+    clean = _csv_text([header] + records).encode("utf-8", "surrogateescape")
+    if on_disk != clean:
+        write_bytes(out_csv, clean)
+    where = header.index(CELL_ID)
+    return header, {rec[where] for rec in records}
 
 
 class _CsvAppender:
-    """Append rows to a CSV file; rewrite it when a new column appears."""
+    """Append the rows of each finished cell to the results file, one fsync per cell.
 
-    def __init__(self, path, existing):
+    The file is created (and rewritten when a new column appears) atomically; appended records
+    carry a check field, so a record torn by a crash is recognised when the run is resumed.
+    """
+
+    def __init__(self, path, header):
         self.path = path
-        self.columns = list(existing.columns) if existing is not None else None
+        self.columns = None if header is None else header[:-1]
+
+    def _records(self, rows, columns):
+        out = []
+        for row in rows:
+            fields = [_text(row.get(c)) for c in columns]
+            out.append(fields + [_check_field(fields, len(rows))])
+        return out
 
     def append(self, rows):
         if not rows:
             return
-        frame = pd.DataFrame(rows)
+        seen = list(dict.fromkeys(k for r in rows for k in r))
         if self.columns is None:
-            self._write(frame, mode="w", header=True)
-            self.columns = list(frame.columns)
+            self.columns = seen
+            text = _csv_text([self.columns + [_CHECK]] + self._records(rows, self.columns))
+            write_text(self.path, text)
             return
-        new = [c for c in frame.columns if c not in self.columns]
+        new = [c for c in seen if c not in self.columns]
         if new:
-            old = pd.read_csv(self.path)
+            _, old, _ = _load_store(self.path)
+            counts = {}
+            where = self.columns.index(CELL_ID)
+            for rec in old:
+                counts[rec[where]] = counts.get(rec[where], 0) + 1
+            padded = [rec[:-1] + [""] * len(new) for rec in old]
+            old = [f + [_check_field(f, counts[f[where]])] for f in padded]
             self.columns = self.columns + new
-            merged = pd.concat([old, frame], ignore_index=True)[self.columns]
-            tmp = self.path + ".tmp"
-            merged.to_csv(tmp, index=False)
-            os.replace(tmp, self.path)
+            text = _csv_text([self.columns + [_CHECK]] + old + self._records(rows, self.columns))
+            write_text(self.path, text)
             return
-        self._write(frame.reindex(columns=self.columns), mode="a", header=False)
-
-    def _write(self, frame, mode, header):
-        folder = os.path.dirname(os.path.abspath(self.path))
-        os.makedirs(folder, exist_ok=True)
-        frame.to_csv(self.path, mode=mode, header=header, index=False)
+        with open(self.path, "a", encoding="utf-8", newline="") as fh:
+            fh.write(_csv_text(self._records(rows, self.columns)))
+            fh.flush()
+            os.fsync(fh.fileno())
 
 
 # ----------------------------------------------------------------------------- backends
@@ -213,7 +347,12 @@ def _dask_client(scheduler, n_jobs):
         ):
             yield client
         return
-    with Client(scheduler) as client:  # an address, or a cluster object
+    try:
+        client = Client(scheduler)  # an address, or a cluster object
+    except (OSError, TimeoutError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ConnectionError(f"cannot reach the Dask scheduler {scheduler!r}: {first}") from None
+    with client:
         yield client
 
 
@@ -309,9 +448,9 @@ def run_grid(cells, func, *, out_csv=None, n_jobs=1, backend="loky", scheduler=N
             seen.add(i)
         raise ValueError(f"'cells' repeats the cell {dup!r}; every cell must be distinct.")
     out_csv = None if out_csv is None else os.fspath(out_csv)
-    done_rows, done_ids = _read_done(out_csv)
+    header, done_ids = _read_done(out_csv)
     todo = [(i, c) for i, c in zip(ids, cells) if i not in done_ids]
-    appender = _CsvAppender(out_csv, done_rows) if out_csv is not None else None
+    appender = _CsvAppender(out_csv, header) if out_csv is not None else None
 
     results = {}
     if todo:
@@ -343,8 +482,12 @@ def _execute(todo, func, appender, n_jobs, backend, scheduler, progress):
         if backend == "loky" and (n_jobs == 1 or len(todo) == 1):
             consume(tagged(cid, cell) for cid, cell in todo)
         elif backend == "loky":
-            parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
-            consume(parallel(delayed(_tagged_call)(func, cid, cell) for cid, cell in todo))
+            # workers leave as soon as this process dies (instead of idling for minutes)
+            with parallel_config(
+                backend="loky", initializer=_exit_with_parent, initargs=(os.getpid(),)
+            ):
+                parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
+                consume(parallel(delayed(_tagged_call)(func, cid, cell) for cid, cell in todo))
         else:
             with _dask_client(scheduler, n_jobs), parallel_config(backend="dask", n_jobs=-1):
                 parallel = Parallel(return_as="generator_unordered")
@@ -354,20 +497,42 @@ def _execute(todo, func, appender, n_jobs, backend, scheduler, progress):
     return results
 
 
+def _watch_parent(parent_pid, interval):
+    while True:
+        time.sleep(interval)
+        if os.getppid() != parent_pid:
+            os._exit(1)
+
+
+def _exit_with_parent(parent_pid, interval=0.5):
+    """Worker initializer: end this worker process when the process that started it dies.
+
+    A loky worker otherwise waits for work until its idle timeout (minutes) after the main
+    process was killed. On POSIX a process whose parent died gets a new parent, which a daemon
+    thread notices within ``interval`` seconds.
+    """
+    if os.name != "posix" or os.getppid() != parent_pid:
+        return
+    threading.Thread(
+        target=_watch_parent, args=(parent_pid, interval), daemon=True, name="venncal-parent"
+    ).start()
+
+
 def _tagged_call(func, cid, cell):
     return cid, _run_cell(func, cell)
 
 
 def _assemble(ids, cells, results, out_csv):
-    if out_csv is not None and os.path.exists(out_csv) and os.path.getsize(out_csv) > 0:
+    table = None
+    if out_csv is not None:
         # key fields that are text in every cell stay text (e.g. "007" is not read as 7)
         text_keys = {
             k
             for k in {k for c in cells for k in c}
             if all(isinstance(c.get(k), str) for c in cells)
         }
-        table = pd.read_csv(out_csv, dtype={CELL_ID: str, **dict.fromkeys(text_keys, str)})
-    else:
+        table = _read_store(out_csv, dtype={CELL_ID: str, **dict.fromkeys(text_keys, str)})
+    if table is None:
         rows = [r for cid in ids for r in results.get(cid, [])]
         table = pd.DataFrame(rows)
     if table.empty:

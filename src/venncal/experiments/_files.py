@@ -1,0 +1,189 @@
+"""Safe file writing for everything venncal writes (tables, pictures, reports, manifests).
+
+Every file goes through :func:`atomic_open`: the content is written to a temporary file in the
+destination's folder, flushed and synced to disk, and only then moved over the destination with
+:func:`os.replace`. A reader (or a crash, or ``kill -9``) therefore sees either the old file or
+the complete new one, never a half-written file. An existing symbolic link at the destination is
+replaced by the new file; its target is never written through.
+
+The folder written by ``venncal reproduce`` holds a manifest, :data:`MANIFEST`, listing the files
+venncal wrote there, so that ``--force`` and ``--resume`` touch only venncal's own files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import stat
+import tempfile
+from pathlib import Path
+
+__all__ = [
+    "MANIFEST",
+    "TMP_PREFIX",
+    "atomic_open",
+    "write_bytes",
+    "write_text",
+    "write_csv",
+    "write_parquet",
+    "save_figure",
+    "read_manifest",
+    "write_manifest",
+]
+
+#: Prefix of the temporary files; a leftover one (after a crash) is venncal's and can go.
+TMP_PREFIX = ".venncal-tmp-"
+
+#: Name of the manifest of a folder written by ``venncal reproduce``.
+MANIFEST = ".venncal-manifest.json"
+
+
+def _umask():
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)  # pragma: no cover - platforms without /proc
+    os.umask(mask)  # pragma: no cover
+    return mask  # pragma: no cover
+
+
+def _fsync_folder(folder):
+    """Make a rename durable (POSIX); silently skipped where folders cannot be opened."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:  # pragma: no cover - e.g. Windows
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # pragma: no cover - some file systems refuse fsync on folders
+        pass
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def atomic_open(path, mode="w", *, encoding="utf-8", newline=None):
+    """Open a temporary file that replaces ``path`` only when the block ends without error.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The destination. Its folder must exist.
+    mode : {"w", "wb"}, default="w"
+        Text or binary.
+    encoding, newline
+        As for :func:`open` (text mode only).
+
+    Yields
+    ------
+    file object
+        Write the whole content to it. If the block raises, the destination is left as it was
+        and the temporary file is removed.
+    """
+    if mode not in ("w", "wb"):
+        raise ValueError(f"'mode' must be 'w' or 'wb', got {mode!r}.")
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        st = os.stat(path, follow_symlinks=False)
+        perms = st.st_mode & 0o7777 if not os.path.islink(path) else None
+    except FileNotFoundError:
+        perms = None
+    if perms is None:
+        perms = 0o666 & ~_umask()
+    fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX + os.path.basename(path) + ".", dir=folder)
+    try:
+        kwargs = {} if "b" in mode else {"encoding": encoding, "newline": newline}
+        with os.fdopen(fd, mode, **kwargs) as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, perms)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _fsync_folder(folder)
+
+
+def write_bytes(path, data):
+    """Write ``data`` (bytes) to ``path`` atomically."""
+    with atomic_open(path, "wb") as fh:
+        fh.write(data)
+
+
+def write_text(path, text, *, encoding="utf-8"):
+    """Write ``text`` to ``path`` atomically (newlines written as ``\\n``)."""
+    with atomic_open(path, "w", encoding=encoding, newline="") as fh:
+        fh.write(text)
+
+
+def write_csv(frame, path, **to_csv_kwargs):
+    """Write a DataFrame as CSV atomically (``to_csv_kwargs`` go to :meth:`DataFrame.to_csv`)."""
+    with atomic_open(path, "w", encoding="utf-8", newline="") as fh:
+        frame.to_csv(fh, **to_csv_kwargs)
+
+
+def write_parquet(frame, path, **to_parquet_kwargs):
+    """Write a DataFrame as Parquet atomically."""
+    with atomic_open(path, "wb") as fh:
+        frame.to_parquet(fh, **to_parquet_kwargs)
+
+
+def save_figure(fig, path, **savefig_kwargs):
+    """Save a matplotlib figure atomically; the format follows the suffix (e.g. ``.png``)."""
+    fmt = savefig_kwargs.pop("format", None) or Path(path).suffix.lstrip(".").lower() or "png"
+    with atomic_open(path, "wb") as fh:
+        fig.savefig(fh, format=fmt, **savefig_kwargs)
+
+
+# ----------------------------------------------------------------------------- manifest
+_PLAIN_NAME = re.compile(r"^[^/\\\x00]+$")
+
+
+def read_manifest(folder):
+    """Return the manifest of ``folder`` as a dict, or None if it has none.
+
+    Raises
+    ------
+    ValueError
+        If the manifest is not a regular file or not a manifest venncal wrote.
+    """
+    path = os.path.join(os.fspath(folder), MANIFEST)
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        raise ValueError(f"{path!r} is not a regular file; venncal did not write it.")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ValueError(f"{path!r} is not a venncal manifest ({type(exc).__name__}).") from None
+    files = data.get("files") if isinstance(data, dict) else None
+    if (
+        not isinstance(data, dict)
+        or data.get("written_by") != "venncal"
+        or not isinstance(files, list)
+        or not all(
+            isinstance(f, str) and _PLAIN_NAME.match(f) and f not in (".", "..") for f in files
+        )
+    ):
+        raise ValueError(f"{path!r} is not a venncal manifest.")
+    return data
+
+
+def write_manifest(folder, manifest):
+    """Write ``manifest`` (a dict with a ``files`` list of names in ``folder``) atomically."""
+    data = dict(manifest)
+    data["written_by"] = "venncal"
+    data["files"] = sorted(set(data.get("files", [])))
+    write_text(os.path.join(os.fspath(folder), MANIFEST), json.dumps(data, indent=1) + "\n")
