@@ -67,3 +67,68 @@ def test_bad_input():
         iso.isotonic_regression([1.0, 2.0], sample_weight=[1.0, 0.0])
     with pytest.raises(ValueError, match="'rule'"):
         iso.fit_isotonic([0.0, 1.0], [0, 1]).predict([0.5], rule="linear")
+
+
+def test_interpolation_across_subnormal_gaps_is_finite():
+    # scikit-learn's test_isotonic_non_regression_inf_slope: the slope 1 / 4.4e-314 overflows
+    g = iso.fit_isotonic([0, 4.1e-320, 4.4e-314, 1], [0, 0, 1, 1])
+    p = g.predict([2.1e-319, 0.0, 4.1e-320, 4.4e-314, 0.5])
+    assert np.all(np.isfinite(p)) and np.all((p >= 0) & (p <= 1))
+    lam = (2.1e-319 - 4.1e-320) / (4.4e-314 - 4.1e-320)
+    assert p[0] == pytest.approx(lam, rel=1e-12)
+    np.testing.assert_array_equal(p[1:], [0.0, 0.0, 1.0, 1.0])
+
+
+@pytest.mark.parametrize(
+    ("x", "y", "t"),
+    [
+        # the value just below a calibration score may not pass the value at it, nor 1
+        ([-7.24240839e299, 5.56145941e-311], [0.0, 2 / 3], 5.56145941e-311),
+        ([-7.33610132e299, 0.0], [1 / 6, 1.0], 0.0),
+        ([-3.76779544e296, 8.26718793e-311, 0.367804435], [0.0, 0.2, 0.6], 8.26718793e-311),
+        ([-1e308, 1e308], [0.0, 1.0], 0.0),
+    ],
+)
+def test_interpolation_is_monotone_at_the_knots(x, y, t):
+    x, y = np.array(x), np.array(y)
+    grid = np.sort(np.r_[x, np.nextafter(x, -np.inf), np.nextafter(x, np.inf), t, -t])
+    step = iso.IsotonicStepFunction(x=x, y=y)
+    p = step.predict(grid)
+    assert np.all(np.diff(p) >= 0)
+    assert np.all((p >= y[0]) & (p <= y[-1]))
+    np.testing.assert_array_equal(step.predict(x), y)
+
+
+def test_interpolation_over_a_gap_wider_than_the_largest_float():
+    step = iso.IsotonicStepFunction(x=np.array([-1e308, 1e308]), y=np.array([0.0, 1.0]))
+    p = step.predict([0.0])
+    assert p[0] == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-200, 1e200, 1e300, 1.7e308])
+def test_fit_is_invariant_to_scaling_the_weights(scale):
+    rng = np.random.default_rng(7)
+    s = rng.normal(size=60)
+    y = (rng.random(60) < 1 / (1 + np.exp(-s))).astype(float)
+    w = rng.uniform(0.1, 1.0, size=60)
+    base = iso.fit_isotonic(s, y, sample_weight=w)
+    scaled = iso.fit_isotonic(s, y, sample_weight=w * scale)
+    np.testing.assert_allclose(scaled.y, base.y, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(
+        iso.isotonic_regression(y, sample_weight=w * scale),
+        iso.isotonic_regression(y, sample_weight=w),
+        rtol=1e-12,
+        atol=1e-15,
+    )
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_compiled_and_numpy_interpolation_agree(seed):
+    rng = np.random.default_rng(seed)
+    x = np.unique(np.r_[rng.normal(size=40), 4.1e-320, 4.4e-314, -1e308, 1e308])
+    y = np.sort(rng.random(x.size))
+    t = np.r_[rng.normal(size=200), x, np.nextafter(x, -np.inf), np.nextafter(x, np.inf)]
+    kernel = getattr(iso._interpolate_kernel, "py_func", iso._interpolate_kernel)
+    expected = iso._interpolate_numpy(x, y, t)
+    np.testing.assert_array_equal(iso._interpolate_kernel(x, y, t), expected)
+    np.testing.assert_array_equal(kernel(x, y, t), expected)

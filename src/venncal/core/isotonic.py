@@ -16,10 +16,17 @@ from venncal._validation import (
     check_option,
     check_sample_weight,
     check_scores,
+    rescale_sample_weight,
 )
-from venncal.core._jit import jit
+from venncal.core._jit import HAVE_NUMBA, jit
 
-__all__ = ["isotonic_regression", "fit_isotonic", "IsotonicStepFunction", "group_scores"]
+__all__ = [
+    "isotonic_regression",
+    "fit_isotonic",
+    "IsotonicStepFunction",
+    "group_scores",
+    "interpolate_monotone",
+]
 
 
 @jit
@@ -79,7 +86,7 @@ def isotonic_regression(y, sample_weight=None):
     True
     """
     y = check_scores(y, name="y", allow_column=False)
-    w = check_sample_weight(sample_weight, y.shape[0])
+    w = rescale_sample_weight(check_sample_weight(sample_weight, y.shape[0]))
     w = np.ones_like(y) if w is None else w
     if not (w > 0).all():
         raise ValueError(
@@ -169,7 +176,7 @@ class IsotonicStepFunction:
         check_option(rule, ("interpolate", "nearest"), name="rule", owner="IsotonicStepFunction")
         t = check_scores(t, name="scores")
         if rule == "interpolate":
-            return np.interp(t, self.x, self.y)
+            return interpolate_monotone(self.x, self.y, t)
         k = self.x.shape[0]
         hi = np.searchsorted(self.x, t, side="left")
         lo = np.clip(hi - 1, 0, k - 1)
@@ -177,6 +184,93 @@ class IsotonicStepFunction:
         # closest calibration score; on an exact tie of distances take the smaller score
         take_hi = (self.x[hi] - t) < (t - self.x[lo])
         return self.y[np.where(take_hi, hi, lo)]
+
+
+@jit
+def _interpolate_kernel(x, y, t):
+    """Compiled :func:`interpolate_monotone`: binary search and convex combination per point."""
+    k = x.shape[0]
+    out = np.empty(t.shape[0])
+    for j in range(t.shape[0]):
+        v = t[j]
+        if v <= x[0]:
+            out[j] = y[0]
+            continue
+        if v >= x[k - 1]:
+            out[j] = y[k - 1]
+            continue
+        lo = 0
+        hi = k - 1
+        while hi - lo > 1:  # x[lo] <= v < x[hi]
+            mid = (lo + hi) >> 1
+            if x[mid] <= v:
+                lo = mid
+            else:
+                hi = mid
+        xl = x[lo]
+        xh = x[hi]
+        gap = xh - xl
+        if gap == np.inf:
+            lam = (0.5 * v - 0.5 * xl) / (0.5 * xh - 0.5 * xl)
+        else:
+            lam = (v - xl) / gap
+        lam = min(max(lam, 0.0), 1.0)
+        yl = y[lo]
+        yh = y[hi]
+        out[j] = min(max(yl + lam * (yh - yl), yl), yh)
+    return out
+
+
+def _interpolate_numpy(x, y, t):
+    k = x.shape[0]
+    hi = np.clip(np.searchsorted(x, t, side="right"), 1, k - 1)
+    lo = hi - 1
+    xl, xh, yl, yh = x[lo], x[hi], y[lo], y[hi]
+    tc = np.clip(t, xl, xh)  # so that 0 <= t - x_i <= x_{i+1} - x_i
+    with np.errstate(over="ignore", invalid="ignore"):
+        gap = xh - xl
+        lam = (tc - xl) / gap
+    bad = np.isinf(gap)
+    if bad.any():  # a gap wider than the largest float: halving is exact at this magnitude
+        lam[bad] = (0.5 * tc[bad] - 0.5 * xl[bad]) / (0.5 * xh[bad] - 0.5 * xl[bad])
+    lam = np.clip(lam, 0.0, 1.0)
+    return np.clip(yl + lam * (yh - yl), yl, yh)
+
+
+def interpolate_monotone(x, y, t):
+    """Interpolate linearly between points of a non-decreasing function, safely.
+
+    Unlike ``np.interp``, which forms the slope ``dy / dx`` and fails on gaps so small that
+    the slope overflows (subnormal scores) or so large that ``dx`` overflows, each value is
+    the convex combination ``y_i + lam (y_{i+1} - y_i)`` with ``lam = (t - x_i) / (x_{i+1} - x_i)``
+    in [0, 1], kept between its neighbours ``y_i`` and ``y_{i+1}``. The result is therefore
+    finite, non-decreasing in ``t`` despite rounding, and equal to ``y_i`` at ``x_i``; outside
+    ``[x_1, x_k]`` it is constant.
+
+    Parameters
+    ----------
+    x : ndarray of shape (k,)
+        Distinct finite abscissae, increasing.
+    y : ndarray of shape (k,)
+        Non-decreasing values at ``x``.
+    t : ndarray of shape (m,)
+        Finite points to evaluate at.
+
+    Returns
+    -------
+    ndarray of shape (m,)
+
+    Examples
+    --------
+    >>> interpolate_monotone(np.array([0.0, 4.1e-320, 4.4e-314]), np.array([0.0, 0.0, 1.0]),
+    ...                      np.array([-1.0, 2.1e-319, 1.0]))
+    array([0.00000000e+00, 3.84091482e-06, 1.00000000e+00])
+    """
+    if x.shape[0] == 1:
+        return np.full(t.shape[0], y[0])
+    if HAVE_NUMBA:
+        return _interpolate_kernel(x, y, t)
+    return _interpolate_numpy(x, y, t)  # pragma: no cover
 
 
 def fit_isotonic(scores, y, sample_weight=None):
@@ -210,7 +304,8 @@ def fit_isotonic(scores, y, sample_weight=None):
     s = check_scores(scores, name="scores")
     yv = check_scores(y, name="y")
     check_consistent_length(scores=s, y=yv)
-    w = check_sample_weight(sample_weight, s.shape[0])
+    # only the ratios of the weights matter: scale them so their sums cannot overflow
+    w = rescale_sample_weight(check_sample_weight(sample_weight, s.shape[0]))
     x, weight, total = group_scores(s, yv, w)
     mean, _, end = _pava(total / weight, weight)
     return IsotonicStepFunction(x=x, y=np.repeat(mean, np.diff(end, prepend=0)))
