@@ -568,3 +568,41 @@ def rescale_sample_weight(sample_weight):
     if exponent == 0:
         return sample_weight
     return np.ldexp(sample_weight, -int(exponent))
+
+
+def relative_sample_weight(sample_weight):
+    """Return weights scaled to average one over the examples of positive weight.
+
+    Estimators that add pseudo-counts to weighted counts (Laplace smoothing, Platt's targets,
+    Beta priors) use these so that only the ratios of the weights matter: multiplying every
+    weight by the same constant, however large or small, leaves their result unchanged. Unit
+    weights are returned as they are.
+
+    Parameters
+    ----------
+    sample_weight : ndarray of shape (n,) or None
+        Non-negative weights with at least one positive (as returned by
+        :func:`check_sample_weight`).
+
+    Returns
+    -------
+    weight : ndarray of shape (n,) or None
+        None when ``sample_weight`` is None.
+    factor : float
+        The original weights are ``weight * factor`` (up to rounding; ``inf`` when their sum
+        exceeds the largest float); 1.0 when ``sample_weight`` is None.
+
+    Examples
+    --------
+    >>> relative_sample_weight(np.array([3e300, 1e300, 0.0]))
+    (array([1.5, 0.5, 0. ]), 2e+300)
+    """
+    if sample_weight is None:
+        return None, 1.0
+    _, exponent = np.frexp(np.max(sample_weight))
+    w = np.ldexp(sample_weight, -int(exponent))
+    total = float(np.sum(w))
+    n_positive = int(np.count_nonzero(w))
+    with np.errstate(over="ignore"):
+        factor = float(np.ldexp(total / n_positive, int(exponent)))
+    return w * (n_positive / total), factor
