@@ -44,3 +44,12 @@ def test_faithful_default_can_give_zero_and_one():
 def test_bad_parameters(params, match):
     with pytest.raises(ValueError, match=match):
         HistogramCalibrator(**params).fit([0.0, 1.0], [0, 1])
+
+
+def test_a_billion_bins_are_bounded_by_the_data():
+    rng = np.random.default_rng(5)
+    s = rng.random(200)
+    y = (rng.random(200) < s).astype(int)
+    cal = HistogramCalibrator(n_bins=10**9).fit(s, y)
+    assert cal.bin_edges_.size <= 2 * 200 + 2
+    np.testing.assert_array_equal(cal.predict_proba(s)[:, 1], y)

@@ -38,7 +38,9 @@ def test_matches_loop(seed, strategy):
     alpha = float(rng.choice([0.0, 1.0]))
     n_bins = int(rng.integers(1, 15))
     fit = fit_histogram(s, y, w, n_bins=n_bins, strategy=strategy, alpha=alpha)
-    np.testing.assert_allclose(fit.values, _loop_reference(s, y, w, fit.edges, alpha))
+    # the pseudo-count alpha is added to counts of weights relative to their mean
+    w_rel = w * (w.size / w.sum())
+    np.testing.assert_allclose(fit.values, _loop_reference(s, y, w_rel, fit.edges, alpha))
     assert fit.counts.sum() == pytest.approx(w.sum())
 
 
@@ -118,3 +120,58 @@ def test_bad_data():
         fit_histogram([0.0, 1.0], [0, 3])
     with pytest.raises(ValueError, match="infinite"):
         fit_histogram([0.0, np.inf], [0, 1])
+
+
+@pytest.mark.parametrize("strategy", ["uniform", "quantile"])
+@pytest.mark.parametrize("seed", range(4))
+def test_many_bins_bounded_by_the_data_predict_like_every_bin(monkeypatch, strategy, seed):
+    import venncal.core.histogram as hist
+
+    rng = np.random.default_rng(seed)
+    s = np.round(rng.normal(size=60), int(rng.integers(0, 3)))
+    y = (rng.random(60) < 0.4).astype(int)
+    w = rng.uniform(0.1, 2, 60)
+    t = np.r_[np.linspace(-4, 4, 2001), s, np.nextafter(s, -np.inf), np.nextafter(s, np.inf)]
+    n_bins = int(rng.integers(61, 3000))
+    every = fit_histogram(s, y, w, n_bins=n_bins, strategy=strategy, alpha=1.0)
+    monkeypatch.setattr(hist, "_DENSE_BINS", 1)  # the data-bounded route from n_bins > 60
+    bounded = fit_histogram(s, y, w, n_bins=n_bins, strategy=strategy, alpha=1.0)
+    assert bounded.edges.size <= 2 * 60 + 2
+    # the same bins; the overall rate of empty bins is summed in another order
+    np.testing.assert_allclose(bounded.predict(t), every.predict(t), rtol=1e-14)
+    assert bounded.counts.sum() == pytest.approx(w.sum())
+
+
+@pytest.mark.parametrize("strategy", ["uniform", "quantile"])
+def test_a_trillion_bins_cost_what_the_data_costs(strategy):
+    rng = np.random.default_rng(0)
+    s = rng.random(100)
+    y = (rng.random(100) < s).astype(int)
+    fit = fit_histogram(s, y, n_bins=10**12, strategy=strategy)
+    assert fit.edges.size <= 2 * 100 + 2
+    # every score in its own bin: the fit is the label
+    np.testing.assert_array_equal(fit.predict(s), y)
+
+
+def test_score_range_wider_than_the_largest_float():
+    s = np.array([-1e308, -5e307, 0.0, 5e307, 1e308])
+    y = np.array([0, 0, 1, 1, 1])
+    fit = fit_histogram(s, y, n_bins=4)
+    assert np.all(np.isfinite(fit.edges)) and np.all(np.diff(fit.edges) > 0)
+    np.testing.assert_allclose(fit.edges, [-1e308, -5e307, 0.0, 5e307, 1e308])
+    np.testing.assert_array_equal(fit.predict(s), [0.0, 0.0, 1.0, 1.0, 1.0])
+
+
+@pytest.mark.parametrize("alpha", [0.0, 1.0])
+@pytest.mark.parametrize("strategy", ["uniform", "quantile"])
+@pytest.mark.parametrize("scale", [1e-300, 1e-200, 1e200, 1.7e308])
+def test_invariant_to_scaling_the_weights(alpha, strategy, scale):
+    rng = np.random.default_rng(3)
+    s = rng.normal(size=80)
+    y = (rng.random(80) < 0.5).astype(int)
+    w = rng.uniform(0.1, 1.0, 80)
+    t = np.linspace(-3, 3, 101)
+    base = fit_histogram(s, y, w, n_bins=7, strategy=strategy, alpha=alpha)
+    scaled = fit_histogram(s, y, w * scale, n_bins=7, strategy=strategy, alpha=alpha)
+    np.testing.assert_array_equal(scaled.edges, base.edges)
+    np.testing.assert_allclose(scaled.predict(t), base.predict(t), rtol=1e-12)

@@ -14,13 +14,17 @@ class HistogramCalibrator(BaseScoreCalibrator):
     Parameters
     ----------
     n_bins : int, default=10
-        Number of bins.
+        Number of bins. Any size is accepted: beyond the number of calibration scores (and
+        100,000), runs of empty bins are stored as one bin, so time and memory grow with the
+        data, not with ``n_bins``.
     strategy : {"uniform", "quantile"}, default="uniform"
         Equal-width bins over the range of the calibration scores, or bins holding equal
         (weighted) numbers of calibration examples (coinciding quantile edges are merged).
     alpha : float, default=0.0
         Opt-in additive smoothing ``(n1 + alpha) / (n + 2 alpha)``. The faithful default 0 can
         output exactly 0 or 1 (infinite log loss); ``alpha=1`` keeps outputs inside (0, 1).
+        Weighted counts use the weights relative to their mean, so scaling every sample weight
+        by a constant changes nothing.
 
     Attributes
     ----------

@@ -37,9 +37,51 @@ from venncal._validation import (
     check_positive_int,
     check_sample_weight,
     check_scores,
+    relative_sample_weight,
 )
 
 __all__ = ["HistogramBinning", "fit_histogram", "histogram_edges"]
+
+
+#: Up to this many bins (or the number of calibration scores, if larger) the edges of every bin
+#: are kept; beyond it, work and memory are bounded by the data instead of ``n_bins``.
+_DENSE_BINS = 100_000
+
+
+def _uniform_edge(k, lo, hi, n_bins):
+    """The ``k``-th of ``n_bins + 1`` equally spaced edges over ``[lo, hi]``, for int arrays ``k``.
+
+    ``lo + k (hi - lo) / n_bins`` rounded (as ``np.linspace`` does), computed without overflow
+    when ``hi - lo`` exceeds the largest float, non-decreasing in ``k`` and ending exactly at
+    ``hi``.
+    """
+    kf = np.asarray(k, dtype=np.float64)
+    with np.errstate(over="ignore"):  # only the last edge, replaced by hi, can overflow
+        span = hi - lo
+        if np.isfinite(span):
+            step = span / n_bins
+            edge = lo + kf * step if step > 0 else lo + (kf * span) / n_bins
+        else:  # halving is exact at this magnitude
+            edge = lo + 2.0 * (kf * ((0.5 * hi - 0.5 * lo) / n_bins))
+    return np.where(kf >= n_bins, hi, np.clip(edge, lo, hi))
+
+
+def _uniform_bin(scores, lo, hi, n_bins):
+    """Index of the uniform bin ``[e_k, e_{k+1})`` holding each score, without the n_bins edges.
+
+    A vectorised binary search for the largest ``k`` in ``[0, n_bins - 1]`` with
+    ``e_k <= score`` (the last bin also holds ``hi``).
+    """
+    left = np.zeros(scores.shape[0], dtype=np.int64)
+    right = np.full(scores.shape[0], n_bins, dtype=np.int64)  # e_right > score, or the end
+    while True:
+        active = right - left > 1
+        if not active.any():
+            return left
+        mid = (left + right) // 2
+        below = _uniform_edge(mid, lo, hi, n_bins) <= scores
+        left = np.where(active & below, mid, left)
+        right = np.where(active & ~below, mid, right)
 
 
 def histogram_edges(scores, n_bins=10, strategy="uniform", sample_weight=None):
@@ -61,25 +103,50 @@ def histogram_edges(scores, n_bins=10, strategy="uniform", sample_weight=None):
     edges : ndarray of shape (n_edges,)
         Increasing edges; ``n_edges - 1`` bins (at least one).
 
+    Notes
+    -----
+    Time and memory grow with ``n``, not with ``n_bins``, once ``n_bins`` exceeds both ``n``
+    and 100,000: uniform edges are then kept only around the bins that hold calibration scores
+    (each run of empty bins becomes one bin, which predicts the same overall rate as its
+    parts), and quantile edges are found without listing the ``n_bins`` quantile levels.
+
     Examples
     --------
     >>> histogram_edges(np.array([0.0, 1.0, 2.0, 3.0]), 2)
     array([0. , 1.5, 3. ])
     >>> histogram_edges(np.array([0.0, 0.0, 0.0, 3.0]), 2, "quantile")
     array([0., 3.])
+
+    A trillion bins over three scores: three occupied bins and two runs of empty ones.
+
+    >>> histogram_edges(np.array([0.0, 0.25, 1.0]), 10**12).size - 1
+    5
     """
     lo, hi = float(scores.min()), float(scores.max())
+    dense = n_bins <= max(scores.shape[0], _DENSE_BINS)
     if strategy == "uniform":
-        edges = np.linspace(lo, hi, n_bins + 1)
+        if dense:
+            edges = _uniform_edge(np.arange(n_bins + 1), lo, hi, n_bins)
+        else:
+            occupied = np.unique(_uniform_bin(scores, lo, hi, n_bins))
+            k = np.unique(np.concatenate([[0, n_bins], occupied, occupied + 1]))
+            edges = _uniform_edge(k, lo, hi, n_bins)
     else:
         order = np.argsort(scores, kind="stable")
         s = scores[order]
         w = np.ones(s.size) if sample_weight is None else sample_weight[order]
         cw = np.cumsum(w)
-        targets = cw[-1] * np.arange(1, n_bins) / n_bins
-        # smallest score whose cumulative weight reaches each target (inverted CDF)
-        idx = np.searchsorted(cw, targets * (1 - 1e-12), side="left")
-        edges = np.concatenate([[lo], s[np.minimum(idx, s.size - 1)], [hi]])
+        if dense:
+            targets = cw[-1] * np.arange(1, n_bins) / n_bins
+            # smallest score whose cumulative weight reaches each target (inverted CDF)
+            idx = np.searchsorted(cw, targets * (1 - 1e-12), side="left")
+            inner = s[np.minimum(idx, s.size - 1)]
+        else:
+            # the same rule, by counting the levels k / n_bins at or below each cumulative
+            # weight: a score is an edge when its own weight reaches a new level
+            reached = np.clip(np.floor(cw * (n_bins / (cw[-1] * (1 - 1e-12)))), 0, n_bins - 1)
+            inner = s[np.diff(reached, prepend=0.0) > 0]
+        edges = np.concatenate([[lo], inner, [hi]])
     edges = np.unique(edges)
     if edges.size == 1:  # every score equal: one bin
         edges = np.array([lo, hi])
@@ -135,7 +202,9 @@ def fit_histogram(scores, y01, sample_weight=None, *, n_bins=10, strategy="unifo
     alpha : float, default=0.0
         Additive smoothing: a bin's value is ``(n1 + alpha) / (n + 2 alpha)``. The default 0 is
         Zadrozny & Elkan's plain frequency, which can be exactly 0 or 1; ``alpha=1`` (Laplace)
-        keeps every value inside (0, 1).
+        keeps every value inside (0, 1). With sample weights, ``n1`` and ``n`` count each
+        example by its weight relative to the mean weight, so that multiplying all weights by
+        a constant changes nothing.
 
     Returns
     -------
@@ -162,7 +231,9 @@ def fit_histogram(scores, y01, sample_weight=None, *, n_bins=10, strategy="unifo
     check_consistent_length(scores=s, y01=y)
     if not np.isin(y, (0, 1)).all():
         raise ValueError("'y01' must hold only 0 and 1; encode the labels first.")
-    w = check_sample_weight(sample_weight, s.shape[0])
+    # only the ratios of the weights matter: they average one here, so sums cannot overflow
+    # and the pseudo-count alpha means the same at any scale of the weights
+    w, factor = relative_sample_weight(check_sample_weight(sample_weight, s.shape[0]))
     if w is not None and not (w > 0).all():  # a zero weight is no observation
         keep = w > 0
         s, y, w = s[keep], y[keep], w[keep]
@@ -176,4 +247,6 @@ def fit_histogram(scores, y01, sample_weight=None, *, n_bins=10, strategy="unifo
     with np.errstate(invalid="ignore", divide="ignore"):
         values = (positives + alpha) / (counts + 2.0 * alpha)
     values = np.where(counts > 0, values, overall)
+    with np.errstate(over="ignore"):  # the counts are reported in the units of the weights
+        counts, positives = counts * factor, positives * factor
     return HistogramBinning(edges, values, counts, positives)
