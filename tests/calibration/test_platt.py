@@ -37,3 +37,13 @@ def test_smoothing_off_warns_on_separable_scores():
 def test_bad_max_iter():
     with pytest.raises(ValueError, match="'max_iter' parameter of PlattCalibrator"):
         PlattCalibrator(max_iter=0).fit([0.0, 1.0], [0, 1])
+
+
+def test_tiny_scores_give_the_same_probabilities():
+    rng = np.random.default_rng(9)
+    s = rng.normal(size=500)
+    y = (rng.random(500) < 1 / (1 + np.exp(-2 * s))).astype(int)
+    t = np.linspace(-3, 3, 31)
+    base = PlattCalibrator().fit(s, y).predict_proba(t)
+    tiny = PlattCalibrator().fit(s * 1e-10, y).predict_proba(t * 1e-10)
+    np.testing.assert_allclose(tiny, base, rtol=1e-9)

@@ -81,9 +81,11 @@ def test_targets():
     t = platt_targets(y)
     np.testing.assert_allclose(t, [3 / 4, 3 / 4, 1 / 5, 1 / 5, 1 / 5])
     np.testing.assert_array_equal(platt_targets(y, smoothing=False), y)
-    # weights change the class totals
-    tw = platt_targets(y, np.array([2.0, 2.0, 1.0, 1.0, 1.0]))
-    np.testing.assert_allclose(tw, [5 / 6, 5 / 6, 1 / 5, 1 / 5, 1 / 5])
+    # weights change the class totals, taken relative to the mean weight (7 / 5): N+ = 20 / 7
+    # and N- = 15 / 7, whatever the scale of the weights
+    for scale in (1.0, 1e-300, 1e300):
+        tw = platt_targets(y, scale * np.array([2.0, 2.0, 1.0, 1.0, 1.0]))
+        np.testing.assert_allclose(tw, [27 / 34, 27 / 34, 7 / 29, 7 / 29, 7 / 29], rtol=1e-14)
 
 
 def test_doubled_weights_equal_duplicated_rows_without_smoothing():
@@ -125,3 +127,41 @@ def test_bad_input():
         fit_platt([0.0, 1.0], [0, 1], max_iter=0)
     with pytest.raises(ValueError, match="Inconsistent"):
         fit_platt([0.0, 1.0], [0])
+
+
+@pytest.mark.parametrize("factor", [1e-300, 1e-10, 1e-8, 1e10, 1e300])
+def test_invariant_to_the_units_of_the_score(factor):
+    # the fit is affine-equivariant: scores in other units give the same probabilities
+    rng = np.random.default_rng(6)
+    s = rng.normal(size=400)
+    y = (rng.random(400) < 1 / (1 + np.exp(-2 * s + 0.3))).astype(int)
+    base = fit_platt(s, y)
+    fit = fit_platt(s * factor, y)
+    assert fit.converged
+    t = np.linspace(-3, 3, 61)
+    np.testing.assert_allclose(fit.predict(t * factor), base.predict(t), rtol=1e-9, atol=1e-12)
+    shifted = fit_platt(s * factor + 1e6 * factor, y)
+    np.testing.assert_allclose(
+        shifted.predict(t * factor + 1e6 * factor), base.predict(t), rtol=1e-6, atol=1e-9
+    )
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-200, 1e200, 1.7e308])
+@pytest.mark.parametrize("smoothing", [True, False])
+def test_invariant_to_scaling_the_weights(scale, smoothing):
+    rng = np.random.default_rng(8)
+    s = rng.normal(size=300)
+    y = (rng.random(300) < 1 / (1 + np.exp(-s))).astype(int)
+    w = rng.uniform(0.2, 1.0, 300)
+    base = fit_platt(s, y, w, smoothing=smoothing)
+    fit = fit_platt(s, y, w * scale, smoothing=smoothing)
+    t = np.linspace(-3, 3, 61)
+    np.testing.assert_allclose(fit.predict(t), base.predict(t), rtol=1e-9)
+
+
+def test_scores_spanning_the_float_range():
+    s = np.array([-1e308, -1e307, 0.0, 1e307, 1e308])
+    y = np.array([0, 0, 1, 0, 1])
+    fit = fit_platt(s, y)
+    p = fit.predict(np.r_[-1.7e308, s, 1.7e308])
+    assert np.all(np.isfinite(p)) and np.all((p >= 0) & (p <= 1)) and np.all(np.diff(p) >= 0)

@@ -13,7 +13,11 @@ class PlattCalibrator(BaseScoreCalibrator):
     """Platt's sigmoid ``1 / (1 + exp(a s + b))`` of the score, fitted by maximum likelihood.
 
     The fit uses Platt's smoothed targets ``(N+ + 1) / (N+ + 2)`` and ``1 / (N- + 2)`` and the
-    Newton method with backtracking of Lin, Lin & Weng (2007).
+    Newton method with backtracking of Lin, Lin & Weng (2007), run on standardised scores, so
+    that the probabilities do not depend on the units of the score (scores of 1e-10 give the
+    same probabilities as the same scores times 1e10). With sample weights, ``N+`` and ``N-``
+    count the weights relative to their mean: multiplying all weights by a constant changes
+    nothing.
 
     Parameters
     ----------

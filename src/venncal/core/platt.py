@@ -29,10 +29,11 @@ from venncal._validation import (
     check_positive_int,
     check_sample_weight,
     check_scores,
+    relative_sample_weight,
 )
 from venncal.exceptions import VenncalWarning
 
-__all__ = ["PlattSigmoid", "fit_platt", "platt_targets"]
+__all__ = ["PlattSigmoid", "fit_platt", "platt_targets", "standardisation"]
 
 
 @dataclass(frozen=True)
@@ -48,17 +49,35 @@ class PlattSigmoid:
         Newton iterations run.
     converged : bool
         Whether the gradient fell below the tolerance.
+    center, scale : float
+        The standardisation ``(score - center) / scale`` the fit ran on (0 and 1 by default).
+    a_scaled, b_scaled : float or None
+        Slope and intercept on standardised scores; when given, :meth:`predict` uses them
+        (``a`` and ``b`` may round to 0 or overflow for scores of extreme magnitude).
     """
 
     a: float
     b: float
     n_iter: int
     converged: bool
+    center: float = 0.0
+    scale: float = 1.0
+    a_scaled: float | None = None
+    b_scaled: float | None = None
 
     def predict(self, scores):
-        """Return ``P(y = 1 | score)`` for each score, shape (m,)."""
+        """Return ``P(y = 1 | score)`` for each score, shape (m,).
+
+        A fit stores the sigmoid on standardised scores ``(score - center) / scale`` as well
+        (``a_scaled``, ``b_scaled``), and predicts from it, so that scores of any magnitude
+        give the same probabilities as their rescaled versions.
+        """
         s = check_scores(scores, name="scores")
-        return expit(-(self.a * s + self.b))
+        if self.a_scaled is None:
+            return expit(-(self.a * s + self.b))
+        with np.errstate(over="ignore", invalid="ignore"):
+            z = self.a_scaled * _standardise(s, self.center, self.scale) + self.b_scaled
+        return expit(-np.nan_to_num(z, nan=self.b_scaled))
 
 
 def platt_targets(y01, sample_weight=None, *, smoothing=True):
@@ -69,7 +88,9 @@ def platt_targets(y01, sample_weight=None, *, smoothing=True):
     y01 : ndarray of shape (n,)
         Labels in {0, 1}.
     sample_weight : ndarray of shape (n,), default=None
-        Weights; ``N+`` and ``N-`` are the weighted class totals.
+        Weights; ``N+`` and ``N-`` are the weighted class totals, with the weights taken
+        relative to their mean (so that scaling all weights by a constant changes nothing,
+        and unit weights give the class counts).
     smoothing : bool, default=True
         Platt's targets ``(N+ + 1) / (N+ + 2)`` and ``1 / (N- + 2)``; False gives 1 and 0.
 
@@ -85,10 +106,44 @@ def platt_targets(y01, sample_weight=None, *, smoothing=True):
     y = np.asarray(y01, dtype=np.float64)
     if not smoothing:
         return y.copy()
-    w = np.ones_like(y) if sample_weight is None else sample_weight
+    w = relative_sample_weight(sample_weight)[0]
+    w = np.ones_like(y) if w is None else w
     n_pos = float(np.sum(w * y))
     n_neg = float(np.sum(w * (1.0 - y)))
     return np.where(y == 1, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
+
+
+def _standardise(s, center, scale):
+    """``(s - center) / scale`` without overflow in the difference."""
+    diff = s - center
+    if np.all(np.isfinite(diff)):
+        return diff / scale
+    return (0.5 * s - 0.5 * center) / (0.5 * scale)
+
+
+def standardisation(scores):
+    """Return ``center`` and ``scale`` that map the scores to mean 0 and standard deviation 1.
+
+    Computed without overflow or underflow for any finite scores: first by the midpoint and
+    half-range, then by the mean and standard deviation of the result. The scale is 1 when
+    every score is the same.
+
+    Examples
+    --------
+    >>> standardisation(np.array([1e-12, 3e-12]))
+    (2e-12, 1e-12)
+    """
+    lo, hi = float(np.min(scores)), float(np.max(scores))
+    mid = 0.5 * lo + 0.5 * hi
+    half = 0.5 * hi - 0.5 * lo
+    if not half > 0.0:
+        return mid, 1.0
+    f = _standardise(scores, mid, half)  # in [-1, 1]
+    m = float(np.mean(f))
+    sd = float(np.std(f))
+    if not sd > 0.0:  # pragma: no cover - at least two distinct scores
+        return mid, half
+    return mid + m * half, half * sd
 
 
 def _objective(z, t, w):
@@ -168,11 +223,18 @@ def fit_platt(
     check_consistent_length(scores=f, y01=y)
     if not np.isin(y, (0, 1)).all():
         raise ValueError("'y01' must hold only 0 and 1; encode the labels first.")
-    w = check_sample_weight(sample_weight, f.shape[0])
+    # only the ratios of the weights matter (they average one here: no overflow, and the
+    # smoothed targets do not depend on the scale of the weights)
+    w = relative_sample_weight(check_sample_weight(sample_weight, f.shape[0]))[0]
     w = np.ones(f.shape[0]) if w is None else w
     t = platt_targets(y, w, smoothing=smoothing)
+    scores_in = f
+    # the fit is affine-equivariant in the score: run it on standardised scores, where the
+    # tolerances are meaningful whatever the units (scores of 1e-10 or 1e300)
+    center, scale = standardisation(f)
+    f = _standardise(f, center, scale)
     if not smoothing:
-        pos, neg = f[(y == 1) & (w > 0)], f[(y == 0) & (w > 0)]
+        pos, neg = scores_in[(y == 1) & (w > 0)], scores_in[(y == 0) & (w > 0)]
         if pos.size and neg.size and (pos.min() >= neg.max() or pos.max() <= neg.min()):
             warnings.warn(
                 "Platt scaling without smoothing: the classes are separated by the score, so no "
@@ -235,4 +297,11 @@ def fit_platt(
             VenncalWarning,
             stacklevel=2,
         )
-    return PlattSigmoid(float(a), float(b), int(it), converged)
+    # back to the user's units: a s + b == a_scaled (s - center) / scale + b_scaled (these may
+    # round to 0 or overflow for extreme scales; predict uses the scaled form)
+    with np.errstate(over="ignore", invalid="ignore"):
+        a_user = a / scale
+        b_user = b - a_user * center if a != 0 else b
+    return PlattSigmoid(
+        float(a_user), float(b_user), int(it), converged, center, scale, float(a), float(b)
+    )
