@@ -1,47 +1,67 @@
 """Venn-Abers straight from the definition, written independently of venncal.
 
 p_y(t) is the value at t of the isotonic least-squares fit to the calibration pairs plus (t, y),
-tied scores pooled. The isotonic fit here is the textbook minimum-of-maxima formula over blocks
-(no PAVA), so it shares no code or method with the library.
+tied scores pooled, the test object with weight one and every calibration example with its own
+weight. The isotonic fit here is the textbook minimum-of-maxima formula over blocks (no PAVA),
+so it shares no code or method with the library. All arithmetic is exact (``fractions``: every
+float is a dyadic rational), so the reference holds for any weights, from subnormal to 1e308;
+each value is rounded to float once, at the end.
 """
 
 from collections import defaultdict
-
-import numpy as np
+from fractions import Fraction
 
 
 def isotonic_at(points, target):
     """Isotonic fit value at score ``target`` for weighted points [(score, y, w), ...].
 
-    Uses the max-min formula: f(x_j) = max_{i<=j} min_{l>=j} mean(y over groups i..l).
+    The exact value (see :func:`isotonic_at_exact`), rounded once to float.
     """
-    groups = defaultdict(lambda: [0.0, 0.0])
+    return float(isotonic_at_exact(points, target))
+
+
+def isotonic_at_exact(points, target):
+    """Exact isotonic fit value (a Fraction) at score ``target`` for points [(score, y, w), ...].
+
+    Uses the max-min formula: f(x_j) = max_{i<=j} min_{l>=j} mean(y over groups i..l).
+    Labels and weights are taken exactly (floats, ints or Fractions); groups of zero weight are
+    dropped.
+    """
+    groups = defaultdict(lambda: [Fraction(0), Fraction(0)])
     for s, y, w in points:
-        groups[s][0] += w * y
+        w = Fraction(w)
+        groups[s][0] += w * Fraction(y)
         groups[s][1] += w
-    xs = sorted(groups)
+    xs = sorted(x for x in groups if groups[x][1] > 0)
     j = xs.index(target)
-    sums = np.array([groups[x][0] for x in xs])
-    weights = np.array([groups[x][1] for x in xs])
-    cs = np.r_[0.0, np.cumsum(sums)]
-    cw = np.r_[0.0, np.cumsum(weights)]
-    best = -np.inf
+    cs, cw = [Fraction(0)], [Fraction(0)]
+    for x in xs:
+        cs.append(cs[-1] + groups[x][0])
+        cw.append(cw[-1] + groups[x][1])
+    best = None
     for i in range(j + 1):
-        worst = np.inf
+        worst = None
         for ell in range(j, len(xs)):
-            worst = min(worst, (cs[ell + 1] - cs[i]) / (cw[ell + 1] - cw[i]))
-        best = max(best, worst)
+            mean = (cs[ell + 1] - cs[i]) / (cw[ell + 1] - cw[i])
+            worst = mean if worst is None else min(worst, mean)
+        best = worst if best is None else max(best, worst)
     return best
 
 
 def venn_abers_naive(cal_scores, cal_y, test_scores, sample_weight=None):
-    """Return arrays p0, p1 by two isotonic fits per test score."""
+    """Return lists p0, p1 (floats, each the correctly rounded exact value) by two isotonic fits
+    per test score."""
+    import numpy as np
+
     if sample_weight is None:
-        sample_weight = np.ones(len(cal_scores))
-    base = [(float(s), float(y), float(w)) for s, y, w in zip(cal_scores, cal_y, sample_weight)]
+        sample_weight = [1] * len(cal_scores)
+    base = [
+        (float(s), Fraction(int(y)), Fraction(float(w)))
+        for s, y, w in zip(cal_scores, cal_y, sample_weight)
+    ]
     p0, p1 = [], []
     for t in test_scores:
         t = float(t)
-        p0.append(isotonic_at(base + [(t, 0.0, 1.0)], t))
-        p1.append(isotonic_at(base + [(t, 1.0, 1.0)], t))
+        p0.append(float(isotonic_at_exact(base + [(t, Fraction(0), Fraction(1))], t)))
+        p1.append(float(isotonic_at_exact(base + [(t, Fraction(1), Fraction(1))], t)))
     return np.array(p0), np.array(p1)

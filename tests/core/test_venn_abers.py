@@ -2,10 +2,19 @@
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from tests._reference.venn_abers_naive import venn_abers_naive
 from venncal.core import _ivap_kernels
-from venncal.core.venn_abers import ivap_fit, ivap_gap_values
+from venncal.core.venn_abers import (
+    _FLOAT_MAX_RATIO,
+    FLOAT_ROUTE_ATOL,
+    _diagram,
+    _route,
+    ivap_fit,
+    ivap_gap_values,
+)
 
 
 def _problem(rng, n, kind):
@@ -164,3 +173,116 @@ def test_thousands_of_small_problems():
         q0, q1 = venn_abers_naive(s, y, t)
         worst = max(worst, np.abs(p0 - q0).max(), np.abs(p1 - q1).max())
     assert worst <= 1e-12, worst
+
+
+# --- any weight vector: equal to the definition (exact reference in fractions) -------------
+
+_weights = st.one_of(
+    st.floats(0, 1e308, allow_subnormal=True),
+    st.integers(0, 2**63).map(float),
+    st.sampled_from([0.0, 1.0, 0.5, 3.0, 2.0**31 - 1, 2.4e15, 1e16, 1e-300, 5e-324, 1e308]),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    data=st.lists(st.tuples(st.integers(0, 4), st.integers(0, 1), _weights), min_size=1, max_size=7)
+)
+def test_any_weights_equal_the_definition(data):
+    s = np.array([d[0] for d in data], dtype=float)
+    y = np.array([d[1] for d in data])
+    w = np.array([d[2] for d in data])
+    assume((w > 0).any())
+    keep = w > 0
+    t = _tests_for(np.random.default_rng(0), s[keep])
+    p0, p1 = ivap_fit(s, y, sample_weight=w).predict(t)
+    q0, q1 = venn_abers_naive(s[keep], y[keep], t, sample_weight=w[keep])
+    if _route(w[keep]) == "float":
+        np.testing.assert_allclose(p0, q0, rtol=0, atol=FLOAT_ROUTE_ATOL)
+        np.testing.assert_allclose(p1, q1, rtol=0, atol=FLOAT_ROUTE_ATOL)
+    else:  # exact geometry: the exact value rounded once
+        np.testing.assert_array_equal(p0, q0)
+        np.testing.assert_array_equal(p1, q1)
+    assert np.all(p0 <= p1) and np.all(np.isfinite(p0)) and np.all(np.isfinite(p1))
+
+
+@pytest.mark.parametrize(
+    "s, w",
+    [
+        ([0.1, 0.2, 0.3, 0.4], [2**31 - 1] * 4),
+        ([0.0, 0.0, 0.0, 1.0], [2**31 - 1] * 4),  # int64 products overflowed
+        ([0.1, 0.2, 0.3, 0.4], [1e16] * 4),  # float geometry lost the test object's unit
+        ([0.0, 0.0, 1.0, 1.0], [2.4e15] * 4),  # ZeroDivisionError on collapsed coordinates
+        ([0.1, 0.2, 0.3, 0.4], [1e308] * 4),  # the total weight overflows float64
+    ],
+)
+def test_large_weights_equal_the_definition(s, w):
+    y = [0, 0, 0, 1] if s[0] == s[2] else [0, 1, 0, 1]
+    t = [-1.0, 0.0, 0.1, 0.15, 0.25, 0.3, 0.5, 1.0, 2.0]
+    p0, p1 = ivap_fit(s, y, sample_weight=w).predict(t)
+    q0, q1 = venn_abers_naive(s, y, t, sample_weight=w)
+    np.testing.assert_array_equal(p0, q0)
+    np.testing.assert_array_equal(p1, q1)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    data=st.lists(
+        st.tuples(st.integers(0, 3), st.integers(0, 1), st.floats(2.0**-20, 1.0)),
+        min_size=1,
+        max_size=6,
+    ),
+    scale=st.floats(2.0**-20, 2.0**20),
+)
+def test_float_route_equals_the_definition(data, scale):
+    s = np.array([d[0] for d in data], dtype=float)
+    y = np.array([d[1] for d in data])
+    w = np.array([d[2] for d in data]) * scale
+    assume(_route(w) == "float")
+    t = _tests_for(np.random.default_rng(0), s)
+    p0, p1 = ivap_fit(s, y, sample_weight=w).predict(t)
+    q0, q1 = venn_abers_naive(s, y, t, sample_weight=w)
+    np.testing.assert_allclose(p0, q0, rtol=0, atol=FLOAT_ROUTE_ATOL)
+    np.testing.assert_allclose(p1, q1, rtol=0, atol=FLOAT_ROUTE_ATOL)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_float_route_accuracy_near_its_limit(seed):
+    """Float weights with the widest range the float route takes, against the exact value."""
+    rng = np.random.default_rng(seed)
+    n = 30
+    s = rng.integers(0, 12, size=n).astype(float)
+    y = rng.integers(0, 2, size=n)
+    w = np.exp(rng.uniform(np.log(1e-3), np.log(30.0), size=n))
+    w *= 0.9 * _FLOAT_MAX_RATIO / ((w.sum() + 1) / min(1, w.min()))  # just inside the float route
+    assert _route(w) == "float"
+    t = _tests_for(rng, s)
+    p0, p1 = ivap_fit(s, y, sample_weight=w).predict(t)
+    q0, q1 = venn_abers_naive(s, y, t, sample_weight=w)
+    np.testing.assert_allclose(p0, q0, rtol=0, atol=FLOAT_ROUTE_ATOL)
+    np.testing.assert_allclose(p1, q1, rtol=0, atol=FLOAT_ROUTE_ATOL)
+
+
+def test_integer_gap_values_beyond_int64_products():
+    big = 2**40
+    v0, v1 = ivap_gap_values(np.array([big, big]), np.array([0, big]))
+    np.testing.assert_array_equal(v0, [0.0, 0.0, big / (big + 1)])
+    np.testing.assert_array_equal(v1, [1 / (big + 1), 1.0, 1.0])
+
+
+def test_exact_sweep_equals_compiled_sweep():
+    rng = np.random.default_rng(3)
+    s, y = _problem(rng, 300, "ties")
+    w = rng.integers(1, 5, size=s.size).astype(float)
+    a = ivap_fit(s, y, sample_weight=w)
+    b = ivap_fit(s, y, sample_weight=w * 2.0**40)  # same geometry up to the test object's weight
+    assert a.n_distinct == b.n_distinct
+    u, cw, ca, unit = _diagram(s, y, w)
+    for mirror in (False, True):
+        compiled = np.empty(cw.size)
+        stacks = [np.empty(cw.size + 1, cw.dtype) for _ in range(2)]
+        _ivap_kernels.hull_sweep(cw, ca, *stacks, compiled, mirror)
+        exact = _ivap_kernels.hull_sweep_exact(
+            [int(x) for x in cw], [int(x) for x in ca], 1, mirror
+        )
+        np.testing.assert_array_equal(compiled, exact)

@@ -1,13 +1,16 @@
 """Compiled kernels of the fast inductive Venn-Abers predictor.
 
-They assume clean input and do arithmetic only; ``venncal.core.venn_abers`` prepares it.
+They assume clean input and do arithmetic only; ``venncal.core.venn_abers`` prepares it and
+chooses the route: the compiled sweep on int64 coordinates (exact), on float64 coordinates
+(weights whose range keeps float geometry accurate), or :func:`hull_sweep_exact` on Python
+integers (any other weights, exact but slower).
 """
 
 from __future__ import annotations
 
 from venncal.core._jit import jit
 
-__all__ = ["merge_sorted_groups", "hull_sweep"]
+__all__ = ["merge_sorted_groups", "hull_sweep", "hull_sweep_exact", "compensated_cumsum"]
 
 
 @jit
@@ -103,13 +106,81 @@ def hull_sweep(cw, ca, sx, sy, out, mirror):
         yt = sy[top]
         xn = sx[top - 1]
         yn = sy[top - 1]
-        v = (yn - yt) / (xn - xt)
+        dx = xn - xt
+        dy = yn - yt
         if mirror:
-            out[k - g] = 1.0 - v
+            out[k - g] = (dx - dy) / dx  # 1 - dy / dx with one rounding
         else:
-            out[g] = v
+            out[g] = dy / dx
         if g < k:
             x, y = _point(cw, ca, k + 2 + g, k, mirror)  # L_{g+1}
             # below the line through the top and the next vertex: L_{g+1} replaces the top
             if (xn - xt) * (y - yt) - (yn - yt) * (x - xt) < 0:
                 top = _push_left(sx, sy, top - 1, x, y)
+
+
+@jit
+def compensated_cumsum(v, out):
+    """Cumulative sums of ``v`` into ``out[1:]`` (``out[0] = 0``), each within about one
+    rounding of the exact sum however long ``v`` is (Neumaier's compensated summation)."""
+    total = 0.0
+    comp = 0.0
+    out[0] = 0.0
+    for i in range(v.shape[0]):
+        x = v[i]
+        t = total + x
+        if abs(total) >= abs(x):
+            comp += (total - t) + x
+        else:
+            comp += (x - t) + total
+        total = t
+        out[i + 1] = total + comp
+
+
+def hull_sweep_exact(cw, ca, unit, mirror):
+    """:func:`hull_sweep` on Python integers: exact for coordinates of any size.
+
+    ``cw`` and ``ca`` are sequences of Python ints (the diagram scaled so that every weight is
+    an integer) and ``unit`` is the test object's weight on that scale. Returns the list of
+    k + 1 values, each the exact slope rounded once to float.
+    """
+    k = len(cw) - 1
+
+    def point(idx):
+        j = idx if idx <= k else idx - k - 1
+        if mirror:
+            x = cw[k] - cw[k - j]
+            y = x - (ca[k] - ca[k - j])
+        else:
+            x = cw[j]
+            y = ca[j]
+        if idx > k:
+            return x - unit, y - unit
+        return x, y
+
+    sx, sy = [], []
+
+    def push(x, y):
+        while len(sx) >= 2 and (sx[-2] - x) * (sy[-1] - y) - (sy[-2] - y) * (sx[-1] - x) >= 0:
+            sx.pop()
+            sy.pop()
+        sx.append(x)
+        sy.append(y)
+
+    for j in range(k, -2, -1):
+        push(*point(j if j >= 0 else k + 1))
+    out = [0.0] * (k + 1)
+    for g in range(k + 1):
+        xt, yt, xn, yn = sx[-1], sy[-1], sx[-2], sy[-2]
+        dx, dy = xn - xt, yn - yt
+        if mirror:
+            out[k - g] = (dx - dy) / dx  # int / int: the exact ratio rounded once
+        else:
+            out[g] = dy / dx
+        if g < k:
+            x, y = point(k + 2 + g)
+            if dx * (y - yt) - dy * (x - xt) < 0:
+                sx.pop()
+                sy.pop()
+                push(x, y)
+    return out

@@ -10,45 +10,102 @@ rule for test scores equal to a calibration score, and compressed step tables fo
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
 
 from venncal._validation import check_consistent_length, check_sample_weight, check_scores
-from venncal.core._ivap_kernels import hull_sweep, merge_sorted_groups
+from venncal.core._ivap_kernels import (
+    compensated_cumsum,
+    hull_sweep,
+    hull_sweep_exact,
+    merge_sorted_groups,
+)
 
-__all__ = ["IVAPTables", "ivap_fit", "ivap_gap_values"]
+__all__ = ["IVAPTables", "ivap_fit", "ivap_gap_values", "FLOAT_ROUTE_ATOL"]
+
+
+# An orientation test multiplies two coordinate differences of at most W + 1 (W the total
+# weight, 1 the test object): int64 holds 2 (W + 1)^2 when W <= 2^31 - 2.
+_INT64_EXACT_TOTAL = 2**31 - 2
+# Float geometry rounds each coordinate (compensated sums) and each test to about one ulp of
+# W + 1; a hull edge is at least min(1, smallest weight) wide, so every value is within about
+# 8 eps (W + 1) / min(1, smallest weight) of the exact one (in practice far closer, ~1e-12).
+# Past this ratio (bound ~5e-7) the exact route runs instead.
+_FLOAT_MAX_RATIO = 2.0**28
+FLOAT_ROUTE_ATOL = 8 * np.finfo(np.float64).eps * _FLOAT_MAX_RATIO
+
+
+def _unit_diagram(s, y01):
+    """Distinct sorted scores and the integer cumulative-sum diagram of unweighted input."""
+    n = s.shape[0]
+    pos = y01.astype(bool)
+    neg_sorted = s[~pos]
+    neg_sorted.sort()
+    pos_sorted = s[pos]
+    pos_sorted.sort()
+    del pos
+    count_type = np.int32 if n < 2**31 - 1 else np.int64  # exact: products are int64
+    u = np.empty(n)
+    cw = np.empty(n + 1, dtype=count_type)
+    ca = np.empty(n + 1, dtype=count_type)
+    k = merge_sorted_groups(neg_sorted, pos_sorted, u, cw, ca)
+    return u[:k], cw[: k + 1], ca[: k + 1]
+
+
+def _scaled_ints(values):
+    """Python ints ``m`` and a power of two ``d`` with ``values == m / d`` exactly."""
+    if values.dtype.kind in "iu":
+        return np.array([int(v) for v in values], dtype=object), 1
+    ratios = [float(v).as_integer_ratio() for v in values]
+    d = max((den for _, den in ratios), default=1)  # powers of two: the largest is the lcm
+    return np.array([num * (d // den) for num, den in ratios], dtype=object), d
+
+
+def _route(w):
+    """'int64', 'float' or 'exact': the geometry that is exact (or accurate) for these weights."""
+    with np.errstate(over="ignore"):
+        total = float(np.sum(w))
+    if not np.isfinite(total):
+        return "exact"
+    if total <= _INT64_EXACT_TOTAL and np.all(w == np.floor(w)):
+        return "int64"
+    if (total + 1.0) / min(1.0, float(w.min())) <= _FLOAT_MAX_RATIO:
+        return "float"
+    return "exact"
 
 
 def _diagram(s, y01, w):
-    """Distinct sorted scores and the cumulative-sum diagram (W_j, A_j), j = 0..k.
+    """Distinct sorted scores, the cumulative-sum diagram (W_j, A_j), j = 0..k, and the test
+    object's weight on its scale.
 
-    Unweighted (or integer-weighted) input gives integer coordinates.
+    Unit and moderate integer weights give int64 coordinates and weights of moderate range
+    float64 ones; other weights give Python-int coordinates (the weights times a power of two).
     """
     if w is None:
-        n = s.shape[0]
-        pos = y01.astype(bool)
-        neg_sorted = s[~pos]
-        neg_sorted.sort()
-        pos_sorted = s[pos]
-        pos_sorted.sort()
-        del pos
-        count_type = np.int32 if n < 2**31 - 1 else np.int64  # exact: products are int64
-        u = np.empty(n)
-        cw = np.empty(n + 1, dtype=count_type)
-        ca = np.empty(n + 1, dtype=count_type)
-        k = merge_sorted_groups(neg_sorted, pos_sorted, u, cw, ca)
-        return u[:k], cw[: k + 1], ca[: k + 1]
+        return (*_unit_diagram(s, y01), 1)
     keep = w > 0
     s, y01, w = s[keep], y01[keep], w[keep]
-    if np.all(w == np.round(w)) and w.max() < 2**31:
-        w = w.astype(np.int64)  # integer weights: exact geometry, same as duplicated rows
     order = np.argsort(s, kind="stable")
-    s, y01, w = s[order], y01[order], w[order]
+    s, y01, w = s[order], y01[order].astype(bool), w[order]
     start = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
+    route = _route(w)
+    if route == "exact":
+        ints, unit = _scaled_ints(w)
+        weight = np.add.reduceat(ints, start)
+        positives = np.add.reduceat(np.where(y01, ints, 0), start)
+        return s[start], _cumulative_exact(weight), _cumulative_exact(positives), unit
     weight = np.add.reduceat(w, start)
-    positives = np.add.reduceat(w * y01.astype(w.dtype), start)
-    return s[start], _cumulative(weight), _cumulative(positives)
+    positives = np.add.reduceat(np.where(y01, w, 0.0), start)
+    if route == "int64":  # every partial sum is an integer below 2^53: exact in float64
+        return (
+            s[start],
+            _cumulative(weight.astype(np.int64)),
+            _cumulative(positives.astype(np.int64)),
+            1,
+        )
+    return s[start], _cumulative_float(weight), _cumulative_float(positives), 1.0
 
 
 def _cumulative(v):
@@ -58,18 +115,29 @@ def _cumulative(v):
     return out
 
 
+def _cumulative_float(v):
+    out = np.empty(v.shape[0] + 1)
+    compensated_cumsum(np.ascontiguousarray(v, dtype=np.float64), out)
+    return out
+
+
+def _cumulative_exact(v):
+    return [0, *itertools.accumulate(int(x) for x in v)]
+
+
 def _scratch(cw):
     """Two hull stacks of the coordinates' type, and an output buffer."""
-    k = cw.shape[0] - 1
+    k = len(cw) - 1
     return np.empty(k + 2, dtype=cw.dtype), np.empty(k + 2, dtype=cw.dtype), np.empty(k + 1)
 
 
-def _gap_values_from_diagram(cw, ca):
-    sx, sy, v1 = _scratch(cw)
-    v0 = np.empty_like(v1)
-    hull_sweep(cw, ca, sx, sy, v1, False)
-    hull_sweep(cw, ca, sx, sy, v0, True)
-    return v0, v1
+def _sweep(cw, ca, unit, mirror, scratch):
+    """p1 (p0 with ``mirror``) in every gap, through the route the coordinates' type says."""
+    if isinstance(cw, list):
+        return np.array(hull_sweep_exact(cw, ca, unit, mirror), dtype=np.float64)
+    sx, sy, out = scratch
+    hull_sweep(cw, ca, sx, sy, out, mirror)
+    return out
 
 
 def ivap_gap_values(weight, positives):
@@ -79,7 +147,6 @@ def ivap_gap_values(weight, positives):
     ----------
     weight : ndarray of shape (k,)
         Weight (count) of each distinct calibration score, in increasing score order; positive.
-        Integer arrays give exact integer geometry.
     positives : ndarray of shape (k,)
         Weighted number of positives at each distinct score (``0 <= positives <= weight``).
 
@@ -88,6 +155,11 @@ def ivap_gap_values(weight, positives):
     v0, v1 : ndarrays of shape (k + 1,)
         ``v0[g]`` and ``v1[g]`` are p0 and p1 for a test score above exactly ``g`` groups.
 
+    Notes
+    -----
+    Integer weights give exact integer geometry, in int64 while it cannot overflow and in
+    Python integers beyond; see :func:`ivap_fit` for float weights.
+
     Examples
     --------
     >>> v0, v1 = ivap_gap_values(np.array([1, 1]), np.array([0, 1]))
@@ -95,8 +167,22 @@ def ivap_gap_values(weight, positives):
     (array([0. , 0. , 0.5]), array([0.5, 1. , 1. ]))
     """
     weight = np.asarray(weight)
-    positives = np.asarray(positives, dtype=weight.dtype)
-    return _gap_values_from_diagram(_cumulative(weight), _cumulative(positives))
+    positives = np.asarray(positives)
+    route = _route(weight.astype(np.float64))
+    if route == "exact":
+        ints, unit = _scaled_ints(np.r_[weight, positives])
+        k = weight.shape[0]
+        cw, ca, scratch = _cumulative_exact(ints[:k]), _cumulative_exact(ints[k:]), None
+    elif route == "int64":
+        cw = _cumulative(weight.astype(np.int64))
+        ca, unit = _cumulative(positives.astype(np.int64)), 1
+        scratch = _scratch(cw)
+    else:
+        cw, ca, unit = _cumulative_float(weight), _cumulative_float(positives), 1.0
+        scratch = _scratch(cw)
+    v1 = _sweep(cw, ca, unit, False, scratch).copy()
+    v0 = _sweep(cw, ca, unit, True, scratch)
+    return v0, v1
 
 
 def _compress(u, v):
@@ -164,8 +250,9 @@ def ivap_fit(scores, y01, sample_weight=None):
     y01 : array-like of shape (n,)
         Labels encoded 0/1.
     sample_weight : array-like of shape (n,), default=None
-        Non-negative weights; a weight of 2 is the same as a duplicated example. The test
-        object always has weight one.
+        Non-negative finite weights of any magnitude; a weight of 2 is the same as a duplicated
+        example. The test object always has weight one, so scaling every weight changes the
+        predictor (Venn-Abers is not scale-invariant).
 
     Returns
     -------
@@ -176,6 +263,14 @@ def ivap_fit(scores, y01, sample_weight=None):
     Fit costs one sort plus two O(k) stack sweeps over the k distinct scores; prediction is a
     binary search per test score. A test score equal to a calibration score u_j is pooled with
     it: p1 is then the value just below u_j and p0 the value just above it.
+
+    The result equals the definition (the two weighted isotonic fits with the test object
+    added at weight one) for every weight vector. Unweighted input, and integer weights
+    totalling at most 2**31 - 2, run on exact int64 geometry. Other weights whose total W and
+    smallest positive weight w_min keep (W + 1) / min(1, w_min) <= 2**28 run on float64
+    geometry, within ``FLOAT_ROUTE_ATOL`` (about 5e-7; in practice about 1e-12) of the exact
+    values. Any other weights (huge, tiny, or of very wide range) run on exact Python-integer
+    geometry: the exact values rounded once, at some tens of times the cost.
 
     References
     ----------
@@ -199,13 +294,12 @@ def ivap_fit(scores, y01, sample_weight=None):
     y = np.asarray(y01)
     check_consistent_length(scores=s, y=y)
     w = check_sample_weight(sample_weight, s.shape[0])
-    u, cw, ca = _diagram(s, y.astype(np.int8, copy=False), w)
+    u, cw, ca, unit = _diagram(s, y.astype(np.int8, copy=False), w)
+    with np.errstate(over="ignore"):
+        total = float(s.shape[0]) if w is None else float(np.sum(w))
     # one sweep at a time into one buffer, compressed before the next: low peak memory
-    sx, sy, buffer = _scratch(cw)
-    hull_sweep(cw, ca, sx, sy, buffer, False)
-    b1, vals1 = _compress(u, buffer)
-    hull_sweep(cw, ca, sx, sy, buffer, True)
-    total = float(cw[-1])
-    del sx, sy, cw, ca
-    b0, vals0 = _compress(u, buffer)
+    scratch = None if isinstance(cw, list) else _scratch(cw)
+    b1, vals1 = _compress(u, _sweep(cw, ca, unit, False, scratch))
+    b0, vals0 = _compress(u, _sweep(cw, ca, unit, True, scratch))
+    del scratch, cw, ca
     return IVAPTables(b0, vals0, b1, vals1, total, int(u.shape[0]))
