@@ -7,12 +7,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from venncal._validation import (
+    check_bool,
     check_consistent_length,
     check_in_range,
     check_labels01,
     check_option,
     check_positive_int,
     check_probabilities,
+    check_random_state,
 )
 
 __all__ = ["BootstrapResult", "bootstrap_ci"]
@@ -135,7 +137,8 @@ def bootstrap_ci(
     n_resamples = check_positive_int(n_resamples, name="n_resamples", owner="bootstrap_ci")
     level = check_in_range(confidence_level, 0, 1, name="confidence_level", owner="bootstrap_ci")
     check_option(method, ("percentile", "basic", "bca"), name="method", owner="bootstrap_ci")
-    rng = np.random.default_rng(random_state)
+    stratify = check_bool(stratify, name="stratify", owner="bootstrap_ci")
+    rng = check_random_state(random_state, owner="bootstrap_ci")
 
     estimate = float(metric(y, p, **metric_kwargs))
     stats = np.empty(n_resamples)

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from venncal._validation import check_bool
 from venncal.metrics._common import prepare
 
 __all__ = ["BrierCurve", "brier_curve"]
@@ -143,6 +144,7 @@ def brier_curve(y_true, y_proba, *, sample_weight=None, recalibrate=True):
     >>> bool(np.all(curve.recalibrated(c) <= curve(c) + 1e-12))
     True
     """
+    recalibrate = check_bool(recalibrate, name="recalibrate", owner="brier_curve")
     y, p, w = prepare(y_true, y_proba, sample_weight)
     curve = _curve(y, p, w)
     if not recalibrate:

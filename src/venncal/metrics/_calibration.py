@@ -6,8 +6,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from venncal._validation import check_in_range
-from venncal.metrics._common import assign_bins, bin_edges, prepare
+from venncal._validation import check_bool, check_in_range
+from venncal.metrics._common import (
+    assign_bins,
+    bin_edges,
+    bin_index,
+    binned_sums,
+    prepare,
+)
 
 __all__ = ["ReliabilityCurve", "reliability_curve", "ece", "mce", "debiased_ece"]
 
@@ -22,6 +28,8 @@ class ReliabilityCurve:
         Edges from 0 to 1; bin ``i`` is ``[bin_edges[i], bin_edges[i+1])``, the last one closed.
     counts : ndarray of shape (n_bins,)
         Number of predictions in each bin (total weight when weighted); 0 for an empty bin.
+        A total beyond the float range (weights near 1e308) is ``inf``; the frequencies are
+        computed from rescaled weights and stay exact.
     positives : ndarray of shape (n_bins,)
         Number (weight) of positive labels in each bin.
     observed : ndarray of shape (n_bins,)
@@ -52,7 +60,8 @@ class ReliabilityCurve:
     @property
     def weights(self):
         """Share ``P(i)`` of the predictions that fall in each bin (sums to one)."""
-        return self.counts / self.counts.sum()
+        c = self.counts / self.counts.max()  # no overflow of the total for huge weights
+        return c / c.sum()
 
     @property
     def gaps(self):
@@ -103,7 +112,7 @@ def reliability_curve(y_true, y_proba, *, n_bins=10, strategy="uniform", sample_
     y_proba : array-like of shape (n,) or (n, 2)
         Probability of the positive class.
     n_bins : int, default=10
-        Number of bins.
+        Number of bins, at most 10**6 (the result holds one value per bin).
     strategy : {"uniform", "quantile"}, default="uniform"
         ``"uniform"``: equal-width bins ``[0, .1), [.1, .2), ..., [.9, 1]`` (Naeini et al.
         2015). ``"quantile"``: edges at quantiles of the predictions (equal-mass bins).
@@ -122,7 +131,7 @@ def reliability_curve(y_true, y_proba, *, n_bins=10, strategy="uniform", sample_
     >>> curve.observed.tolist()
     [0.0, 1.0, nan, 1.0]
     """
-    y, p, w = prepare(y_true, y_proba, sample_weight)
+    y, p, w, scale = prepare(y_true, y_proba, sample_weight, return_scale=True)
     edges = bin_edges(p, w, n_bins, strategy, owner="reliability_curve")
     idx = assign_bins(p, edges)
     k = edges.shape[0] - 1
@@ -132,7 +141,22 @@ def reliability_curve(y_true, y_proba, *, n_bins=10, strategy="uniform", sample_
     with np.errstate(invalid="ignore", divide="ignore"):
         observed = np.where(counts > 0, positives / counts, np.nan)
         predicted = np.where(counts > 0, sum_p / counts, np.nan)
+    with np.errstate(over="ignore"):  # totals beyond the float range are reported as inf
+        counts, positives = counts * scale, positives * scale
     return ReliabilityCurve(edges, counts, positives, observed, predicted, strategy)
+
+
+def _occupied_bins(y, p, w, n_bins, strategy, owner):
+    """Per occupied bin: share of the weight, observed and mean predicted frequency, and the
+    effective number of predictions ``(sum w)^2 / sum w^2``. Work and memory depend on the data
+    only, whatever ``n_bins``."""
+    idx = bin_index(p, w, n_bins, strategy, owner=owner)
+    _, _, (counts, positives, sum_p, sum_w2) = binned_sums(idx, w, w * y, w * p, w * w)
+    keep = counts > 0
+    counts, positives, sum_p, sum_w2 = counts[keep], positives[keep], sum_p[keep], sum_w2[keep]
+    share = counts / counts.sum()
+    n_eff = counts * (counts / sum_w2)
+    return share, positives / counts, sum_p / counts, n_eff
 
 
 def ece(y_true, y_proba, *, n_bins=10, strategy="uniform", sample_weight=None):
@@ -145,7 +169,7 @@ def ece(y_true, y_proba, *, n_bins=10, strategy="uniform", sample_weight=None):
     y_proba : array-like of shape (n,) or (n, 2)
         Probability of the positive class.
     n_bins : int, default=10
-        Number of bins.
+        Number of bins; only the occupied ones are computed, so any number costs the same.
     strategy : {"uniform", "quantile"}, default="uniform"
         The default is the definition of Naeini et al. (2015): ten bins
         ``[0, .1), [.1, .2), ..., [.9, 1]``.
@@ -182,11 +206,9 @@ def ece(y_true, y_proba, *, n_bins=10, strategy="uniform", sample_weight=None):
     >>> bool(ece(rng.random(p.size) < p, p) < 0.01)
     True
     """
-    curve = reliability_curve(
-        y_true, y_proba, n_bins=n_bins, strategy=strategy, sample_weight=sample_weight
-    )
-    m = curve.nonempty
-    return float((curve.weights[m] * curve.gaps[m]).sum())
+    y, p, w = prepare(y_true, y_proba, sample_weight)
+    share, observed, predicted, _ = _occupied_bins(y, p, w, n_bins, strategy, owner="ece")
+    return float((share * np.abs(observed - predicted)).sum())
 
 
 def mce(y_true, y_proba, *, n_bins=10, strategy="uniform", sample_weight=None):
@@ -199,7 +221,7 @@ def mce(y_true, y_proba, *, n_bins=10, strategy="uniform", sample_weight=None):
     y_proba : array-like of shape (n,) or (n, 2)
         Probability of the positive class.
     n_bins : int, default=10
-        Number of bins.
+        Number of bins; only the occupied ones are computed, so any number costs the same.
     strategy : {"uniform", "quantile"}, default="uniform"
         As for :func:`ece`.
     sample_weight : array-like of shape (n,), default=None
@@ -219,10 +241,9 @@ def mce(y_true, y_proba, *, n_bins=10, strategy="uniform", sample_weight=None):
     >>> mce([0, 1, 1, 1], [0.05, 0.3, 0.35, 0.95])
     0.675
     """
-    curve = reliability_curve(
-        y_true, y_proba, n_bins=n_bins, strategy=strategy, sample_weight=sample_weight
-    )
-    return float(np.max(curve.gaps[curve.nonempty]))
+    y, p, w = prepare(y_true, y_proba, sample_weight)
+    _, observed, predicted, _ = _occupied_bins(y, p, w, n_bins, strategy, owner="mce")
+    return float(np.max(np.abs(observed - predicted)))
 
 
 def debiased_ece(
@@ -251,7 +272,9 @@ def debiased_ece(
         Return the (unbiased, possibly negative) estimate of the squared error. Otherwise return
         the square root of its positive part, on the scale of the ECE.
     sample_weight : array-like of shape (n,), default=None
-        Non-negative integer-like weights (counts).
+        Non-negative weights. In a weighted bin the number of predictions ``n_i`` of the
+        correction is the effective number ``(sum w)^2 / sum w^2`` (Kish), which equals the count
+        for equal weights and does not change when every weight is multiplied by a constant.
 
     Returns
     -------
@@ -272,14 +295,12 @@ def debiased_ece(
     >>> bool(abs(debiased_ece(y, p, n_bins=50, squared=True)) < naive / 3)
     True
     """
-    curve = reliability_curve(
-        y_true, y_proba, n_bins=n_bins, strategy=strategy, sample_weight=sample_weight
-    )
-    m = curve.nonempty
-    n, o, e = curve.counts[m], curve.observed[m], curve.predicted[m]
+    squared = check_bool(squared, name="squared", owner="debiased_ece")
+    y, p, w = prepare(y_true, y_proba, sample_weight)
+    share, o, e, n = _occupied_bins(y, p, w, n_bins, strategy, owner="debiased_ece")
     with np.errstate(invalid="ignore", divide="ignore"):
         var = np.where(n > 1, o * (1.0 - o) / (n - 1.0), 0.0)
-    value = float((curve.weights[m] * ((o - e) ** 2 - var)).sum())
+    value = float((share * ((o - e) ** 2 - var)).sum())
     if squared:
         return value
     return float(np.sqrt(max(value, 0.0)))

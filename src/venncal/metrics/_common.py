@@ -6,6 +6,7 @@ import numpy as np
 
 from venncal._validation import (
     check_consistent_length,
+    check_interval,
     check_labels01,
     check_option,
     check_positive_int,
@@ -15,27 +16,69 @@ from venncal._validation import (
 
 STRATEGIES = ("uniform", "quantile")
 
+#: Largest ``n_bins`` of the functions that return one value per bin (empty bins included):
+#: their output is ``n_bins`` long, so a larger number is refused rather than allocated.
+MAX_CURVE_BINS = 10**6
 
-def prepare(y_true, y_proba, sample_weight=None):
+#: Largest ``n_bins`` of the scalar binned metrics. Their work depends on the data only (they
+#: never allocate ``n_bins`` values); the bound keeps the bin numbers exact in float64.
+MAX_BINS = 2**52
+
+
+def prepare(y_true, y_proba, sample_weight=None, *, return_scale=False):
     """Validate ``(y_true, y_proba, sample_weight)`` and return clean arrays.
 
     Returns ``y`` (float64 0/1), ``p`` (float64 in [0, 1]) and ``w`` (float64 weights, all ones
-    when ``sample_weight`` is None).
+    when ``sample_weight`` is None). The weights are divided by their maximum, so that every
+    metric gives the same number for weights scaled by any positive factor, however large or
+    small (no sum of weights overflows to ``inf`` or underflows to 0). With
+    ``return_scale=True`` the factor (1.0 without weights) is returned fourth, for results that
+    report totals of weight.
     """
     y = check_labels01(y_true)
     p = check_probabilities(y_proba)
     check_consistent_length(y_true=y, y_proba=p)
     w = check_sample_weight(sample_weight, y.shape[0])
-    w = np.ones(y.shape[0]) if w is None else w
+    scale = 1.0 if w is None else float(w.max())
+    w = np.ones(y.shape[0]) if w is None else w / scale
+    if return_scale:
+        return y.astype(np.float64), p, w, scale
     return y.astype(np.float64), p, w
 
 
 def prepare_interval(p0, p1):
-    """Validate a pair of probability arrays of equal length (the ends of Venn intervals)."""
+    """Validate a pair of probability arrays of equal length (the ends of Venn intervals).
+
+    Raises a ``ValueError`` when ``p0 > p1`` beyond rounding (1e-9): a crossed interval has a
+    negative width and no frequency inside it.
+    """
     p0 = check_probabilities(p0, name="p0")
     p1 = check_probabilities(p1, name="p1")
     check_consistent_length(p0=p0, p1=p1)
+    check_interval(p0, p1)
     return p0, p1
+
+
+def check_n_bins(n_bins, owner, *, maximum=MAX_BINS):
+    """Return ``n_bins`` as an int in ``[1, maximum]`` or raise naming the parameter."""
+    n_bins = check_positive_int(n_bins, name="n_bins", owner=owner)
+    if n_bins > maximum:
+        raise ValueError(
+            f"The 'n_bins' parameter of {owner} must be at most {maximum}. Got {n_bins} instead."
+        )
+    return n_bins
+
+
+def _distinct_cumulative(values, weights):
+    """Distinct sorted values, their cumulative weight share, and the next value after each."""
+    order = np.argsort(values, kind="stable")
+    v = values[order]
+    start = np.flatnonzero(np.r_[True, v[1:] != v[:-1]])
+    u = v[start]
+    cum = np.cumsum(np.add.reduceat(weights[order], start))
+    cum /= cum[-1]
+    nxt = np.append(u[1:], 1.0 if u[-1] < 1.0 else np.inf)
+    return u, cum, nxt
 
 
 def quantile_edges(values, weights, q):
@@ -46,15 +89,9 @@ def quantile_edges(values, weights, q):
     ``u_k`` falls below the edge. Tied values are never split, and duplicating a row gives the
     same edges as doubling its weight.
     """
-    order = np.argsort(values, kind="stable")
-    v = values[order]
-    start = np.flatnonzero(np.r_[True, v[1:] != v[:-1]])
-    u = v[start]
-    cum = np.cumsum(np.add.reduceat(weights[order], start))
-    cum /= cum[-1]
+    u, cum, nxt = _distinct_cumulative(values, weights)
     k = np.searchsorted(cum, np.asarray(q) - 1e-12, side="left")
     k = np.clip(k, 0, u.shape[0] - 1)
-    nxt = np.append(u[1:], 1.0 if u[-1] < 1.0 else np.inf)
     edges = 0.5 * (u[k] + nxt[k])
     return np.minimum(edges, 1.0)
 
@@ -67,8 +104,11 @@ def bin_edges(p, w, n_bins, strategy, owner):
     ``"quantile"``: interior edges between the predictions at the weighted quantiles
     ``1/n, ..., (n-1)/n``, so that the bins hold about equal weight; tied predictions stay in
     one bin, which can leave other bins empty.
+
+    The result has ``n_bins + 1`` values, so ``n_bins`` is limited to :data:`MAX_CURVE_BINS`;
+    :func:`bin_index` finds the bins without building the edges.
     """
-    n_bins = check_positive_int(n_bins, name="n_bins", owner=owner)
+    n_bins = check_n_bins(n_bins, owner, maximum=MAX_CURVE_BINS)
     check_option(strategy, STRATEGIES, name="strategy", owner=owner)
     if strategy == "uniform":
         return np.arange(n_bins + 1, dtype=np.float64) / n_bins
@@ -81,3 +121,50 @@ def assign_bins(p, edges):
     bin is closed on the right."""
     n_bins = edges.shape[0] - 1
     return np.clip(np.searchsorted(edges[1:-1], p, side="right"), 0, n_bins - 1)
+
+
+def _grid_count(x, n, shift=0.0):
+    """``#{i in 1..n-1 : i / n - shift <= x}`` for each ``x``, without the grid.
+
+    The grid values are computed in float64 exactly as ``np.arange(1, n) / n - shift`` would be,
+    so the counts equal a ``searchsorted`` over the explicit grid.
+    """
+    nf = float(n)
+    c = np.clip(np.floor((np.asarray(x, dtype=np.float64) + shift) * nf), 0.0, n - 1.0)
+    while True:  # the floor is off by at most a step or two from rounding
+        up = (c < n - 1) & ((c + 1.0) / nf - shift <= x)
+        down = (c >= 1) & (c / nf - shift > x)
+        if not (up.any() or down.any()):
+            return c.astype(np.int64)
+        c = c + up - down
+
+
+def bin_index(p, w, n_bins, strategy, owner):
+    """Bin of each prediction, equal to ``assign_bins(p, bin_edges(p, w, n_bins, strategy))``,
+    in time and memory that depend on the data only (never ``n_bins`` values)."""
+    n_bins = check_n_bins(n_bins, owner)
+    check_option(strategy, STRATEGIES, name="strategy", owner=owner)
+    if strategy == "uniform":
+        # bin i is [i/n, (i+1)/n): the number of interior edges i/n (i = 1..n-1) at or below p
+        return _grid_count(p, n_bins)
+    keep = w > 0
+    u, cum, nxt = _distinct_cumulative(p[keep], w[keep])
+    # how many of the quantile levels q_i = i/n land on each distinct value (as searchsorted
+    # over cum with q_i - 1e-12 does in quantile_edges), and the edge each of them makes
+    at_most = _grid_count(cum, n_bins, shift=1e-12)
+    at_most[-1] = n_bins - 1  # levels beyond the last value are clipped to it
+    mult = np.diff(at_most, prepend=0)
+    used = mult > 0
+    if not used.any():  # one bin
+        return np.zeros(p.shape[0], dtype=np.int64)
+    edges = np.minimum(0.5 * (u + nxt), 1.0)[used]
+    below = np.cumsum(mult[used])
+    j = np.searchsorted(edges, p, side="right")
+    return np.where(j > 0, below[np.maximum(j - 1, 0)], 0)
+
+
+def binned_sums(idx, *columns):
+    """Group by bin: the occupied bins (sorted) and the per-bin sum of each column."""
+    occupied, inverse = np.unique(idx, return_inverse=True)
+    sums = [np.bincount(inverse, weights=c, minlength=occupied.shape[0]) for c in columns]
+    return occupied, inverse, sums

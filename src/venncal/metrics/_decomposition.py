@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from venncal.metrics._common import assign_bins, bin_edges, prepare
+from venncal._validation import check_option
+from venncal.metrics._common import STRATEGIES, bin_index, binned_sums, prepare
 
 __all__ = [
     "BrierDecomposition",
@@ -95,18 +96,18 @@ def brier_decomposition(y_true, y_proba, *, n_bins=100, strategy="uniform", samp
     """
     y, p, w = prepare(y_true, y_proba, sample_weight)
     if n_bins is None:  # one bin per distinct prediction: Murphy's exact decomposition
-        _, idx = np.unique(p, return_inverse=True)
-        k = int(idx.max()) + 1
+        check_option(strategy, STRATEGIES, name="strategy", owner="brier_decomposition")
+        idx = p
     else:
-        edges = bin_edges(p, w, n_bins, strategy, owner="brier_decomposition")
-        idx = assign_bins(p, edges)
-        k = edges.shape[0] - 1
+        idx = bin_index(p, w, n_bins, strategy, owner="brier_decomposition")
+    # only the occupied bins are computed: the work depends on the data, not on n_bins
+    occupied, idx, (counts, sum_p, sum_y) = binned_sums(idx, w, w * p, w * y)
+    k = occupied.shape[0] if n_bins is None else n_bins
     total = w.sum()
-    counts = np.bincount(idx, weights=w, minlength=k)
     nz = counts > 0
     safe = np.where(nz, counts, 1.0)
-    r = np.bincount(idx, weights=w * p, minlength=k) / safe
-    phi = np.bincount(idx, weights=w * y, minlength=k) / safe
+    r = sum_p / safe
+    phi = sum_y / safe
     ybar = float((w * y).sum() / total)
     dp = p - r[idx]
     dy = y - phi[idx]

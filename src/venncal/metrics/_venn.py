@@ -8,6 +8,7 @@ import numpy as np
 
 from venncal._validation import (
     check_consistent_length,
+    check_in_range,
     check_labels01,
     check_option,
     check_probabilities,
@@ -23,7 +24,8 @@ def interval_width(p0, p1):
     Parameters
     ----------
     p0, p1 : array-like of shape (n,)
-        The two probabilities of each prediction (for Venn-Abers, ``p0 <= p1``).
+        The two probabilities of each prediction, ``p0 <= p1`` (a crossed pair raises a
+        ``ValueError`` rather than giving a negative width).
 
     Returns
     -------
@@ -41,7 +43,7 @@ def interval_width(p0, p1):
     0.25
     """
     p0, p1 = prepare_interval(p0, p1)
-    return float(np.mean(np.abs(p1 - p0)))
+    return float(np.mean(np.maximum(p1 - p0, 0.0)))
 
 
 @dataclass(frozen=True)
@@ -111,8 +113,14 @@ def interval_validity(
         Bins of the interval midpoints for the per-bin check.
     strategy : {"uniform", "quantile"}, default="uniform"
         Equal-width or equal-mass bins.
-    tol : float, default=0.0
+    tol : float in [0, 1], default=0.0
         Slack: ``observed`` counts as inside when within ``tol`` of the interval.
+
+    Raises
+    ------
+    ValueError
+        If ``p0 > p1`` for some prediction (beyond rounding, 1e-9): a crossed interval is not
+        an interval. Also for bad labels, probabilities or options, naming the parameter.
 
     Returns
     -------
@@ -141,6 +149,7 @@ def interval_validity(
     p0, p1 = prepare_interval(p0, p1)
     check_consistent_length(y_true=y, p0=p0)
     check_option(target, ("frequency", "accuracy"), name="target", owner="interval_validity")
+    tol = check_in_range(tol, 0, 1, name="tol", owner="interval_validity", closed="both")
     lo, hi = np.minimum(p0, p1), np.maximum(p0, p1)
     mid = 0.5 * (lo + hi)
     if target == "accuracy":

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from venncal._validation import check_in_range, check_positive_int
+from venncal._validation import check_bool, check_in_range, check_positive_int
 
 __all__ = [
     "FriedmanResult",
@@ -89,6 +89,8 @@ def _check_table(table, owner):
 def _resolve_names(names, default, owner):
     if names is None:
         return default
+    if isinstance(names, (str, bytes)) or not hasattr(names, "__iter__"):
+        raise TypeError(f"'names' of {owner} must be a sequence of method names, got {names!r}.")
     names = tuple(str(n) for n in names)
     if len(names) != len(default):
         raise ValueError(
@@ -136,6 +138,7 @@ def average_ranks(table, lower_is_better=True):
     array([1.5, 1.5])
     """
     arr, _ = _check_table(table, "average_ranks")
+    check_bool(lower_is_better, name="lower_is_better", owner="average_ranks")
     return _ranks(arr, lower_is_better).mean(axis=0)
 
 
@@ -225,6 +228,7 @@ def friedman_test(table, *, lower_is_better=True, names=None):
     (1.0, True)
     """
     arr, default = _check_table(table, "friedman_test")
+    check_bool(lower_is_better, name="lower_is_better", owner="friedman_test")
     names = _resolve_names(names, default, "friedman_test")
     n, k = arr.shape
     avg = _ranks(arr, lower_is_better).mean(axis=0)
@@ -361,6 +365,7 @@ class PosthocResult:
 def _pairwise(table, lower_is_better, names, owner):
     """Average ranks, the pair list, z statistics and unadjusted p-values."""
     arr, default = _check_table(table, owner)
+    check_bool(lower_is_better, name="lower_is_better", owner=owner)
     names = _resolve_names(names, default, owner)
     n, k = arr.shape
     avg = _ranks(arr, lower_is_better).mean(axis=0)
