@@ -55,11 +55,12 @@ def test_existing_output_is_not_overwritten_without_force(tmp_path, tiny):
     assert res.exit_code == 2
     assert "--force" in res.output and len(res.output.strip().splitlines()) == 1
     assert (out / "report.md").read_bytes() == before
-    # --resume finishes in place (every cell is done already); --force starts afresh
+    # --resume finishes in place (every cell is done already); --force starts afresh but
+    # replaces only the files venncal wrote
     assert invoke("tasche-2022", "--out", str(out), "--resume", "--no-progress").exit_code == 0
-    (out / "stale.txt").write_text("old")
+    (out / "notes.txt").write_text("mine")
     assert invoke("tasche-2022", "--out", str(out), "--force", "--no-progress").exit_code == 0
-    assert not (out / "stale.txt").exists()
+    assert (out / "notes.txt").read_text() == "mine"
 
 
 def test_output_path_that_is_a_file(tmp_path):

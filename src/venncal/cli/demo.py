@@ -97,7 +97,13 @@ def run_demo(*, classifier="naive-bayes", seed=0, n_rows=5):
     show_default=True,
     help="The classifier to calibrate.",
 )
-@click.option("--seed", type=int, default=0, show_default=True, help="Random seed.")
+@click.option(
+    "--seed",
+    type=click.IntRange(0, 2**32 - 1),
+    default=0,
+    show_default=True,
+    help="Random seed (0 to 2**32 - 1).",
+)
 @click.option(
     "--rows",
     "n_rows",

@@ -27,7 +27,9 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["StudyResult", "format_value", "to_markdown", "write_report"]
+from venncal.experiments._files import write_bytes, write_csv, write_text
+
+__all__ = ["StudyResult", "format_value", "to_markdown", "report_files", "write_report"]
 
 
 @dataclass
@@ -211,6 +213,22 @@ def _figure_png(fig, dpi):
     return buf.getvalue()
 
 
+def report_files(result):
+    """Names of the files :func:`write_report` writes for ``result`` (in its output folder).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> report_files(StudyResult("s", "T", "quick", tables={"Log loss": pd.DataFrame()}))
+    ['Log_loss.csv', 'Log_loss.md', 'report.md', 'report.html']
+    """
+    names = ["results.csv"] if result.raw is not None else []
+    for name in result.tables:
+        names += [f"{_safe_name(name)}.csv", f"{_safe_name(name)}.md"]
+    names += [f"{_safe_name(name)}.png" for name in result.figures]
+    return names + ["report.md", "report.html"]
+
+
 def write_report(result, out_dir, *, digits=None, dpi=110):
     """Write a study's tables, figures, Markdown report and self-contained HTML page.
 
@@ -218,7 +236,8 @@ def write_report(result, out_dir, *, digits=None, dpi=110):
     ----------
     result : StudyResult
     out_dir : str or path-like
-        Created if missing; files of the same names are replaced.
+        Created if missing; files of the same names are replaced, each atomically (a reader or
+        a crash sees the old file or the complete new one).
     digits : int, default=None
         Decimals shown in Markdown/HTML tables (CSV files keep full precision); default
         ``result.digits``.
@@ -239,7 +258,7 @@ def write_report(result, out_dir, *, digits=None, dpi=110):
 
     if result.raw is not None:
         paths["results"] = out / "results.csv"
-        result.raw.to_csv(paths["results"], index=False)
+        write_csv(result.raw, paths["results"], index=False)
 
     md = [f"# {result.title}", ""]
     md.append(
@@ -271,9 +290,9 @@ def write_report(result, out_dir, *, digits=None, dpi=110):
     for name, table in result.tables.items():
         stem = _safe_name(name)
         csv_path, md_path = out / f"{stem}.csv", out / f"{stem}.md"
-        table.to_csv(csv_path)
+        write_csv(table, csv_path)
         text = to_markdown(table, digits)
-        md_path.write_text(text + "\n", encoding="utf-8")
+        write_text(md_path, text + "\n")
         paths[f"table:{name}"] = csv_path
         md += [f"## {name}", "", text, "", f"([CSV]({csv_path.name}))", ""]
         html_body += [f"<h2>{html.escape(name)}</h2>", _to_html_table(table, digits)]
@@ -282,7 +301,7 @@ def write_report(result, out_dir, *, digits=None, dpi=110):
         stem = _safe_name(name)
         png = _figure_png(fig, dpi)
         png_path = out / f"{stem}.png"
-        png_path.write_bytes(png)
+        write_bytes(png_path, png)
         paths[f"figure:{name}"] = png_path
         md += [f"## Figure: {name}", "", f"![{name}]({png_path.name})", ""]
         b64 = base64.b64encode(png).decode("ascii")
@@ -292,7 +311,7 @@ def write_report(result, out_dir, *, digits=None, dpi=110):
         ]
 
     paths["markdown"] = out / "report.md"
-    paths["markdown"].write_text("\n".join(md).rstrip() + "\n", encoding="utf-8")
+    write_text(paths["markdown"], "\n".join(md).rstrip() + "\n")
     page = (
         "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
         f"<title>{html.escape(result.title)}</title><style>{_CSS}</style></head>\n<body>\n"
@@ -300,5 +319,5 @@ def write_report(result, out_dir, *, digits=None, dpi=110):
         + "\n</body></html>\n"
     )
     paths["html"] = out / "report.html"
-    paths["html"].write_text(page, encoding="utf-8")
+    write_text(paths["html"], page)
     return paths

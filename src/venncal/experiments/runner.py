@@ -32,7 +32,7 @@ import pandas as pd
 from venncal.exceptions import VenncalWarning
 from venncal.experiments._files import write_bytes, write_text
 
-__all__ = ["run_grid", "cell_seed", "cell_id"]
+__all__ = ["run_grid", "cell_seed", "cell_id", "check_results_file"]
 
 #: Name of the column that identifies the cell of each row in the table and the CSV file.
 CELL_ID = "cell_id"
@@ -246,6 +246,21 @@ def _load_store(path):
     # a cell is finished only if every one of its rows is intact
     valid = [rec for rec in good if int(rec[-1].partition(":")[0]) == counts[rec[where]]]
     return header, valid, len(body) - len(valid)
+
+
+def check_results_file(path):
+    """Check that ``path`` is missing, empty, or a results file written by :func:`run_grid`.
+
+    Parameters
+    ----------
+    path : str or path-like
+
+    Raises
+    ------
+    ValueError
+        If ``path`` is a folder or a file this runner did not write (no ``cell_id`` column).
+    """
+    _load_store(os.fspath(path))
 
 
 def _read_store(path, dtype=None):
