@@ -114,3 +114,30 @@ def test_wald_interval_bad_input():
         logistic_wald_interval(lr, X, np.full((1, 3), np.nan))
     with pytest.raises(NotFittedError):
         logistic_wald_interval(LogisticRegression(), X, X)
+
+
+def _acp_data(n=400, seed=10):
+    rng = np.random.default_rng(seed)
+    s = rng.normal(size=n)
+    y = (rng.random(n) < 1 / (1 + np.exp(-2 * s))).astype(int)
+    return s, y, rng.uniform(0.2, 1.0, n)
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-200, 1e200, 1e308, 1.7e308])
+def test_weights_of_any_magnitude_give_the_same_probabilities(scale):
+    s, y, w = _acp_data()
+    t = np.linspace(-3, 3, 31)
+    base = ACPCalibrator(alpha=1.0).fit(s, y, sample_weight=w)
+    cal = ACPCalibrator(alpha=1.0).fit(s, y, sample_weight=w * scale)
+    np.testing.assert_allclose(cal.predict_proba(t), base.predict_proba(t), rtol=1e-9)
+    np.testing.assert_allclose(cal.score_interval(t), base.score_interval(t), rtol=1e-9)
+
+
+@pytest.mark.parametrize("factor", [1e-300, 1e-10, 1e10, 1e300])
+def test_scores_in_other_units_give_the_same_probabilities(factor):
+    s, y, _ = _acp_data()
+    t = np.linspace(-3, 3, 31)
+    base = ACPCalibrator().fit(s, y).predict_proba(t)
+    np.testing.assert_allclose(
+        ACPCalibrator().fit(s * factor, y).predict_proba(t * factor), base, rtol=1e-9
+    )

@@ -32,7 +32,9 @@ def test_matches_direct_count(seed):
     half = rng.random(50) * rng.choice([0.001, 0.05, 0.3])
     table = fit_acp(s, y, w, alpha=alpha)
     got = table.predict(centre - half, centre + half)
-    np.testing.assert_allclose(got, _direct(s, y, w, centre - half, centre + half, alpha))
+    # the pseudo-count alpha is added to counts of weights relative to their mean
+    w_rel = w * (n / w.sum())
+    np.testing.assert_allclose(got, _direct(s, y, w_rel, centre - half, centre + half, alpha))
     assert np.all((got >= 0) & (got <= 1))
 
 
@@ -64,3 +66,17 @@ def test_bad_input():
         wald_interval([0.0], [1.0], confidence=1.5)
     with pytest.raises(ValueError, match="non-negative"):
         wald_interval([0.0], [-1.0])
+
+
+@pytest.mark.parametrize("alpha", [0.0, 1.0])
+@pytest.mark.parametrize("scale", [1e-300, 1e-200, 1e200, 1.7e308])
+def test_invariant_to_scaling_the_weights(alpha, scale):
+    rng = np.random.default_rng(4)
+    s = np.round(rng.random(100), 2)
+    y = (rng.random(100) < s).astype(int)
+    w = rng.uniform(0.1, 1.0, 100)
+    lo = rng.random(40) * 0.5
+    hi = lo + rng.random(40) * 0.5
+    base = fit_acp(s, y, w, alpha=alpha).predict(lo, hi)
+    scaled = fit_acp(s, y, w * scale, alpha=alpha).predict(lo, hi)
+    np.testing.assert_allclose(scaled, base, rtol=1e-12)

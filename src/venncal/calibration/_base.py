@@ -15,6 +15,7 @@ from venncal._validation import (
     check_sample_weight,
     check_scores,
     check_weighted_classes,
+    rescale_sample_weight,
 )
 
 __all__ = ["BaseScoreCalibrator"]
@@ -47,7 +48,8 @@ class BaseScoreCalibrator(ClassifierMixin, BaseEstimator):
         s = check_scores(scores, name="scores")
         check_consistent_length(scores=s, y=y01)
         w = check_sample_weight(sample_weight, s.shape[0])
-        check_weighted_classes(y01, w)
+        # class totals of weights near the largest float would overflow: check them scaled
+        check_weighted_classes(y01, rescale_sample_weight(w))
         return s, y01, classes, w
 
     def fit(self, scores, y, sample_weight=None):

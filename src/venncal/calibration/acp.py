@@ -6,10 +6,10 @@ import numpy as np
 from scipy.special import expit
 from sklearn.utils.validation import check_is_fitted
 
-from venncal._validation import check_in_range, check_scores
+from venncal._validation import check_in_range, check_scores, relative_sample_weight
 from venncal.calibration._base import BaseScoreCalibrator
 from venncal.core.acp import fit_acp, wald_interval
-from venncal.core.platt import fit_platt
+from venncal.core.platt import _standardise, fit_platt
 
 __all__ = ["ACPCalibrator", "logistic_wald_interval"]
 
@@ -122,7 +122,11 @@ class ACPCalibrator(BaseScoreCalibrator):
     sigmoid_ : PlattSigmoid
         The logistic model of the label on the score behind the self-built intervals.
     covariance_ : ndarray of shape (2, 2)
-        Inverse Fisher information of that model's ``(a, b)``.
+        Inverse Fisher information of that model's ``(a, b)``, with the sample weights taken
+        relative to their mean (it may overflow for scores of extreme magnitude).
+    covariance_scaled_ : ndarray of shape (2, 2)
+        The same for the slope and intercept on the standardised scores of ``sigmoid_``;
+        the intervals are computed from it.
 
     Notes
     -----
@@ -167,12 +171,21 @@ class ACPCalibrator(BaseScoreCalibrator):
         check_in_range(self.confidence, 0, 1, name="confidence", owner=owner)
         check_in_range(self.alpha, 0, np.inf, name="alpha", owner=owner, closed="left")
         self.table_ = fit_acp(s, y01, w, alpha=self.alpha)
-        self.sigmoid_ = fit_platt(s, y01, w)
-        p = expit(-(self.sigmoid_.a * s + self.sigmoid_.b))
+        self.sigmoid_ = sig = fit_platt(s, y01, w)
+        # the Fisher information on the standardised scores the sigmoid was fitted on, with the
+        # weights relative to their mean: finite and well conditioned for scores and weights of
+        # any magnitude (and unchanged when all weights are scaled)
+        f = _standardise(s, sig.center, sig.scale)
+        p = expit(-(sig.a_scaled * f + sig.b_scaled))
         pq = p * (1.0 - p)
-        ww = pq if w is None else pq * w
-        info = np.array([[np.sum(ww * s * s), np.sum(ww * s)], [np.sum(ww * s), np.sum(ww)]])
-        self.covariance_ = np.linalg.pinv(info)
+        wr = relative_sample_weight(w)[0]
+        ww = pq if wr is None else pq * wr
+        info = np.array([[np.sum(ww * f * f), np.sum(ww * f)], [np.sum(ww * f), np.sum(ww)]])
+        self.covariance_scaled_ = np.linalg.pinv(info)
+        # the same in the units of the score: (a, b) = (a_s / scale, b_s - a_s center / scale)
+        jac = np.array([[1.0 / sig.scale, 0.0], [-sig.center / sig.scale, 1.0]])
+        with np.errstate(over="ignore", invalid="ignore"):
+            self.covariance_ = jac @ self.covariance_scaled_ @ jac.T
 
     def score_interval(self, scores):
         """Return the self-built interval of each test score on the score axis.
@@ -192,13 +205,17 @@ class ACPCalibrator(BaseScoreCalibrator):
     def _score_interval(self, s):
         from scipy.stats import norm
 
-        v = self.covariance_
-        se = np.sqrt(np.maximum(v[0, 0] * s * s + 2.0 * v[0, 1] * s + v[1, 1], 0.0))
-        z = norm.ppf(0.5 + self.confidence / 2.0)
-        slope = abs(self.sigmoid_.a)
-        with np.errstate(divide="ignore"):
-            half = np.where(slope > 0, z * se / slope, np.inf)
-        return np.column_stack([s - half, s + half])
+        sig = self.sigmoid_
+        v = self.covariance_scaled_
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            f = _standardise(s, sig.center, sig.scale)
+            se = np.sqrt(np.maximum(v[0, 0] * f * f + 2.0 * v[0, 1] * f + v[1, 1], 0.0))
+            z = norm.ppf(0.5 + self.confidence / 2.0)
+            slope = abs(sig.a_scaled)
+            # the interval of eta on the standardised axis, mapped back to the score axis
+            half = np.where(slope > 0, (z * se / slope) * sig.scale, np.inf)
+            half = np.nan_to_num(half, nan=np.inf)
+            return np.column_stack([s - half, s + half])
 
     def predict_proba(self, scores, *, interval=None):
         """Return calibrated probabilities of both classes.

@@ -38,6 +38,7 @@ from venncal._validation import (
     check_in_range,
     check_sample_weight,
     check_scores,
+    relative_sample_weight,
 )
 from venncal.core.bayesian_binning import nearest_position, pool_scores
 
@@ -87,7 +88,8 @@ class ACPTable:
     positions : ndarray of shape (N,)
         Distinct calibration predictions, increasing.
     cum_total, cum_positive : ndarray of shape (N + 1,)
-        Cumulative weight of all examples and of the positives, starting at 0.
+        Cumulative weight of all examples and of the positives, starting at 0 (weights
+        relative to their mean: unit weights give counts).
     alpha : float
         Additive smoothing of the fractions.
     """
@@ -164,7 +166,9 @@ def fit_acp(scores, y01, sample_weight=None, *, alpha=0.0):
     check_consistent_length(scores=s, y01=y)
     if not np.isin(y, (0, 1)).all():
         raise ValueError("'y01' must hold only 0 and 1; encode the labels first.")
-    w = check_sample_weight(sample_weight, s.shape[0])
+    # only the ratios of the weights matter: they average one here, so sums cannot overflow
+    # and the pseudo-count alpha means the same at any scale of the weights
+    w = relative_sample_weight(check_sample_weight(sample_weight, s.shape[0]))[0]
     if w is not None and not (w > 0).all():
         keep = w > 0
         s, y, w = s[keep], y[keep], w[keep]
