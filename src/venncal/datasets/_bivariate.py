@@ -25,12 +25,13 @@ Setting ``rho = 0`` gives the independent-components setting of Figure 1 (Exampl
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import expit, logit
 
-from venncal._validation import check_positive_int
+from venncal._validation import check_positive_int, check_random_state
 from venncal.datasets._base import Dataset
 from venncal.datasets._simulated import check_features_2d
 
@@ -40,7 +41,10 @@ _TASCHE = "Tasche 2022, Calibrating sufficiently (003_bdfd69973c812da7), Section
 
 
 def _pair(value, name):
-    arr = np.asarray(value, dtype=np.float64)
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        arr = np.full(1, np.nan)
     if arr.shape != (2,) or not np.isfinite(arr).all():
         raise ValueError(
             f"The '{name}' parameter of BivariateNormalModel must be two finite numbers. "
@@ -93,13 +97,15 @@ class BivariateNormalModel:
             raise ValueError(
                 f"The 'std' parameter of BivariateNormalModel must be positive. Got {self.std!r}."
             )
-        ok = isinstance(self.rho, (int, float, np.floating)) and -1 < self.rho < 1
+        ok = isinstance(self.rho, numbers.Real) and not isinstance(self.rho, bool)
+        ok = ok and -1 < self.rho < 1
         if not ok:
             raise ValueError(
                 "The 'rho' parameter of BivariateNormalModel must be a number in (-1, 1). "
                 f"Got {self.rho!r} instead."
             )
-        if not (isinstance(self.prior, (int, float, np.floating)) and 0 < self.prior < 1):
+        prior_ok = isinstance(self.prior, numbers.Real) and not isinstance(self.prior, bool)
+        if not (prior_ok and 0 < self.prior < 1):
             raise ValueError(
                 "The 'prior' parameter of BivariateNormalModel must be a number in (0, 1). "
                 f"Got {self.prior!r} instead."
@@ -125,7 +131,7 @@ class BivariateNormalModel:
         """Draw ``n_samples`` i.i.d. pairs; returns X (n, 2) float64 and y (n,) int8."""
         m0, m1, _, _, prior = self._params()
         n = check_positive_int(n_samples, name="n_samples", owner="BivariateNormalModel.sample")
-        rng = np.random.default_rng(random_state)
+        rng = check_random_state(random_state, owner="BivariateNormalModel.sample")
         y = (rng.random(n) < prior).astype(np.int8)
         chol = np.linalg.cholesky(self.covariance)
         X = rng.standard_normal((n, 2)) @ chol.T + np.where(y[:, None] == 1, m1, m0)
@@ -250,8 +256,11 @@ def make_bivariate_normal(
     >>> bool(abs(p.mean() - ds.y.mean()) < 0.01)
     True
     """
-    model = BivariateNormalModel(mean0=tuple(mean0), mean1=tuple(mean1), std=tuple(std),
-                                 rho=rho, prior=prior)  # fmt: skip
+    pairs = {"mean0": mean0, "mean1": mean1, "std": std}
+    pairs = {k: tuple(_pair(v, k)) for k, v in pairs.items()}  # refuses scalars and strings
+    model = BivariateNormalModel(**pairs, rho=rho, prior=prior)
+    check_positive_int(n_samples, name="n_samples", owner="make_bivariate_normal")
+    check_random_state(random_state, owner="make_bivariate_normal")
     X, y = model.sample(n_samples, random_state=random_state)
     meta = {
         "name": "bivariate-normal",

@@ -8,6 +8,7 @@ checks of each file are in ``venncal/datasets/data/SOURCES.md``.
 from __future__ import annotations
 
 import functools
+import inspect
 import io
 
 import numpy as np
@@ -115,9 +116,19 @@ def _copy(ds):
 
 def _cached(func):
     cached = functools.lru_cache(maxsize=None)(func)
+    signature = inspect.signature(func)
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
+        # options are checked before the cache sees them: an unhashable option would otherwise
+        # fail inside the cache with an error that names no parameter
+        bound = signature.bind(*args, **kwargs)
+        for name, value in bound.arguments.items():
+            if not isinstance(value, str):
+                raise TypeError(
+                    f"The '{name}' parameter of {func.__name__} must be a string. "
+                    f"Got {value!r} instead."
+                )
         return _copy(cached(*args, **kwargs))
 
     wrapper.cache_clear = cached.cache_clear
@@ -461,6 +472,10 @@ def load_lofstrom(name):
     >>> ds.meta["name"], ds.X.shape, ds.meta["class_counts"]
     ('lofstrom_ce/haberman', (283, 3), {0: 204, 1: 79})
     """
+    if not isinstance(name, str):  # pragma: no cover - the cache wrapper checks first
+        raise TypeError(
+            f"The 'name' parameter of load_lofstrom must be a string. Got {name!r} instead."
+        )
     stem = name[len(CE_PREFIX) :] if name.startswith(CE_PREFIX) else name
     if stem not in CE_SETS:
         raise ValueError(f"Unknown Lofstrom dataset {name!r}; choose one of {sorted(CE_SETS)}.")
@@ -517,7 +532,8 @@ def load_dataset(name, **kwargs):
     if not isinstance(name, str) or name not in INFO:
         known = ", ".join(sorted(k for k in INFO if not k.startswith(CE_PREFIX)))
         raise ValueError(
-            f"Unknown dataset {name!r}; choose one of {known} or 'lofstrom_ce/<name>' "
+            f"Unknown dataset {name!r} (the 'name' parameter of load_dataset); "
+            f"choose one of {known} or 'lofstrom_ce/<name>' "
             "(see venncal.datasets.list_datasets())."
         )
     if name.startswith(CE_PREFIX):

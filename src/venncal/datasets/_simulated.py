@@ -18,13 +18,14 @@ the true probability of the positive class.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import expit, i0e
 from scipy.stats import norm
 
-from venncal._validation import check_positive_int
+from venncal._validation import check_positive_int, check_random_state
 from venncal.datasets._base import Dataset
 
 __all__ = ["XorModel", "CircularModel", "make_xor", "make_circular", "check_features_2d"]
@@ -34,7 +35,10 @@ _NAEINI = "Naeini, Cooper & Hauskrecht 2015 (004_524bdd2b48de3bf8), Section 3, F
 
 def check_features_2d(X, owner):
     """Return ``X`` as a finite float64 array of shape (n, 2)."""
-    arr = np.asarray(X, dtype=np.float64)
+    try:
+        arr = np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"'X' of {owner} must hold numbers, shape (n, 2).") from None
     if arr.ndim == 1 and arr.shape[0] == 2:
         arr = arr[None, :]
     if arr.ndim != 2 or arr.shape[1] != 2:
@@ -45,7 +49,8 @@ def check_features_2d(X, owner):
 
 
 def _check_positive(value, name, owner):
-    if isinstance(value, bool) or not np.isscalar(value) or not np.isfinite(value) or value <= 0:
+    real = isinstance(value, numbers.Real) and not isinstance(value, bool)
+    if not real or not np.isfinite(value) or value <= 0:
         raise ValueError(
             f"The '{name}' parameter of {owner} must be a positive number. Got {value!r} instead."
         )
@@ -53,6 +58,9 @@ def _check_positive(value, name, owner):
 
 
 def _dataset(name, title, model, n_samples, random_state):
+    owner = f"make_{name}"
+    check_positive_int(n_samples, name="n_samples", owner=owner)
+    check_random_state(random_state, owner=owner)
     X, y = model.sample(n_samples, random_state=random_state)
     meta = {
         "name": name,
@@ -105,7 +113,7 @@ class XorModel:
         """Draw ``n_samples`` i.i.d. pairs; returns X (n, 2) float64 and y (n,) int8."""
         self._check()
         n = check_positive_int(n_samples, name="n_samples", owner="XorModel.sample")
-        rng = np.random.default_rng(random_state)
+        rng = check_random_state(random_state, owner="XorModel.sample")
         y = (rng.random(n) < 0.5).astype(np.int8)
         sign = np.where(rng.random(n) < 0.5, 1.0, -1.0)
         centre = np.column_stack([sign, np.where(y == 1, sign, -sign)]) * self.center
@@ -161,7 +169,7 @@ class CircularModel:
         """Draw ``n_samples`` i.i.d. pairs; returns X (n, 2) float64 and y (n,) int8."""
         self._check()
         n = check_positive_int(n_samples, name="n_samples", owner="CircularModel.sample")
-        rng = np.random.default_rng(random_state)
+        rng = check_random_state(random_state, owner="CircularModel.sample")
         y = (rng.random(n) < 0.5).astype(np.int8)
         angle = rng.uniform(0.0, 2 * np.pi, size=n)
         ring = self.radius * np.column_stack([np.cos(angle), np.sin(angle)])

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from venncal._validation import check_bool
 from venncal.metrics import brier_curve
-from venncal.plotting._base import get_axes
+from venncal.plotting._base import check_ax, get_axes
 
 __all__ = ["BrierCurveDisplay"]
 
@@ -74,6 +75,9 @@ class BrierCurveDisplay:
         -------
         BrierCurveDisplay
         """
+        owner = "BrierCurveDisplay.from_predictions"
+        check_bool(recalibrated, name="recalibrated", owner=owner)
+        check_ax(ax, owner)
         if not isinstance(y_proba, dict):
             y_proba = {"classifier": y_proba}
         if not y_proba:
@@ -86,6 +90,7 @@ class BrierCurveDisplay:
 
     def plot(self, ax=None):
         """Draw the curves and return self."""
+        check_ax(ax, "BrierCurveDisplay.plot")
         fig, ax = get_axes(ax)
         self.lines_, self.recalibrated_lines_ = {}, {}
         for i, (name, curve) in enumerate(self.curves.items()):

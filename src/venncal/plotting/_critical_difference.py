@@ -6,7 +6,7 @@ import numbers
 
 import numpy as np
 
-from venncal.plotting._base import get_axes
+from venncal.plotting._base import check_ax, get_axes
 
 __all__ = ["CriticalDifferenceDisplay", "cliques"]
 
@@ -18,8 +18,11 @@ def _check_ranks(average_ranks, critical_difference):
             f"got {average_ranks!r}."
         )
     names = [str(k) for k in average_ranks]
-    ranks = np.asarray(list(average_ranks.values()), dtype=np.float64)
-    if not np.isfinite(ranks).all() or (ranks < 1).any():
+    try:
+        ranks = np.asarray(list(average_ranks.values()), dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError("'average_ranks' values must be numbers (average ranks >= 1).") from None
+    if ranks.ndim != 1 or not np.isfinite(ranks).all() or (ranks < 1).any():
         raise ValueError("'average_ranks' values must be finite average ranks >= 1.")
     if (
         not isinstance(critical_difference, numbers.Real)
@@ -134,6 +137,7 @@ class CriticalDifferenceDisplay:
     def plot(self, ax=None):
         """Draw the diagram and return self."""
         names, ranks, cd = _check_ranks(self.average_ranks, self.critical_difference)
+        check_ax(ax, type(self).__name__ + ".plot")
         fig, ax = get_axes(ax)
         k = len(names)
         lo, hi = 1, max(k, int(np.ceil(ranks.max())))

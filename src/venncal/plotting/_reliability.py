@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from venncal.metrics import ece, reliability_curve
-from venncal.plotting._base import get_axes
+from venncal.plotting._base import check_ax, check_display_bins, check_name, get_axes
 
 __all__ = ["ReliabilityDisplay"]
 
@@ -85,7 +85,7 @@ class ReliabilityDisplay:
         y_proba : array-like of shape (n,) or (n, 2)
             Probability of the positive class.
         n_bins : int, default=10
-            Number of bins.
+            Number of bins, at most 1000 (each is drawn).
         strategy : {"uniform", "quantile"}, default="uniform"
             Equal-width or equal-mass bins, as in :func:`venncal.metrics.reliability_curve`.
         name : str, default=None
@@ -101,6 +101,10 @@ class ReliabilityDisplay:
         -------
         ReliabilityDisplay
         """
+        owner = "ReliabilityDisplay.from_predictions"
+        n_bins = check_display_bins(n_bins, owner)
+        check_name(name, owner)
+        check_ax(ax, owner)
         curve = reliability_curve(
             y_true, y_proba, n_bins=n_bins, strategy=strategy, sample_weight=sample_weight
         )
@@ -123,6 +127,8 @@ class ReliabilityDisplay:
         -------
         self
         """
+        check_ax(ax, "ReliabilityDisplay.plot")
+        check_name(name, "ReliabilityDisplay.plot")
         fig, ax = get_axes(ax)
         curve = self.curve
         name = self.name if name is None else name

@@ -5,9 +5,34 @@ from __future__ import annotations
 import numpy as np
 
 from venncal.metrics import interval_validity
-from venncal.plotting._base import get_axes
+from venncal.plotting._base import check_ax, check_display_bins, check_name, get_axes
 
 __all__ = ["VennIntervalDisplay"]
+
+
+def overall_title(observed, lower, upper):
+    """``"observed X in [L, U]"`` or ``"observed X outside [L, U]"``.
+
+    The relation is decided on the unrounded numbers; the numbers are then shown with enough
+    digits (3 to 8) that the printed values agree with it, so a title never reads "0.310 in
+    [0.306, 0.308]" nor "0.308 outside [0.306, 0.308]".
+
+    Examples
+    --------
+    >>> overall_title(0.31, 0.306, 0.308)
+    'observed 0.310 outside [0.306, 0.308]'
+    >>> overall_title(0.30801, 0.306, 0.308)  # 3 digits would print 0.308 for both
+    'observed 0.30801 outside [0.30600, 0.30800]'
+    >>> overall_title(0.307, 0.306, 0.308)
+    'observed 0.307 in [0.306, 0.308]'
+    """
+    inside = lower <= observed <= upper
+    for digits in range(3, 9):
+        o, lo, hi = (round(float(x), digits) for x in (observed, lower, upper))
+        if (lo <= o <= hi) == inside:
+            break
+    word = "in" if inside else "outside"
+    return f"observed {observed:.{digits}f} {word} [{lower:.{digits}f}, {upper:.{digits}f}]"
 
 
 class VennIntervalDisplay:
@@ -62,9 +87,10 @@ class VennIntervalDisplay:
         y_true : array-like of shape (n,)
             Labels, 0/1 or booleans.
         p0, p1 : array-like of shape (n,)
-            The two probabilities of each Venn prediction.
+            The two probabilities of each Venn prediction, ``p0 <= p1`` (a crossed pair raises
+            a ``ValueError``).
         n_bins : int, default=10
-            Bins of the interval midpoints.
+            Bins of the interval midpoints, at most 1000 (each is drawn).
         strategy : {"uniform", "quantile"}, default="uniform"
         name : str, default=None
             Label in the legend.
@@ -74,6 +100,10 @@ class VennIntervalDisplay:
         -------
         VennIntervalDisplay
         """
+        owner = "VennIntervalDisplay.from_predictions"
+        n_bins = check_display_bins(n_bins, owner)
+        check_name(name, owner)
+        check_ax(ax, owner)
         validity = interval_validity(y_true, p0, p1, n_bins=n_bins, strategy=strategy)
         return cls(validity, name=name).plot(ax=ax)
 
@@ -81,6 +111,7 @@ class VennIntervalDisplay:
         """Draw the plot and return self."""
         from matplotlib.collections import LineCollection
 
+        check_ax(ax, "VennIntervalDisplay.plot")
         fig, ax = get_axes(ax)
         v = self.validity
         nz = v.counts > 0
@@ -139,7 +170,7 @@ class VennIntervalDisplay:
         ax.set_xlabel("interval midpoint (p0 + p1) / 2")
         ax.set_ylabel("probability of the positive class")
         ax.set_title(
-            f"observed {v.observed:.3f} in [{v.lower:.3f}, {v.upper:.3f}]; "
+            f"{overall_title(v.observed, v.lower, v.upper)}; "
             f"{int(inside.sum())}/{int(nz.sum())} bins inside",
             fontsize="medium",
         )
