@@ -147,3 +147,30 @@ def test_bad_input():
         MulticlassVennAbersClassifier(GaussianNB()).fit(X, y[:-1])
     with pytest.raises(NotFittedError):
         MulticlassVennAbersClassifier(GaussianNB()).predict_proba(Xt)
+
+
+@pytest.mark.parametrize("strategy", ["ovr", "pairwise"])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_cross_intervals_are_ordered_and_contain_the_merge(strategy, seed):
+    """Folds that disagree (shallow trees, noisy labels) made the geometric-mean ends cross."""
+    from sklearn.datasets import make_classification
+    from sklearn.tree import DecisionTreeClassifier
+
+    X, y = make_classification(
+        n_samples=450, n_features=5, n_informative=3, n_classes=3, flip_y=0.3, random_state=seed
+    )
+    clf = MulticlassVennAbersClassifier(
+        DecisionTreeClassifier(max_depth=3, random_state=0),
+        strategy=strategy,
+        method="cross",
+        n_splits=5,
+        random_state=seed,
+    ).fit(X[:300], y[:300])
+    iv = clf.predict_interval(X[300:])
+    assert np.all(iv[..., 0] <= iv[..., 1])
+    if strategy == "ovr":  # before normalisation, each class's merge lies in its interval
+        p0, p1 = clf._fold_pairs(X[300:])
+        from venncal.core.merge import merge_cross
+
+        p = merge_cross(p0, p1, "log")
+        assert np.all((iv[..., 0] <= p) & (p <= iv[..., 1]))

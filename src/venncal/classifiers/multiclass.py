@@ -38,7 +38,7 @@ from sklearn.utils.validation import check_is_fitted
 from venncal._validation import check_in_range, check_option, check_positive_int
 from venncal.classifiers._response import resolve_response_method
 from venncal.classifiers.venn import check_fit_data, copy_fitted_attributes
-from venncal.core.merge import merge
+from venncal.core.merge import cross_interval, merge_cross
 from venncal.core.venn_abers import ivap_fit
 
 __all__ = ["MulticlassVennAbersClassifier", "couple_pairwise"]
@@ -163,9 +163,11 @@ class MulticlassVennAbersClassifier(ClassifierMixin, BaseEstimator):
         One-vs-rest with normalisation, or pairwise Venn-Abers with coupling.
     method : {"inductive", "cross"}, default="inductive"
         ``"inductive"``: one proper-training/calibration split (``cal_size``). ``"cross"``:
-        ``n_splits`` stratified folds, each calibrating the model trained on the others; the
-        fold pairs are summarised as ``p0 = 1 - GM(1 - p0_f)`` and ``p1 = GM(p1_f)`` (geometric
-        means over folds), whose log merge is the cross Venn-Abers merge.
+        ``n_splits`` stratified folds, each calibrating the model trained on the others;
+        probabilities merge the fold pairs by the cross Venn-Abers merges
+        (:func:`venncal.core.merge.merge_cross`; geometric means for ``"log"``) and intervals
+        are the envelope ``[min_f p0_f, max_f p1_f]`` of the fold intervals
+        (:func:`venncal.core.merge.cross_interval`), which is ordered and contains the merge.
     cal_size : float in (0, 1), default=0.2
         Share of the data held out for calibration (``method="inductive"``).
     n_splits : int, default=5
@@ -291,6 +293,7 @@ class MulticlassVennAbersClassifier(ClassifierMixin, BaseEstimator):
         return tags
 
     def _fold_pairs(self, X):
+        """Per-fold pairs (p0, p1), each of shape (F, m, K) or (F, m, K, K)."""
         K = self.classes_.shape[0]
         p0s, p1s = [], []
         for est, cal in zip(self.estimators_, self.calibrations_):
@@ -298,14 +301,7 @@ class MulticlassVennAbersClassifier(ClassifierMixin, BaseEstimator):
             a, b = cal.pairs(S)
             p0s.append(a)
             p1s.append(b)
-        p0, p1 = np.array(p0s), np.array(p1s)
-        if p0.shape[0] == 1:
-            return p0[0], p1[0]
-        with np.errstate(divide="ignore"):
-            return (
-                1.0 - np.exp(np.mean(np.log1p(-p0), axis=0)),
-                np.exp(np.mean(np.log(p1), axis=0)),
-            )
+        return np.array(p0s), np.array(p1s)
 
     def predict_interval(self, X):
         """Per-class probability intervals.
@@ -318,7 +314,7 @@ class MulticlassVennAbersClassifier(ClassifierMixin, BaseEstimator):
             upper pairwise probabilities.
         """
         check_is_fitted(self, "classes_")
-        p0, p1 = self._fold_pairs(X)
+        p0, p1 = cross_interval(*self._fold_pairs(X))  # one fold: its own pair
         if self.strategy == "ovr":
             return np.stack([p0, p1], axis=2)
         a = couple_pairwise(self._pair_matrix(p0))
@@ -341,14 +337,14 @@ class MulticlassVennAbersClassifier(ClassifierMixin, BaseEstimator):
         ndarray of shape (m, K)
         """
         check_is_fitted(self, "classes_")
-        p0, p1 = self._fold_pairs(X)
+        p0, p1 = self._fold_pairs(X)  # merge_cross over one fold is the pairwise merge
         if self.strategy == "ovr":
-            p = merge(p0, p1, self.merge)
+            p = merge_cross(p0, p1, self.merge)
             return p / p.sum(axis=1, keepdims=True)
         K = self.classes_.shape[0]
         iu = np.triu_indices(K, 1)
-        r = np.full_like(p0, 0.5)
-        r[:, iu[0], iu[1]] = merge(p0[:, iu[0], iu[1]], p1[:, iu[0], iu[1]], self.merge)
+        r = np.full_like(p0[0], 0.5)
+        r[:, iu[0], iu[1]] = merge_cross(p0[:, :, iu[0], iu[1]], p1[:, :, iu[0], iu[1]], self.merge)
         return couple_pairwise(self._pair_matrix(r))
 
     def predict(self, X):

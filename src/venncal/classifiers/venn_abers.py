@@ -20,7 +20,7 @@ from venncal._validation import (
     check_weighted_classes,
 )
 from venncal.classifiers._response import positive_scores, resolve_response_method
-from venncal.core.merge import MERGES, merge, merge_cross
+from venncal.core.merge import MERGES, cross_interval, merge, merge_cross
 from venncal.core.venn_abers import ivap_fit
 
 __all__ = ["VennAbersClassifier"]
@@ -286,9 +286,10 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     def predict_interval(self, X):
         """Return the Venn-Abers interval [p0, p1] for the positive class.
 
-        For ``method="cross"`` the fold-wise pairs are summarised by
-        p0 = 1 - GM(1 - p0_k) and p1 = GM(p1_k) (geometric means over folds), whose log merge
-        is exactly the cross Venn-Abers merge.
+        For ``method="cross"`` the interval is the envelope ``[min_k p0_k, max_k p1_k]`` of the
+        folds' Venn-Abers intervals (:func:`venncal.core.merge.cross_interval`, which gives
+        the reasons): always ordered, and it contains the probability ``predict_proba``
+        returns, for every ``merge``.
 
         Parameters
         ----------
@@ -297,7 +298,8 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         Returns
         -------
         interval : ndarray of shape (m, 2)
-            Columns p0 and p1, probabilities of ``classes_[1]``; p0 <= p1 always, except
+            Columns p0 and p1, probabilities of ``classes_[1]``; p0 <= p1 always (for
+            ``method="cross"`` too), except
             for ``method="full"``, whose two refitted scorers can order them the other way
             (Algorithm 1 of Vovk & Petej 2014 allows it).
         """
@@ -307,9 +309,7 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         p0, p1 = self._fold_pairs(X)
         if p0.shape[0] == 1:
             return np.column_stack([p0[0], p1[0]])
-        lo = -np.expm1(np.log1p(-p0).mean(axis=0))
-        hi = np.exp(np.log(p1).mean(axis=0))
-        return np.column_stack([lo, hi])
+        return np.column_stack(cross_interval(p0, p1))
 
     def predict_proba(self, X):
         """Return merged probabilities of both classes.
