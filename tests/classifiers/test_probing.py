@@ -130,3 +130,25 @@ def test_predict_agrees_with_argmax_of_proba_on_ties():
     proba = clf.predict_proba(X)
     assert np.any(proba[:, 1] == 0.5)
     np.testing.assert_array_equal(clf.predict(X), clf.classes_[np.argmax(proba, axis=1)])
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    ["LinearRegression", "DecisionTreeRegressor", "KMeans"],
+)
+def test_a_learner_without_classifier_output_is_refused(estimator):
+    from sklearn.cluster import KMeans
+    from sklearn.linear_model import LinearRegression
+    from sklearn.tree import DecisionTreeRegressor
+
+    make = {
+        "LinearRegression": LinearRegression,
+        "DecisionTreeRegressor": DecisionTreeRegressor,
+        "KMeans": KMeans,
+    }[estimator]
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2))
+    y = (X[:, 0] > 0).astype(int)
+    with pytest.raises(TypeError, match="'estimator' parameter of ProbingClassifier") as info:
+        ProbingClassifier(make()).fit(X, y)
+    assert "\n" not in str(info.value)

@@ -126,3 +126,37 @@ def test_bad_input():
         grouping_loss(X, y, p, n_splits=1)
     with pytest.raises(ValueError, match="each class"):
         grouping_loss(X, np.r_[1, np.zeros(49, int)], p)
+
+
+def test_grouping_loss_work_does_not_grow_with_empty_bins():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 2))
+    p = np.round(rng.random(300), 1)  # 11 distinct scores
+    y = (rng.random(300) < p).astype(int)
+    few = grouping_loss(X, y, p, n_bins=11, strategy="uniform", random_state=0)
+    # 10**6 bins, of which at most 11 are occupied: the fit loops over the occupied ones only
+    many = grouping_loss(X, y, p, n_bins=10**6, strategy="uniform", random_state=0)
+    assert many.bin_counts.shape == (10**6,)
+    assert int((many.bin_counts > 0).sum()) <= 11
+    # each distinct score has a bin of its own in both cases: the same estimate
+    assert many.grouping_loss == pytest.approx(few.grouping_loss, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "param", "error"),
+    [
+        ({"random_state": -1}, "random_state", ValueError),
+        ({"random_state": "0"}, "random_state", TypeError),
+        ({"estimator": "tree"}, "estimator", TypeError),
+        ({"n_bins": 10**9}, "n_bins", ValueError),
+        ({"strategy": "median"}, "strategy", ValueError),
+    ],
+)
+def test_grouping_loss_bad_options(kwargs, param, error):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 2))
+    p = rng.random(60)
+    y = (rng.random(60) < p).astype(int)
+    with pytest.raises(error, match=f"'{param}'") as info:
+        grouping_loss(X, y, p, **kwargs)
+    assert "\n" not in str(info.value)

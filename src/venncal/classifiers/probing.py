@@ -25,7 +25,7 @@ import warnings
 
 import numpy as np
 from joblib import Parallel, delayed
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin, clone, is_classifier
 from sklearn.exceptions import DataConversionWarning
 from sklearn.utils import indexable
 from sklearn.utils.validation import _num_samples, check_is_fitted, has_fit_parameter
@@ -152,6 +152,11 @@ class ProbingClassifier(ClassifierMixin, BaseEstimator):
         owner = type(self).__name__
         n_probes = check_positive_int(self.n_probes, name="n_probes", owner=owner)
         base = self._base_estimator()
+        if not is_classifier(base):
+            raise TypeError(
+                f"The 'estimator' parameter of {owner} must be a classifier (probes predict "
+                f"labels); got {type(base).__name__}, which is not a scikit-learn classifier."
+            )
         if not has_fit_parameter(base, "sample_weight"):
             raise TypeError(
                 f"The estimator of {owner} ({type(base).__name__}) does not accept sample_weight "

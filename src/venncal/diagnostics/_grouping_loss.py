@@ -11,6 +11,7 @@ from venncal._validation import (
     check_labels01,
     check_positive_int,
     check_probabilities,
+    check_random_state,
 )
 from venncal.metrics import isotonic_recalibration
 from venncal.metrics._common import assign_bins, bin_edges
@@ -227,7 +228,12 @@ def grouping_loss(
             f"grouping_loss needs at least n_splits={n_splits} samples of each class in "
             f"'y_true', got {counts_y.tolist()}; lower n_splits or give more data."
         )
-    rng = np.random.default_rng(random_state)
+    rng = check_random_state(random_state, owner=owner)
+    if estimator is not None and not (hasattr(estimator, "fit") and hasattr(estimator, "predict")):
+        raise TypeError(
+            f"The 'estimator' parameter of {owner} must be a scikit-learn regressor (with fit "
+            f"and predict) or None. Got {estimator!r} instead."
+        )
     if estimator is None:
         estimator = DecisionTreeRegressor(
             max_leaf_nodes=n_regions, min_samples_leaf=min_samples_leaf
@@ -248,7 +254,7 @@ def grouping_loss(
     calibrated_sse = 0.0
     for f, (train, test) in enumerate(folds.split(X, y)):
         regions = np.zeros(test.shape[0], dtype=np.int64)
-        for b in range(k):
+        for b in np.unique(bins[test]):  # occupied bins only, however many bins there are
             tr = train[bins[train] == b]
             te_mask = bins[test] == b
             if not te_mask.any() or tr.shape[0] < 2 * min_samples_leaf:
