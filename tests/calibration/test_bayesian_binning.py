@@ -49,3 +49,26 @@ def test_repairs_non_monotone_scores():
 def test_bad_parameters(params, match):
     with pytest.raises(ValueError, match=match):
         BayesianBinningCalibrator(**params).fit([0.0, 1.0], [0, 1])
+
+
+def test_max_positions_reaches_the_core():
+    rng = np.random.default_rng(3)
+    s = rng.random(400)
+    y = (rng.random(400) < s).astype(int)
+    cal = BayesianBinningCalibrator(max_positions=20).fit(s, y)
+    ref = fit_bayesian_binning(s, y, max_positions=20)
+    np.testing.assert_array_equal(cal.predict_proba(s)[:, 1], ref.predict(s))
+    assert np.unique(cal.predict_proba(s)[:, 1]).size <= 20
+    with pytest.raises(ValueError, match="max_positions.*BayesianBinningCalibrator"):
+        BayesianBinningCalibrator(max_positions=0).fit(s, y)
+
+
+@pytest.mark.parametrize("scale", [1e-200, 1e15, 1e200])
+def test_weights_of_any_magnitude_stay_strictly_inside(scale):
+    rng = np.random.default_rng(4)
+    s = rng.normal(size=50)
+    y = (rng.random(50) < 1 / (1 + np.exp(-2 * s))).astype(int)
+    base = BayesianBinningCalibrator().fit(s, y).predict_proba(s)
+    p = BayesianBinningCalibrator().fit(s, y, sample_weight=np.full(50, scale)).predict_proba(s)
+    assert np.all((p > 0) & (p < 1))
+    np.testing.assert_allclose(p, base, rtol=1e-9)

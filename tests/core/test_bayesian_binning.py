@@ -1,5 +1,7 @@
 """SBB and ABB against enumeration of every binning, and their properties."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -17,6 +19,7 @@ from venncal.core.bayesian_binning import (
     nearest_position,
     pool_scores,
 )
+from venncal.exceptions import VenncalWarning
 
 ENGINES = ["numpy"] + (["numba"] if bbmod.HAVE_NUMBA else [])
 
@@ -56,7 +59,9 @@ def test_fractional_weights_equal_brute_force(seed):
     for _ in range(60):
         s, y, lam = _random_problem(rng, max_distinct=10)
         w = rng.uniform(0.1, 3.0, s.size)
-        _, sbb_v, sbb_log, abb_v, abb_log, second = brute_force(s, y, w=w, lam=lam)
+        # a weight is a count relative to the mean weight
+        w_rel = w * (w.size / w.sum())
+        _, sbb_v, sbb_log, abb_v, abb_log, second = brute_force(s, y, w=w_rel, lam=lam)
         abb = fit_bayesian_binning(s, y, w, method="averaging", lam=lam)
         sbb = fit_bayesian_binning(s, y, w, method="selection", lam=lam)
         np.testing.assert_allclose(abb.values, abb_v, rtol=0, atol=1e-10)
@@ -156,16 +161,20 @@ def test_never_zero_or_one(method):
 
 
 @pytest.mark.parametrize("method", ["averaging", "selection"])
-def test_integer_weights_equal_repeated_rows(method):
+def test_repeated_rows_are_counts_and_weights_are_relative_counts(method):
     rng = np.random.default_rng(3)
     s = np.round(rng.random(60), 1)
     y = (rng.random(60) < s).astype(int)
     w = rng.integers(0, 4, 60)
     w[0] = 1
-    a = fit_bayesian_binning(s, y, w, method=method)
-    b = fit_bayesian_binning(np.repeat(s, w), np.repeat(y, w), method=method)
-    np.testing.assert_array_equal(a.positions, b.positions)
-    np.testing.assert_allclose(a.values, b.values, atol=1e-12)
+    repeated = fit_bayesian_binning(np.repeat(s, w), np.repeat(y, w), method=method)
+    counts = brute_force(s, y, w=w.astype(float))
+    weighted = fit_bayesian_binning(s, y, w, method=method)
+    relative = brute_force(s, y, w=w * (np.count_nonzero(w) / w.sum()))
+    np.testing.assert_array_equal(repeated.positions, weighted.positions)
+    i = 3 if method == "averaging" else 1  # ABB or SBB values of the reference
+    np.testing.assert_allclose(repeated.values, counts[i], atol=1e-10)
+    np.testing.assert_allclose(weighted.values, relative[i], atol=1e-10)
 
 
 @pytest.mark.parametrize("method", ["averaging", "selection"])
@@ -276,7 +285,79 @@ def test_large_integer_weights_match_brute_force():
     s = rng.integers(0, 6, 12) / 2.0
     y = rng.integers(0, 2, 12)
     w = np.full(12, 1_000_000.0)
-    _, sbb_v, sbb_log, abb_v, abb_log, second = brute_force(s, y, w=w, lam=3.0)
+    # equal weights of any size are unit counts
+    _, sbb_v, sbb_log, abb_v, abb_log, second = brute_force(s, y, w=np.ones(12), lam=3.0)
     abb = fit_bayesian_binning(s, y, w, lam=3.0)
     np.testing.assert_allclose(abb.values, abb_v, rtol=0, atol=1e-10)
     assert abb.log_score == pytest.approx(abb_log, rel=1e-12)
+
+
+@pytest.mark.parametrize("method", ["averaging", "selection"])
+@pytest.mark.parametrize("scale", [1e-300, 1e-200, 1e15, 1e200, 1.7e308])
+def test_invariant_to_scaling_the_weights(method, scale):
+    rng = np.random.default_rng(21)
+    s = rng.normal(size=50)
+    y = (rng.random(50) < 1 / (1 + np.exp(-2 * s))).astype(int)
+    for w in (np.ones(50), rng.uniform(0.2, 1.0, 50)):
+        base = fit_bayesian_binning(s, y, w, method=method)
+        fit = fit_bayesian_binning(s, y, w * scale, method=method)
+        assert np.all((fit.values > 0) & (fit.values < 1))
+        np.testing.assert_allclose(fit.values, base.values, rtol=1e-9)
+        assert fit.log_score == pytest.approx(base.log_score, rel=1e-9)
+
+
+@pytest.mark.parametrize("method", ["averaging", "selection"])
+def test_scores_spanning_the_float_range(method):
+    rng = np.random.default_rng(22)
+    s = np.sort(rng.uniform(-1, 1, 40))
+    y = (rng.random(40) < (s + 1) / 2).astype(int)
+    base = fit_bayesian_binning(s, y, method=method)
+    huge = fit_bayesian_binning(s * 1.7e308, y, method=method)
+    tiny = fit_bayesian_binning(s * 1e-300, y, method=method)
+    for fit in (huge, tiny):
+        assert np.all(np.isfinite(fit.values))
+        np.testing.assert_allclose(fit.values, base.values, rtol=1e-9)
+
+
+@pytest.mark.parametrize("method", ["averaging", "selection"])
+def test_max_positions_pools_neighbours_consistently(method):
+    rng = np.random.default_rng(23)
+    s = rng.random(300)
+    y = (rng.random(300) < s).astype(int)
+    exact = fit_bayesian_binning(s, y, method=method)
+    same = fit_bayesian_binning(s, y, method=method, max_positions=300)
+    np.testing.assert_array_equal(same.values, exact.values)
+    fit = fit_bayesian_binning(s, y, method=method, max_positions=12)
+    np.testing.assert_array_equal(fit.positions, exact.positions)
+    assert np.unique(fit.values).size <= 12
+    # every calibration score gets its group's value, also through predict
+    np.testing.assert_array_equal(fit.predict(fit.positions), fit.values)
+    # the groups are the distinct scores of a pooled problem: check against enumeration
+    groups = np.unique(fit.values, return_inverse=True)[1]
+    starts = np.flatnonzero(np.r_[True, np.diff(groups) != 0])
+    ends = np.r_[starts[1:], s.size] - 1
+    order = np.argsort(s)
+    reps = 0.5 * s[order][starts] + 0.5 * s[order][ends]
+    grouped_scores = np.repeat(reps, ends - starts + 1)
+    ref = brute_force(grouped_scores, y[order])
+    i = 3 if method == "averaging" else 1
+    np.testing.assert_allclose(np.unique(fit.values), np.unique(ref[i]), atol=1e-10)
+
+
+def test_warns_before_a_long_fit_and_names_the_way_out(monkeypatch):
+    assert bbmod.expected_seconds(200_000) > 100  # the O(N^2) fit the warning is for
+    assert bbmod.expected_seconds(5_000) < bbmod._WARN_SECONDS
+    s = np.linspace(0, 1, 200)
+    y = (s > 0.5).astype(int)
+    monkeypatch.setattr(bbmod, "_WARN_SECONDS", 1e-6)
+    with pytest.warns(VenncalWarning, match="max_positions="):
+        fit_bayesian_binning(s, y)
+    monkeypatch.setattr(bbmod, "_WARN_SECONDS", 1e-4)  # 200^2 * 5e-9 = 2e-4 s > 1e-4 s
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fit_bayesian_binning(s, y, max_positions=100)
+
+
+def test_max_positions_is_validated():
+    with pytest.raises(ValueError, match="max_positions"):
+        fit_bayesian_binning([0.0, 1.0], [0, 1], max_positions=1)
