@@ -7,6 +7,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import LogisticRegression, RidgeClassifier
 
 from tests._reference.venn_abers_naive import venn_abers_naive
+from venncal import VennAbersClassifier, VennClassifier
 from venncal.classifiers._oob import OOBEnsemble, OOBVennAbers
 from venncal.exceptions import VenncalWarning
 
@@ -62,7 +63,7 @@ def test_test_object_uses_z_r_subensemble_and_excludes_z_r(seed, name, ens):
     X, y, Xt = make_data(seed)
     va = OOBVennAbers(ens, random_state=seed).fit(X, y)
     got = va.predict_interval(Xt)
-    r = va.reference_examples(len(Xt))
+    r = va.reference_examples(Xt)
     fitted = va.oob_.ensemble
     feats = getattr(fitted, "estimators_features_", [None] * len(fitted.estimators_))
     for t in range(len(Xt)):
@@ -84,7 +85,7 @@ def test_deterministic_under_random_state():
     np.testing.assert_array_equal(a.predict_interval(Xt), b.predict_interval(Xt))
     np.testing.assert_array_equal(a.predict_interval(Xt), a.predict_interval(Xt))
     c = OOBVennAbers(ens, random_state=8).fit(X, y)
-    assert not np.array_equal(a.reference_examples(50), c.reference_examples(50))
+    assert not np.array_equal(a.reference_examples(Xt[:50]), c.reference_examples(Xt[:50]))
 
 
 def test_examples_without_out_of_bag_members_are_dropped_and_never_drawn():
@@ -96,7 +97,8 @@ def test_examples_without_out_of_bag_members_are_dropped_and_never_drawn():
     dropped = np.flatnonzero(~mask.any(axis=1))
     assert dropped.size > 0
     assert not np.isin(dropped, va.cal_index_).any()
-    assert not np.isin(va.reference_examples(500), dropped).any()
+    rows = np.random.default_rng(0).normal(size=(500, X.shape[1]))
+    assert not np.isin(va.reference_examples(rows), dropped).any()
     assert np.isfinite(va.predict_interval(Xt)).all()
 
 
@@ -143,7 +145,7 @@ def test_sample_weight_weights_the_calibration():
     w = np.where(y == 1, 3.0, 1.0)
     va = OOBVennAbers(rf, random_state=1, fit_params={"sample_weight": w}).fit(X, y)
     got = va.predict_interval(Xt)
-    r = va.reference_examples(len(Xt))
+    r = va.reference_examples(Xt)
     s = va.oob_.test_probas(Xt, r)[:, 1]
     for t in range(len(Xt)):
         keep = va.cal_index_ != r[t]
@@ -154,3 +156,34 @@ def test_sample_weight_weights_the_calibration():
             sample_weight=w[va.cal_index_][keep],
         )
         np.testing.assert_allclose(got[t], [p0[0], p1[0]], atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_prediction_of_a_row_does_not_depend_on_the_batch(seed):
+    """z_r is drawn per row (a hash of its values): alone, shuffled or repeated, same answer."""
+    X, y, Xt = make_data(seed)
+    rf = RandomForestClassifier(n_estimators=25, random_state=0)
+    clf = VennAbersClassifier(rf, method="oob", random_state=seed).fit(X, y)
+    batch = clf.predict_proba(Xt)
+    alone = np.vstack([clf.predict_proba(Xt[i : i + 1]) for i in range(len(Xt))])
+    np.testing.assert_array_equal(batch, alone)
+    perm = np.random.default_rng(seed).permutation(len(Xt))
+    np.testing.assert_array_equal(clf.predict_proba(Xt[perm]), batch[perm])
+    np.testing.assert_array_equal(
+        clf.predict_interval(np.r_[Xt[:3], Xt])[3:], clf.predict_interval(Xt)
+    )
+    vp = VennClassifier(rf, method="oob", taxonomy="isotonic", random_state=seed).fit(X, y)
+    batch = vp.predict_proba(Xt)
+    alone = np.vstack([vp.predict_proba(Xt[i : i + 1]) for i in range(len(Xt))])
+    np.testing.assert_array_equal(batch, alone)
+
+
+def test_one_dimensional_input_is_a_clear_error():
+    X, y, Xt = make_data(0)
+    clf = VennAbersClassifier(
+        RandomForestClassifier(n_estimators=10, random_state=0), method="oob", random_state=0
+    ).fit(X, y)
+    for method in (clf.predict_proba, clf.predict_interval, clf.predict):
+        with pytest.raises(ValueError, match="'X'.*2-D") as info:
+            method(Xt[0])
+        assert "\n" not in str(info.value)

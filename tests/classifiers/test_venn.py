@@ -95,7 +95,7 @@ def test_oob_leaves_z_r_out(taxonomy):
     vp.fit(X, y)
     from venncal.classifiers._oob import draw_reference_examples
 
-    r = draw_reference_examples(vp.seed_, vp.cal_index_, len(Xt))
+    r = draw_reference_examples(vp.seed_, vp.cal_index_, Xt)
     s = vp.oob_.test_probas(Xt, r)[:, 1]
     got = vp.predict_interval(Xt)
     for i in range(len(Xt)):
@@ -194,7 +194,7 @@ def test_multiclass_bins_are_label_then_equal_mass_bins(method):
     else:
         from venncal.classifiers._oob import draw_reference_examples
 
-        r = draw_reference_examples(vp.seed_, vp.cal_index_, len(Xt))
+        r = draw_reference_examples(vp.seed_, vp.cal_index_, Xt)
         s, ex = vp.oob_.test_probas(Xt, r), np.searchsorted(vp.cal_index_, r)
     cal_lab = np.argmax(vp.cal_scores_, axis=1)
     for i in range(len(Xt)):

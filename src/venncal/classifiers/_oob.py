@@ -14,8 +14,10 @@ Choices made here, all documented in the estimators that use this module:
 * a training example that is in the bootstrap sample of every member has no out-of-bag score;
   it is dropped from the calibration set (with a ``VenncalWarning``) and never drawn as z_r;
 * z_r is drawn uniformly from the remaining calibration examples, independently per test
-  object, with a generator seeded once at fit time from ``random_state``: predicting the same
-  X twice gives the same answer, and the draw of a test object depends on its row position;
+  object, by a hash of the object's feature values and a seed drawn once at fit time from
+  ``random_state``: the draw depends on the row only, never on its position or on the other
+  rows of the batch, so a row gets the same answer alone or in any batch, as scikit-learn
+  expects of predictions (equal rows share their z_r);
 * an ensemble without bootstrap sampling (``bootstrap=False``) has no out-of-bag examples and is
   refused with a ``ValueError``.
 """
@@ -156,10 +158,58 @@ def fit_oob_ensemble(estimator, X, y_encoded, fit_params, *, owner):
     return oob, probas, has
 
 
-def draw_reference_examples(seed, valid_idx, m):
-    """Indices z_r, one per test object, drawn uniformly from ``valid_idx``."""
-    rng = np.random.default_rng(seed)
-    return valid_idx[rng.integers(0, valid_idx.shape[0], size=m)]
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _mix(h):
+    """The splitmix64 finaliser on uint64 arrays (wrapping arithmetic)."""
+    h = (h ^ (h >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    h = (h ^ (h >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return h ^ (h >> np.uint64(31))
+
+
+def row_hashes(X, seed):
+    """A 64-bit hash of each row's feature values (as float64) and ``seed``.
+
+    A row's hash depends on its values only (``-0.0`` counts as ``0.0``), not on its position
+    or on the other rows.
+    """
+    if hasattr(X, "toarray"):
+        X = X.toarray()
+    X = _dense(X, np.float64)
+    if X.ndim == 1:
+        X = X[:, None]
+    X = np.ascontiguousarray(X + 0.0)  # -0.0 -> 0.0
+    words = X.view(np.uint64).reshape(X.shape[0], -1)
+    h = np.full(X.shape[0], np.uint64(seed % 2**64) ^ np.uint64(words.shape[1]))
+    for col in words.T:
+        h = _mix(h + _GOLDEN + col)
+    return _mix(h)
+
+
+def check_test_rows(X, *, owner):
+    """Return the number of rows of a 2-D ``X``; raise a one-line ValueError otherwise."""
+    shape = getattr(X, "shape", None)
+    if shape is None:
+        try:
+            shape = np.shape(X)
+        except ValueError:  # ragged nested lists
+            raise ValueError(f"'X' of {owner} could not be read as a 2-D array.") from None
+    if len(shape) != 2:
+        raise ValueError(
+            f"'X' of {owner} must be 2-D (n_samples, n_features), got shape {tuple(shape)}; "
+            "pass a single object as X.reshape(1, -1)."
+        )
+    return shape[0]
+
+
+def draw_reference_examples(seed, valid_idx, X):
+    """Indices z_r, one per test row of ``X``, drawn uniformly from ``valid_idx``.
+
+    Each draw is a function of the row's values and ``seed`` only (see :func:`row_hashes`).
+    """
+    h = row_hashes(X, seed)
+    return valid_idx[(h % np.uint64(valid_idx.shape[0])).astype(np.intp)]
 
 
 def seed_from(random_state):
@@ -237,9 +287,9 @@ class OOBVennAbers:
         self.seed_ = seed_from(self.random_state)
         return self
 
-    def reference_examples(self, m):
-        """The training rows z_r used for the first ``m`` test rows."""
-        return draw_reference_examples(self.seed_, self.cal_index_, m)
+    def reference_examples(self, X):
+        """The training rows z_r used for the test rows ``X``, one per row."""
+        return draw_reference_examples(self.seed_, self.cal_index_, X)
 
     def predict_interval(self, X):
         """Return ``[p0, p1]`` per test object (eqs. 10-11 with the isotonic taxonomy).
@@ -252,11 +302,11 @@ class OOBVennAbers:
             from sklearn.exceptions import NotFittedError
 
             raise NotFittedError("This OOBVennAbers instance is not fitted yet; call fit first.")
-        m = X.shape[0] if hasattr(X, "shape") else len(X)
+        m = check_test_rows(X, owner="VennAbersClassifier")
         out = np.empty((m, 2))
         if m == 0:
             return out
-        r = self.reference_examples(m)
+        r = self.reference_examples(X)
         t = self.oob_.test_probas(X, r)[:, 1]
         # position of z_r among the calibration examples, to leave it out
         pos = np.searchsorted(self.cal_index_, r)

@@ -259,10 +259,11 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
         if self.method == "inductive":
             return _model_scores(self.estimator_, X, K), None
         X = indexable(X)[0]
-        m = X.shape[0] if hasattr(X, "shape") else len(X)
-        from venncal.classifiers._oob import draw_reference_examples
+        from venncal.classifiers._oob import check_test_rows, draw_reference_examples
 
-        r = draw_reference_examples(self.seed_, self.cal_index_, m)
+        check_test_rows(X, owner=_OWNER)
+
+        r = draw_reference_examples(self.seed_, self.cal_index_, X)
         probas = self.oob_.test_probas(X, r)
         exclude = np.searchsorted(self.cal_index_, r)
         return (probas[:, 1] if K == 2 else probas), exclude
