@@ -6,6 +6,7 @@ one-line ``Error: ...`` message and turns into exit code 2.
 
 from __future__ import annotations
 
+import csv
 import os
 from pathlib import Path
 
@@ -14,12 +15,14 @@ import numpy as np
 import pandas as pd
 
 from venncal._validation import check_binary_labels, check_probabilities, check_scores
+from venncal.experiments._files import write_csv, write_parquet
 
 __all__ = [
     "InputError",
     "read_table",
     "write_table",
     "check_output_free",
+    "check_not_an_input",
     "get_column",
     "scores_column",
     "labels_column",
@@ -50,8 +53,39 @@ def _kind(path, what):
     )
 
 
+def _check_csv_layout(path, sep, what):
+    """Refuse what pandas would read silently wrong: ragged rows, repeated column names."""
+    with open(path, encoding="utf-8-sig", newline="") as fh:
+        reader = csv.reader(fh, delimiter=sep)
+        header = next(reader, None)
+        if not header:
+            raise InputError(
+                f"cannot read {what} {str(path)!r} as CSV: it is empty or its first line "
+                "(the header) is."
+            )
+        seen = set()
+        for name in header:
+            if name in seen:
+                raise InputError(
+                    f"{what} {str(path)!r} has the column name {name!r} more than once; "
+                    "column names must be unique."
+                )
+            seen.add(name)
+        for row in reader:
+            if row and len(row) != len(header):
+                raise InputError(
+                    f"cannot read {what} {str(path)!r} as CSV: line {reader.line_num} has "
+                    f"{len(row)} fields but the header has {len(header)}; every row needs one "
+                    "value per column."
+                )
+
+
 def read_table(path, what="input file"):
-    """Read a CSV (comma, or tab for .tsv) or Parquet file into a DataFrame."""
+    """Read a CSV (comma, or tab for .tsv) or Parquet file into a DataFrame.
+
+    CSV files must be UTF-8 (a byte-order mark is accepted), every row must have as many fields
+    as the header, and column names must be unique; otherwise :class:`InputError`.
+    """
     path = Path(path)
     kind = _kind(path, what)
     if not path.is_file():
@@ -61,18 +95,30 @@ def read_table(path, what="input file"):
             frame = pd.read_parquet(path)
         else:
             sep = "\t" if path.suffix.lower() == ".tsv" else ","
-            frame = pd.read_csv(path, sep=sep)
+            _check_csv_layout(path, sep, what)
+            frame = pd.read_csv(path, sep=sep, encoding="utf-8-sig", index_col=False)
     except ImportError as exc:  # pragma: no cover - pyarrow is declared for the test extra
         raise InputError(f"reading Parquet needs pyarrow ({exc}); pip install pyarrow.") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"cannot read {what} {str(path)!r}: it is not UTF-8 text (byte {exc.start} cannot "
+            "be decoded); save it as UTF-8."
+        ) from None
     except (
         pd.errors.ParserError,
         pd.errors.EmptyDataError,
-        UnicodeDecodeError,
+        csv.Error,
         OSError,
         ValueError,
     ) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise InputError(f"cannot read {what} {str(path)!r} as {kind.upper()}: {first}") from None
+    repeated = frame.columns[frame.columns.duplicated()]
+    if len(repeated):
+        raise InputError(
+            f"{what} {str(path)!r} has the column name {str(repeated[0])!r} more than once; "
+            "column names must be unique."
+        )
     if frame.shape[0] == 0:
         raise InputError(f"{what} {str(path)!r} has no data rows.")
     return frame
@@ -90,22 +136,37 @@ def check_output_free(path, force, what="output", *, need_folder=True):
         raise InputError(f"the folder of {what} {str(path)!r} does not exist; create it first.")
 
 
+def check_not_an_input(path, inputs, what="output"):
+    """Refuse an output that is the same file as an input (links included), even with --force."""
+    path = Path(path)
+    for source in inputs:
+        try:
+            same = path.exists() and Path(source).exists() and os.path.samefile(path, source)
+        except OSError:
+            same = False
+        if same:
+            raise InputError(
+                f"{what} {str(path)!r} is the input file {str(source)!r}; venncal never "
+                "overwrites its input: choose another output."
+            )
+
+
 def write_table(frame, path, force, what="output"):
-    """Write a DataFrame to CSV or Parquet by the file's suffix (atomically)."""
+    """Write a DataFrame to CSV or Parquet by the file's suffix, atomically.
+
+    A reader, or a crash while writing, sees the old file or the complete new one.
+    """
     path = Path(path)
     kind = _kind(path, what)
     check_output_free(path, force, what)
-    tmp = path.with_name(f".{path.name}.partial")
     try:
         if kind == "parquet":
-            frame.to_parquet(tmp, index=False)
+            write_parquet(frame, path, index=False)
         else:
             sep = "\t" if path.suffix.lower() == ".tsv" else ","
-            frame.to_csv(tmp, index=False, sep=sep)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+            write_csv(frame, path, index=False, sep=sep)
+    except OSError as exc:
+        raise InputError(f"cannot write {what} {str(path)!r}: {exc.strerror or exc}.") from None
 
 
 def get_column(frame, name, path, option):
@@ -181,6 +242,18 @@ def labels_column(frame, name, path, positive=None, option="--label", *, one_cla
             f"needs examples of both classes{hint}."
         )
     values = col.to_numpy()
+    if col.dtype.kind in "iuf":
+        numbers = np.unique(values.astype(np.float64))
+        if not np.all(numbers == np.round(numbers)):
+            raise InputError(
+                f"{str(path)!r}: column {name!r} ({option}) holds {shown}; labels must be two "
+                "classes (0/1, -1/1, True/False or two names), not fractions."
+            )
+        if positive is None and set(numbers.tolist()) not in ({0.0, 1.0}, {-1.0, 1.0}):
+            raise InputError(
+                f"{str(path)!r}: column {name!r} ({option}) holds {shown}; numeric labels must "
+                "be 0/1 or -1/1, or name the positive class with --positive."
+            )
     if positive is not None:
         values = np.where(as_text == positive, 1, 0)
     try:

@@ -10,6 +10,7 @@ import numpy as np
 from venncal._validation import check_sample_weight
 from venncal.cli._io import (
     InputError,
+    check_not_an_input,
     check_output_free,
     labels_column,
     read_table,
@@ -133,6 +134,7 @@ def calibrate(
       venncal calibrate cal.csv test.csv --score score --label y -o calibrated.csv
       venncal calibrate cal.parquet test.parquet --score s --label y --method abb -o out.parquet
     """
+    check_not_an_input(out, [cal_file, test_file], "--out")
     check_output_free(out, force, "--out")
     calibrator = make_calibrator(method, merge=merge, n_bins=n_bins, strategy=strategy)
     cal = read_table(cal_file, "CAL_FILE")
@@ -155,16 +157,30 @@ def calibrate(
             f"TEST_FILE already has the column(s) {clash}; pass --prefix to name the new ones."
         )
     try:
-        calibrator.fit(s_cal, y_cal, sample_weight=weights)
-    except ValueError as exc:
-        raise InputError(f"cannot fit {method} on {cal_file!r}: {exc}") from None
+        with np.errstate(all="ignore"):
+            calibrator.fit(s_cal, y_cal, sample_weight=weights)
+            new = {prefix + "p": calibrator.predict_proba(s_test)[:, 1]}
+            if method == "venn-abers":
+                interval = np.asarray(calibrator.predict_interval(s_test))
+                new[prefix + "p0"] = interval[:, 0]
+                new[prefix + "p1"] = interval[:, 1]
+    except (ValueError, ArithmeticError) as exc:
+        text = str(exc) or type(exc).__name__
+        raise InputError(f"cannot fit {method} on {cal_file!r}: {text}") from None
+    for column, values in new.items():
+        values = np.asarray(values, dtype=np.float64)
+        bad = ~(np.isfinite(values) & (values >= 0) & (values <= 1))
+        if bad.any():
+            hint = " (rescale --weight)" if weights is not None else ""
+            raise InputError(
+                f"{method} fitted on {cal_file!r} gave {int(bad.sum())} probabilities {column} "
+                f"that are not numbers in [0, 1] (first: {float(values[bad][0])!r}){hint}; nothing "
+                "was written."
+            )
 
     result = test.copy()
-    result[prefix + "p"] = calibrator.predict_proba(s_test)[:, 1]
-    if method == "venn-abers":
-        interval = np.asarray(calibrator.predict_interval(s_test))
-        result[prefix + "p0"] = interval[:, 0]
-        result[prefix + "p1"] = interval[:, 1]
+    for column, values in new.items():
+        result[column] = values
     write_table(result, out, force, "--out")
     click.echo(
         f"Fitted {method} on {s_cal.shape[0]} rows of {cal_file} "

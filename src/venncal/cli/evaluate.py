@@ -11,6 +11,7 @@ import pandas as pd
 
 from venncal.cli._io import (
     InputError,
+    check_not_an_input,
     check_output_free,
     labels_column,
     probabilities_column,
@@ -110,6 +111,7 @@ def _plot(y, columns, out_dir, n_bins, strategy):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from venncal.experiments._files import save_figure
     from venncal.plotting import BrierCurveDisplay, ReliabilityDisplay
 
     paths = {}
@@ -123,7 +125,7 @@ def _plot(y, columns, out_dir, n_bins, strategy):
             ax.set_title(f"Reliability diagram: {name}")
         fig.tight_layout()
         paths["reliability"] = out_dir / _FILES["reliability"]
-        fig.savefig(paths["reliability"], dpi=120, bbox_inches="tight")
+        save_figure(fig, paths["reliability"], dpi=120, bbox_inches="tight")
     finally:
         plt.close(fig)
     fig, ax = plt.subplots(figsize=(6, 4.5))
@@ -131,7 +133,7 @@ def _plot(y, columns, out_dir, n_bins, strategy):
         BrierCurveDisplay.from_predictions(y, dict(columns), ax=ax)
         ax.set_title("Brier curves (area = Brier score / 2)")
         paths["brier"] = out_dir / _FILES["brier"]
-        fig.savefig(paths["brier"], dpi=120, bbox_inches="tight")
+        save_figure(fig, paths["brier"], dpi=120, bbox_inches="tight")
     finally:
         plt.close(fig)
     return paths
@@ -195,6 +197,12 @@ def evaluate(
         wanted = ["metrics"] if no_plots else list(_FILES)
         paths = {k: out_dir / _FILES[k] for k in wanted}
         for path in paths.values():
+            check_not_an_input(path, [file], "output")
+            if path.is_symlink():
+                raise InputError(
+                    f"output {str(path)!r} is a symbolic link; venncal does not write through "
+                    "links: remove it or choose another --out-dir."
+                )
             check_output_free(path, force, "output", need_folder=False)
     frame = read_table(file, "FILE")
     y = labels_column(frame, label_col, file, positive=positive, one_class_ok=True)
@@ -212,9 +220,13 @@ def evaluate(
     click.echo(_format(table))
     if out_dir is None:
         return
-    out_dir.mkdir(parents=True, exist_ok=True)
-    write_table(table.reset_index(), paths["metrics"], force, "output")
-    written = [paths["metrics"]]
-    if not no_plots:
-        written += list(_plot(y, columns, out_dir, n_bins, strategy).values())
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        write_table(table.reset_index(), paths["metrics"], force, "output")
+        written = [paths["metrics"]]
+        if not no_plots:
+            written += list(_plot(y, columns, out_dir, n_bins, strategy).values())
+    except OSError as exc:
+        where = f" {exc.filename!r}" if exc.filename else ""
+        raise InputError(f"cannot write to --out-dir{where}: {exc.strerror or exc}.") from None
     click.echo("Wrote " + ", ".join(str(p) for p in written))
