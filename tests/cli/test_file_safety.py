@@ -3,6 +3,7 @@
 import errno
 import os
 
+import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
@@ -179,3 +180,26 @@ def test_unreachable_dask_scheduler(tmp_path, tiny):
 @pytest.mark.parametrize("seed", ["-1", str(2**32)])
 def test_demo_seed_out_of_range(seed):
     one_line_error(run("demo", "--seed", seed), "--seed")
+
+
+def test_evaluate_and_calibrate_on_an_unwritable_output(tmp_path, monkeypatch):
+    rng = np.random.default_rng(0)
+    s = rng.normal(size=60)
+    frame = pd.DataFrame({"score": s, "y": (s > 0).astype(int), "prob": 1 / (1 + np.exp(-s))})
+    frame.to_csv(tmp_path / "d.csv", index=False)
+    (tmp_path / "file").write_text("x")
+    res = run("evaluate", tmp_path / "d.csv", "--label", "y", "--proba", "prob",
+              "--out-dir", tmp_path / "file" / "ev")  # fmt: skip
+    one_line_error(res, "--out-dir")
+
+    def refuse(*args, **kwargs):
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS), kwargs.get("dir"))
+
+    monkeypatch.setattr("venncal.experiments._files.tempfile.mkstemp", refuse)
+    res = run("calibrate", tmp_path / "d.csv", tmp_path / "d.csv", "--score", "score",
+              "--label", "y", "-o", tmp_path / "o.csv")  # fmt: skip
+    one_line_error(res, os.strerror(errno.EROFS))
+    res = run("evaluate", tmp_path / "d.csv", "--label", "y", "--proba", "prob",
+              "--out-dir", tmp_path / "ev")  # fmt: skip
+    one_line_error(res, os.strerror(errno.EROFS))
+    assert not (tmp_path / "o.csv").exists()
