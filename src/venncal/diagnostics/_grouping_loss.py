@@ -215,7 +215,11 @@ def grouping_loss(
     from sklearn.utils import check_array
 
     owner = "grouping_loss"
-    X = check_array(X, ensure_2d=True, dtype="numeric", ensure_all_finite=True, input_name="X")
+    try:
+        X = check_array(X, ensure_2d=True, dtype="numeric", ensure_all_finite=True, input_name="X")
+    except (TypeError, ValueError) as exc:  # scikit-learn's messages span several lines
+        first = str(exc).splitlines()[0].rstrip(":")
+        raise type(exc)(f"'X' of {owner}: {first}.") from None
     y = check_labels01(y_true).astype(np.float64)
     p = check_probabilities(y_proba)
     check_consistent_length(X=X, y_true=y, y_proba=p)
