@@ -14,13 +14,17 @@ from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV
 from sklearn.naive_bayes import GaussianNB
+from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.tree import DecisionTreeClassifier
 
 from tests._reference.venn_abers_naive import venn_abers_naive
 from venncal import VennAbersCalibrator, VennAbersClassifier
+from venncal.classifiers._response import positive_scores
 from venncal.core.merge import cross_interval, merge_cross
+from venncal.core.venn_abers import ivap_fit
+from venncal.exceptions import VenncalWarning
 
 FIT_CALLS = []
 
@@ -206,6 +210,54 @@ def test_sample_weight_reaches_estimator_and_calibration(data):
     clf = VennAbersClassifier(CountingLR(), random_state=0).fit(X, y, sample_weight=2 * w)
     assert FIT_CALLS[0]["weighted"]
     assert clf.calibrators_[0].n_calibration == 2 * 80
+
+
+@pytest.mark.parametrize("method", ["inductive", "simplified", "cross"])
+@pytest.mark.parametrize(
+    "estimator",
+    [KNeighborsClassifier(), make_pipeline(StandardScaler(), LogisticRegression())],
+    ids=["knn", "pipeline"],
+)
+def test_estimator_without_sample_weight_warns_and_weights_calibration(data, method, estimator):
+    X, y = data
+    w = np.random.default_rng(0).uniform(0.5, 3.0, size=len(y))
+    params = dict(method=method, n_splits=3, random_state=0)
+    with pytest.warns(VenncalWarning, match="calibration only"):
+        clf = VennAbersClassifier(estimator, **params).fit(X, y, sample_weight=w)
+    plain = VennAbersClassifier(estimator, **params).fit(X, y)
+    assert sum(c.n_calibration for c in clf.calibrators_) == pytest.approx(
+        sum(w[cal].sum() for cal in _calibration_rows(plain, X, y))
+    )
+    # the estimator is fitted unweighted: the same models, calibrated with weights
+    tables = [ivap_fit(s, y01, sample_weight=ws) for s, y01, ws in _weighted_cal(plain, X, y, w)]
+    expected = np.array([t.predict(s)[0] for t, s in zip(tables, _test_scores(plain, X))])
+    got0 = np.array(clf._fold_pairs(X)[0])
+    np.testing.assert_allclose(got0, expected)
+
+
+def _calibration_rows(clf, X, y):
+    from sklearn.model_selection import StratifiedKFold, train_test_split
+
+    n = len(y)
+    if clf.method == "inductive":
+        return [
+            train_test_split(np.arange(n), test_size=clf.cal_size, stratify=y, random_state=0)[1]
+        ]
+    if clf.method == "simplified":
+        return [np.arange(n)]
+    folds = StratifiedKFold(clf.n_splits, shuffle=True, random_state=0)
+    return [cal for _, cal in folds.split(np.zeros(n), y)]
+
+
+def _weighted_cal(clf, X, y, w):
+    ests = getattr(clf, "estimators_", None) or [clf.estimator_]
+    for est, cal in zip(ests, _calibration_rows(clf, X, y)):
+        yield positive_scores(est, X[cal], clf._response_), y[cal], w[cal]
+
+
+def _test_scores(clf, X):
+    ests = getattr(clf, "estimators_", None) or [clf.estimator_]
+    return [positive_scores(est, X, clf._response_) for est in ests]
 
 
 def test_refit_forgets(data):

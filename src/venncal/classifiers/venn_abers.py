@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.frozen import FrozenEstimator
 from sklearn.model_selection import StratifiedKFold, train_test_split
 from sklearn.utils import _safe_indexing, get_tags, indexable
-from sklearn.utils.validation import _num_samples, check_is_fitted
+from sklearn.utils.validation import _num_samples, check_is_fitted, has_fit_parameter
 
 from venncal._validation import (
     check_binary_labels,
@@ -22,6 +24,7 @@ from venncal._validation import (
 from venncal.classifiers._response import positive_scores, resolve_response_method
 from venncal.core.merge import MERGES, cross_interval, merge, merge_cross
 from venncal.core.venn_abers import ivap_fit
+from venncal.exceptions import VenncalWarning
 
 __all__ = ["VennAbersClassifier"]
 
@@ -175,7 +178,10 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             Binary labels (any two values); ``classes_[1]`` is the positive class.
         **fit_params : dict
             Passed to the estimator's ``fit``; per-sample entries are split with the data.
-            A ``sample_weight`` entry also weights the calibration examples.
+            A ``sample_weight`` entry also weights the calibration examples; when the
+            estimator's ``fit`` takes no ``sample_weight`` (a ``Pipeline``, k-nearest
+            neighbours), it is fitted unweighted with a ``VenncalWarning`` and the weights
+            still weight the calibration.
 
         Returns
         -------
@@ -192,6 +198,20 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         for attr in ("estimator_", "estimators_", "calibrators_", "_delegate"):
             if hasattr(self, attr):
                 delattr(self, attr)
+        if (
+            weight is not None
+            and self.method in ("inductive", "simplified", "cross")
+            and not isinstance(self.estimator, FrozenEstimator)
+            and not has_fit_parameter(self.estimator, "sample_weight")
+        ):
+            warnings.warn(
+                f"{type(self.estimator).__name__}.fit does not take sample_weight, so the "
+                "weights are used for the Venn-Abers calibration only and the estimator is "
+                "fitted unweighted (as scikit-learn's CalibratedClassifierCV does).",
+                VenncalWarning,
+                stacklevel=2,
+            )
+            fit_params = {k: v for k, v in fit_params.items() if k != "sample_weight"}
         getattr(self, f"_fit_{self.method}")(X, y_arr, y01, weight, fit_params)
         self.classes_ = classes
         fitted = getattr(self, "estimator_", None) or getattr(self, "estimators_", [None])[0]
