@@ -224,3 +224,23 @@ def test_refit_forgets_the_last_fit():
     assert not hasattr(vp, "oob_") and not hasattr(vp, "cal_index_")
     ref = VennClassifier(RandomForestClassifier(20, random_state=0), random_state=0).fit(X, y)
     np.testing.assert_array_equal(vp.predict_interval(Xt), ref.predict_interval(Xt))
+
+
+@pytest.mark.parametrize("method", ["inductive", "oob"])
+def test_regressor_is_a_one_line_error_naming_estimator(method):
+    from sklearn.linear_model import LinearRegression
+
+    from venncal import VennAbersClassifier
+    from venncal.classifiers.multiclass import MulticlassVennAbersClassifier
+
+    X, y, _, _ = make_data(0)
+    owners = [VennClassifier(LinearRegression(), method=method)]
+    if method == "inductive":
+        owners += [
+            VennAbersClassifier(LinearRegression()),
+            MulticlassVennAbersClassifier(LinearRegression()),
+        ]
+    for owner in owners:
+        with pytest.raises(TypeError, match="'estimator' parameter of .*LinearRegression") as info:
+            owner.fit(X, y)
+        assert "\n" not in str(info.value)

@@ -6,7 +6,7 @@ import numpy as np
 
 from venncal._validation import check_option
 
-__all__ = ["RESPONSE_METHODS", "resolve_response_method", "positive_scores"]
+__all__ = ["RESPONSE_METHODS", "resolve_response_method", "positive_scores", "no_scores_message"]
 
 RESPONSE_METHODS = ("auto", "decision_function", "predict_proba")
 
@@ -31,16 +31,29 @@ def resolve_response_method(estimator, response_method, *, owner):
             return "decision_function"
         if hasattr(estimator, "predict_proba"):
             return "predict_proba"
-        raise TypeError(
-            f"The estimator of {owner} ({type(estimator).__name__}) has neither "
-            "decision_function nor predict_proba; it cannot give scores."
-        )
+        raise TypeError(no_scores_message(estimator, owner))
     if not hasattr(estimator, response_method):
         raise TypeError(
-            f"The estimator of {owner} ({type(estimator).__name__}) has no {response_method}; "
-            "choose another response_method."
+            f"The 'estimator' parameter of {owner} ({type(estimator).__name__}) has no "
+            f"{response_method}; choose another response_method."
         )
     return response_method
+
+
+def no_scores_message(estimator, owner):
+    """The one-line message for an estimator that cannot score objects (e.g. a regressor).
+
+    Examples
+    --------
+    >>> from sklearn.linear_model import LinearRegression
+    >>> no_scores_message(LinearRegression(), "VennClassifier")
+    "The 'estimator' parameter of VennClassifier must be a classifier with predict_proba or decision_function; got LinearRegression, which has neither (a regressor gives no class scores)."
+    """
+    return (
+        f"The 'estimator' parameter of {owner} must be a classifier with predict_proba or "
+        f"decision_function; got {type(estimator).__name__}, which has neither (a regressor "
+        "gives no class scores)."
+    )
 
 
 def positive_scores(estimator, X, method):

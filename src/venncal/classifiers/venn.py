@@ -182,6 +182,12 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
 
     def _check_params(self, n_classes):
+        if not (
+            hasattr(self.estimator, "predict_proba") or hasattr(self.estimator, "decision_function")
+        ):
+            from venncal.classifiers._response import no_scores_message
+
+            raise TypeError(no_scores_message(self.estimator, _OWNER))
         check_option(self.method, METHODS, name="method", owner=_OWNER)
         check_option(self.merge, MERGES, name="merge", owner=_OWNER)
         if not callable(self.taxonomy):
