@@ -171,12 +171,24 @@ def test_scikit_learn_estimator_checks():
 
     from venncal.classifiers.multiclass import MulticlassVennAbersClassifier
 
-    for est in (
-        VennClassifier(LogisticRegression(), random_state=0),
-        VennClassifier(LogisticRegression(), taxonomy="bins", random_state=0),
-        MulticlassVennAbersClassifier(LogisticRegression(), random_state=0),
+    # LogisticRegression.decision_function of a 1-row batch can differ by one ulp from the same
+    # row in a larger batch (BLAS gemv against gemm). The check predicts on the training
+    # points, whose scores tie exactly with calibration scores, where the Venn-Abers step
+    # function jumps: one ulp moves the score across the step. The calibrator itself is
+    # batch-invariant (a function of each score), which test_multiclass checks directly.
+    subset_reason = (
+        "the wrapped LogisticRegression's scores differ by one ulp between batch sizes (BLAS), "
+        "and on training points that ulp crosses a step of the Venn-Abers function"
+    )
+    for est, expected in (
+        (VennClassifier(LogisticRegression(), random_state=0), {}),
+        (VennClassifier(LogisticRegression(), taxonomy="bins", random_state=0), {}),
+        (
+            MulticlassVennAbersClassifier(LogisticRegression(), random_state=0),
+            {"check_methods_subset_invariance": subset_reason},
+        ),
     ):
-        results = check_estimator(est, on_fail=None)
+        results = check_estimator(est, on_fail=None, expected_failed_checks=expected)
         failed = [r["check_name"] for r in results if r["status"] == "failed"]
         assert not failed, failed
 
