@@ -361,3 +361,13 @@ def test_warns_before_a_long_fit_and_names_the_way_out(monkeypatch):
 def test_max_positions_is_validated():
     with pytest.raises(ValueError, match="max_positions"):
         fit_bayesian_binning([0.0, 1.0], [0, 1], max_positions=1)
+
+
+def test_a_gap_that_underflows_against_the_range_stays_finite():
+    # lam * gap / span underflows to 0: log q is taken in log space, not log(0)
+    s = np.array([0.0, 1.8848139161685606e-239, 7.629811673949862e84])
+    y = np.array([0, 1, 0])
+    for engine in ENGINES:
+        for method in ("averaging", "selection"):
+            fit = fit_bayesian_binning(s, y, [1.0, 1.0, 0.5], lam=3.0, method=method, engine=engine)
+            assert np.all(np.isfinite(fit.values)) and np.all((fit.values > 0) & (fit.values < 1))

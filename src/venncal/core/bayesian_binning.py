@@ -132,9 +132,16 @@ def _log_q(positions, lam):
         v = 0.5 * positions
         span = v[-1] - v[0]
     x = lam * ((v - v[0]) / span)
-    gaps = lam * (np.diff(v) / span)
+    diff = np.diff(v)
+    gaps = lam * (diff / span)
     with np.errstate(divide="ignore"):
-        log_q = np.append(np.log(-np.expm1(-gaps)), 0.0)  # the last bin has no right boundary
+        log_q = np.log(-np.expm1(-gaps))
+        # a gap below 1e-300 of the range: log q = log(lam gap / span) up to 1e-300, computed
+        # in log space so that it stays finite when lam gap / span underflows
+        tiny = gaps < 1e-300
+        if tiny.any():
+            log_q[tiny] = np.log(lam) + np.log(diff[tiny]) - np.log(span)
+    log_q = np.append(log_q, 0.0)  # the last bin has no right boundary
     return log_q, x
 
 
