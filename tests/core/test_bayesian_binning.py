@@ -369,5 +369,9 @@ def test_a_gap_that_underflows_against_the_range_stays_finite():
     y = np.array([0, 1, 0])
     for engine in ENGINES:
         for method in ("averaging", "selection"):
-            fit = fit_bayesian_binning(s, y, [1.0, 1.0, 0.5], lam=3.0, method=method, engine=engine)
-            assert np.all(np.isfinite(fit.values)) and np.all((fit.values > 0) & (fit.values < 1))
+            for w in (None, [1.0, 1.0, 0.5]):
+                if w is not None and engine == "numba":
+                    continue  # fractional counts run the numpy loops
+                fit = fit_bayesian_binning(s, y, w, lam=3.0, method=method, engine=engine)
+                assert np.all(np.isfinite(fit.values))
+                assert np.all((fit.values > 0) & (fit.values < 1))
