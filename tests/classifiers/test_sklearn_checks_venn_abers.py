@@ -13,7 +13,9 @@ _ULP = (
 
 
 def _xfails(estimator):
-    if estimator.method in ("cross", "simplified"):
+    # the check predicts on the training points, which include the calibration points of every
+    # method here (inductive: the held-out part), so their scores sit exactly on the steps
+    if estimator.method in ("inductive", "cross", "simplified"):
         return {"check_methods_subset_invariance": _ULP}
     return {}
 

@@ -316,5 +316,5 @@ def test_bad_input(data):
         VennAbersClassifier(FrozenEstimator(LogisticRegression().fit(X, y)), method="cross").fit(
             X, y
         )
-    with pytest.raises(TypeError, match="decision_function nor predict_proba"):
+    with pytest.raises(TypeError, match="'estimator' parameter.*neither"):
         VennAbersClassifier(StandardScaler()).fit(X, y)
