@@ -1,0 +1,190 @@
+"""Sample weights at any magnitude: the same answer as at moderate magnitude, or a clear error.
+
+Isotonic regression, histogram binning, Platt scaling, ACP and Bayesian binning count the weights
+relative to each other (the smoothing, the Beta prior and Platt's targets use the weights
+relative to their mean, as their docstrings say), and so does every weighted metric: scaling all
+weights by ``10**k``, ``k`` in [-200, 200], must not change their answer (or must raise a
+one-line ValueError naming the weights; never a silently different number).
+
+Venn-Abers is the exception by definition: the test object keeps weight 1, so it is checked
+against its exact definition at large weights in ``test_exact_definitions.py`` instead.
+"""
+
+import dataclasses
+import inspect
+
+import numpy as np
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from tests.reliability._settings import fewer
+from tests.reliability._strategies import (
+    CALIBRATORS,
+    calibration_data,
+    calibrator_params,
+    fit,
+    outputs,
+)
+from tests.reliability.test_calibrator_properties import check_probabilities
+from venncal import metrics
+
+scale_exponents = st.integers(-200, 200)
+
+# every calibrator but Venn-Abers, in each of its settings
+SCALE_INVARIANT = calibrator_params({name for name in CALIBRATORS if name != "VennAbersCalibrator"})
+ITERATIVE = {"PlattCalibrator", "ACPCalibrator"}
+
+
+def separable(s, y, w):
+    keep = np.ones(s.shape[0], bool) if w is None else w > 0
+    s0, s1 = s[keep & (y == 0)], s[keep & (y == 1)]
+    return s0.max() < s1.min() or s1.max() < s0.min()
+
+
+def clear_weight_error(exc):
+    msg = str(exc)
+    assert "\n" not in msg, msg
+    assert "weight" in msg, msg
+
+
+@pytest.mark.parametrize("name, params", SCALE_INVARIANT)
+@fewer(4)
+@given(data=calibration_data(weighted=True), k=scale_exponents)
+def test_calibrator_invariant_to_scaling_the_weights(name, params, data, k):
+    s, y, w, t = data
+    if params.get("smoothing") is False:  # no finite plain-likelihood fit on separable data
+        assume(not separable(s, y, w))
+    base = outputs(fit(name, params, s, y, w), t)
+    try:
+        scaled = outputs(fit(name, params, s, y, w * 10.0**k), t)
+    except ValueError as exc:
+        clear_weight_error(exc)
+        return
+    tol = 1e-6 if name in ITERATIVE else 1e-9
+    for key in base:
+        np.testing.assert_allclose(scaled[key], base[key], rtol=0, atol=tol, err_msg=key)
+
+
+@pytest.mark.parametrize("name, params", calibrator_params())
+@fewer(4)
+@given(data=calibration_data(weighted=True), k=scale_exponents)
+def test_any_weight_scale_gives_probabilities_or_a_clear_error(name, params, data, k):
+    s, y, w, t = data
+    try:
+        cal = fit(name, params, s, y, w * 10.0**k)
+    except ValueError as exc:
+        clear_weight_error(exc)
+        return
+    check_probabilities(outputs(cal, t))
+
+
+@pytest.mark.parametrize("name, params", calibrator_params({"BayesianBinningCalibrator"}))
+@fewer(4)
+@given(data=calibration_data(weighted=True), k=scale_exponents)
+def test_bayesian_binning_stays_strictly_inside_0_1_at_any_weight_scale(name, params, data, k):
+    """Documented: "Outputs lie strictly inside (0, 1)"."""
+    s, y, w, t = data
+    try:
+        cal = fit(name, params, s, y, w * 10.0**k)
+    except ValueError as exc:
+        clear_weight_error(exc)
+        return
+    p = cal.predict_proba(t)[:, 1]
+    assert ((p > 0) & (p < 1)).all(), p
+
+
+# --------------------------------------------------------------------------------------------
+# metrics
+
+
+def weighted_metrics():
+    out = []
+    for name in metrics.__all__:
+        obj = getattr(metrics, name)
+        if callable(obj) and not inspect.isclass(obj):
+            if "sample_weight" in inspect.signature(obj).parameters:
+                out.append(name)
+    return out
+
+
+WEIGHTED_METRICS = weighted_metrics()
+
+# result fields that are weighted totals: they scale with the weights
+TOTALS = {"counts", "positives"}
+
+probabilities = st.one_of(
+    st.floats(0, 1, allow_nan=False),
+    st.sampled_from([0.0, 1e-300, 1e-12, 0.1, 0.3, 0.5, 0.7, 1 - 1e-12, 1.0]),
+)
+
+
+@st.composite
+def labelled(draw):
+    n = draw(st.integers(2, 40))
+    p = np.array(draw(st.lists(probabilities, min_size=n, max_size=n)))
+    y = np.array(draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)))
+    y[0], y[1] = 0, 1
+    w = np.array(draw(st.lists(st.floats(1e-3, 1e3), min_size=n, max_size=n)))
+    return y, p, w
+
+
+def flatten(result, factor):
+    """The numbers in a metric's result, weighted totals divided by ``factor``."""
+    if dataclasses.is_dataclass(result):
+        out = {}
+        for f in dataclasses.fields(result):
+            value = getattr(result, f.name)
+            if callable(value) or isinstance(value, str):
+                continue
+            value = np.asarray(value, dtype=np.float64)
+            out[f.name] = value / factor if f.name in TOTALS else value
+        return out
+    return {"value": np.asarray(result, dtype=np.float64)}
+
+
+def assert_same(scaled, base, factor):
+    """Compare flattened results; a weighted total beyond the largest float is not compared
+    (its true value is not representable, so infinity is its correct rounding)."""
+    assert base.keys() == scaled.keys()
+    for key in base:
+        a, b = scaled[key], base[key]
+        if key in TOTALS:
+            with np.errstate(over="ignore"):
+                keep = np.isfinite(b * factor)
+            a, b = a[keep], b[keep]
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12, err_msg=key)
+
+
+def test_weighted_metrics_are_found():
+    assert {"log_loss", "brier_score", "roc_auc", "ece"} <= set(WEIGHTED_METRICS)
+
+
+@pytest.mark.parametrize("metric", WEIGHTED_METRICS)
+@fewer(4)
+@given(data=labelled(), k=scale_exponents)
+def test_metric_invariant_to_scaling_the_weights(metric, data, k):
+    y, p, w = data
+    f = getattr(metrics, metric)
+    base = flatten(f(y, p, sample_weight=w), 1.0)
+    try:
+        scaled = flatten(f(y, p, sample_weight=w * 10.0**k), 10.0**k)
+    except ValueError as exc:
+        clear_weight_error(exc)
+        return
+    assert_same(scaled, base, 10.0**k)
+
+
+@pytest.mark.parametrize("metric", WEIGHTED_METRICS)
+@pytest.mark.parametrize("weight", [1e308, 1e300, 1e160, 1e-200, 5e-324])
+def test_metric_with_equal_extreme_weights_is_the_unweighted_metric(metric, weight):
+    y = np.array([0, 1, 1, 0, 1])
+    p = np.array([0.25, 0.5, 0.75, 0.5, 0.25])
+    f = getattr(metrics, metric)
+    base = flatten(f(y, p), 1.0)
+    try:
+        scaled = flatten(f(y, p, sample_weight=np.full(5, weight)), weight)
+    except ValueError as exc:
+        clear_weight_error(exc)
+        return
+    assert_same(scaled, base, weight)
