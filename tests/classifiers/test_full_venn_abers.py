@@ -1,5 +1,7 @@
 """Full (transductive) Venn-Abers: generic path against the naive loop, fast paths against refits."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -9,6 +11,7 @@ from sklearn.discriminant_analysis import (
     LinearDiscriminantAnalysis,
     QuadraticDiscriminantAnalysis,
 )
+from sklearn.ensemble import RandomForestClassifier
 from sklearn.exceptions import NotFittedError
 from sklearn.isotonic import IsotonicRegression
 from sklearn.linear_model import LogisticRegression, RidgeClassifier
@@ -19,6 +22,7 @@ from sklearn.tree import DecisionTreeClassifier
 from tests._reference.full_venn_abers_naive import full_venn_abers_naive
 from venncal.classifiers._full import FullVennAbers, _pava_value_at, isotonic_value_at_last
 from venncal.classifiers._updatable import UpdatableScorer, register_updatable_scorer
+from venncal.exceptions import VenncalWarning
 
 
 def make_data(seed, n=50, m=12, d=3, counts=False):
@@ -114,7 +118,9 @@ def test_unsupported_settings_fall_back_to_refitting():
     ):
         full = FullVennAbers(est).fit(X, y)
         assert not full.uses_fast_path_
-        assert full.predict_interval(Xt[:2]).shape == (2, 2)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", VenncalWarning)  # distance-weighted k-NN memorises
+            assert full.predict_interval(Xt[:2]).shape == (2, 2)
 
 
 def test_dataframe_and_sparse_inputs_give_the_same_answer():
@@ -250,3 +256,127 @@ def test_insertion_sort_kernel(seed):
         np.testing.assert_array_equal(ss, s[order])
         np.testing.assert_array_equal(yy, y[order])
         assert not kernel(s[::-1].copy(), y.copy(), 50)  # far from sorted: gives up
+
+
+NO_DISTANCE_TIES = [f for f in FAST if f[0] != "knn"]
+
+
+@pytest.mark.parametrize(
+    "name,estimator,counts", NO_DISTANCE_TIES, ids=[f[0] for f in NO_DISTANCE_TIES]
+)
+def test_repeated_objects_agree_with_refitting_exactly(name, estimator, counts):
+    # training objects repeated in the training set and test objects repeating them: every
+    # repeat must tie with its twin, as in a refit, so p0 and p1 agree exactly (for k-NN a
+    # repeat makes a tie in distances, which the refit breaks by its own order)
+    X, y, _ = make_data(5, n=60, m=0, counts=counts)
+    X[30:40] = X[:10]
+    Xt = X[[0, 3, 7, 30, 45]]
+    rm = "predict_proba" if name == "logistic_proba" else "auto"
+    fast = FullVennAbers(estimator, response_method=rm).fit(X, y)
+    assert fast.uses_fast_path_
+    slow = FullVennAbers(estimator, response_method=rm, fast_path=False).fit(X, y)
+    np.testing.assert_allclose(fast.predict_interval(Xt), slow.predict_interval(Xt), atol=1e-9)
+
+
+def test_qda_fast_path_declines_what_a_refit_rejects():
+    from scipy.linalg import LinAlgError
+    from sklearn.base import clone
+
+    X, y, Xt = make_data(0, n=60)
+    X = np.column_stack([X, X[:, 0]])  # collinear: no covariance of full rank
+    Xt = np.column_stack([Xt, Xt[:, 0]])
+    est = QuadraticDiscriminantAnalysis()
+    with pytest.raises(LinAlgError):
+        clone(est).fit(X, y)
+    full = FullVennAbers(est).fit(X, y)
+    assert not full.uses_fast_path_
+    with pytest.raises(LinAlgError):
+        full.predict_interval(Xt[:1])
+    # regularised, the same data has a fast path again
+    assert FullVennAbers(QuadraticDiscriminantAnalysis(reg_param=0.1)).fit(X, y).uses_fast_path_
+
+
+SCALED = [f for f in FAST if f[0] != "cnb"] + [
+    ("generic", DecisionTreeClassifier(max_depth=2, random_state=0), False)
+]
+
+
+@pytest.mark.parametrize("scale", [1e307, 1e200, 1e150, 1e-150, 1e-300])
+@pytest.mark.parametrize("name,estimator,counts", SCALED, ids=[f[0] for f in SCALED])
+def test_extreme_feature_scales_answer_as_refitting_or_refuse(scale, name, estimator, counts):
+    X, y, Xt = make_data(3, n=40, m=3, counts=counts)
+    X, Xt = X * scale, Xt * scale
+    rm = "predict_proba" if name == "logistic_proba" else "auto"
+    outcomes = []
+    for fast_path in (True, False):
+        try:
+            model = FullVennAbers(estimator, response_method=rm, fast_path=fast_path)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # the learners' own overflow warnings
+                outcomes.append(model.fit(X, y).predict_interval(Xt))
+        except Exception as exc:  # noqa: BLE001 - the estimator's own errors pass through
+            outcomes.append(exc)
+    fast, slow = outcomes
+    if isinstance(slow, Exception):
+        assert type(fast) is type(slow)
+    else:
+        np.testing.assert_allclose(fast, slow, atol=1e-9)
+        assert np.isfinite(fast).all() and ((fast >= 0) & (fast <= 1)).all()
+    if scale == 1e307:  # sums over the training set overflow: refused up front
+        assert isinstance(fast, ValueError) and "X" in str(fast) and "\n" not in str(fast)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # GaussianNB's own overflow
+def test_values_that_overflow_once_the_test_object_joins_are_refused():
+    X, y, Xt = make_data(0, n=40, m=2)
+    for fast_path in (True, False):
+        model = FullVennAbers(GaussianNB(), fast_path=fast_path).fit(X * 1e306, y)
+        Xt[1, 0] = 1.7e308  # finite, but not once added to the training objects
+        with pytest.raises(ValueError, match="rescale X"):
+            model.predict_interval(Xt)
+    with pytest.raises(ValueError, match="rescale X"):
+        FullVennAbers(GaussianNB()).fit(np.r_[X, [[np.inf, 0, 0]]], np.r_[y, 0])
+
+
+def test_non_finite_scores_are_refused():
+    with pytest.raises(ValueError, match="scores"):
+        isotonic_value_at_last(np.array([0.1, np.nan, 0.3]), np.array([0, 1, 0]))
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [RandomForestClassifier(n_estimators=30, random_state=0), KNeighborsClassifier(1)],
+    ids=["forest", "1nn"],
+)
+def test_learner_that_memorises_its_training_set_warns(estimator):
+    from venncal import VennAbersClassifier
+    from venncal.classifiers._full import VACUOUS_SHARE, VACUOUS_WIDTH
+
+    X, y, Xt = make_data(0, n=60, m=10)
+    with pytest.warns(VenncalWarning, match="memorises"):
+        p = FullVennAbers(estimator).fit(X, y).predict_interval(Xt)
+    assert (np.abs(p[:, 1] - p[:, 0]) >= VACUOUS_WIDTH).mean() > VACUOUS_SHARE
+    clf = VennAbersClassifier(estimator, method="full").fit(X, y)
+    with pytest.warns(VenncalWarning, match="memorises"):
+        clf.predict_proba(Xt)
+
+
+def test_stable_learner_does_not_warn():
+    X, y, Xt = make_data(0, n=60, m=10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", VenncalWarning)
+        for est in (GaussianNB(), KNeighborsClassifier(7), LogisticRegression()):
+            FullVennAbers(est).fit(X, y).predict_interval(Xt)
+
+
+def test_vacuous_warning_threshold():
+    from venncal.classifiers._full import _warn_if_vacuous
+
+    interval = np.tile([0.2, 0.3], (10, 1))
+    interval[:5] = [0.0, 1.0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", VenncalWarning)
+        _warn_if_vacuous(interval, GaussianNB())  # half: no warning
+    interval[5] = [0.9, 0.0]  # width 0.9, ends in either order
+    with pytest.warns(VenncalWarning, match="6 of 10"):
+        _warn_if_vacuous(interval, GaussianNB())

@@ -12,12 +12,24 @@ Two routes compute exactly this:
   update instead of a refit; rescoring and the isotonic fit are then the O(l) steps. They
   give what refitting gives, except where two scores are so close that rounding (or the
   refit's own stopping tolerance) orders them differently: a near-tie, documented in that
-  module.
+  module. Objects that repeat one another (a test object repeating a training object
+  included) are given one score, that of their first occurrence, as a refit scores them.
+
+Which learners suit full Venn-Abers: stable ones, whose score for an object changes smoothly
+when one training example is added (naive Bayes, linear models, LDA/QDA, k-NN with k > 1).
+A learner that memorises its training set (an unpruned tree, a forest of them, 1-NN) scores
+the test object labelled 0 below every positive and labelled 1 above every negative, so the
+interval is [0, 1] and p = 1/2: :class:`FullVennAbers` warns when most of its intervals are
+that wide (:data:`VACUOUS_WIDTH`, :data:`VACUOUS_SHARE`).
+
+Prediction keeps no scratch state, so one fitted predictor can serve several threads.
 
 This module is used by ``VennAbersClassifier(method="full")``.
 """
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 from joblib import Parallel, delayed
@@ -26,8 +38,14 @@ from sklearn.base import clone
 from venncal.classifiers._response import positive_scores, resolve_response_method
 from venncal.classifiers._updatable import get_updatable_scorer
 from venncal.core._jit import jit
+from venncal.exceptions import VenncalWarning
 
-__all__ = ["FullVennAbers", "isotonic_value_at_last"]
+__all__ = ["FullVennAbers", "isotonic_value_at_last", "VACUOUS_WIDTH", "VACUOUS_SHARE"]
+
+#: An interval [p0, p1] at least this wide counts as vacuous (it says little more than [0, 1]).
+VACUOUS_WIDTH = 0.9
+#: ``predict_interval`` warns when more than this share of its intervals are vacuous.
+VACUOUS_SHARE = 0.5
 
 
 @jit
@@ -117,6 +135,10 @@ def isotonic_value_at_last(scores, labels):
     """
     s = np.asarray(scores, dtype=np.float64)
     y = np.asarray(labels, dtype=np.float64)
+    if not np.isfinite(s).all():
+        raise ValueError(
+            "scores hold NaN or infinite values; isotonic regression needs finite ones."
+        )
     order = np.argsort(s[:-1], kind="stable")
     return float(_pava_value_at(s[:-1][order], y[:-1][order], s[-1], y[-1]))
 
@@ -150,8 +172,44 @@ def _refit_one(estimator, method, fit_params, X, y01, X_test, i):
         y_aug = np.r_[y01, y].astype(y01.dtype)
         est = clone(estimator).fit(X_aug, y_aug, **fit_params)
         s = positive_scores(est, X_aug, method)
+        if not np.isfinite(s).all():
+            raise _non_finite_scores(i)
         out[y] = isotonic_value_at_last(s, y_aug)
     return out
+
+
+def _non_finite_scores(i):
+    return ValueError(
+        f"The estimator's scores are NaN or infinite once test object {i} of X joins the "
+        "training set; X probably holds values too large or too small for it: rescale X."
+    )
+
+
+def _too_large():
+    return ValueError(
+        "X holds values so large (or infinite) that sums over the training set overflow; "
+        "rescale X, e.g. with sklearn.preprocessing.StandardScaler."
+    )
+
+
+def _dense_numeric(X):
+    """``X`` as a float64 array, or None for sparse, non-numeric or ragged input."""
+    if hasattr(X, "tocsr"):
+        return None
+    try:
+        return np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
+
+
+def _first_occurrences(X):
+    """For each row of ``X`` the index of the first row equal to it, and a map row -> index."""
+    Xz = np.ascontiguousarray(X + 0.0)  # -0.0 and 0.0 are one value
+    first = {}
+    canon = np.empty(Xz.shape[0], dtype=np.intp)
+    for i, row in enumerate(Xz):
+        canon[i] = first.setdefault(row.tobytes(), i)
+    return canon, first
 
 
 def _refit_batch(estimator, method, fit_params, X, y01, X_test, rows):
@@ -182,6 +240,19 @@ class FullVennAbers:
         The resolved scoring method.
     uses_fast_path_ : bool
         Whether predictions come from an updatable scorer.
+
+    Notes
+    -----
+    Full Venn-Abers suits stable learners, whose score for an object changes smoothly when one
+    training example is added: naive Bayes, linear models (logistic, ridge), LDA/QDA, k-NN
+    with k > 1, kernel machines. Learners that memorise their training set (unpruned trees,
+    forests of them, 1-NN, distance-weighted k-NN) score the test object labelled 0 as a
+    negative and labelled 1 as a positive whatever it is, so ``[p0, p1]`` is about
+    ``[0, 1]`` and p is 1/2: ``predict_interval`` then warns (``VenncalWarning``) when more
+    than ``VACUOUS_SHARE`` (half) of its intervals are at least ``VACUOUS_WIDTH`` (0.9) wide.
+    For such learners use the inductive or cross Venn-Abers predictors.
+
+    A fitted instance keeps no scratch state while predicting: several threads may share it.
 
     References
     ----------
@@ -243,17 +314,28 @@ class FullVennAbers:
         )
         self.X_ = X
         self.y_ = y01.astype(np.int64)
-        self.scorer_ = None
-        if self.fast_path and self.fit_params in (None, {}) and not hasattr(X, "tocsr"):
+        self.scorer_ = self.first_row_ = self.repeat_of_ = None
+        Xn = _dense_numeric(X)
+        Xn = Xn if Xn is not None and Xn.ndim == 2 else None
+        # sums over the training set plus a test object must not overflow (every numeric
+        # learner takes them, and some, e.g. an SVD of infinite values, then never return)
+        self.abs_sum_ = None if Xn is None else np.nansum(np.abs(Xn), axis=0)
+        if self.abs_sum_ is not None and np.isinf(self.abs_sum_).any():
+            raise _too_large()
+        if self.fast_path and self.fit_params in (None, {}) and Xn is not None:
             scorer = get_updatable_scorer(self.estimator, self.response_method_)
             if scorer is not None:
-                try:
-                    Xn = np.asarray(X, dtype=np.float64)
-                except (TypeError, ValueError):
-                    Xn = None
-                if Xn is not None and Xn.ndim == 2 and np.isfinite(Xn).all():
-                    self.scorer_ = scorer.fit(Xn, self.y_)
+                Xn = np.array(Xn, dtype=np.float64)  # a copy: later edits of X change nothing
+                if np.isfinite(Xn).all():
+                    try:
+                        self.scorer_ = scorer.fit(Xn, self.y_)  # None: not for this data
+                    except np.linalg.LinAlgError:
+                        self.scorer_ = None
                     self.n_features_ = Xn.shape[1]
+                    canon, self.first_row_ = _first_occurrences(Xn)
+                    repeats = (canon != np.arange(canon.shape[0])).any()
+                    # a training object that repeats an earlier one takes its score
+                    self.repeat_of_ = np.r_[canon, canon.shape[0]] if repeats else None
         self.uses_fast_path_ = self.scorer_ is not None
         return self
 
@@ -271,6 +353,17 @@ class FullVennAbers:
             ``p0`` and ``p1`` as Algorithm 1 defines them. The scorer is refitted for each
             label, so unlike the inductive predictor ``p0 > p1`` can happen; the probability
             interval is their convex hull. Always ``p0 < 1`` and ``p1 > 0`` (Lemma 2).
+
+        Raises
+        ------
+        ValueError
+            If X holds values so large that sums over the training set overflow, or if the
+            estimator's scores are not finite once a test object joins the training set.
+
+        Warns
+        -----
+        VenncalWarning
+            When more than half of the intervals are vacuous (see Notes of the class).
         """
         if not hasattr(self, "y_"):
             from sklearn.exceptions import NotFittedError
@@ -279,18 +372,51 @@ class FullVennAbers:
         m = _n_rows(X)
         if m == 0:
             return np.empty((0, 2))
+        if self.abs_sum_ is not None:
+            Xn = _dense_numeric(X)
+            with np.errstate(over="ignore"):
+                if (
+                    Xn is not None
+                    and Xn.ndim == 2
+                    and Xn.shape[1] == self.abs_sum_.shape[0]
+                    and np.isinf(self.abs_sum_ + np.abs(Xn)).any()
+                ):
+                    raise _too_large()
         if self.scorer_ is not None:
-            return self._predict_fast(X)
-        fit_params = self.fit_params or {}
-        n_jobs = self.n_jobs
-        batches = np.array_split(np.arange(m), min(m, max(1, 4 * _effective_jobs(n_jobs))))
-        parts = Parallel(n_jobs=n_jobs)(
-            delayed(_refit_batch)(
-                self.estimator, self.response_method_, fit_params, self.X_, self.y_, X, rows
+            out = self._predict_fast(X)
+        else:
+            fit_params = self.fit_params or {}
+            n_jobs = self.n_jobs
+            batches = np.array_split(np.arange(m), min(m, max(1, 4 * _effective_jobs(n_jobs))))
+            parts = Parallel(n_jobs=n_jobs)(
+                delayed(_refit_batch)(
+                    self.estimator, self.response_method_, fit_params, self.X_, self.y_, X, rows
+                )
+                for rows in batches
             )
-            for rows in batches
+            out = np.concatenate(parts, axis=0)
+        _warn_if_vacuous(out, self.estimator)
+        return out
+
+    def _augmented_pair(self, x):
+        """Scores with x labelled 0 and 1, repeated objects given their first one's score."""
+        both = getattr(self.scorer_, "augmented_scores_both", None)
+        pair = (
+            both(x)
+            if both is not None
+            else tuple(self.scorer_.augmented_scores(x, lab) for lab in (0, 1))
         )
-        return np.concatenate(parts, axis=0)
+        j = self.first_row_.get((x + 0.0).tobytes())
+        out = []
+        for s in pair:
+            s = np.asarray(s, dtype=np.float64)
+            if self.repeat_of_ is not None:
+                s = s[self.repeat_of_]
+            if j is not None:
+                s = s.copy() if self.repeat_of_ is None else s
+                s[-1] = s[j]
+            out.append(s)
+        return out
 
     def _predict_fast(self, X):
         Xt = np.asarray(X, dtype=np.float64)
@@ -304,8 +430,17 @@ class FullVennAbers:
         out = np.empty((Xt.shape[0], 2))
         base_order = None
         for i in range(Xt.shape[0]):
-            for lab in (0, 1):
-                s = self.scorer_.augmented_scores(Xt[i], lab)
+            try:
+                pair = self._augmented_pair(Xt[i])
+            except np.linalg.LinAlgError:
+                pair = None
+            if pair is None or not all(np.isfinite(s).all() for s in pair):
+                # the update's arithmetic failed (overflow, a singular matrix): refit
+                out[i] = _refit_one(
+                    self.estimator, self.response_method_, {}, self.X_, self.y_, X, i
+                )
+                continue
+            for lab, s in enumerate(pair):
                 train = s[:-1]
                 if base_order is None:
                     base_order = np.argsort(train, kind="stable")
@@ -319,6 +454,22 @@ class FullVennAbers:
                     ss, yy = train[order], y[order]
                 out[i, lab] = _pava_value_at(ss, yy, s[-1], float(lab))
         return out
+
+
+def _warn_if_vacuous(interval, estimator):
+    """Warn when most intervals are at least VACUOUS_WIDTH wide."""
+    width = np.abs(interval[:, 1] - interval[:, 0])
+    n_vacuous = int((width >= VACUOUS_WIDTH).sum())
+    if n_vacuous > VACUOUS_SHARE * interval.shape[0]:
+        warnings.warn(
+            f"Full Venn-Abers gave {n_vacuous} of {interval.shape[0]} test objects an interval "
+            f"at least {VACUOUS_WIDTH} wide, so p is near 1/2 for them: "
+            f"{type(estimator).__name__} probably memorises its training set (as unpruned "
+            "trees, forests of them and 1-NN do). Use a stable learner (naive Bayes, a linear "
+            "model, LDA/QDA, k-NN with k > 1), or method='inductive' or 'cross'.",
+            VenncalWarning,
+            stacklevel=3,
+        )
 
 
 def _effective_jobs(n_jobs):

@@ -29,23 +29,31 @@ Built-in fast paths (binary problems, dense numeric features):
 
 Agreement with refitting. ``MultinomialNB`` and ``CategoricalNB`` repeat the refit's arithmetic
 bit for bit, and ``GaussianNB`` its means and variances. The others agree to rounding (about
-1e-12 in the scores), and a test object that repeats a training object is scored by the same
-matrix product as that object, so the two tie exactly, as in a refit. The p0 and p1 of a test
-object can therefore differ from the refit's only when two distinct scores are so close that
-rounding reorders them (a near-tie), and in two further cases: for k-NN, a tie in distances at
-the k-th neighbour (e.g. a test object repeating a training object), which the refit breaks by
-its own internal order; for logistic regression, the refit's own stopping tolerance
-(``tol=1e-4`` by default moves its scores by up to about 1e-3, enough to reorder near-tied
-scores; with a tight ``tol`` both reach the same optimum).
+1e-12 in the scores). A test object that repeats a training object (and training objects that
+repeat one another) must tie exactly, as they do in a refit; :class:`FullVennAbers` ensures
+that by giving repeated objects the score of their first occurrence, so scorers need not. The
+p0 and p1 of a test object can therefore differ from the refit's only when two distinct scores
+are so close that rounding reorders them (a near-tie), and in two further cases: for k-NN, a
+tie in distances at the k-th neighbour, which the refit breaks by its own internal order; for
+logistic regression, the refit's own stopping tolerance (``tol=1e-4`` by default moves its
+scores by up to about 1e-3, enough to reorder near-tied scores; with a tight ``tol`` both
+reach the same optimum; where even a refit of the training set stops more than 0.01 in
+log-odds from the optimum, as with badly scaled features, the fast path declines). A scorer whose arithmetic would not reproduce the refit on a given
+training set (statistics that overflow, a QDA covariance the refit would reject) declines in
+``fit`` by returning None, and the refitting path is used.
 
-A scorer keeps scratch buffers: one fitted instance must not be used from several threads at
-once.
+Scorers keep no scratch state: ``augmented_scores`` reads the fitted statistics and writes
+only to arrays it allocates, so one fitted scorer (and the estimator holding it) can serve
+predictions from several threads at once.
 """
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from scipy.special import expit
+from sklearn.base import clone
 
 __all__ = [
     "UpdatableScorer",
@@ -66,11 +74,17 @@ class UpdatableScorer:
     -------
     fit(X, y01)
         Fit on the training set: ``X`` a float64 array of shape (l, d), ``y01`` int 0/1 labels.
-        Returns self.
+        Returns self, or None when the scorer cannot reproduce a refit on this training set
+        (the refitting path is used then).
     augmented_scores(x, y)
         Scores of the model trained on the training set plus ``(x, y)`` (``x`` of shape (d,),
-        ``y`` 0 or 1), for the l training objects followed by ``x``: shape (l + 1,). The scores
-        must equal ``positive_scores(clone(est).fit(X_aug, y_aug), X_aug, response_method)``.
+        ``y`` 0 or 1), for the l training objects followed by ``x``: shape (l + 1,), a new
+        array. The scores must equal
+        ``positive_scores(clone(est).fit(X_aug, y_aug), X_aug, response_method)``. It must not
+        modify the scorer: one fitted scorer serves several threads at once.
+    augmented_scores_both(x)
+        ``(augmented_scores(x, 0), augmented_scores(x, 1))``; override it to share the work
+        the two labels have in common.
 
     Examples
     --------
@@ -98,6 +112,10 @@ class UpdatableScorer:
 
     def augmented_scores(self, x, y):  # pragma: no cover - interface
         raise NotImplementedError
+
+    def augmented_scores_both(self, x):
+        """Scores with ``x`` labelled 0 and with ``x`` labelled 1, as a pair of arrays."""
+        return self.augmented_scores(x, 0), self.augmented_scores(x, 1)
 
 
 def register_updatable_scorer(estimator_class, factory):
@@ -168,25 +186,29 @@ class _GaussianNBScorer(UpdatableScorer):
         self.priors = priors
 
     def fit(self, X, y01):
-        self.Z = _with_slot(X)
-        d = X.shape[1]
-        self.ZZ = np.hstack([self.Z * self.Z, self.Z])  # [z^2, z]: one product scores both
-        self.d = d
-        self.rows = [_with_slot(X[y01 == k]) for k in (0, 1)]
+        self.X = X
+        self.d = X.shape[1]
+        with np.errstate(over="ignore"):
+            self.XX = np.hstack([X * X, X])  # [z^2, z]: one product scores both terms
+        if not np.isfinite(self.XX).all():
+            return None
+        self.rows = [X[y01 == k] for k in (0, 1)]
         self.count = [int((y01 == k).sum()) for k in (0, 1)]
         self.base = [(np.mean(X[y01 == k], axis=0), np.var(X[y01 == k], axis=0)) for k in (0, 1)]
-        self._x = None
         return self
 
+    def _floor(self, x):
+        return self.var_smoothing * np.var(np.vstack([self.X, x]), axis=0).max()
+
     def augmented_scores(self, x, y):
-        if self._x is None or not np.array_equal(self._x, x):
-            self.Z[-1] = x
-            self.ZZ[-1, : self.d] = x * x
-            self.ZZ[-1, self.d :] = x
-            self._x = x.copy()
-            self._eps = self.var_smoothing * np.var(self.Z, axis=0).max()
-        rows = self.rows[y]
-        rows[-1] = x
+        return self._scores(x, y, self._floor(x))
+
+    def augmented_scores_both(self, x):
+        eps = self._floor(x)
+        return self._scores(x, 0, eps), self._scores(x, 1, eps)
+
+    def _scores(self, x, y, eps):
+        rows = np.vstack([self.rows[y], x])
         stats = list(self.base)
         stats[y] = (np.mean(rows, axis=0), np.var(rows, axis=0))
         count = list(self.count)
@@ -196,7 +218,7 @@ class _GaussianNBScorer(UpdatableScorer):
         const = np.empty(2)
         for k in (0, 1):
             theta, var = stats[k]
-            var = var + self._eps
+            var = var + eps
             inv = 1.0 / var
             prior = self.priors[k] if self.priors is not None else count[k] / total
             M[: self.d, k] = inv
@@ -206,7 +228,7 @@ class _GaussianNBScorer(UpdatableScorer):
                 - 0.5 * np.sum(np.log(2.0 * np.pi * var))
                 - 0.5 * ((theta * theta) @ inv)
             )
-        jll = const - 0.5 * (self.ZZ @ M)
+        jll = const - 0.5 * _rows_then(self.XX, np.concatenate([x * x, x]), M)
         return _proba_from_jll(jll[:, 0], jll[:, 1])
 
 
@@ -232,7 +254,7 @@ class _MultinomialNBScorer(UpdatableScorer):
     def fit(self, X, y01):
         if (X < 0).any():
             raise ValueError("MultinomialNB needs non-negative features.")
-        self.Z = _with_slot(X)
+        self.X = X
         self.fc = [X[y01 == k].sum(axis=0) for k in (0, 1)]
         self.cc = [int((y01 == k).sum()) for k in (0, 1)]
         return self
@@ -242,7 +264,6 @@ class _MultinomialNBScorer(UpdatableScorer):
         cc = list(self.cc)
         fc[y] = fc[y] + x
         cc[y] += 1
-        self.Z[-1] = x
         smoothed = np.vstack(fc) + self.alpha
         flp = np.log(smoothed) - np.log(smoothed.sum(axis=1).reshape(-1, 1))
         if self.class_prior is not None:
@@ -252,7 +273,7 @@ class _MultinomialNBScorer(UpdatableScorer):
             prior = np.log(counts) - np.log(counts.sum())
         else:
             prior = np.full(2, -np.log(2.0))
-        jll = self.Z @ flp.T + prior
+        jll = _rows_then(self.X, x, flp.T) + prior
         return _proba_from_jll(jll[:, 0], jll[:, 1])
 
 
@@ -264,14 +285,12 @@ def _multinomial_nb_factory(est, response_method):
     return _MultinomialNBScorer(alpha, est.fit_prior, prior)
 
 
-def _with_slot(X):
-    """``X`` with one more row, to be overwritten by the new object.
-
-    Scoring the training objects and the new object with one matrix product makes a new object
-    that repeats a training object score exactly like it, as a refit does; scoring them
-    separately could break such ties by rounding.
-    """
-    return np.vstack([X, np.zeros((1, X.shape[1]))])
+def _rows_then(A, a, w):
+    """``A @ w`` followed by ``a @ w`` (the training objects, then the new one), a new array."""
+    out = np.empty((A.shape[0] + 1,) + w.shape[1:])
+    np.matmul(A, w, out=out[:-1])
+    out[-1] = a @ w
+    return out
 
 
 class _CategoricalNBScorer(UpdatableScorer):
@@ -287,7 +306,7 @@ class _CategoricalNBScorer(UpdatableScorer):
         Xi = X.astype(np.int64)
         if (Xi != X).any() or (Xi < 0).any():
             raise ValueError("CategoricalNB needs features coded as non-negative integers.")
-        self.Z = _with_slot(Xi).astype(np.int64)
+        self.Xi = Xi
         self.cc = np.array([(y01 == k).sum() for k in (0, 1)], dtype=np.float64)
         n_cat = Xi.max(axis=0) + 1
         if self.min_categories is not None:
@@ -319,8 +338,7 @@ class _CategoricalNBScorer(UpdatableScorer):
         xi = x.astype(np.int64)
         if (xi != x).any() or (xi < 0).any():
             raise ValueError("CategoricalNB needs features coded as non-negative integers.")
-        self.Z[-1] = xi
-        n1 = self.Z.shape[0]
+        n1 = self.Xi.shape[0] + 1
         jll = np.zeros((n1, 2))
         if all(xi[f] < c.shape[1] for f, c in enumerate(self.counts)):
             o = 1 - y
@@ -333,7 +351,9 @@ class _CategoricalNBScorer(UpdatableScorer):
             for f, c in enumerate(self.counts):
                 c = c.copy()
                 c[y, xi[f]] += 1.0
-                col += self._log_prob(c)[y, self.Z[:, f]]
+                flp = self._log_prob(c)[y]
+                col[:-1] += flp[self.Xi[:, f]]
+                col[-1] += flp[xi[f]]
             jll[:, y] = col
         else:  # a category never seen: the feature gains categories for both classes
             for f, c in enumerate(self.counts):
@@ -342,7 +362,9 @@ class _CategoricalNBScorer(UpdatableScorer):
                 else:
                     c = c.copy()
                 c[y, xi[f]] += 1.0
-                jll += self._log_prob(c)[:, self.Z[:, f]].T
+                flp = self._log_prob(c)
+                jll[:-1] += flp[:, self.Xi[:, f]].T
+                jll[-1] += flp[:, xi[f]]
         cc = self.cc.copy()
         cc[y] += 1.0
         if self.class_prior is not None:
@@ -379,7 +401,6 @@ class _RidgeClassifierScorer(UpdatableScorer):
 
     def fit(self, X, y01):
         self.Xd = self._design(X)
-        self.Zd = _with_slot(self.Xd)
         p = self.Xd.shape[1]
         pen = np.full(p, self.alpha)
         if self.fit_intercept:
@@ -394,8 +415,7 @@ class _RidgeClassifierScorer(UpdatableScorer):
         Az = self.A_inv @ z
         c = self.c + z * (2.0 * y - 1.0)
         coef = self.A_inv @ c - Az * (Az @ c) / (1.0 + z @ Az)
-        self.Zd[-1] = z
-        return self.Zd @ coef
+        return _rows_then(self.Xd, z, coef)
 
 
 def _ridge_factory(est, response_method):
@@ -415,7 +435,7 @@ class _LDAScorer(UpdatableScorer):
         self.proba = proba
 
     def fit(self, X, y01):
-        self.Z = _with_slot(X)
+        self.X = X
         self.n = [int((y01 == k).sum()) for k in (0, 1)]
         self.mean = [X[y01 == k].mean(axis=0) for k in (0, 1)]
         self.S = sum((X[y01 == k] - self.mean[k]).T @ (X[y01 == k] - self.mean[k]) for k in (0, 1))
@@ -439,8 +459,7 @@ class _LDAScorer(UpdatableScorer):
             + np.log(pri[1])
             - np.log(pri[0])
         )
-        self.Z[-1] = x
-        s = self.Z @ w + b
+        s = _rows_then(self.X, x, w) + b
         return expit(s) if self.proba else s
 
 
@@ -461,61 +480,86 @@ class _QDAScorer(UpdatableScorer):
     ``A + v v^T`` with ``A`` diagonal in the basis V_k, so the Mahalanobis distances of all
     objects follow from three matrix-vector products in rotated coordinates
     (Sherman-Morrison) and the log-determinant from the matrix determinant lemma: O(l d) per
-    update instead of O(l d^2).
+    update instead of O(l d^2). The class that does not grow keeps its base scores.
+
+    ``fit`` declines (returns None) where a refit would not be reproduced: a class with fewer
+    objects than features, statistics that overflow, a covariance so ill-conditioned that
+    eigenvalues from the scatter matrix and the refit's SVD differ beyond rounding, or one
+    whose scalings come near ``tol`` (scikit-learn >= 1.9 rejects such a fit).
     """
 
-    def __init__(self, reg_param, priors, proba):
+    def __init__(self, reg_param, priors, proba, tol, divisor_offset):
         self.reg_param = reg_param
         self.priors = priors
         self.proba = proba
+        self.tol = tol
+        self.divisor_offset = divisor_offset
 
     def fit(self, X, y01):
-        r = self.reg_param
+        r, off = self.reg_param, self.divisor_offset
         self.n = [int((y01 == k).sum()) for k in (0, 1)]
+        if min(self.n) < max(X.shape[1], 2):
+            return None
         self.mean = [X[y01 == k].mean(axis=0) for k in (0, 1)]
         self.V, self.lam, self.Y, self.Y2 = [], [], [], []
-        for k in (0, 1):
-            Xc = X[y01 == k] - self.mean[k]
-            lam, V = np.linalg.eigh(Xc.T @ Xc)
-            self.lam.append(np.maximum(lam, 0.0))
-            self.V.append(V)
-            Y = _with_slot(X @ V)
-            self.Y.append(Y)
-            self.Y2.append(Y * Y)
-        # the class that does not grow keeps its base covariance
-        self.a_base = [(1.0 - r) * self.lam[k] / self.n[k] + r for k in (0, 1)]
+        self.dec_base, self.ia_base, self.m_base, self.const_base = [], [], [], []
+        with np.errstate(over="ignore", invalid="ignore"):
+            for k in (0, 1):
+                Xc = X[y01 == k] - self.mean[k]
+                scatter = Xc.T @ Xc
+                if not np.isfinite(scatter).all():
+                    return None
+                lam, V = np.linalg.eigh(scatter)
+                lam = np.maximum(lam, 0.0)
+                # the scalings of the base fit, and their floor once one object joins (a
+                # rank-one update only raises the scatter's eigenvalues)
+                a = (1.0 - r) * lam / (self.n[k] - off) + r
+                floor = (1.0 - r) * lam / (self.n[k] + 1 - off) + r
+                top = a.max()
+                if not (
+                    np.isfinite(a).all()
+                    and floor.min() > self.tol + 1e-9 * top
+                    and floor.min() > 1e-6 * top
+                ):
+                    return None
+                Y = X @ V
+                if not np.isfinite(Y).all():
+                    return None
+                ia = 1.0 / a
+                m = self.mean[k] @ V
+                self.lam.append(lam)
+                self.V.append(V)
+                self.Y.append(Y)
+                self.Y2.append(Y * Y)
+                self.ia_base.append(ia)
+                self.m_base.append(m)
+                self.const_base.append((m * m) @ ia + np.log(a).sum())
+                self.dec_base.append(self.Y2[k] @ ia - 2.0 * (Y @ (m * ia)) + self.const_base[k])
         return self
 
-    def _set_last(self, x):
-        for k in (0, 1):
-            yx = x @ self.V[k]
-            self.Y[k][-1] = yx
-            self.Y2[k][-1] = yx * yx
-
     def augmented_scores(self, x, y):
-        r = self.reg_param
-        self._set_last(x)
+        r, off = self.reg_param, self.divisor_offset
         n = list(self.n)
         dec = [None, None]
         # the growing class y
         delta = x - self.mean[y]
         n_new = n[y] + 1
         mean = self.mean[y] + delta / n_new
-        a = (1.0 - r) * self.lam[y] / n_new + r
-        u = np.sqrt((1.0 - r) * n[y] / (n[y] + 1.0) / n_new) * (delta @ self.V[y])
+        a = (1.0 - r) * self.lam[y] / (n_new - off) + r
+        u = np.sqrt((1.0 - r) * n[y] / (n[y] + 1.0) / (n_new - off)) * (delta @ self.V[y])
         m = mean @ self.V[y]
         ia = 1.0 / a
-        Y, Y2 = self.Y[y], self.Y2[y]
-        quad = Y2 @ ia - 2.0 * (Y @ (m * ia)) + (m * m) @ ia
-        proj = Y @ (u * ia) - (m * ia) @ u
+        Y, Y2, yx = self.Y[y], self.Y2[y], x @ self.V[y]
+        quad = _rows_then(Y2, yx * yx, ia) - 2.0 * _rows_then(Y, yx, m * ia) + (m * m) @ ia
+        proj = _rows_then(Y, yx, u * ia) - (m * ia) @ u
         c = 1.0 + (u * u) @ ia
         dec[y] = quad - proj * proj / c + (np.log(a).sum() + np.log(c))
         # the other class, as in the base fit
         o = 1 - y
-        ia = 1.0 / self.a_base[o]
-        m = self.mean[o] @ self.V[o]
-        Y, Y2 = self.Y[o], self.Y2[o]
-        dec[o] = Y2 @ ia - 2.0 * (Y @ (m * ia)) + (m * m) @ ia + np.log(self.a_base[o]).sum()
+        ia, m, yx = self.ia_base[o], self.m_base[o], x @ self.V[o]
+        dec[o] = np.empty(Y.shape[0] + 1)
+        dec[o][:-1] = self.dec_base[o]
+        dec[o][-1] = (yx * yx) @ ia - 2.0 * (yx @ (m * ia)) + self.const_base[o]
         n[y] = n_new
         total = n[0] + n[1]
         pri = self.priors if self.priors is not None else np.array(n, dtype=float) / total
@@ -523,13 +567,31 @@ class _QDAScorer(UpdatableScorer):
         return expit(s) if self.proba else s
 
 
+def _qda_divisor_offset():
+    """1 if the installed QDA divides a class's scatter by n - 1 (before 1.9), 0 if by n."""
+    from sklearn.discriminant_analysis import QuadraticDiscriminantAnalysis
+
+    X = np.array([[0.0], [1.0], [3.0], [0.0], [2.0], [5.0]])
+    scaling = QuadraticDiscriminantAnalysis().fit(X, [0, 0, 0, 1, 1, 1]).scalings_[0][0]
+    scatter = 42.0 / 9.0  # of 0, 1, 3
+    for offset in (0, 1):
+        if abs(scaling - scatter / (3 - offset)) <= 1e-12 * scatter:
+            return offset
+    return None
+
+
 def _qda_factory(est, response_method):
     if est.solver != "svd" or est.shrinkage is not None:
         return None
     if getattr(est, "covariance_estimator", None) is not None:
         return None
+    offset = _qda_divisor_offset()
+    if offset is None:
+        return None
     priors = None if est.priors is None else np.asarray(est.priors, dtype=np.float64)
-    return _QDAScorer(float(est.reg_param), priors, response_method == "predict_proba")
+    return _QDAScorer(
+        float(est.reg_param), priors, response_method == "predict_proba", float(est.tol), offset
+    )
 
 
 class _KNNScorer(UpdatableScorer):
@@ -544,8 +606,12 @@ class _KNNScorer(UpdatableScorer):
             raise ValueError(f"n_neighbors={k} exceeds the {X.shape[0]} training objects.")
         self.X = X
         self.y = y01.astype(np.float64)
-        sq = (X * X).sum(axis=1)
-        D = np.maximum(sq[:, None] + sq[None, :] - 2.0 * X @ X.T, 0.0)
+        with np.errstate(over="ignore", invalid="ignore"):
+            sq = (X * X).sum(axis=1)
+            D = np.maximum(sq[:, None] + sq[None, :] - 2.0 * X @ X.T, 0.0)
+        tiny = np.abs(X[X != 0]).min(initial=np.inf)
+        if not np.isfinite(D).all() or tiny * tiny == 0.0:  # squares overflow or underflow
+            return None
         np.fill_diagonal(D, -1.0)  # every object is its own nearest neighbour
         idx = (
             np.argpartition(D, k - 1, axis=1)[:, :k]
@@ -563,6 +629,8 @@ class _KNNScorer(UpdatableScorer):
     def augmented_scores(self, x, y):
         k = self.k
         d2 = np.maximum(self.sq + x @ x - 2.0 * self.X @ x, 0.0)
+        if not np.isfinite(d2).all():
+            return np.full(d2.shape[0] + 1, np.nan)  # overflow: FullVennAbers refits instead
         enters = d2 < self.radius2
         s = (self.sum_k + enters * (y - self.y_kth)) / k
         if k > 1:
@@ -588,14 +656,22 @@ def _knn_factory(est, response_method):
 
 
 class _LogisticScorer(UpdatableScorer):
-    """L2 logistic regression: Newton steps from the base optimum."""
+    """L2 logistic regression: Newton steps from the base optimum.
 
-    def __init__(self, C, fit_intercept, proba, tol=1e-9, max_iter=50):
+    The refit stops at its solver's tolerance, near the optimum when the features are
+    reasonably scaled. ``fit`` refits the estimator once on the training set and declines
+    when that fit stops farther than ``max_gap`` (in log-odds) from the optimum, as the
+    solvers do on features of very different or extreme scales (1e6 and beyond).
+    """
+
+    def __init__(self, C, fit_intercept, proba, estimator, tol=1e-9, max_iter=50, max_gap=1e-2):
         self.C = C
         self.fit_intercept = fit_intercept
         self.proba = proba
+        self.estimator = estimator
         self.tol = tol
         self.max_iter = max_iter
+        self.max_gap = max_gap
 
     def _design(self, X):
         return _aug(X) if self.fit_intercept else X
@@ -609,7 +685,6 @@ class _LogisticScorer(UpdatableScorer):
     def fit(self, X, y01):
         Xd = self._design(X)
         self.Xd = Xd
-        self.Zd = _with_slot(Xd)
         self.y = y01.astype(np.float64)
         reg = self._reg(Xd.shape[1])
         beta = np.zeros(Xd.shape[1])
@@ -627,6 +702,16 @@ class _LogisticScorer(UpdatableScorer):
         self.s = s
         self.H_inv = np.linalg.inv(self.C * (Xd.T * (p * (1 - p))) @ Xd + np.diag(reg))
         self.reg = reg
+        if not (np.isfinite(s).all() and np.isfinite(self.H_inv).all()):
+            return None
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # a refit that does not converge is declined
+                ref = clone(self.estimator).fit(X, y01).decision_function(X)
+        except (ValueError, FloatingPointError, np.linalg.LinAlgError):
+            return None
+        if not np.abs(ref - s).max() <= self.max_gap:
+            return None
         return self
 
     def augmented_scores(self, x, y):
@@ -655,8 +740,7 @@ class _LogisticScorer(UpdatableScorer):
             remaining = size if rho >= 0.5 else size * rho / (1.0 - rho)
             if remaining < self.tol * max(1.0, np.max(np.abs(beta))):
                 break
-        self.Zd[-1] = z
-        out = self.Zd @ beta
+        out = _rows_then(self.Xd, z, beta)
         return expit(out) if self.proba else out
 
 
@@ -670,7 +754,7 @@ def _logistic_factory(est, response_method):
     C = float(est.C)
     if not np.isfinite(C) or C <= 0:
         return None
-    return _LogisticScorer(C, bool(est.fit_intercept), response_method == "predict_proba")
+    return _LogisticScorer(C, bool(est.fit_intercept), response_method == "predict_proba", est)
 
 
 _BUILTINS_DONE = False
