@@ -1,5 +1,7 @@
 """Updatable scorers: the scores after adding one example equal those of a refit."""
 
+import pickle
+
 import numpy as np
 import pytest
 from sklearn.base import clone
@@ -118,3 +120,67 @@ def test_subclasses_are_not_matched_but_can_be_registered():
     scorer = get_updatable_scorer(MyNB(), "predict_proba")
     assert isinstance(scorer, Constant)
     assert scorer.fit(np.zeros((3, 1)), np.array([0, 1, 0])).augmented_scores(None, 1).shape == (4,)
+
+
+@pytest.mark.parametrize("name,est,method,counts,tol", CASES, ids=[c[0] for c in CASES])
+def test_scoring_leaves_the_scorer_unchanged_and_both_labels_agree(name, est, method, counts, tol):
+    rng = np.random.default_rng(4)
+    if counts:
+        X = rng.poisson(2.0, size=(42, 3)).astype(float)
+    else:
+        X = rng.normal(size=(42, 3))
+    y = (X[:, 0] + rng.normal(size=42) > np.median(X[:, 0])).astype(int)
+    scorer = get_updatable_scorer(est, method).fit(X[:40], y[:40])
+    before = pickle.dumps(scorer)
+    for x in X[40:]:
+        s0, s1 = scorer.augmented_scores_both(x)
+        np.testing.assert_array_equal(s0, scorer.augmented_scores(x, 0))
+        np.testing.assert_array_equal(s1, scorer.augmented_scores(x, 1))
+    assert pickle.dumps(scorer) == before
+
+
+def test_qda_divisor_matches_the_installed_scikit_learn():
+    from venncal.classifiers._updatable import _qda_divisor_offset
+
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    y = np.r_[np.zeros(15, int), np.ones(15, int)]
+    scalings = QuadraticDiscriminantAnalysis().fit(X, y).scalings_[0]
+    Xc = X[:15] - X[:15].mean(axis=0)
+    lam = np.linalg.eigvalsh(Xc.T @ Xc)[::-1]
+    np.testing.assert_allclose(scalings, lam / (15 - _qda_divisor_offset()), rtol=1e-10)
+
+
+def test_qda_scorer_declines_what_a_refit_cannot_reproduce():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(40, 3))
+    y = np.r_[np.zeros(20, int), np.ones(20, int)]
+    est = QuadraticDiscriminantAnalysis()
+    assert get_updatable_scorer(est, "decision_function").fit(X, y) is not None
+    collinear = np.column_stack([X, X[:, 0] + X[:, 1]])
+    assert get_updatable_scorer(est, "decision_function").fit(collinear, y) is None
+    few = np.r_[np.zeros(37, int), np.ones(3, int)]  # 3 objects, 3 features
+    assert get_updatable_scorer(est, "decision_function").fit(X, few) is None
+    assert get_updatable_scorer(est, "decision_function").fit(X * 1e160, y) is None
+
+
+def test_logistic_scorer_declines_when_a_refit_stops_far_from_the_optimum():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(80, 3))
+    y = (X[:, 0] + rng.normal(size=80) > 0).astype(int)
+    est = LogisticRegression()
+    assert get_updatable_scorer(est, "decision_function").fit(X, y) is not None
+    assert get_updatable_scorer(est, "decision_function").fit(X * 1e10, y) is None
+
+
+def test_default_both_labels_of_a_user_scorer():
+    class Constant(UpdatableScorer):
+        def fit(self, X, y01):
+            self.n = len(y01)
+            return self
+
+        def augmented_scores(self, x, y):
+            return np.full(self.n + 1, float(y))
+
+    s0, s1 = Constant().fit(None, [0, 1]).augmented_scores_both(None)
+    np.testing.assert_array_equal(s0, [0, 0, 0])
+    np.testing.assert_array_equal(s1, [1, 1, 1])
