@@ -380,3 +380,21 @@ def test_vacuous_warning_threshold():
     interval[5] = [0.9, 0.0]  # width 0.9, ends in either order
     with pytest.warns(VenncalWarning, match="6 of 10"):
         _warn_if_vacuous(interval, GaussianNB())
+
+
+def test_repeated_test_object_is_found_among_rows_sharing_features():
+    X, y, _ = make_data(6, n=50, m=0)
+    X[:, 0] = np.round(X[:, 0])  # few distinct values in the first feature
+    X[10:, 1] = 0.0
+    X[20:25] = X[:5]
+    X[30, 1] = -0.0
+    Xt = np.vstack([X[[0, 3, 22, 40, 30]], -X[:1] + 1.0])
+    model = FullVennAbers(GaussianNB()).fit(X, y)
+    for i, j in ((0, 0), (3, 3), (22, 2), (40, 40), (30, 30)):
+        assert model._find_training_row(X[i]) == j
+    x = X[30].copy()
+    x[1] = 0.0  # equal to -0.0
+    assert model._find_training_row(x) == 30
+    assert model._find_training_row(Xt[-1]) is None
+    slow = FullVennAbers(GaussianNB(), fast_path=False).fit(X, y)
+    np.testing.assert_allclose(model.predict_interval(Xt), slow.predict_interval(Xt), atol=1e-9)

@@ -203,13 +203,9 @@ def _dense_numeric(X):
 
 
 def _first_occurrences(X):
-    """For each row of ``X`` the index of the first row equal to it, and a map row -> index."""
-    Xz = np.ascontiguousarray(X + 0.0)  # -0.0 and 0.0 are one value
-    first = {}
-    canon = np.empty(Xz.shape[0], dtype=np.intp)
-    for i, row in enumerate(Xz):
-        canon[i] = first.setdefault(row.tobytes(), i)
-    return canon, first
+    """For each row of ``X`` the index of the first row equal to it."""
+    _, first, inverse = np.unique(X + 0.0, axis=0, return_index=True, return_inverse=True)
+    return first[inverse.reshape(-1)]
 
 
 def _refit_batch(estimator, method, fit_params, X, y01, X_test, rows):
@@ -314,7 +310,7 @@ class FullVennAbers:
         )
         self.X_ = X
         self.y_ = y01.astype(np.int64)
-        self.scorer_ = self.first_row_ = self.repeat_of_ = None
+        self.scorer_ = self.first_row_ = self.repeat_of_ = self.X_float_ = None
         Xn = _dense_numeric(X)
         Xn = Xn if Xn is not None and Xn.ndim == 2 else None
         # sums over the training set plus a test object must not overflow (every numeric
@@ -326,16 +322,21 @@ class FullVennAbers:
             scorer = get_updatable_scorer(self.estimator, self.response_method_)
             if scorer is not None:
                 Xn = np.array(Xn, dtype=np.float64)  # a copy: later edits of X change nothing
-                if np.isfinite(Xn).all():
+                if Xn.shape[1] > 0 and np.isfinite(Xn).all():
                     try:
                         self.scorer_ = scorer.fit(Xn, self.y_)  # None: not for this data
                     except np.linalg.LinAlgError:
                         self.scorer_ = None
                     self.n_features_ = Xn.shape[1]
-                    canon, self.first_row_ = _first_occurrences(Xn)
+                    self.X_float_ = Xn
+                    canon = _first_occurrences(Xn)
                     repeats = (canon != np.arange(canon.shape[0])).any()
                     # a training object that repeats an earlier one takes its score
                     self.repeat_of_ = np.r_[canon, canon.shape[0]] if repeats else None
+                    # first occurrences sorted by their first feature, to find a test object
+                    first = np.unique(canon)
+                    order = np.argsort(Xn[first, 0], kind="stable")
+                    self.first_row_ = (Xn[first[order], 0], first[order])
         self.uses_fast_path_ = self.scorer_ is not None
         return self
 
@@ -406,7 +407,7 @@ class FullVennAbers:
             if both is not None
             else tuple(self.scorer_.augmented_scores(x, lab) for lab in (0, 1))
         )
-        j = self.first_row_.get((x + 0.0).tobytes())
+        j = self._find_training_row(x)
         out = []
         for s in pair:
             s = np.asarray(s, dtype=np.float64)
@@ -417,6 +418,17 @@ class FullVennAbers:
                 s[-1] = s[j]
             out.append(s)
         return out
+
+    def _find_training_row(self, x):
+        """Index of the first training object equal to ``x``, or None."""
+        keys, first = self.first_row_
+        v = x[0]
+        lo = keys.searchsorted(v)
+        if lo == keys.shape[0] or keys[lo] != v:
+            return None
+        candidates = first[lo : keys.searchsorted(v, "right")]
+        hit = np.flatnonzero((self.X_float_[candidates] == x).all(axis=1))
+        return int(candidates[hit[0]]) if hit.size else None
 
     def _predict_fast(self, X):
         Xt = np.asarray(X, dtype=np.float64)
