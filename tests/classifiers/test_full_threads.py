@@ -90,3 +90,20 @@ def test_prediction_leaves_the_fitted_model_unchanged(name, estimator, counts, f
     model.predict_interval(Xt[:3])
     model.predict_interval(Xt[3:4])
     assert pickle.dumps(model) == before
+
+
+def test_threads_sharing_a_venn_abers_classifier(frequent_thread_switches):
+    from venncal import VennAbersClassifier
+
+    X, y, Xt = _data(False)
+    clf = VennAbersClassifier(GaussianNB(), method="full").fit(X, np.array(["a", "b"])[y])
+    chunks = np.array_split(np.arange(Xt.shape[0]), N_THREADS)
+    expected = [clf.predict_proba(Xt[rows]) for rows in chunks]
+    barrier = threading.Barrier(N_THREADS)
+
+    def work(t):
+        barrier.wait()
+        return sum(int((clf.predict_proba(Xt[chunks[t]]) != expected[t]).any()) for _ in range(20))
+
+    with ThreadPoolExecutor(max_workers=N_THREADS) as pool:
+        assert sum(pool.map(work, range(N_THREADS))) == 0
