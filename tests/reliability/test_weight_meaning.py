@@ -1,0 +1,83 @@
+"""What a sample weight means: zero is no example, and (where counts are absolute) an integer
+weight is that many copies of the example.
+
+Every calibrator drops examples of weight zero, so adding such rows anywhere changes nothing, and
+equal weights are the unweighted fit. Venn-Abers (documented: "a weight of 2 is the same as a
+duplicated example"), isotonic regression and unsmoothed histogram binning count weights as
+examples. Platt scaling, ACP, Bayesian binning and smoothed histogram binning count the weights
+relative to their mean (so that their result does not depend on the scale of the weights); for
+them an integer weight is not the same as copies, by design, and that is not asked.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.reliability._settings import fewer
+from tests.reliability._strategies import (
+    calibration_data,
+    calibrator_params,
+    fit,
+    moderate_scores,
+    outputs,
+)
+
+ITERATIVE = {"PlattCalibrator", "ACPCalibrator"}
+
+COUNTS_AS_COPIES = [
+    p
+    for p in calibrator_params({"VennAbersCalibrator", "IsotonicCalibrator", "HistogramCalibrator"})
+    if p.values[1].get("alpha", 0.0) == 0.0
+]
+
+
+def assert_same(a, b, name):
+    tol = 1e-4 if name in ITERATIVE else 1e-12  # Newton stops at a gradient of 1e-5
+    for key in a:
+        np.testing.assert_allclose(b[key], a[key], rtol=tol, atol=tol, err_msg=key)
+
+
+@pytest.mark.parametrize("name, params", calibrator_params())
+@fewer(4)
+@given(
+    data=calibration_data(weighted=True),
+    extra=st.lists(st.tuples(moderate_scores["real"], st.integers(0, 1)), min_size=1, max_size=5),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_rows_of_weight_zero_change_nothing(name, params, data, extra, seed):
+    s, y, w, t = data
+    keep = w > 0
+    base = outputs(fit(name, params, s[keep], y[keep], w[keep]), t)
+    s2 = np.r_[s, [e[0] for e in extra]]
+    y2 = np.r_[y, [e[1] for e in extra]]
+    w2 = np.r_[w, np.zeros(len(extra))]
+    perm = np.random.default_rng(seed).permutation(s2.shape[0])
+    padded = outputs(fit(name, params, s2[perm], y2[perm], w2[perm]), t)
+    assert_same(base, padded, name)
+
+
+@pytest.mark.parametrize("name, params", calibrator_params())
+@fewer(4)
+@given(data=calibration_data(weighted=False), c=st.sampled_from([1.0, 3.0, 0.25]))
+def test_equal_weights_are_the_unweighted_fit(name, params, data, c):
+    s, y, _, t = data
+    base = outputs(fit(name, params, s, y, None), t)
+    weighted = outputs(fit(name, params, s, y, np.full(s.shape[0], c)), t)
+    if name == "VennAbersCalibrator" and c != 1.0:
+        return  # the test object keeps weight 1: only unit weights are the unweighted fit
+    assert_same(base, weighted, name)
+
+
+@pytest.mark.parametrize("name, params", COUNTS_AS_COPIES)
+@fewer(4)
+@given(
+    data=calibration_data(weighted=False),
+    counts=st.lists(st.integers(1, 4), min_size=30, max_size=30),
+)
+def test_integer_weight_is_that_many_copies(name, params, data, counts):
+    s, y, _, t = data
+    k = np.array(counts[: s.shape[0]])
+    weighted = outputs(fit(name, params, s, y, k.astype(float)), t)
+    copies = outputs(fit(name, params, np.repeat(s, k), np.repeat(y, k), None), t)
+    assert_same(copies, weighted, name)
