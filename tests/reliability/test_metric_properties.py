@@ -1,0 +1,125 @@
+"""Properties of every metric on (y_true, y_proba): row order does not matter, inputs are not
+modified, calls repeat bit-identically, and an (n, 2) array of class probabilities is the same
+as its positive column (documented in ``venncal.metrics``).
+
+Metrics are found through ``venncal.metrics.__all__``: every public function whose first two
+parameters are ``y_true`` and ``y_proba``. Scaling the weights is in ``test_weight_scaling.py``;
+bad input to metrics has its own table in ``tests/metrics``.
+"""
+
+import dataclasses
+import inspect
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.reliability._settings import fewer
+from tests.reliability.test_weight_scaling import labelled
+from venncal import metrics
+
+
+def binary_metrics():
+    out = []
+    for name in metrics.__all__:
+        obj = getattr(metrics, name)
+        if callable(obj) and not inspect.isclass(obj) and not inspect.ismodule(obj):
+            params = list(inspect.signature(obj).parameters)
+            if params[:2] == ["y_true", "y_proba"]:
+                out.append(name)
+    return out
+
+
+METRICS = binary_metrics()
+# metrics that return one value per row (put back in the original order after a shuffle)
+PER_SAMPLE = {name for name in METRICS if name.endswith("_samples")} | {"isotonic_recalibration"}
+# metrics fitted by an iterative solver: summation order moves them within its tolerance
+ITERATIVE = {"calibration_slope_intercept"}
+
+
+def numbers(result, n, perm=None):
+    """The numbers in a result; with ``perm``, a per-sample result is put back in order."""
+    if dataclasses.is_dataclass(result):
+        fields = {f.name: getattr(result, f.name) for f in dataclasses.fields(result)}
+    else:
+        fields = {"value": result}
+    out = {}
+    for key, value in fields.items():
+        if callable(value) or isinstance(value, str):
+            continue
+        value = np.asarray(value, dtype=np.float64)
+        if perm is not None:
+            assert value.shape == (n,), value.shape
+            restored = np.empty_like(value)
+            restored[perm] = value
+            value = restored
+        out[key] = value
+    return out
+
+
+def call(name, y, p, w):
+    f = getattr(metrics, name)
+    if w is not None and "sample_weight" in inspect.signature(f).parameters:
+        return f(y, p, sample_weight=w)
+    return f(y, p)
+
+
+def test_metrics_are_found():
+    assert {"log_loss", "brier_score", "roc_auc", "ece", "brier_curve", "spiegelhalter_z"} <= set(
+        METRICS
+    )
+
+
+ORDER_MARKS = {
+    "calibration_slope_intercept": pytest.mark.xfail(
+        reason="constant predictions leave the slope unidentified: an arbitrary slope that "
+        "depends on the row order is returned instead of an error",
+        strict=True,
+    )
+}
+
+
+@pytest.mark.parametrize("name", [pytest.param(m, marks=ORDER_MARKS.get(m, ())) for m in METRICS])
+@fewer(4)
+@given(data=labelled(), weighted=st.booleans(), seed=st.integers(0, 2**32 - 1))
+def test_metric_ignores_row_order_and_leaves_inputs_alone(name, data, weighted, seed):
+    y, p, w = data
+    w = w if weighted else None
+    copies = y.copy(), p.copy(), None if w is None else w.copy()
+    n = y.shape[0]
+    try:
+        first = numbers(call(name, y, p, w), n)
+    except ValueError as exc:  # e.g. a statistic undefined on this sample: say so in one line
+        assert "\n" not in str(exc)
+        return
+    again = numbers(call(name, y, p, w), n)
+    for key in first:
+        assert first[key].tobytes() == again[key].tobytes(), key
+    for a, b in zip((y, p, w), copies):
+        if a is not None:
+            assert np.array_equal(a, b), "an input was modified"
+    perm = np.random.default_rng(seed).permutation(n)
+    result = call(name, y[perm], p[perm], None if w is None else w[perm])
+    shuffled = numbers(result, n, perm if name in PER_SAMPLE else None)
+    assert first.keys() == shuffled.keys()
+    tol = 1e-5 if name in ITERATIVE else 1e-9
+    for key in first:
+        np.testing.assert_allclose(
+            shuffled[key], first[key], rtol=tol, atol=tol * 1e-3, err_msg=key
+        )
+
+
+@pytest.mark.parametrize("name", METRICS)
+@fewer(4)
+@given(data=labelled())
+def test_two_column_probabilities_are_the_positive_column(name, data):
+    y, p, _ = data
+    n = y.shape[0]
+    try:
+        one = numbers(call(name, y, p, None), n)
+    except ValueError:
+        return
+    two = numbers(call(name, y, np.column_stack([1.0 - p, p]), None), n)
+    for key in one:
+        np.testing.assert_allclose(two[key], one[key], rtol=1e-9, atol=1e-12, err_msg=key)
