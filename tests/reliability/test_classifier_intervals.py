@@ -142,3 +142,24 @@ def test_multiclass_intervals_are_ordered_probabilities(strategy, method, data, 
     check_interval(iv)
     check_proba(clf.predict_proba(X_test))
     np.testing.assert_array_equal(clf.predict_interval(X_test[:1])[0], iv[0])
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-150, 1e150, 1e300, 1e307])
+@pytest.mark.parametrize("make", BINARY)
+def test_features_of_extreme_magnitude_give_intervals_or_a_clear_error(make, scale):
+    """Valid but extreme features: finite intervals in [0, 1], or a one-line ValueError."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 2))
+    y = (X[:, 0] + rng.normal(size=80) > 0).astype(int)
+    X_test = rng.normal(size=(10, 2))
+    clf = make(0)
+    try:
+        with np.errstate(all="ignore"):
+            clf.fit(X * scale, y)
+            iv = clf.predict_interval(X_test * scale)
+            proba = clf.predict_proba(X_test * scale)
+    except ValueError as exc:
+        assert "\n" not in str(exc).strip(), str(exc)
+        return
+    check_interval(iv, ordered=getattr(clf, "method", None) != "full")
+    check_proba(proba)
