@@ -94,7 +94,7 @@ def check_proba(proba):
 
 
 @pytest.mark.parametrize("make", BINARY)
-@fewer(10)
+@fewer(20)
 @given(data=problems(), rs=st.integers(0, 1000))
 def test_binary_intervals_are_ordered_probabilities(make, data, rs):
     X, y, X_test = data
@@ -130,7 +130,7 @@ def test_binary_predictions_are_per_row_repeatable_and_leave_inputs_alone(make, 
 
 @pytest.mark.parametrize("strategy", ["ovr", "pairwise"])
 @pytest.mark.parametrize("method", ["inductive", "cross"])
-@fewer(10)
+@fewer(20)
 @given(data=problems(n_classes=3), rs=st.integers(0, 1000))
 def test_multiclass_intervals_are_ordered_probabilities(strategy, method, data, rs):
     X, y, X_test = data
