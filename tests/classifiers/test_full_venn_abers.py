@@ -377,6 +377,7 @@ def test_vacuous_warning_threshold():
     with warnings.catch_warnings():
         warnings.simplefilter("error", VenncalWarning)
         _warn_if_vacuous(interval, GaussianNB())  # half: no warning
+        _warn_if_vacuous(interval[:4], GaussianNB())  # all, but only 4: no warning
     interval[5] = [0.9, 0.0]  # width 0.9, ends in either order
     with pytest.warns(VenncalWarning, match="6 of 10"):
         _warn_if_vacuous(interval, GaussianNB())

@@ -20,7 +20,7 @@ when one training example is added (naive Bayes, linear models, LDA/QDA, k-NN wi
 A learner that memorises its training set (an unpruned tree, a forest of them, 1-NN) scores
 the test object labelled 0 below every positive and labelled 1 above every negative, so the
 interval is [0, 1] and p = 1/2: :class:`FullVennAbers` warns when most of its intervals are
-that wide (:data:`VACUOUS_WIDTH`, :data:`VACUOUS_SHARE`).
+that wide (:data:`VACUOUS_WIDTH`, :data:`VACUOUS_SHARE`, :data:`VACUOUS_MIN_COUNT`).
 
 Prediction keeps no scratch state, so one fitted predictor can serve several threads.
 
@@ -40,12 +40,20 @@ from venncal.classifiers._updatable import get_updatable_scorer
 from venncal.core._jit import jit
 from venncal.exceptions import VenncalWarning
 
-__all__ = ["FullVennAbers", "isotonic_value_at_last", "VACUOUS_WIDTH", "VACUOUS_SHARE"]
+__all__ = [
+    "FullVennAbers",
+    "isotonic_value_at_last",
+    "VACUOUS_WIDTH",
+    "VACUOUS_SHARE",
+    "VACUOUS_MIN_COUNT",
+]
 
 #: An interval [p0, p1] at least this wide counts as vacuous (it says little more than [0, 1]).
 VACUOUS_WIDTH = 0.9
 #: ``predict_interval`` warns when more than this share of its intervals are vacuous.
 VACUOUS_SHARE = 0.5
+#: ... and at least this many (one wide interval alone may be an outlier, not the learner).
+VACUOUS_MIN_COUNT = 5
 
 
 @jit
@@ -245,8 +253,8 @@ class FullVennAbers:
     forests of them, 1-NN, distance-weighted k-NN) score the test object labelled 0 as a
     negative and labelled 1 as a positive whatever it is, so ``[p0, p1]`` is about
     ``[0, 1]`` and p is 1/2: ``predict_interval`` then warns (``VenncalWarning``) when more
-    than ``VACUOUS_SHARE`` (half) of its intervals are at least ``VACUOUS_WIDTH`` (0.9) wide.
-    For such learners use the inductive or cross Venn-Abers predictors.
+    than ``VACUOUS_SHARE`` (half) of its intervals, and at least ``VACUOUS_MIN_COUNT`` (5),
+    are at least ``VACUOUS_WIDTH`` (0.9) wide. For such learners use the inductive or cross Venn-Abers predictors.
 
     A fitted instance keeps no scratch state while predicting: several threads may share it.
 
@@ -469,15 +477,15 @@ class FullVennAbers:
 
 
 def _warn_if_vacuous(interval, estimator):
-    """Warn when most intervals are at least VACUOUS_WIDTH wide."""
+    """Warn when most intervals (and at least VACUOUS_MIN_COUNT) are VACUOUS_WIDTH wide."""
     width = np.abs(interval[:, 1] - interval[:, 0])
     n_vacuous = int((width >= VACUOUS_WIDTH).sum())
-    if n_vacuous > VACUOUS_SHARE * interval.shape[0]:
+    if n_vacuous > VACUOUS_SHARE * interval.shape[0] and n_vacuous >= VACUOUS_MIN_COUNT:
         warnings.warn(
             f"Full Venn-Abers gave {n_vacuous} of {interval.shape[0]} test objects an interval "
             f"at least {VACUOUS_WIDTH} wide, so p is near 1/2 for them: "
             f"{type(estimator).__name__} probably memorises its training set (as unpruned "
-            "trees, forests of them and 1-NN do). Use a stable learner (naive Bayes, a linear "
+            "trees, forests of them and 1-NN do), or the training set is very small. Use a stable learner (naive Bayes, a linear "
             "model, LDA/QDA, k-NN with k > 1), or method='inductive' or 'cross'.",
             VenncalWarning,
             stacklevel=3,
