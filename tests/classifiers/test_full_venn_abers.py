@@ -399,3 +399,10 @@ def test_repeated_test_object_is_found_among_rows_sharing_features():
     assert model._find_training_row(Xt[-1]) is None
     slow = FullVennAbers(GaussianNB(), fast_path=False).fit(X, y)
     np.testing.assert_allclose(model.predict_interval(Xt), slow.predict_interval(Xt), atol=1e-9)
+
+
+def test_repeated_test_object_is_found_when_checksums_collide(monkeypatch):
+    import venncal.classifiers._full as full_module
+
+    monkeypatch.setattr(full_module, "_row_key", lambda row: 7)  # every row collides
+    test_repeated_test_object_is_found_among_rows_sharing_features()

@@ -30,6 +30,7 @@ This module is used by ``VennAbersClassifier(method="full")``.
 from __future__ import annotations
 
 import warnings
+import zlib
 
 import numpy as np
 from joblib import Parallel, delayed
@@ -210,6 +211,11 @@ def _dense_numeric(X):
         return None
 
 
+def _row_key(row):
+    """A checksum of a row's values (-0.0 counts as 0.0); unequal rows may share one."""
+    return zlib.crc32(np.ascontiguousarray(row + 0.0).tobytes())
+
+
 def _first_occurrences(X):
     """For each row of ``X`` the index of the first row equal to it."""
     _, first, inverse = np.unique(X + 0.0, axis=0, return_index=True, return_inverse=True)
@@ -341,10 +347,11 @@ class FullVennAbers:
                     repeats = (canon != np.arange(canon.shape[0])).any()
                     # a training object that repeats an earlier one takes its score
                     self.repeat_of_ = np.r_[canon, canon.shape[0]] if repeats else None
-                    # first occurrences sorted by their first feature, to find a test object
+                    # first occurrences sorted by a checksum, to find a test object
                     first = np.unique(canon)
-                    order = np.argsort(Xn[first, 0], kind="stable")
-                    self.first_row_ = (Xn[first[order], 0], first[order])
+                    keys = np.fromiter((_row_key(Xn[j]) for j in first), np.uint32, first.size)
+                    order = np.argsort(keys, kind="stable")
+                    self.first_row_ = (keys[order], first[order])
         self.uses_fast_path_ = self.scorer_ is not None
         return self
 
@@ -430,7 +437,7 @@ class FullVennAbers:
     def _find_training_row(self, x):
         """Index of the first training object equal to ``x``, or None."""
         keys, first = self.first_row_
-        v = x[0]
+        v = np.uint32(_row_key(x))
         lo = keys.searchsorted(v)
         if lo == keys.shape[0] or keys[lo] != v:
             return None
