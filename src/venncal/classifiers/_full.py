@@ -260,7 +260,8 @@ class FullVennAbers:
     negative and labelled 1 as a positive whatever it is, so ``[p0, p1]`` is about
     ``[0, 1]`` and p is 1/2: ``predict_interval`` then warns (``VenncalWarning``) when more
     than ``VACUOUS_SHARE`` (half) of its intervals, and at least ``VACUOUS_MIN_COUNT`` (5),
-    are at least ``VACUOUS_WIDTH`` (0.9) wide. For such learners use the inductive or cross Venn-Abers predictors.
+    are at least ``VACUOUS_WIDTH`` (0.9) wide. For such learners use the inductive or cross
+    Venn-Abers predictors.
 
     A fitted instance keeps no scratch state while predicting: several threads may share it.
 
@@ -492,8 +493,9 @@ def _warn_if_vacuous(interval, estimator):
             f"Full Venn-Abers gave {n_vacuous} of {interval.shape[0]} test objects an interval "
             f"at least {VACUOUS_WIDTH} wide, so p is near 1/2 for them: "
             f"{type(estimator).__name__} probably memorises its training set (as unpruned "
-            "trees, forests of them and 1-NN do), or the training set is very small. Use a stable learner (naive Bayes, a linear "
-            "model, LDA/QDA, k-NN with k > 1), or method='inductive' or 'cross'.",
+            "trees, forests of them and 1-NN do), or the training set is very small. Use a "
+            "stable learner (naive Bayes, a linear model, LDA/QDA, k-NN with k > 1), or "
+            "method='inductive' or 'cross'.",
             VenncalWarning,
             stacklevel=3,
         )

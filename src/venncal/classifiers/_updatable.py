@@ -38,9 +38,10 @@ tie in distances at the k-th neighbour, which the refit breaks by its own intern
 logistic regression, the refit's own stopping tolerance (``tol=1e-4`` by default moves its
 scores by up to about 1e-3, enough to reorder near-tied scores; with a tight ``tol`` both
 reach the same optimum; where even a refit of the training set stops more than 0.01 in
-log-odds from the optimum, as with badly scaled features, the fast path declines). A scorer whose arithmetic would not reproduce the refit on a given
-training set (statistics that overflow, a QDA covariance the refit would reject) declines in
-``fit`` by returning None, and the refitting path is used.
+log-odds from the optimum, as with badly scaled features, the fast path declines). A scorer
+whose arithmetic would not reproduce the refit on a given training set (statistics that
+overflow, a QDA covariance the refit would reject) declines in ``fit`` by returning None,
+and the refitting path is used.
 
 Scorers keep no scratch state: ``augmented_scores`` reads the fitted statistics and writes
 only to arrays it allocates, so one fitted scorer (and the estimator holding it) can serve
