@@ -13,9 +13,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests._reference import exact_isotonic as exact
+from tests._reference.platt_mle import platt_mle
 from tests.reliability._settings import PROPERTY, fewer
 from tests.reliability._strategies import calibration_data, extreme_scores, moderate_scores
-from venncal import IsotonicCalibrator, VennAbersCalibrator
+from venncal import IsotonicCalibrator, PlattCalibrator, VennAbersCalibrator
 from venncal.core.merge import MERGES, merge
 
 ATOL = 1e-9
@@ -146,3 +147,32 @@ def test_weighted_venn_abers_never_rounds_past_0_or_1(s, y, w, t):
     s, w, t = (np.asarray(a, dtype=float) for a in (s, w, t))
     _, iv = check_venn_abers(s, np.asarray(y), w, t)
     assert ((iv >= 0) & (iv <= 1)).all(), iv.tolist()
+
+
+def check_platt(s, y, w, t):
+    cal = PlattCalibrator().fit(s, y, sample_weight=w)
+    want = platt_mle(s, y, w)(t)
+    np.testing.assert_allclose(cal.predict_proba(t)[:, 1], want, rtol=0, atol=1e-4)
+
+
+@fewer(2)
+@given(data=calibration_data())
+def test_platt_is_the_minimiser_of_its_objective(data):
+    """Platt's smoothed targets make the objective strictly convex: one minimiser, which a
+    general-purpose optimiser finds to a tight tolerance (``tests/_reference/platt_mle.py``)."""
+    s, y, w, t = data
+    check_platt(s, y, w, t)
+
+
+@pytest.mark.xfail(
+    reason="Newton stops at an absolute gradient of 1e-5 on relative weights: with very unequal "
+    "weights the objective is flat and the first step already counts as converged",
+    strict=True,
+)
+def test_platt_converges_with_very_unequal_weights():
+    check_platt(
+        np.array([-3.0, -3.0, -1.0]),
+        np.array([0, 1, 0]),
+        np.array([1 / 128, 1 / 128, 186.0]),
+        [-3.0],
+    )

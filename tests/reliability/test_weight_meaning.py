@@ -11,7 +11,7 @@ them an integer weight is not the same as copies, by design, and that is not ask
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from tests.reliability._settings import fewer
@@ -22,6 +22,7 @@ from tests.reliability._strategies import (
     moderate_scores,
     outputs,
 )
+from tests.reliability.test_weight_scaling import separable
 
 ITERATIVE = {"PlattCalibrator", "ACPCalibrator"}
 
@@ -48,6 +49,8 @@ def assert_same(a, b, name):
 def test_rows_of_weight_zero_change_nothing(name, params, data, extra, seed):
     s, y, w, t = data
     keep = w > 0
+    if params.get("smoothing") is False:  # separable: no finite fit, the answer is arbitrary
+        assume(not separable(s, y, w))
     base = outputs(fit(name, params, s[keep], y[keep], w[keep]), t)
     s2 = np.r_[s, [e[0] for e in extra]]
     y2 = np.r_[y, [e[1] for e in extra]]
@@ -81,3 +84,17 @@ def test_integer_weight_is_that_many_copies(name, params, data, counts):
     weighted = outputs(fit(name, params, s, y, k.astype(float)), t)
     copies = outputs(fit(name, params, np.repeat(s, k), np.repeat(y, k), None), t)
     assert_same(copies, weighted, name)
+
+
+@pytest.mark.xfail(
+    reason="the scores of rows of weight zero enter the standardisation behind ACP's "
+    "self-built intervals",
+    strict=True,
+)
+def test_acp_ignores_a_row_of_weight_zero():
+    s, y = np.array([0.0, 0.0, 4.1e-235]), np.array([0, 1, 0])
+    base = fit("ACPCalibrator", {"alpha": 1.0}, s, y, None).predict_proba([1.0])
+    padded = fit(
+        "ACPCalibrator", {"alpha": 1.0}, np.r_[s, 1.0], np.r_[y, 0], np.array([1.0, 1.0, 1.0, 0.0])
+    ).predict_proba([1.0])
+    np.testing.assert_allclose(padded, base, rtol=0, atol=1e-9)
