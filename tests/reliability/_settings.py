@@ -2,7 +2,8 @@
 
 Two profiles are registered: ``"ci"`` (the default: 200 examples per property, fewer for the
 properties repeated over every calibrator setting or fitting whole classifiers, see
-:func:`fewer`) and ``"thorough"`` (3,000 examples for every property). Choose one with the ``HYPOTHESIS_PROFILE`` environment variable::
+:func:`fewer`) and ``"thorough"`` (3,000 examples for every property). Choose one with the
+``HYPOTHESIS_PROFILE`` environment variable::
 
     HYPOTHESIS_PROFILE=thorough pytest -q tests/reliability
 
