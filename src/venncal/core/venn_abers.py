@@ -137,6 +137,8 @@ def _sweep(cw, ca, unit, mirror, scratch):
         return np.array(hull_sweep_exact(cw, ca, unit, mirror), dtype=np.float64)
     sx, sy, out = scratch
     hull_sweep(cw, ca, sx, sy, out, mirror)
+    if cw.dtype.kind == "f":  # rounding may carry a slope of 0 or 1 just past it
+        np.clip(out, 0.0, 1.0, out=out)
     return out
 
 
