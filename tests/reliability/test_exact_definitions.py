@@ -120,8 +120,8 @@ def test_isotonic_with_subnormal_score_gaps():
     np.testing.assert_allclose(cal.predict_proba(t)[:, 1], want, rtol=0, atol=ATOL)
 
 
-# Cases found by the "thorough" profile: float geometry rounds the ends of the interval past
-# 0 or 1 (the definition gives exactly 0 or 1 there).
+# Cases found by the "thorough" profile, where float geometry rounded the ends of the interval
+# past 0 or 1 (the definition gives exactly 0 or 1 there).
 ROUNDED_PAST_THE_ENDS = [
     pytest.param(
         [0.0, 2.0, 1.0, 0.0], [0, 1, 1, 1], [9.001, 4.001, 7.001, 7.001], [2.0, 5.0], id="p1>1"
@@ -138,10 +138,6 @@ ROUNDED_PAST_THE_ENDS = [
 ]
 
 
-@pytest.mark.xfail(
-    reason="weighted float geometry of the hull sweep rounds p1 to 1 + 4e-16 and p0 to -3e-16",
-    strict=True,
-)
 @pytest.mark.parametrize("s, y, w, t", ROUNDED_PAST_THE_ENDS)
 def test_weighted_venn_abers_never_rounds_past_0_or_1(s, y, w, t):
     s, w, t = (np.asarray(a, dtype=float) for a in (s, w, t))
@@ -164,11 +160,6 @@ def test_platt_is_the_minimiser_of_its_objective(data):
     check_platt(s, y, w, t)
 
 
-@pytest.mark.xfail(
-    reason="Newton stops at an absolute gradient of 1e-5 on relative weights: with very unequal "
-    "weights the objective is flat and the first step already counts as converged",
-    strict=True,
-)
 def test_platt_converges_with_very_unequal_weights():
     check_platt(
         np.array([-3.0, -3.0, -1.0]),

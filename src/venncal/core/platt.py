@@ -35,6 +35,9 @@ from venncal.exceptions import VenncalWarning
 
 __all__ = ["PlattSigmoid", "fit_platt", "platt_targets", "standardisation"]
 
+# largest Newton step (on standardised scores) at which the fit counts as converged
+_STEP_TOL = 1e-7
+
 
 @dataclass(frozen=True)
 class PlattSigmoid:
@@ -48,7 +51,7 @@ class PlattSigmoid:
     n_iter : int
         Newton iterations run.
     converged : bool
-        Whether the gradient fell below the tolerance.
+        Whether the gradient and the Newton step fell below their tolerances.
     center, scale : float
         The standardisation ``(score - center) / scale`` the fit ran on (0 and 1 by default).
     a_scaled, b_scaled : float or None
@@ -183,7 +186,9 @@ def fit_platt(
         Most Newton iterations.
     tol : float, default=1e-5
         Stop when both gradient components are below ``tol`` in absolute value (as in the
-        paper), scaled by the total weight divided by the number of examples. The iteration also
+        paper), scaled by the total weight divided by the number of examples, and the Newton
+        step on standardised scores is below 1e-7 (a flat objective, where most of the weight
+        sits on a few rows, has a small gradient far from its minimiser). The iteration also
         stops, converged, when the predicted decrease of the Newton step falls below 1e-12 of
         the objective, where rounding makes further progress unmeasurable (large sets).
     min_step : float, default=1e-10
@@ -261,14 +266,16 @@ def fit_platt(
         d1 = w * (t - p)
         g1 = float(np.sum(f * d1))
         g2 = float(np.sum(d1))
-        if abs(g1) < gtol and abs(g2) < gtol:
-            converged = True
-            it -= 1
-            break
         det = h11 * h22 - h21 * h21
         da = -(h22 * g1 - h21 * g2) / det
         db = -(-h21 * g1 + h11 * g2) / det
         gd = g1 * da + g2 * db
+        # a small gradient is not enough where the objective is flat (most weight on a few
+        # rows): the Newton step, the distance to the minimiser, must be small as well
+        if abs(g1) < gtol and abs(g2) < gtol and max(abs(da), abs(db)) < _STEP_TOL:
+            converged = True
+            it -= 1
+            break
         if -gd < 1e-12 * (abs(fval) + 1.0):
             # the Newton decrement is at the rounding level of the objective: no step can
             # measurably decrease it any more
