@@ -98,15 +98,7 @@ OPTION_CASES = [
     ("PlattCalibrator", {"max_iter": 0}, ["max_iter"]),
     ("PlattCalibrator", {"max_iter": 2.5}, ["max_iter"]),
     ("PlattCalibrator", {"max_iter": "100"}, ["max_iter"]),
-    (
-        "PlattCalibrator",
-        {"smoothing": "no"},
-        ["smoothing"],
-        pytest.mark.xfail(
-            reason="smoothing is read with bool(): 'no' silently turns smoothing on",
-            strict=True,
-        ),
-    ),
+    ("PlattCalibrator", {"smoothing": "no"}, ["smoothing"]),
     ("ACPCalibrator", {"confidence": 0.0}, ["confidence"]),
     ("ACPCalibrator", {"confidence": 1.5}, ["confidence"]),
     ("ACPCalibrator", {"confidence": float("nan")}, ["confidence"]),
@@ -394,18 +386,7 @@ OTHER_CASES = {
 }
 
 
-OTHER_MARKS = {
-    "acp-interval-strings": pytest.mark.xfail(
-        reason="ACPCalibrator.predict_proba converts 'interval' with np.asarray before checking "
-        "it: numpy's message, which does not name the parameter",
-        strict=True,
-    )
-}
-
-
-@pytest.mark.parametrize(
-    "case", [pytest.param(c, marks=OTHER_MARKS.get(c, ())) for c in sorted(OTHER_CASES)]
-)
+@pytest.mark.parametrize("case", sorted(OTHER_CASES))
 def test_other_entry_points_refuse_bad_input(case):
     call, names = OTHER_CASES[case]
     check_error(call, names)

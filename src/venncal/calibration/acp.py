@@ -237,7 +237,13 @@ class ACPCalibrator(BaseScoreCalibrator):
         if interval is None:
             iv = self._score_interval(s)
         else:
-            iv = np.asarray(interval, dtype=np.float64)
+            try:
+                iv = np.asarray(interval, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise ValueError(
+                    f"'interval' of {type(self).__name__}.predict_proba must be numbers of shape "
+                    f"({s.shape[0]}, 2) (lower, upper for each score)."
+                ) from None
             if iv.shape != (s.shape[0], 2):
                 raise ValueError(
                     f"'interval' must have shape ({s.shape[0]}, 2) (lower, upper for each "

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from venncal._validation import check_positive_int
+from venncal._validation import check_bool, check_positive_int
 from venncal.calibration._base import BaseScoreCalibrator
 from venncal.core.platt import fit_platt
 
@@ -63,7 +63,13 @@ class PlattCalibrator(BaseScoreCalibrator):
 
     def _fit(self, s, y01, w):
         check_positive_int(self.max_iter, name="max_iter", owner=type(self).__name__)
-        self.sigmoid_ = fit_platt(s, y01, w, smoothing=bool(self.smoothing), max_iter=self.max_iter)
+        self.sigmoid_ = fit_platt(
+            s,
+            y01,
+            w,
+            smoothing=check_bool(self.smoothing, name="smoothing", owner=type(self).__name__),
+            max_iter=self.max_iter,
+        )
         self.a_ = self.sigmoid_.a
         self.b_ = self.sigmoid_.b
         self.n_iter_ = self.sigmoid_.n_iter
