@@ -86,11 +86,6 @@ def test_integer_weight_is_that_many_copies(name, params, data, counts):
     assert_same(copies, weighted, name)
 
 
-@pytest.mark.xfail(
-    reason="the scores of rows of weight zero enter the standardisation behind ACP's "
-    "self-built intervals",
-    strict=True,
-)
 def test_acp_ignores_a_row_of_weight_zero():
     s, y = np.array([0.0, 0.0, 4.1e-235]), np.array([0, 1, 0])
     base = fit("ACPCalibrator", {"alpha": 1.0}, s, y, None).predict_proba([1.0])

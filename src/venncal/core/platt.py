@@ -231,7 +231,11 @@ def fit_platt(
     # only the ratios of the weights matter (they average one here: no overflow, and the
     # smoothed targets do not depend on the scale of the weights)
     w = relative_sample_weight(check_sample_weight(sample_weight, f.shape[0]))[0]
-    w = np.ones(f.shape[0]) if w is None else w
+    if w is None:
+        w = np.ones(f.shape[0])
+    elif not (w > 0).all():  # rows of weight zero take no part, in the standardisation neither
+        keep = w > 0
+        f, y, w = f[keep], y[keep], w[keep]
     t = platt_targets(y, w, smoothing=smoothing)
     scores_in = f
     # the fit is affine-equivariant in the score: run it on standardised scores, where the
