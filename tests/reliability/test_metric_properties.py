@@ -71,16 +71,7 @@ def test_metrics_are_found():
     )
 
 
-ORDER_MARKS = {
-    "calibration_slope_intercept": pytest.mark.xfail(
-        reason="constant predictions leave the slope unidentified: an arbitrary slope that "
-        "depends on the row order is returned instead of an error",
-        strict=True,
-    )
-}
-
-
-@pytest.mark.parametrize("name", [pytest.param(m, marks=ORDER_MARKS.get(m, ())) for m in METRICS])
+@pytest.mark.parametrize("name", METRICS)
 @fewer(4)
 @given(data=labelled(), weighted=st.booleans(), seed=st.integers(0, 2**32 - 1))
 def test_metric_ignores_row_order_and_leaves_inputs_alone(name, data, weighted, seed):

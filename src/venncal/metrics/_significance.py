@@ -188,6 +188,11 @@ def calibration_slope_intercept(y_true, y_proba, *, clip=1e-12):
         )
     pc = np.clip(p, eps, 1.0 - eps)
     z = np.log(pc) - np.log1p(-pc)
+    if z.min() == z.max():
+        raise ValueError(
+            "calibration_slope_intercept needs predictions that are not all equal in 'y_proba' "
+            "(after clipping to [clip, 1 - clip]); the slope of a constant is undefined."
+        )
     (a, b), ok_slope = _fit_logistic(z, y, np.zeros_like(z), fit_slope=True)
     (a_offset,), ok_int = _fit_logistic(z, y, z, fit_slope=False)
     z0, z1 = z[y == 0], z[y == 1]
