@@ -36,7 +36,7 @@ from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
 from venncal._validation import check_in_range, check_option, check_positive_int
-from venncal.classifiers._response import resolve_response_method
+from venncal.classifiers._response import check_features, resolve_response_method
 from venncal.classifiers.venn import check_fit_data, copy_fitted_attributes
 from venncal.core.merge import cross_interval, merge_cross
 from venncal.core.venn_abers import ivap_fit
@@ -245,6 +245,7 @@ class MulticlassVennAbersClassifier(ClassifierMixin, BaseEstimator):
         check_option(self.merge, MERGES, name="merge", owner=_OWNER)
         response = _resolve(self.estimator, self.response_method)
         X, classes, y_enc = check_fit_data(X, y, _OWNER)
+        check_features(X, self.estimator, owner=_OWNER)
         n = y_enc.shape[0]
         K = classes.shape[0]
         counts = np.bincount(y_enc, minlength=K)
@@ -294,6 +295,9 @@ class MulticlassVennAbersClassifier(ClassifierMixin, BaseEstimator):
 
     def _fold_pairs(self, X):
         """Per-fold pairs (p0, p1), each of shape (F, m, K) or (F, m, K, K)."""
+        check_features(
+            X, self.estimator, owner=_OWNER, n_features=getattr(self, "n_features_in_", None)
+        )
         K = self.classes_.shape[0]
         p0s, p1s = [], []
         for est, cal in zip(self.estimators_, self.calibrations_):

@@ -10,6 +10,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from venncal._validation import check_in_range, check_option, check_positive_int
+from venncal.classifiers._response import check_features
 from venncal.core.venn import VennPrediction, equal_mass_venn_predict, venn_predict
 from venncal.core.venn_abers import ivap_fit
 
@@ -220,6 +221,7 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
         self
         """
         X, classes, y_enc = check_fit_data(X, y, _OWNER)
+        check_features(X, self.estimator, owner=_OWNER)
         K = classes.shape[0]
         self._check_params(K)
         for attr in ("oob_", "cal_index_"):  # a refit forgets the last fit
@@ -261,6 +263,9 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
         return tags
 
     def _test_scores(self, X):
+        check_features(
+            X, self.estimator, owner=_OWNER, n_features=getattr(self, "n_features_in_", None)
+        )
         K = self.classes_.shape[0]
         if self.method == "inductive":
             return _model_scores(self.estimator_, X, K), None

@@ -21,7 +21,11 @@ from venncal._validation import (
     check_sample_weight,
     check_weighted_classes,
 )
-from venncal.classifiers._response import positive_scores, resolve_response_method
+from venncal.classifiers._response import (
+    check_features,
+    positive_scores,
+    resolve_response_method,
+)
 from venncal.core.merge import MERGES, cross_interval, merge, merge_cross
 from venncal.core.venn_abers import ivap_fit
 from venncal.exceptions import VenncalWarning
@@ -190,12 +194,13 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         self._validate_params()
         y01, classes = check_binary_labels(y, name="y")
         X = indexable(X)[0]
+        check_features(X, self.estimator, owner=type(self).__name__)
         n = _num_samples(X)
         check_consistent_length(X=range(n), y=y01)
         weight = check_sample_weight(fit_params.get("sample_weight"), n)
         check_weighted_classes(y01, weight)
         y_arr = np.asarray(y)
-        for attr in ("estimator_", "estimators_", "calibrators_", "_delegate"):
+        for attr in ("estimator_", "estimators_", "calibrators_", "_delegate", "n_features_in_"):
             if hasattr(self, attr):
                 delattr(self, attr)
         if (
@@ -217,6 +222,8 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         fitted = getattr(self, "estimator_", None) or getattr(self, "estimators_", [None])[0]
         if fitted is not None and hasattr(fitted, "n_features_in_"):
             self.n_features_in_ = fitted.n_features_in_
+        elif len(np.shape(X)) == 2:  # full and out-of-bag keep no single fitted estimator
+            self.n_features_in_ = np.shape(X)[1]
         if fitted is not None and hasattr(fitted, "feature_names_in_"):
             self.feature_names_in_ = fitted.feature_names_in_
         return self
@@ -293,6 +300,15 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             fit_params=fit_params,
         ).fit(X, y01)
 
+    def _check_test_objects(self, X):
+        check_is_fitted(self, "classes_")
+        check_features(
+            X,
+            self.estimator,
+            owner=type(self).__name__,
+            n_features=getattr(self, "n_features_in_", None),
+        )
+
     def _fold_pairs(self, X):
         """Per-estimator (p0, p1), each of shape (K, m)."""
         estimators = getattr(self, "estimators_", None) or [self.estimator_]
@@ -323,7 +339,7 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             for ``method="full"``, whose two refitted scorers can order them the other way
             (Algorithm 1 of Vovk & Petej 2014 allows it).
         """
-        check_is_fitted(self, "classes_")
+        self._check_test_objects(X)
         if hasattr(self, "_delegate"):
             return self._delegate.predict_interval(X)
         p0, p1 = self._fold_pairs(X)
@@ -343,7 +359,7 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         proba : ndarray of shape (m, 2)
             Probabilities of ``classes_[0]`` and ``classes_[1]``.
         """
-        check_is_fitted(self, "classes_")
+        self._check_test_objects(X)
         if hasattr(self, "_delegate"):
             interval = self._delegate.predict_interval(X)
             p = merge(interval[:, 0], interval[:, 1], self.merge)
