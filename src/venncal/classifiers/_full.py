@@ -497,7 +497,7 @@ def _warn_if_vacuous(interval, estimator):
             "stable learner (naive Bayes, a linear model, LDA/QDA, k-NN with k > 1), or "
             "method='inductive' or 'cross'.",
             VenncalWarning,
-            stacklevel=3,
+            stacklevel=4,  # the user's call of VennAbersClassifier.predict_interval/proba
         )
 
 

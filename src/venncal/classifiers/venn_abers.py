@@ -80,7 +80,11 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         - ``"simplified"``: fit once on all the data and calibrate on its own training scores
           (Vovk & Petej 2014, Algorithm 2).
         - ``"full"``: the transductive Venn-Abers predictor (Vovk & Petej 2014, Algorithm 1),
-          which refits the estimator with each test object labelled 0 and 1.
+          which refits the estimator with each test object labelled 0 and 1. It suits stable
+          learners, whose score for an object changes little when one training example is
+          added (naive Bayes, linear models, LDA/QDA, k-NN with k > 1), not learners that
+          memorise their training set (unpruned trees, forests of them, 1-NN): their
+          intervals are [0, 1] for most objects, and a ``VenncalWarning`` says so.
         - ``"oob"``: out-of-bag calibration of a bagged ensemble (Johansson et al. 2018).
     cal_size : float in (0, 1), default=0.2
         Fraction of the training data used for calibration when ``method="inductive"``.
