@@ -15,12 +15,14 @@ import numpy as np
 import pandas as pd
 
 from venncal._validation import check_binary_labels, check_probabilities, check_scores
+from venncal.cli._extras import require_extra
 from venncal.experiments._files import write_csv, write_parquet
 
 __all__ = [
     "InputError",
     "read_table",
     "write_table",
+    "check_table_file",
     "check_output_free",
     "check_not_an_input",
     "get_column",
@@ -51,6 +53,19 @@ def _kind(path, what):
     raise InputError(
         f"{what} {str(path)!r} must end in .csv, .tsv or .parquet (got {suffix or 'no suffix'!r})."
     )
+
+
+_PARQUET_ENGINES = ("pyarrow", "fastparquet")
+
+
+def check_table_file(path, what, doing="reading"):
+    """Check the suffix of a table file and that its format can be read or written here.
+
+    Called before any work starts, so a wrong suffix or a missing optional dependency
+    (``venncal[parquet]``) is one line with exit code 2 before anything is fitted or written.
+    """
+    if _kind(path, what) == "parquet":
+        require_extra(_PARQUET_ENGINES, "parquet", f"{doing} Parquet ({what} {str(path)!r})")
 
 
 def _check_csv_layout(path, sep, what):
@@ -97,8 +112,10 @@ def read_table(path, what="input file"):
             sep = "\t" if path.suffix.lower() == ".tsv" else ","
             _check_csv_layout(path, sep, what)
             frame = pd.read_csv(path, sep=sep, encoding="utf-8-sig", index_col=False)
-    except ImportError as exc:  # pragma: no cover - pyarrow is declared for the test extra
-        raise InputError(f"reading Parquet needs pyarrow ({exc}); pip install pyarrow.") from None
+    except ImportError:
+        raise InputError(
+            f'reading Parquet ({what} {str(path)!r}) needs pyarrow; pip install "venncal[parquet]".'
+        ) from None
     except UnicodeDecodeError as exc:
         raise InputError(
             f"cannot read {what} {str(path)!r}: it is not UTF-8 text (byte {exc.start} cannot "
@@ -165,6 +182,10 @@ def write_table(frame, path, force, what="output"):
         else:
             sep = "\t" if path.suffix.lower() == ".tsv" else ","
             write_csv(frame, path, index=False, sep=sep)
+    except ImportError:
+        raise InputError(
+            f'writing Parquet ({what} {str(path)!r}) needs pyarrow; pip install "venncal[parquet]".'
+        ) from None
     except OSError as exc:
         raise InputError(f"cannot write {what} {str(path)!r}: {exc.strerror or exc}.") from None
 

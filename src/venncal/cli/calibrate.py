@@ -12,6 +12,7 @@ from venncal.cli._io import (
     InputError,
     check_not_an_input,
     check_output_free,
+    check_table_file,
     labels_column,
     read_table,
     scores_column,
@@ -134,6 +135,9 @@ def calibrate(
       venncal calibrate cal.csv test.csv --score score --label y -o calibrated.csv
       venncal calibrate cal.parquet test.parquet --score s --label y --method abb -o out.parquet
     """
+    check_table_file(cal_file, "CAL_FILE")
+    check_table_file(test_file, "TEST_FILE")
+    check_table_file(out, "--out", doing="writing")
     check_not_an_input(out, [cal_file, test_file], "--out")
     check_output_free(out, force, "--out")
     calibrator = make_calibrator(method, merge=merge, n_bins=n_bins, strategy=strategy)

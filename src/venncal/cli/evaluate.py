@@ -13,6 +13,7 @@ from venncal.cli._io import (
     InputError,
     check_not_an_input,
     check_output_free,
+    check_table_file,
     labels_column,
     probabilities_column,
     read_table,
@@ -189,6 +190,7 @@ def evaluate(
     """
     if len(set(proba_cols)) != len(proba_cols):
         raise InputError("each --proba column may be given once.")
+    check_table_file(file, "FILE")
     paths = {}
     if out_dir is not None:
         out_dir = Path(out_dir)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from venncal.cli._extras import require_extra
 from venncal.exceptions import VenncalWarning
 from venncal.experiments._files import MANIFEST, TMP_PREFIX, read_manifest, write_manifest
 from venncal.experiments.studies import STUDIES
@@ -206,6 +207,8 @@ def reproduce(study, quick, out, force, resume, n_jobs, backend, scheduler, prog
         raise click.UsageError("--scheduler needs --backend dask.")
     if force and resume:
         raise click.UsageError("--force and --resume exclude each other; pass one of them.")
+    if backend == "dask":
+        require_extra("distributed", "dask", "--backend dask")
     mode = "quick" if quick else "full"
     out = out if out is not None else Path("venncal-results") / f"{study}-{mode}"
     manifest = _prepare_out(out, study, mode, force, resume)

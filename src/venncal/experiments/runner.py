@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import csv
 import hashlib
+import importlib.util
 import io
 import json
 import math
@@ -345,9 +346,9 @@ class _CsvAppender:
 def _dask_client(scheduler, n_jobs):
     try:
         from distributed import Client, LocalCluster
-    except ImportError:  # pragma: no cover - dask is a declared optional dependency
+    except ImportError:
         raise ImportError(
-            "backend='dask' needs dask.distributed; install it with pip install 'venncal[dask]'."
+            "backend='dask' needs dask.distributed; pip install \"venncal[dask]\"."
         ) from None
     if isinstance(scheduler, Client):
         yield scheduler
@@ -371,6 +372,13 @@ def _dask_client(scheduler, n_jobs):
         yield client
 
 
+def _has_distributed():
+    try:
+        return importlib.util.find_spec("distributed") is not None
+    except (ImportError, ValueError):
+        return False
+
+
 def _check_args(cells, func, n_jobs, backend, scheduler, progress):
     if progress is not None and not isinstance(progress, (bool, np.bool_)):
         raise TypeError(f"'progress' must be True, False or None, got {progress!r}.")
@@ -385,6 +393,8 @@ def _check_args(cells, func, n_jobs, backend, scheduler, progress):
         )
     if scheduler is not None and backend != "dask":
         raise ValueError("'scheduler' is only used with backend='dask'; pass backend='dask'.")
+    if backend == "dask" and not _has_distributed():
+        raise ImportError("backend='dask' needs dask.distributed; pip install \"venncal[dask]\".")
     if n_jobs is not None and (
         isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0
     ):
