@@ -36,6 +36,7 @@ _LAZY = {
     "MulticlassVennAbersClassifier": "venncal.classifiers.multiclass",
     "UpdatableScorer": "venncal.classifiers._updatable",
     "register_updatable_scorer": "venncal.classifiers._updatable",
+    "predict_interval": "venncal.classifiers._pipeline",
     # displays (matplotlib is imported only when drawing)
     "ReliabilityDisplay": "venncal.plotting",
     "VennIntervalDisplay": "venncal.plotting",

@@ -130,6 +130,16 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     True
     >>> clf.predict_proba(X[400:]).shape
     (169, 2)
+
+    With preprocessing, wrap the whole pipeline: it is fitted on the training part and its scores
+    are calibrated (a ``Pipeline`` ending in this classifier hides ``predict_interval``; use
+    :func:`venncal.predict_interval` for one).
+
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> piped = VennAbersClassifier(make_pipeline(StandardScaler(), GaussianNB()), random_state=0)
+    >>> piped.fit(X[:400], y[:400]).predict_interval(X[400:]).shape
+    (169, 2)
     """
 
     def __init__(
