@@ -230,6 +230,37 @@ def test_interval_validity_per_bin_matches_loop(seed):
 
 
 @pytest.mark.parametrize("seed", SEEDS)
+def test_interval_validity_standard_errors_and_misses_match_loop(seed):
+    rng = np.random.default_rng(seed)
+    p0 = rng.random(150) * 0.8
+    p1 = p0 + rng.random(150) * 0.1
+    y = (rng.random(150) < rng.random(150)).astype(int)
+    v = metrics.interval_validity(y, p0, p1, n_bins=4)
+    f = y.mean()
+    assert v.std_error == pytest.approx(np.sqrt(f * (1 - f) / 150))
+    lo, hi = p0.mean(), p1.mean()
+    assert v.miss == pytest.approx(lo - f if f < lo else (f - hi if f > hi else 0.0))
+    mid = (p0 + p1) / 2
+    for b in range(4):
+        idx = np.flatnonzero([ref.uniform_bin(m, 4) == b for m in mid])
+        if not idx.size:
+            assert np.isnan(v.bin_std_error[b]) and np.isnan(v.bin_miss[b])
+            continue
+        fb, lb, hb = y[idx].mean(), p0[idx].mean(), p1[idx].mean()
+        assert v.bin_std_error[b] == pytest.approx(np.sqrt(fb * (1 - fb) / idx.size))
+        assert v.bin_miss[b] == pytest.approx(max(lb - fb, fb - hb, 0.0))
+        assert (v.bin_miss[b] == 0) == bool(v.bin_valid[b])
+
+
+def test_interval_validity_constructed_without_standard_errors():
+    old = metrics.IntervalValidity(
+        "frequency", 0.5, 0.4, 0.6, True, np.array([0.0, 1.0]), np.array([2.0]),
+        np.array([0.5]), np.array([0.4]), np.array([0.6]), np.array([True]),
+    )  # fmt: skip
+    assert np.isnan(old.std_error) and old.bin_std_error is None and old.miss == 0.0
+
+
+@pytest.mark.parametrize("seed", SEEDS)
 def test_minimax_merges_equalise_and_minimise_regret(seed):
     rng = np.random.default_rng(seed)
     p0 = rng.uniform(0.01, 0.9, 200)

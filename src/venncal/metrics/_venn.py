@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -71,6 +71,11 @@ class IntervalValidity:
     bin_valid : ndarray of shape (n_bins,), dtype bool
         Whether each non-empty bin's observed value is inside its mean interval (False when
         empty).
+    std_error : float
+        Binomial standard error of ``observed``, ``sqrt(f (1 - f) / n)``: how far the observed
+        frequency moves by test-set sampling alone (0 when ``f`` is 0 or 1).
+    bin_std_error : ndarray of shape (n_bins,)
+        The same for each bin, ``sqrt(f_b (1 - f_b) / n_b)``; NaN when empty.
     """
 
     target: str
@@ -84,12 +89,25 @@ class IntervalValidity:
     bin_lower: np.ndarray
     bin_upper: np.ndarray
     bin_valid: np.ndarray
+    std_error: float = float("nan")
+    bin_std_error: np.ndarray = field(default=None)
 
     @property
     def fraction_valid(self):
         """Share of the non-empty bins whose observed value is inside the interval."""
         nonempty = self.counts > 0
         return float(self.bin_valid[nonempty].mean())
+
+    @property
+    def miss(self):
+        """Distance from ``observed`` to ``[lower, upper]``; 0 when inside."""
+        return float(max(self.lower - self.observed, self.observed - self.upper, 0.0))
+
+    @property
+    def bin_miss(self):
+        """Per-bin distance from the observed value to the mean interval; NaN when empty."""
+        gap = np.maximum(self.bin_lower - self.bin_observed, self.bin_observed - self.bin_upper)
+        return np.where(self.counts > 0, np.maximum(gap, 0.0), np.nan)
 
 
 def interval_validity(
@@ -132,7 +150,9 @@ def interval_validity(
     random calibration set as well as the test objects. With one fixed, small calibration set
     and a large test set, the per-bin frequencies are measured precisely while the intervals
     carry the noise of the calibration set, so some bins fall outside even for a valid
-    predictor; the overall check (``valid``) is the one of Johansson et al.
+    predictor; the overall check (``valid``) is the one of Johansson et al. It is exact and
+    ignores the noise of the test set: compare ``miss`` with ``std_error`` (and ``bin_miss``
+    with ``bin_std_error``) to see whether a miss is larger than test-set sampling explains.
 
     References
     ----------
@@ -144,6 +164,8 @@ def interval_validity(
     >>> v = interval_validity([0, 1, 1, 0], [0.3, 0.4, 0.6, 0.2], [0.5, 0.6, 0.8, 0.4])
     >>> v.observed, v.lower, v.upper, v.valid
     (0.5, 0.375, 0.575, True)
+    >>> v.miss, v.std_error
+    (0.0, 0.25)
     """
     y = check_labels01(y_true).astype(np.float64)
     p0, p1 = prepare_interval(p0, p1)
@@ -169,6 +191,9 @@ def interval_validity(
         b_hi = np.where(nz, np.bincount(idx, weights=hi, minlength=k) / counts, np.nan)
     b_valid = nz & (b_obs >= b_lo - tol) & (b_obs <= b_hi + tol)
     observed, lower, upper = float(value.mean()), float(lo.mean()), float(hi.mean())
+    std_error = float(np.sqrt(observed * (1.0 - observed) / value.shape[0]))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        b_se = np.where(nz, np.sqrt(b_obs * (1.0 - b_obs) / counts), np.nan)
     return IntervalValidity(
         target=target,
         observed=observed,
@@ -181,6 +206,8 @@ def interval_validity(
         bin_lower=b_lo,
         bin_upper=b_hi,
         bin_valid=b_valid,
+        std_error=std_error,
+        bin_std_error=b_se,
     )
 
 
