@@ -79,12 +79,16 @@ def test_prints_the_table(predictions):
     assert f"{len(frame)} rows, {int(y.sum())} positive" in out
 
 
+def _printed(output, row):
+    """The values printed on the line of ``row``, one per line that has it."""
+    return [line.split()[1:] for line in output.splitlines() if line.split()[:1] == [row]]
+
+
 def test_interval_columns(predictions):
     tmp, _ = predictions
     result = run(tmp / "pred.csv", "--label", "y", "--proba", "good", "--interval", "p0", "p1")
     assert result.exit_code == 0, result.output
-    assert "interval_width" in result.output
-    assert "0.0" in result.output.split("interval_width")[1].splitlines()[0]
+    assert _printed(result.output, "interval_width") == [["0.0600"]]
     _expect_usage_error(
         run(tmp / "pred.csv", "--label", "y", "--proba", "good", "--interval", "p1", "p0"),
         "must not exceed",
@@ -171,3 +175,88 @@ def test_one_class_is_accepted_only_when_unambiguous(tmp_path, predictions):
                         "one class only", "--positive")  # fmt: skip
     ok = run(tmp_path / "sick.csv", "--label", "y", "--proba", "good", "--positive", "sick")
     assert ok.exit_code == 0 and ok.output.splitlines()[1:] == result.output.splitlines()[1:]
+
+
+def _calibrated_near_miss(tmp_path, n=2000, seed=3):
+    """Calibrated predictions whose mean interval misses the observed frequency by half an SE."""
+    rng = np.random.default_rng(seed)
+    truth = rng.uniform(0.05, 0.95, n)
+    y = (rng.random(n) < truth).astype(int)
+    f = y.mean()
+    se = np.sqrt(f * (1 - f) / n)
+    centre = truth - truth.mean() + f + 0.5 * se + 0.01  # mean interval [f + se/2, f + se/2 + .02]
+    frame = pd.DataFrame({"y": y, "a": truth, "b": 1 - truth, "p0": centre - 0.01,
+                          "p1": centre + 0.01})  # fmt: skip
+    assert frame[["p0", "p1"]].to_numpy().min() > 0 and frame["p1"].max() < 1
+    frame.to_csv(tmp_path / "near.csv", index=False)
+    return frame, f, se
+
+
+def test_interval_miss_within_sampling_error_is_valid(tmp_path):
+    frame, f, se = _calibrated_near_miss(tmp_path)
+    result = run(tmp_path / "near.csv", "--label", "y", "--proba", "a", "--interval", "p0", "p1")
+    assert result.exit_code == 0, result.output
+    values = {row: float(_printed(result.output, row)[0][0]) for row in (
+        "observed_frequency", "mean_p0", "mean_p1", "frequency_std_error", "interval_miss",
+        "interval_valid_within_2se", "bins_valid_within_2se")}  # fmt: skip
+    assert values["observed_frequency"] == pytest.approx(f, abs=5e-5)
+    assert values["frequency_std_error"] == pytest.approx(se, abs=5e-5)
+    assert values["mean_p0"] == pytest.approx(frame["p0"].mean(), abs=5e-5)
+    assert values["mean_p1"] == pytest.approx(frame["p1"].mean(), abs=5e-5)
+    assert values["interval_miss"] == pytest.approx(0.5 * se, abs=5e-5)
+    assert values["interval_valid_within_2se"] == 1.0
+    # per bin, by a naive loop over the 10 equal-width bins of the midpoint
+    y, p0, p1 = frame["y"].to_numpy(), frame["p0"].to_numpy(), frame["p1"].to_numpy()
+    mid = (p0 + p1) / 2
+    verdicts = []
+    for b in range(10):
+        inside = (mid >= b / 10) & ((mid < (b + 1) / 10) if b < 9 else (mid <= 1))
+        if inside.any():
+            fb, m = y[inside].mean(), inside.sum()
+            miss = max(p0[inside].mean() - fb, fb - p1[inside].mean(), 0.0)
+            verdicts.append(miss <= 2 * np.sqrt(fb * (1 - fb) / m))
+    assert values["bins_valid_within_2se"] == pytest.approx(np.mean(verdicts), abs=5e-5)
+    assert values["bins_valid_within_2se"] >= 0.8
+    assert "within 2 standard errors" in result.output
+
+
+def test_interval_rows_are_printed_once(tmp_path):
+    _calibrated_near_miss(tmp_path)
+    result = run(tmp_path / "near.csv", "--label", "y", "--proba", "a", "--proba", "b",
+                 "--interval", "p0", "p1", "--out-dir", tmp_path / "out", "--no-plots")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    for row in ("interval_width", "observed_frequency", "interval_miss",
+                "interval_valid_within_2se", "bins_valid_within_2se"):  # fmt: skip
+        printed = _printed(result.output, row)
+        assert len(printed) == 1 and len(printed[0]) == 1, (row, result.output)
+    assert len(_printed(result.output, "ece")[0]) == 2
+    saved = pd.read_csv(tmp_path / "out" / "metrics.csv")
+    assert not [c for c in saved.columns if "interval" in c]
+    coverage = pd.read_csv(tmp_path / "out" / "intervals.csv").set_index("metric")["value"]
+    assert coverage["interval_valid_within_2se"] == 1.0
+    assert not (tmp_path / "out" / "venn_intervals.png").exists()
+
+
+@pytest.mark.skipif(not _has_plotting(), reason="venncal.plotting not in this installation yet")
+def test_writes_the_venn_interval_picture(tmp_path):
+    _calibrated_near_miss(tmp_path)
+    out = tmp_path / "figs"
+    args = [tmp_path / "near.csv", "--label", "y", "--proba", "a", "--out-dir", out]
+    result = run(*args, "--interval", "p0", "p1")
+    assert result.exit_code == 0, result.output
+    data = (out / "venn_intervals.png").read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 1000
+    from matplotlib import image
+
+    assert image.imread(out / "venn_intervals.png").ndim == 3
+    assert "venn_intervals.png" in result.output
+    assert not [p.name for p in out.iterdir() if p.name.startswith(".venncal-tmp-")]
+    # without --interval there is no interval picture, and an existing one needs --force
+    plain = tmp_path / "plain"
+    assert run(*args[:-1], plain).exit_code == 0
+    assert not (plain / "venn_intervals.png").exists()
+    (out / "metrics.csv").unlink()
+    (out / "intervals.csv").unlink()
+    for name in ("reliability.png", "brier_curve.png"):
+        (out / name).unlink()
+    _expect_usage_error(run(*args, "--interval", "p0", "p1"), "already exists", "venn_intervals")

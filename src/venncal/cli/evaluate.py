@@ -20,12 +20,23 @@ from venncal.cli._io import (
     write_table,
 )
 
-__all__ = ["evaluate", "metrics_table"]
+__all__ = ["evaluate", "metrics_table", "interval_table"]
 
-_FILES = {"metrics": "metrics.csv", "reliability": "reliability.png", "brier": "brier_curve.png"}
+_FILES = {
+    "metrics": "metrics.csv",
+    "reliability": "reliability.png",
+    "brier": "brier_curve.png",
+    "intervals": "intervals.csv",
+    "venn": "venn_intervals.png",
+}
+_PLOTS = ("reliability", "brier", "venn")
+_INTERVAL_FILES = ("intervals", "venn")
+
+#: How many standard errors a miss may be and still count as sampling noise.
+N_STD_ERRORS = 2
 
 
-def metrics_table(y, columns, *, n_bins=10, strategy="uniform", intervals=None):
+def metrics_table(y, columns, *, n_bins=10, strategy="uniform"):
     """Return one row of metrics per prediction column.
 
     Parameters
@@ -36,10 +47,6 @@ def metrics_table(y, columns, *, n_bins=10, strategy="uniform", intervals=None):
         Column name -> probabilities of the positive class, shape (n,).
     n_bins, strategy
         Binning of ECE and MCE (Naeini et al. 2015 use 10 equal-width bins).
-    intervals : tuple of two ndarrays, default=None
-        Venn-Abers (p0, p1): adds the mean interval width, whether the observed frequency of
-        positives lies between the means of p0 and p1 (``interval_valid``), and the fraction of
-        occupied bins of p where it does (``interval_bins_valid``), the same for every row.
 
     Returns
     -------
@@ -69,15 +76,57 @@ def metrics_table(y, columns, *, n_bins=10, strategy="uniform", intervals=None):
             "spiegelhalter_p": _spiegelhalter_p(metrics, y, p),
         }
     table = pd.DataFrame.from_dict(rows, orient="index")
-    if intervals is not None:
-        p0, p1 = intervals
-        validity = metrics.interval_validity(y, p0, p1)
-        occupied = np.asarray(validity.counts) > 0
-        table["interval_width"] = float(metrics.interval_width(p0, p1))
-        table["interval_valid"] = float(validity.valid)
-        table["interval_bins_valid"] = float(np.mean(np.asarray(validity.bin_valid)[occupied]))
     table.index.name = "prediction"
     return table
+
+
+def interval_table(y, p0, p1, *, n_bins=10, strategy="uniform"):
+    """Return the containment of the observed frequency in Venn-Abers intervals, with its noise.
+
+    The observed frequency of positives ``f`` is compared with the mean interval
+    ``[mean p0, mean p1]``. A miss counts as sampling noise when it is at most
+    :data:`N_STD_ERRORS` binomial standard errors ``sqrt(f (1 - f) / n)``; the same check is
+    made in each occupied bin of the interval midpoints, with the bin's own standard error.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        Labels in {0, 1}.
+    p0, p1 : ndarray of shape (n,)
+        The Venn-Abers probabilities, ``p0 <= p1``.
+    n_bins, strategy
+        Bins of the interval midpoints for the per-bin check.
+
+    Returns
+    -------
+    pandas.Series
+        ``interval_width`` (mean ``p1 - p0``), ``observed_frequency``, ``mean_p0``, ``mean_p1``,
+        ``frequency_std_error``, ``interval_miss`` (distance from the frequency to the mean
+        interval, 0 inside), ``interval_valid_within_2se`` (1.0 or 0.0) and
+        ``bins_valid_within_2se`` (share of occupied bins inside their mean interval widened
+        by two of their standard errors).
+    """
+    from venncal import metrics
+
+    v = metrics.interval_validity(y, p0, p1, n_bins=n_bins, strategy=strategy)
+    occupied = np.asarray(v.counts) > 0
+    slack = N_STD_ERRORS * v.bin_std_error[occupied]
+    bins_ok = v.bin_miss[occupied] <= slack + 1e-12
+    return pd.Series(
+        {
+            "interval_width": float(metrics.interval_width(p0, p1)),
+            "observed_frequency": v.observed,
+            "mean_p0": v.lower,
+            "mean_p1": v.upper,
+            "frequency_std_error": v.std_error,
+            "interval_miss": v.miss,
+            f"interval_valid_within_{N_STD_ERRORS}se": float(
+                v.miss <= N_STD_ERRORS * v.std_error + 1e-12
+            ),
+            f"bins_valid_within_{N_STD_ERRORS}se": float(np.mean(bins_ok)),
+        },
+        name="interval",
+    )
 
 
 def _auc(metrics, y, p):
@@ -106,7 +155,7 @@ def _format(table):
     return shown.to_string()
 
 
-def _plot(y, columns, out_dir, n_bins, strategy):
+def _plot(y, columns, out_dir, n_bins, strategy, intervals=None):
     import matplotlib
 
     matplotlib.use("Agg")
@@ -137,6 +186,18 @@ def _plot(y, columns, out_dir, n_bins, strategy):
         save_figure(fig, paths["brier"], dpi=120, bbox_inches="tight")
     finally:
         plt.close(fig)
+    if intervals is not None:
+        from venncal.plotting import VennIntervalDisplay
+
+        fig, ax = plt.subplots(figsize=(6, 5))
+        try:
+            VennIntervalDisplay.from_predictions(
+                y, *intervals, n_bins=n_bins, strategy=strategy, ax=ax
+            )
+            paths["venn"] = out_dir / _FILES["venn"]
+            save_figure(fig, paths["venn"], dpi=120, bbox_inches="tight")
+        finally:
+            plt.close(fig)
     return paths
 
 
@@ -160,7 +221,8 @@ def _plot(y, columns, out_dir, n_bins, strategy):
     nargs=2,
     default=None,
     metavar="P0 P1",
-    help="Columns of a Venn-Abers interval (e.g. p0 p1): adds its width and coverage.",
+    help="Columns of a Venn-Abers interval (e.g. p0 p1): adds its width and coverage, "
+    "within two standard errors of sampling, and venn_intervals.png.",
 )
 @click.option("--n-bins", type=click.IntRange(min=1), default=10, show_default=True,
               help="Bins of ECE, MCE, the Brier decomposition and the reliability diagram.")  # fmt: skip
@@ -170,7 +232,8 @@ def _plot(y, columns, out_dir, n_bins, strategy):
     "--out-dir",
     type=click.Path(file_okay=False),
     default=None,
-    help="Folder for metrics.csv, reliability.png and brier_curve.png (created if needed).",
+    help="Folder for metrics.csv, reliability.png and brier_curve.png, with --interval also "
+    "intervals.csv and venn_intervals.png (created if needed).",
 )
 @click.option("--no-plots", is_flag=True, help="With --out-dir, write metrics.csv only.")
 @click.option("--force", is_flag=True, help="Overwrite existing files in --out-dir.")
@@ -184,6 +247,13 @@ def evaluate(
     calibration. With --out-dir it is also saved as metrics.csv, next to a reliability diagram
     and Brier curves (PNG).
 
+    With --interval P0 P1, a second table, printed once, compares the observed frequency of
+    positives with the mean interval [mean P0, mean P1]: the distance by which it misses (0
+    inside), its binomial standard error, whether the miss is within two standard errors, and
+    the share of bins (of the interval midpoints) inside their mean interval widened by two of
+    their own standard errors. With --out-dir it is saved as intervals.csv, next to a picture
+    of the intervals per bin (venn_intervals.png).
+
     \b
     Example:
       venncal evaluate calibrated.csv --label y --proba p --interval p0 p1 --out-dir ev
@@ -196,7 +266,9 @@ def evaluate(
         out_dir = Path(out_dir)
         if out_dir.exists() and not out_dir.is_dir():
             raise InputError(f"--out-dir {str(out_dir)!r} is a file; give a folder.")
-        wanted = ["metrics"] if no_plots else list(_FILES)
+        wanted = [k for k in _FILES if not (no_plots and k in _PLOTS)]
+        if interval is None:
+            wanted = [k for k in wanted if k not in _INTERVAL_FILES]
         paths = {k: out_dir / _FILES[k] for k in wanted}
         for path in paths.values():
             check_not_an_input(path, [file], "output")
@@ -217,17 +289,30 @@ def evaluate(
             raise InputError(f"--interval: {interval[0]!r} must not exceed {interval[1]!r}.")
         intervals = (p0, p1)
 
-    table = metrics_table(y, columns, n_bins=n_bins, strategy=strategy, intervals=intervals)
+    table = metrics_table(y, columns, n_bins=n_bins, strategy=strategy)
     click.echo(f"{file}: {len(y)} rows, {int(y.sum())} positive")
     click.echo(_format(table))
+    if intervals is not None:
+        coverage = interval_table(y, *intervals, n_bins=n_bins, strategy=strategy)
+        click.echo("")
+        click.echo(
+            f"Venn-Abers interval [{interval[0]}, {interval[1]}] ({n_bins} {strategy} bins of the "
+            f"midpoint; a miss within {N_STD_ERRORS} standard errors counts as valid):"
+        )
+        click.echo(_format(coverage.to_frame().T))
     if out_dir is None:
         return
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
         write_table(table.reset_index(), paths["metrics"], force, "output")
         written = [paths["metrics"]]
+        if intervals is not None:
+            saved = pd.DataFrame({"metric": coverage.index, "value": coverage.to_numpy()})
+            write_table(saved, paths["intervals"], force, "output")
+            written.append(paths["intervals"])
         if not no_plots:
-            written += list(_plot(y, columns, out_dir, n_bins, strategy).values())
+            plots = _plot(y, columns, out_dir, n_bins, strategy, intervals)
+            written += list(plots.values())
     except OSError as exc:
         where = f" {exc.filename!r}" if exc.filename else ""
         raise InputError(f"cannot write to --out-dir{where}: {exc.strerror or exc}.") from None
