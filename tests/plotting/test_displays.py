@@ -77,6 +77,25 @@ def test_reliability_display_marks_empty_bins():
     assert "empty bin" in labels
 
 
+@pytest.mark.parametrize("n", [5, 300, 10_000])
+def test_reliability_display_count_zero_at_probability_zero(n):
+    y, p = _data(2, n)
+    fig, ax = plt.subplots(figsize=(6, 5), dpi=100)
+    disp = ReliabilityDisplay.from_predictions(y, p, ax=ax)
+    fig.canvas.draw()
+    count_zero = disp.counts_ax_.transData.transform((0, 0))[1]
+    probability_zero = disp.ax_.transData.transform((0, 0.0))[1]
+    assert abs(count_zero - probability_zero) < 0.5
+    # the bars still take at most about a quarter of the height
+    top = disp.counts_ax_.transData.transform((0, disp.curve.counts.max()))[1]
+    height = disp.ax_.bbox.height
+    assert 0 < top - count_zero <= 0.26 * height
+    disp.ax_.set_ylim(-0.1, 1.1)  # a later rescale keeps them aligned
+    fig.canvas.draw()
+    count_zero = disp.counts_ax_.transData.transform((0, 0))[1]
+    assert abs(count_zero - disp.ax_.transData.transform((0, 0.0))[1]) < 0.5
+
+
 def test_reliability_display_on_given_axes_and_replot():
     y, p = _data(1)
     fig, axes = plt.subplots(1, 2)

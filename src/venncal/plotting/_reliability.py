@@ -136,7 +136,8 @@ class ReliabilityDisplay:
         edges = curve.bin_edges
         nz = curve.nonempty
 
-        # per-bin counts at the bottom, on a secondary axis scaled to a quarter of the height
+        # per-bin counts at the bottom, on a secondary axis scaled to a quarter of the height,
+        # its 0 level with probability 0 (see _align_counts)
         counts_ax = ax.twinx()
         widths = np.diff(edges)
         self.bars_ = counts_ax.bar(
@@ -149,8 +150,6 @@ class ReliabilityDisplay:
             linewidth=0.6,
             zorder=0,
         )
-        top = curve.counts.max() if curve.counts.max() > 0 else 1.0
-        counts_ax.set_ylim(0, 4 * top)
         counts_ax.set_ylabel("predictions per bin", color="0.4")
         counts_ax.tick_params(axis="y", colors="0.4")
         ax.set_zorder(counts_ax.get_zorder() + 1)
@@ -182,6 +181,10 @@ class ReliabilityDisplay:
         )
         ax.set_xlim(0, 1)
         ax.set_ylim(-0.02, 1.02)
+        largest = curve.counts.max()
+        _align_counts(ax, counts_ax, largest)
+        # stay aligned when the probability axis is rescaled later (set_ylim, zoom)
+        ax.callbacks.connect("ylim_changed", lambda a: _align_counts(a, counts_ax, largest))
         ax.set_xlabel("mean predicted probability")
         ax.set_ylabel(
             f"observed frequency ({int(round(100 * self.confidence_level))}% exact interval)"
@@ -197,3 +200,16 @@ class ReliabilityDisplay:
             ax.legend(loc="upper left")
         self.ax_, self.counts_ax_, self.figure_ = ax, counts_ax, fig
         return self
+
+
+def _align_counts(ax, counts_ax, largest):
+    """Put count 0 at the height of probability 0, the largest count about a quarter above it.
+
+    The probability axis has a margin below 0, so the count axis gets the same share of its
+    height below 0: with ``ax`` spanning ``[a, b]``, 0 sits at the fraction ``z = -a / (b - a)``
+    of the height, and the count axis spans ``[-z / (1 - z) * top, top]``.
+    """
+    bottom, top_p = ax.get_ylim()
+    z = (0.0 - bottom) / (top_p - bottom)
+    top = 4.0 * (largest if largest > 0 else 1.0)
+    counts_ax.set_ylim(-z / (1.0 - z) * top, top)
