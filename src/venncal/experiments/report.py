@@ -166,39 +166,109 @@ def to_text(df, digits=3):
 
 
 def _to_html_table(df, digits):
+    """One table as HTML, inside a ``table-scroll`` box that scrolls sideways when it is wide."""
     header, rows = _cells(df, digits)
     out = [
-        "<table>",
+        "<div class='table-scroll'><table>",
         "<thead><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in header) + "</tr></thead>",
         "<tbody>",
     ]
     for r in rows:
         out.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>")
-    out.append("</tbody></table>")
+    out.append("</tbody></table></div>")
     return "\n".join(out)
 
 
-def _markdown_inline_to_html(text):
-    """Tiny Markdown subset for notes: paragraphs, `code`, **bold**, bullet lists."""
+_CODE_SPAN = re.compile(r"(`+)(.+?)(?<!`)\1(?!`)", re.DOTALL)
+_LINK = re.compile(r"\[([^\]\n]+)\]\(([^()\s]+)\)")
+_SAFE_URL = re.compile(r"^(?:https?://|mailto:|#|[A-Za-z0-9_.~/-])", re.IGNORECASE)
+
+
+def _emphasis_to_html(text):
+    """**bold**, *italic* and [text](url) in text that holds no code span; escapes the rest."""
+    out, pos = [], 0
+    for m in _LINK.finditer(text):
+        out.append(_emphasis_to_html_plain(text[pos : m.start()]))
+        label, url = m.group(1), m.group(2)
+        if _SAFE_URL.match(url):
+            href = html.escape(url, quote=True)
+            out.append(f"<a href='{href}'>{_emphasis_to_html_plain(label)}</a>")
+        else:
+            out.append(_emphasis_to_html_plain(m.group(0)))
+        pos = m.end()
+    out.append(_emphasis_to_html_plain(text[pos:]))
+    return "".join(out)
+
+
+def _emphasis_to_html_plain(text):
+    esc = html.escape(text, quote=False)
+    esc = re.sub(r"\*\*(?=\S)(.+?)(?<=\S)\*\*", r"<strong>\1</strong>", esc)
+    return re.sub(r"(?<![*\w])\*(?=[^\s*])([^*]+?)(?<=[^\s*])\*(?![*\w])", r"<em>\1</em>", esc)
+
+
+def _inline_to_html(text):
+    """Convert the inline Markdown of one line or paragraph to HTML, escaping everything else.
+
+    Code spans (one or more backticks) are escaped and shown verbatim; outside them, ``**bold**``,
+    ``*italic*`` and ``[text](url)`` links (relative or http(s) addresses only) are converted.
+
+    Examples
+    --------
+    >>> _inline_to_html("Study `vovk-petej-2014`, mode `quick`")
+    'Study <code>vovk-petej-2014</code>, mode <code>quick</code>'
+    >>> _inline_to_html("`a<b> **c**` and **x & y** or *z*")
+    '<code>a&lt;b&gt; **c**</code> and <strong>x &amp; y</strong> or <em>z</em>'
+    >>> _inline_to_html("``x`y`` [CSV](t.csv) [bad](javascript:alert(1)) 2 * 3 * 4")
+    "<code>x`y</code> <a href='t.csv'>CSV</a> [bad](javascript:alert(1)) 2 * 3 * 4"
+    """
+    out, pos = [], 0
+    for m in _CODE_SPAN.finditer(text):
+        out.append(_emphasis_to_html(text[pos : m.start()]))
+        code = m.group(2)
+        if code.startswith(" ") and code.endswith(" ") and code.strip():
+            code = code[1:-1]
+        out.append(f"<code>{html.escape(code)}</code>")
+        pos = m.end()
+    out.append(_emphasis_to_html(text[pos:]))
+    return "".join(out)
+
+
+def _markdown_to_html(text):
+    """The Markdown of the notes as HTML: paragraphs, ``#`` headings, bullet lists, inline markup.
+
+    Examples
+    --------
+    >>> print(_markdown_to_html("Uses `n_splits`.\\n\\n- one **a**\\n- two <b>"))
+    <p>Uses <code>n_splits</code>.</p>
+    <ul><li>one <strong>a</strong></li><li>two &lt;b&gt;</li></ul>
+    """
     blocks = []
-    for block in str(text).strip().split("\n\n"):
-        lines = block.splitlines()
-        esc = [html.escape(line) for line in lines]
-        esc = [re.sub(r"`([^`]+)`", r"<code>\1</code>", line) for line in esc]
-        esc = [re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", line) for line in esc]
-        if lines and all(line.lstrip().startswith(("- ", "* ")) for line in lines):
-            items = "".join(f"<li>{line.lstrip()[2:]}</li>" for line in esc)
+    for block in re.split(r"\n\s*\n", str(text).strip()):
+        lines = [line for line in block.splitlines() if line.strip()]
+        if not lines:
+            continue
+        heading = re.match(r"^(#{1,6})\s+(.*)$", lines[0])
+        if len(lines) == 1 and heading:
+            level = len(heading.group(1))
+            blocks.append(f"<h{level}>{_inline_to_html(heading.group(2))}</h{level}>")
+        elif all(line.lstrip().startswith(("- ", "* ")) for line in lines):
+            items = "".join(f"<li>{_inline_to_html(line.lstrip()[2:])}</li>" for line in lines)
             blocks.append(f"<ul>{items}</ul>")
         else:
-            blocks.append("<p>" + " ".join(esc) + "</p>")
+            blocks.append(
+                "<p>" + _inline_to_html(" ".join(line.strip() for line in lines)) + "</p>"
+            )
     return "\n".join(blocks)
 
 
 _CSS = """
 body { font-family: -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif; max-width: 1100px;
        margin: 2em auto; padding: 0 1em; color: #222; line-height: 1.45; }
-table { border-collapse: collapse; margin: 1em 0; font-size: 0.85em; }
+p, li { overflow-wrap: anywhere; }
+.table-scroll { overflow-x: auto; max-width: 100%; margin: 1em 0; }
+table { border-collapse: collapse; font-size: 0.85em; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
+td { white-space: nowrap; }
 th { background: #f3f3f3; }
 td:first-child, th:first-child { text-align: left; }
 code { background: #f3f3f3; padding: 0 0.2em; }
@@ -266,14 +336,14 @@ def write_report(result, out_dir, *, digits=None, dpi=110):
         f"written {stamp} on {machine}."
     )
     md.append("")
-    html_body = [f"<h1>{html.escape(result.title)}</h1>", "<p>" + html.escape(md[2]) + "</p>"]
+    html_body = [f"<h1>{html.escape(result.title)}</h1>", _markdown_to_html(md[2])]
     if result.config:
         cfg = ", ".join(f"`{k}={v}`" for k, v in result.config.items())
         md += [f"Configuration: {cfg}.", ""]
-        html_body.append(_markdown_inline_to_html(f"Configuration: {cfg}."))
+        html_body.append(_markdown_to_html(f"Configuration: {cfg}."))
     for note in result.notes:
         md += [note.strip(), ""]
-        html_body.append(_markdown_inline_to_html(note))
+        html_body.append(_markdown_to_html(note))
     if result.checks:
         md += ["## Checks of the paper's claims", ""]
         html_body.append("<h2>Checks of the paper's claims</h2><ul>")
@@ -282,7 +352,7 @@ def write_report(result, out_dir, *, digits=None, dpi=110):
             md.append(f"- {claim}: **{mark}**")
             cls = "pass" if ok else "fail"
             html_body.append(
-                f"<li>{html.escape(claim)}: <strong class='{cls}'>{mark}</strong></li>"
+                f"<li>{_inline_to_html(claim)}: <strong class='{cls}'>{mark}</strong></li>"
             )
         md.append("")
         html_body.append("</ul>")
