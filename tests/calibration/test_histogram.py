@@ -20,8 +20,10 @@ def test_doubled_weights_equal_duplicated_rows():
     s = rng.random(50)
     y = (rng.random(50) < s).astype(int)
     for strategy in ("uniform", "quantile"):
-        a = HistogramCalibrator(4, strategy).fit(s, y, sample_weight=np.full(50, 2.0))
-        b = HistogramCalibrator(4, strategy).fit(np.r_[s, s], np.r_[y, y])
+        a = HistogramCalibrator(n_bins=4, strategy=strategy).fit(
+            s, y, sample_weight=np.full(50, 2.0)
+        )
+        b = HistogramCalibrator(n_bins=4, strategy=strategy).fit(np.r_[s, s], np.r_[y, y])
         np.testing.assert_allclose(a.predict_proba(s), b.predict_proba(s))
 
 

@@ -3,3 +3,19 @@
 This is the estimator layer: it may import scikit-learn, ``venncal.core`` and
 ``venncal.metrics``, never plotting, datasets, experiments or the command line.
 """
+
+from venncal.calibration.acp import ACPCalibrator
+from venncal.calibration.bayesian_binning import BayesianBinningCalibrator
+from venncal.calibration.histogram import HistogramCalibrator
+from venncal.calibration.isotonic import IsotonicCalibrator
+from venncal.calibration.platt import PlattCalibrator
+from venncal.calibration.venn_abers import VennAbersCalibrator
+
+__all__ = [
+    "VennAbersCalibrator",
+    "IsotonicCalibrator",
+    "PlattCalibrator",
+    "HistogramCalibrator",
+    "BayesianBinningCalibrator",
+    "ACPCalibrator",
+]

@@ -162,7 +162,7 @@ class ACPCalibrator(BaseScoreCalibrator):
     array([0.8])
     """
 
-    def __init__(self, confidence=0.95, *, alpha=0.0):
+    def __init__(self, *, confidence=0.95, alpha=0.0):
         self.confidence = confidence
         self.alpha = alpha
 

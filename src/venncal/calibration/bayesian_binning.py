@@ -70,7 +70,7 @@ class BayesianBinningCalibrator(BaseScoreCalibrator):
     array([0.083, 0.917])
     """
 
-    def __init__(self, method="averaging", lam=DEFAULT_LAM, *, max_positions=None):
+    def __init__(self, *, method="averaging", lam=DEFAULT_LAM, max_positions=None):
         self.method = method
         self.lam = lam
         self.max_positions = max_positions

@@ -46,7 +46,7 @@ class HistogramCalibrator(BaseScoreCalibrator):
     array([0.333, 0.667])
     """
 
-    def __init__(self, n_bins=10, strategy="uniform", *, alpha=0.0):
+    def __init__(self, *, n_bins=10, strategy="uniform", alpha=0.0):
         self.n_bins = n_bins
         self.strategy = strategy
         self.alpha = alpha
