@@ -180,12 +180,24 @@ def test_scikit_learn_estimator_checks():
         "the wrapped LogisticRegression's scores differ by one ulp between batch sizes (BLAS), "
         "and on training points that ulp crosses a step of the Venn-Abers function"
     )
+    # weights are not repetitions for the "label" and "bins" taxonomies (their category
+    # frequencies are unweighted), and repeated rows change the random calibration split
+    weight_reason = "the category frequencies of this taxonomy are unweighted"
+    split_reason = "repeated rows change the random calibration split (exact with a frozen model)"
+    unweighted = {
+        "check_sample_weight_equivalence_on_dense_data": weight_reason,
+        "check_sample_weight_equivalence_on_sparse_data": weight_reason,
+    }
     for est, expected in (
-        (VennClassifier(LogisticRegression(), random_state=0), {}),
-        (VennClassifier(LogisticRegression(), taxonomy="bins", random_state=0), {}),
+        (VennClassifier(LogisticRegression(), random_state=0), unweighted),
+        (VennClassifier(LogisticRegression(), taxonomy="bins", random_state=0), unweighted),
         (
             MulticlassVennAbersClassifier(LogisticRegression(), random_state=0),
-            {"check_methods_subset_invariance": subset_reason},
+            {
+                "check_methods_subset_invariance": subset_reason,
+                "check_sample_weight_equivalence_on_dense_data": split_reason,
+                "check_sample_weight_equivalence_on_sparse_data": split_reason,
+            },
         ),
     ):
         results = check_estimator(est, on_fail=None, expected_failed_checks=expected)

@@ -31,13 +31,20 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.frozen import FrozenEstimator
 from sklearn.model_selection import StratifiedKFold, train_test_split
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
-from venncal._validation import check_in_range, check_option, check_positive_int
+from venncal._validation import check_option, check_positive_int, check_sample_weight
 from venncal.classifiers._response import check_features, resolve_response_method
-from venncal.classifiers.venn import check_fit_data, copy_fitted_attributes
+from venncal.classifiers.venn import (
+    check_cal_size,
+    check_fit_data,
+    copy_fitted_attributes,
+    fit_weighted,
+    log_proba,
+)
 from venncal.core.merge import cross_interval, merge_cross
 from venncal.core.venn_abers import ivap_fit
 
@@ -115,10 +122,19 @@ class _Calibration:
         self.strategy = strategy
         self.K = K
 
-    def fit(self, S, y):
+    def fit(self, S, y, w=None):
         K = self.K
+        if w is not None:
+            total = np.bincount(y, weights=w, minlength=K)
+            if (total <= 0).any():
+                raise ValueError(
+                    f"'sample_weight' of {_OWNER} is zero on every calibration example of class "
+                    f"index {int(np.argmin(total))}; give it positive weight."
+                )
         if self.strategy == "ovr":
-            self.tables = [ivap_fit(S[:, k], (y == k).astype(np.int8)) for k in range(K)]
+            self.tables = [
+                ivap_fit(S[:, k], (y == k).astype(np.int8), sample_weight=w) for k in range(K)
+            ]
         else:
             self.tables = {}
             for i in range(K):
@@ -130,7 +146,9 @@ class _Calibration:
                             "give more examples of every class or a larger cal_size."
                         )
                     self.tables[i, j] = ivap_fit(
-                        S[sel, i] - S[sel, j], (y[sel] == i).astype(np.int8)
+                        S[sel, i] - S[sel, j],
+                        (y[sel] == i).astype(np.int8),
+                        sample_weight=None if w is None else w[sel],
                     )
         return self
 
@@ -168,8 +186,11 @@ class MulticlassVennAbersClassifier(ClassifierMixin, BaseEstimator):
         (:func:`venncal.core.merge.merge_cross`; geometric means for ``"log"``) and intervals
         are the envelope ``[min_f p0_f, max_f p1_f]`` of the fold intervals
         (:func:`venncal.core.merge.cross_interval`), which is ordered and contains the merge.
-    cal_size : float in (0, 1), default=0.2
-        Share of the data held out for calibration (``method="inductive"``).
+    cal_size : float in (0, 1) or int >= 1, default=0.2
+        Calibration part held out of the data (``method="inductive"``): a float is a share of
+        the examples, an int a number of examples (as ``test_size`` of ``train_test_split``).
+        With a ``sklearn.frozen.FrozenEstimator`` nothing is held out: the estimator is not
+        refitted and every training example calibrates it.
     n_splits : int, default=5
         Number of folds (``method="cross"``).
     merge : {"log", "square", "mean"}, default="log"
@@ -227,7 +248,7 @@ class MulticlassVennAbersClassifier(ClassifierMixin, BaseEstimator):
         self.response_method = response_method
         self.random_state = random_state
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Fit the classifier(s) and the binary Venn-Abers predictors.
 
         Parameters
@@ -235,6 +256,11 @@ class MulticlassVennAbersClassifier(ClassifierMixin, BaseEstimator):
         X : array-like of shape (n, n_features)
         y : array-like of shape (n,)
             Two or more classes.
+        sample_weight : array-like of shape (n,), default=None
+            Non-negative weights of the training examples. They are passed to the estimator's
+            ``fit`` when it takes ``sample_weight`` (else it is fitted unweighted, with a
+            ``VenncalWarning``) and weight the calibration examples of every binary
+            Venn-Abers predictor (a weight of 2 counts as a duplicated example).
 
         Returns
         -------
@@ -248,9 +274,12 @@ class MulticlassVennAbersClassifier(ClassifierMixin, BaseEstimator):
         check_features(X, self.estimator, owner=_OWNER)
         n = y_enc.shape[0]
         K = classes.shape[0]
+        weight = check_sample_weight(sample_weight, n)
         counts = np.bincount(y_enc, minlength=K)
-        if self.method == "inductive":
-            check_in_range(self.cal_size, 0, 1, name="cal_size", owner=_OWNER)
+        if self.method == "inductive" and isinstance(self.estimator, FrozenEstimator):
+            splits = [(np.arange(n), np.arange(n))]
+        elif self.method == "inductive":
+            test_size = check_cal_size(self.cal_size, n, owner=_OWNER)
             if counts.min() < 2:
                 raise ValueError(
                     f"{_OWNER} needs at least two examples of every class, got counts "
@@ -259,7 +288,7 @@ class MulticlassVennAbersClassifier(ClassifierMixin, BaseEstimator):
             splits = [
                 train_test_split(
                     np.arange(n),
-                    test_size=self.cal_size,
+                    test_size=test_size,
                     random_state=self.random_state,
                     stratify=y_enc,
                 )
@@ -279,10 +308,12 @@ class MulticlassVennAbersClassifier(ClassifierMixin, BaseEstimator):
                 raise ValueError(
                     f"A split of {_OWNER} misses a class; give more examples of every class."
                 )
-            est = clone(self.estimator).fit(_rows(X, train), y_enc[train])
+            w_train = None if weight is None else weight[train]
+            est = fit_weighted(clone(self.estimator), _rows(X, train), y_enc[train], w_train)
             S = _class_scores(est, _rows(X, cal), response, K)
             self.estimators_.append(est)
-            self.calibrations_.append(_Calibration(self.strategy, K).fit(S, y_enc[cal]))
+            w_cal = None if weight is None else weight[cal]
+            self.calibrations_.append(_Calibration(self.strategy, K).fit(S, y_enc[cal], w_cal))
         self.response_method_ = response
         self.classes_ = classes
         copy_fitted_attributes(self, self.estimators_[0])
@@ -350,6 +381,15 @@ class MulticlassVennAbersClassifier(ClassifierMixin, BaseEstimator):
         r = np.full_like(p0[0], 0.5)
         r[:, iu[0], iu[1]] = merge_cross(p0[:, :, iu[0], iu[1]], p1[:, :, iu[0], iu[1]], self.merge)
         return couple_pairwise(self._pair_matrix(r))
+
+    def predict_log_proba(self, X):
+        """Natural logarithm of :meth:`predict_proba` (-inf where it is zero).
+
+        Returns
+        -------
+        ndarray of shape (m, K)
+        """
+        return log_proba(self.predict_proba(X))
 
     def predict(self, X):
         """The class of largest probability."""

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import numbers
+import warnings
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.frozen import FrozenEstimator
 from sklearn.model_selection import train_test_split
-from sklearn.utils import get_tags, indexable
+from sklearn.utils import _safe_indexing, get_tags, indexable
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, column_or_1d
+from sklearn.utils.validation import check_is_fitted, column_or_1d, has_fit_parameter
 
-from venncal._validation import check_in_range, check_option, check_positive_int
+from venncal._validation import check_option, check_positive_int, check_sample_weight
 from venncal.classifiers._response import check_features
 from venncal.core.venn import VennPrediction, equal_mass_venn_predict, venn_predict
 from venncal.core.venn_abers import ivap_fit
+from venncal.exceptions import VenncalWarning
 
 __all__ = ["VennClassifier"]
 
@@ -63,6 +68,62 @@ def check_fit_data(X, y, owner):
             f"Inconsistent lengths: X has {n} row(s), y has {y_enc.shape[0]}; they must match."
         )
     return X, classes, y_enc
+
+
+def check_cal_size(cal_size, n_samples, *, owner):
+    """Validate ``cal_size``: an int count in [1, n_samples) or a float fraction in (0, 1).
+
+    Returns
+    -------
+    int or float
+        The value to pass as ``test_size`` to ``train_test_split``.
+    """
+    if isinstance(cal_size, numbers.Integral) and not isinstance(cal_size, (bool, np.bool_)):
+        if 1 <= cal_size < n_samples:
+            return int(cal_size)
+        raise ValueError(
+            f"The 'cal_size' parameter of {owner} as an int is a number of calibration "
+            f"examples in [1, {n_samples}) for {n_samples} samples. Got {cal_size!r} instead."
+        )
+    if (
+        isinstance(cal_size, numbers.Real)
+        and not isinstance(cal_size, (bool, np.bool_))
+        and 0 < cal_size < 1
+    ):
+        return float(cal_size)
+    raise ValueError(
+        f"The 'cal_size' parameter of {owner} must be a float in (0, 1) (a fraction) or an int "
+        f">= 1 (a number of examples). Got {cal_size!r} instead."
+    )
+
+
+def fit_weighted(estimator, X, y, sample_weight, *, stacklevel=3):
+    """Fit ``estimator`` with ``sample_weight`` when its ``fit`` takes it, else unweighted.
+
+    Unweighted fitting of weighted data is announced with a ``VenncalWarning``.
+    """
+    if sample_weight is None or isinstance(estimator, FrozenEstimator):
+        return estimator.fit(X, y)
+    if has_fit_parameter(estimator, "sample_weight"):
+        return estimator.fit(X, y, sample_weight=sample_weight)
+    warn_unweighted_fit(estimator, stacklevel=stacklevel + 1)
+    return estimator.fit(X, y)
+
+
+def warn_unweighted_fit(estimator, *, stacklevel):
+    """Warn that ``estimator`` is fitted unweighted because its ``fit`` takes no weights."""
+    warnings.warn(
+        f"{type(estimator).__name__}.fit does not take sample_weight, so the weights are used "
+        "for the calibration only and the estimator is fitted unweighted.",
+        VenncalWarning,
+        stacklevel=stacklevel + 1,
+    )
+
+
+def log_proba(proba):
+    """Natural logarithm of probabilities; a zero gives -inf without a warning."""
+    with np.errstate(divide="ignore"):
+        return np.log(proba)
 
 
 def copy_fitted_attributes(dst, fitted):
@@ -116,8 +177,11 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
         (``cal_size``). ``"oob"``: bagged ensembles only; calibrate on the out-of-bag scores of
         every training example and score a test object with the out-of-bag sub-ensemble of a
         random example z_r, which is left out of its category (eqs. 10-11).
-    cal_size : float in (0, 1), default=0.2
-        Share of the training set held out for calibration (``method="inductive"``).
+    cal_size : float in (0, 1) or int >= 1, default=0.2
+        Calibration part held out of the training set (``method="inductive"``): a float is a
+        share of the examples, an int a number of examples (as ``test_size`` of
+        ``train_test_split``). With a ``sklearn.frozen.FrozenEstimator`` nothing is held out:
+        the estimator is not refitted and every training example calibrates it.
     n_bins : int, default=10
         Number of bins of ``taxonomy="bins"``.
     merge : {"log", "square", "mean"}, default="log"
@@ -194,8 +258,6 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
         if not callable(self.taxonomy):
             check_option(self.taxonomy, TAXONOMIES, name="taxonomy", owner=_OWNER)
         check_positive_int(self.n_bins, name="n_bins", owner=_OWNER)
-        if self.method == "inductive":
-            check_in_range(self.cal_size, 0, 1, name="cal_size", owner=_OWNER)
         if n_classes > 2 and self.taxonomy == "isotonic":
             raise ValueError(
                 f"taxonomy='isotonic' of {_OWNER} is for two classes, got {n_classes}; use "
@@ -207,7 +269,7 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
                 "use 'log' or 'mean'."
             )
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Fit the underlying classifier and keep the calibration scores.
 
         Parameters
@@ -215,6 +277,13 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
         X : array-like of shape (n, n_features)
         y : array-like of shape (n,)
             Labels, two or more classes.
+        sample_weight : array-like of shape (n,), default=None
+            Non-negative weights of the training examples. They are passed to the estimator's
+            ``fit`` when it takes ``sample_weight`` (else it is fitted unweighted, with a
+            ``VenncalWarning``). In the calibration they are used by ``taxonomy="isotonic"``,
+            whose category frequencies become weighted frequencies (a weight of 2 counts as a
+            duplicated example; the test object has weight one); the frequencies of the
+            other taxonomies stay unweighted, and a ``VenncalWarning`` says so.
 
         Returns
         -------
@@ -224,35 +293,65 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
         check_features(X, self.estimator, owner=_OWNER)
         K = classes.shape[0]
         self._check_params(K)
-        for attr in ("oob_", "cal_index_"):  # a refit forgets the last fit
+        n = y_enc.shape[0]
+        weight = check_sample_weight(sample_weight, n)
+        frozen = isinstance(self.estimator, FrozenEstimator)
+        if self.method == "inductive" and not frozen:
+            test_size = check_cal_size(self.cal_size, n, owner=_OWNER)
+        if weight is not None and self.taxonomy != "isotonic":
+            warnings.warn(
+                f"The category frequencies of {_OWNER} with taxonomy={self.taxonomy!r} are "
+                "unweighted; sample_weight is used by the estimator's fit only (the calibration "
+                "is weighted with taxonomy='isotonic').",
+                VenncalWarning,
+                stacklevel=2,
+            )
+        for attr in ("oob_", "cal_index_", "cal_weights_"):  # a refit forgets the last fit
             if hasattr(self, attr):
                 delattr(self, attr)
         from venncal.classifiers._oob import seed_from
 
         self.seed_ = seed_from(self.random_state)
         if self.method == "inductive":
-            counts = np.bincount(y_enc, minlength=K)
-            stratify = y_enc if counts.min() >= 2 else None
-            X_tr, X_cal, y_tr, y_cal = train_test_split(
-                X, y_enc, test_size=self.cal_size, random_state=self.seed_, stratify=stratify
-            )
-            if np.unique(y_tr).shape[0] < K:
-                raise ValueError(
-                    f"The proper training set of {_OWNER} misses a class; give more examples "
-                    "of every class or a smaller cal_size."
+            if frozen:
+                train = cal = np.arange(n)
+            else:
+                counts = np.bincount(y_enc, minlength=K)
+                stratify = y_enc if counts.min() >= 2 else None
+                train, cal = train_test_split(
+                    np.arange(n), test_size=test_size, random_state=self.seed_, stratify=stratify
                 )
-            self.estimator_ = clone(self.estimator).fit(X_tr, y_tr)
-            self.cal_scores_ = _model_scores(self.estimator_, X_cal, K)
-            self.cal_labels_ = y_cal
+                if np.unique(y_enc[train]).shape[0] < K:
+                    raise ValueError(
+                        f"The proper training set of {_OWNER} misses a class; give more "
+                        "examples of every class or a smaller cal_size."
+                    )
+            w_train = None if weight is None else weight[train]
+            self.estimator_ = fit_weighted(
+                clone(self.estimator), _safe_indexing(X, train), y_enc[train], w_train
+            )
+            self.cal_scores_ = _model_scores(self.estimator_, _safe_indexing(X, cal), K)
+            self.cal_labels_ = y_enc[cal]
+            if weight is not None:
+                self.cal_weights_ = weight[cal]
         else:
-            from venncal.classifiers._oob import fit_oob_ensemble
+            from venncal.classifiers._oob import check_bagged_ensemble, fit_oob_ensemble
 
-            oob, probas, has = fit_oob_ensemble(self.estimator, X, y_enc, None, owner=_OWNER)
+            fit_params = None
+            if weight is not None:
+                check_bagged_ensemble(self.estimator, owner=_OWNER)
+                if has_fit_parameter(self.estimator, "sample_weight"):
+                    fit_params = {"sample_weight": weight}
+                else:
+                    warn_unweighted_fit(self.estimator, stacklevel=2)
+            oob, probas, has = fit_oob_ensemble(self.estimator, X, y_enc, fit_params, owner=_OWNER)
             self.oob_ = oob
             self.estimator_ = oob.ensemble
             self.cal_index_ = np.flatnonzero(has)
             self.cal_scores_ = probas[has, 1] if K == 2 else probas[has]
             self.cal_labels_ = y_enc[has]
+            if weight is not None:
+                self.cal_weights_ = weight[has]
         self.classes_ = classes
         copy_fitted_attributes(self, self.estimator_)
         return self
@@ -366,14 +465,21 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
         m = scores.shape[0]
         p0 = np.empty(m)
         p1 = np.empty(m)
+        w = getattr(self, "cal_weights_", None)
         if exclude is None:
-            p0[:], p1[:] = ivap_fit(self.cal_scores_, self.cal_labels_).predict(scores)
+            p0[:], p1[:] = ivap_fit(self.cal_scores_, self.cal_labels_, sample_weight=w).predict(
+                scores
+            )
         else:
             for e in np.unique(exclude):
                 rows = np.flatnonzero(exclude == e)
                 keep = np.ones(self.cal_labels_.shape[0], dtype=bool)
                 keep[e] = False
-                tables = ivap_fit(self.cal_scores_[keep], self.cal_labels_[keep])
+                tables = ivap_fit(
+                    self.cal_scores_[keep],
+                    self.cal_labels_[keep],
+                    sample_weight=None if w is None else w[keep],
+                )
                 p0[rows], p1[rows] = tables.predict(scores[rows])
         lower = np.column_stack([1.0 - p1, p0])
         upper = np.column_stack([1.0 - p0, p1])
@@ -414,6 +520,15 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
             q = merge_square(pred.lower[:, 1], pred.upper[:, 1])
             p = np.column_stack([1.0 - q, q])
         return p
+
+    def predict_log_proba(self, X):
+        """Return the natural logarithm of :meth:`predict_proba` (-inf where it is zero).
+
+        Returns
+        -------
+        ndarray of shape (m, n_classes)
+        """
+        return log_proba(self.predict_proba(X))
 
     def predict(self, X):
         """Return the label of largest lower probability (eq. 5)."""

@@ -10,12 +10,17 @@ from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clo
 from sklearn.frozen import FrozenEstimator
 from sklearn.model_selection import StratifiedKFold, train_test_split
 from sklearn.utils import _safe_indexing, get_tags, indexable
+from sklearn.utils.metadata_routing import (
+    MetadataRouter,
+    MethodMapping,
+    _routing_enabled,
+    process_routing,
+)
 from sklearn.utils.validation import _num_samples, check_is_fitted, has_fit_parameter
 
 from venncal._validation import (
     check_binary_labels,
     check_consistent_length,
-    check_in_range,
     check_option,
     check_positive_int,
     check_sample_weight,
@@ -26,6 +31,7 @@ from venncal.classifiers._response import (
     positive_scores,
     resolve_response_method,
 )
+from venncal.classifiers.venn import check_cal_size, log_proba
 from venncal.core.merge import MERGES, cross_interval, merge, merge_cross
 from venncal.core.venn_abers import ivap_fit
 from venncal.exceptions import VenncalWarning
@@ -86,8 +92,10 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
           memorise their training set (unpruned trees, forests of them, 1-NN): their
           intervals are [0, 1] for most objects, and a ``VenncalWarning`` says so.
         - ``"oob"``: out-of-bag calibration of a bagged ensemble (Johansson et al. 2018).
-    cal_size : float in (0, 1), default=0.2
-        Fraction of the training data used for calibration when ``method="inductive"``.
+    cal_size : float in (0, 1) or int >= 1, default=0.2
+        Calibration part of the training data when ``method="inductive"``: a float is a
+        fraction of the examples, an int a number of examples (as ``test_size`` of
+        ``train_test_split``).
     n_splits : int >= 2, default=5
         Number of folds when ``method="cross"``.
     merge : {"log", "square", "mean"}, default="log"
@@ -142,6 +150,9 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     (169, 2)
     """
 
+    # the calibration consumes sample_weight under metadata routing
+    __metadata_request__fit = {"sample_weight": True}
+
     def __init__(
         self,
         estimator,
@@ -174,8 +185,6 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         owner = type(self).__name__
         check_option(self.method, METHODS, name="method", owner=owner)
         check_option(self.merge, MERGES, name="merge", owner=owner)
-        if self.method == "inductive" and not isinstance(self.estimator, FrozenEstimator):
-            check_in_range(self.cal_size, 0, 1, name="cal_size", owner=owner)
         if self.method == "cross":
             check_positive_int(self.n_splits, name="n_splits", owner=owner, minimum=2)
             if isinstance(self.estimator, FrozenEstimator):
@@ -199,7 +208,10 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             A ``sample_weight`` entry also weights the calibration examples; when the
             estimator's ``fit`` takes no ``sample_weight`` (a ``Pipeline``, k-nearest
             neighbours), it is fitted unweighted with a ``VenncalWarning`` and the weights
-            still weight the calibration.
+            still weight the calibration. With scikit-learn's metadata routing enabled
+            (``sklearn.set_config(enable_metadata_routing=True)``), the estimator receives
+            only the parameters it requested (``estimator.set_fit_request(...)``), and
+            ``sample_weight`` always weights the calibration.
 
         Returns
         -------
@@ -213,11 +225,15 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         check_consistent_length(X=range(n), y=y01)
         weight = check_sample_weight(fit_params.get("sample_weight"), n)
         check_weighted_classes(y01, weight)
+        if self.method == "inductive" and not isinstance(self.estimator, FrozenEstimator):
+            self._test_size = check_cal_size(self.cal_size, n, owner=type(self).__name__)
         y_arr = np.asarray(y)
         for attr in ("estimator_", "estimators_", "calibrators_", "_delegate", "n_features_in_"):
             if hasattr(self, attr):
                 delattr(self, attr)
-        if (
+        if _routing_enabled():
+            fit_params = dict(process_routing(self, "fit", **fit_params).estimator.fit)
+        elif (
             weight is not None
             and self.method in ("inductive", "simplified", "cross")
             and not isinstance(self.estimator, FrozenEstimator)
@@ -249,7 +265,7 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         else:
             train, cal = train_test_split(
                 np.arange(n),
-                test_size=self.cal_size,
+                test_size=self._test_size,
                 stratify=y01,
                 random_state=self.random_state,
             )
@@ -384,6 +400,38 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             else:
                 p = merge_cross(p0, p1, self.merge)
         return np.column_stack([1.0 - p, p])
+
+    def predict_log_proba(self, X):
+        """Return the natural logarithm of :meth:`predict_proba` (-inf where it is zero).
+
+        Parameters
+        ----------
+        X : array-like of shape (m, n_features)
+
+        Returns
+        -------
+        log_proba : ndarray of shape (m, 2)
+        """
+        return log_proba(self.predict_proba(X))
+
+    def get_metadata_routing(self):
+        """Return the metadata routing of this classifier.
+
+        ``sample_weight`` is consumed by the calibration; the parameters of ``fit`` go to the
+        estimator's ``fit`` when it requested them.
+
+        Returns
+        -------
+        routing : sklearn.utils.metadata_routing.MetadataRouter
+        """
+        return (
+            MetadataRouter(owner=type(self).__name__)
+            .add_self_request(self)
+            .add(
+                estimator=self.estimator,
+                method_mapping=MethodMapping().add(caller="fit", callee="fit"),
+            )
+        )
 
     def predict(self, X):
         """Return the more probable class (``classes_[0]`` when p = 1/2, as argmax does).
