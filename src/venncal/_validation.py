@@ -15,6 +15,7 @@ __all__ = [
     "check_scores",
     "check_binary_labels",
     "check_labels01",
+    "check_labels_pos",
     "check_probabilities",
     "check_sample_weight",
     "check_consistent_length",
@@ -278,6 +279,45 @@ def check_labels01(y_true, *, name="y_true"):
         vals = np.unique(arr[bad])[:5].tolist()
         raise ValueError(f"'{name}' must hold only 0 and 1 (or booleans), got the value(s) {vals}.")
     return arr.astype(np.int8)
+
+
+def check_labels_pos(y_true, pos_label=None, *, name="y_true"):
+    """Return labels as an int8 0/1 array, 1 where ``y_true == pos_label``.
+
+    With ``pos_label=None`` the labels must already be 0/1 (or booleans), as in
+    :func:`check_labels01`. Otherwise they may be of any type with at most two distinct values,
+    one of which is ``pos_label``.
+
+    Examples
+    --------
+    >>> check_labels_pos(["no", "yes", "yes"], pos_label="yes")
+    array([0, 1, 1], dtype=int8)
+    >>> check_labels_pos(["no", "yes"], pos_label="maybe")
+    Traceback (most recent call last):
+    ...
+    ValueError: 'pos_label' is 'maybe', which is not among the labels of 'y_true' (['no', 'yes']).
+    """
+    if pos_label is None:
+        return check_labels01(y_true, name=name)
+    arr = _label_array(y_true, name)
+    try:
+        found = _distinct_labels(arr)
+    except TypeError:
+        raise TypeError(
+            f"'{name}' mixes label types that cannot be compared; use one type for every label."
+        ) from None
+    shown = found[:5].tolist()
+    if found.size > 2:
+        raise ValueError(
+            f"'{name}' holds {found.size} distinct labels ({shown}{', ...' if found.size > 5 else ''}); "
+            "with 'pos_label' at most two are allowed."
+        )
+    positive = arr == pos_label
+    if not isinstance(positive, np.ndarray) or not positive.any():
+        raise ValueError(
+            f"'pos_label' is {pos_label!r}, which is not among the labels of '{name}' ({shown})."
+        )
+    return positive.astype(np.int8)
 
 
 def check_probabilities(y_proba, *, name="y_proba"):

@@ -10,7 +10,7 @@ from venncal._validation import (
     check_bool,
     check_consistent_length,
     check_in_range,
-    check_labels01,
+    check_labels_pos,
     check_option,
     check_positive_int,
     check_probabilities,
@@ -68,6 +68,7 @@ def bootstrap_ci(
     method="percentile",
     stratify=False,
     random_state=None,
+    pos_label=None,
     **metric_kwargs,
 ):
     """Bootstrap confidence interval for a metric, resampling ``(y_true, y_proba)`` pairs.
@@ -92,6 +93,11 @@ def bootstrap_ci(
         need both classes, such as :func:`roc_auc`, on small data).
     random_state : int, numpy Generator or None, default=None
         Seed of the resampling.
+    pos_label : int, float, bool or str, default=None
+        The label of the positive class. None requires ``y_true`` to hold 0/1 (or booleans);
+        otherwise ``y_true == pos_label`` is the positive class and the other label (at most
+        one) the negative class; the metric
+        is then given 0/1 labels.
     **metric_kwargs
         Passed to ``metric``.
 
@@ -131,7 +137,7 @@ def bootstrap_ci(
     """
     if not callable(metric):
         raise TypeError(f"'metric' must be a callable metric(y_true, y_proba), got {metric!r}.")
-    y = check_labels01(y_true)
+    y = check_labels_pos(y_true, pos_label)
     p = check_probabilities(y_proba)
     check_consistent_length(y_true=y, y_proba=p)
     n_resamples = check_positive_int(n_resamples, name="n_resamples", owner="bootstrap_ci")

@@ -93,7 +93,7 @@ def _curve(y, p, w):
     return BrierCurve(costs, loss, area, t, fp, fn)
 
 
-def brier_curve(y_true, y_proba, *, sample_weight=None, recalibrate=True):
+def brier_curve(y_true, y_proba, *, sample_weight=None, recalibrate=True, pos_label=None):
     """Compute the Brier curve of probabilistic predictions exactly.
 
     For a cost ``c`` in [0, 1], thresholding at ``c`` (predict 1 when ``p > c``) costs ``c``
@@ -112,6 +112,10 @@ def brier_curve(y_true, y_proba, *, sample_weight=None, recalibrate=True):
     recalibrate : bool, default=True
         Also compute the curve of the isotonically recalibrated predictions
         (``BrierCurve.recalibrated``); the gap between the curves shows the calibration loss.
+    pos_label : int, float, bool or str, default=None
+        The label of the positive class. None requires ``y_true`` to hold 0/1 (or booleans);
+        otherwise ``y_true == pos_label`` is the positive class and the other label (at most
+        one) the negative class.
 
     Returns
     -------
@@ -145,7 +149,7 @@ def brier_curve(y_true, y_proba, *, sample_weight=None, recalibrate=True):
     True
     """
     recalibrate = check_bool(recalibrate, name="recalibrate", owner="brier_curve")
-    y, p, w = prepare(y_true, y_proba, sample_weight)
+    y, p, w = prepare(y_true, y_proba, sample_weight, pos_label=pos_label)
     curve = _curve(y, p, w)
     if not recalibrate:
         return curve

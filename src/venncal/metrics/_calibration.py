@@ -99,7 +99,9 @@ class ReliabilityCurve:
         return lower, upper
 
 
-def reliability_curve(y_true, y_proba, *, n_bins=10, strategy="uniform", sample_weight=None):
+def reliability_curve(
+    y_true, y_proba, *, n_bins=10, strategy="uniform", sample_weight=None, pos_label=None
+):
     """Bin the predictions and return per-bin counts, observed and predicted frequencies.
 
     Unlike scikit-learn's ``calibration_curve``, empty bins are kept (with count 0 and NaN
@@ -118,6 +120,10 @@ def reliability_curve(y_true, y_proba, *, n_bins=10, strategy="uniform", sample_
         2015). ``"quantile"``: edges at quantiles of the predictions (equal-mass bins).
     sample_weight : array-like of shape (n,), default=None
         Non-negative weights.
+    pos_label : int, float, bool or str, default=None
+        The label of the positive class. None requires ``y_true`` to hold 0/1 (or booleans);
+        otherwise ``y_true == pos_label`` is the positive class and the other label (at most
+        one) the negative class.
 
     Returns
     -------
@@ -131,7 +137,7 @@ def reliability_curve(y_true, y_proba, *, n_bins=10, strategy="uniform", sample_
     >>> curve.observed.tolist()
     [0.0, 1.0, nan, 1.0]
     """
-    y, p, w, scale = prepare(y_true, y_proba, sample_weight, return_scale=True)
+    y, p, w, scale = prepare(y_true, y_proba, sample_weight, return_scale=True, pos_label=pos_label)
     edges = bin_edges(p, w, n_bins, strategy, owner="reliability_curve")
     idx = assign_bins(p, edges)
     k = edges.shape[0] - 1
@@ -159,7 +165,7 @@ def _occupied_bins(y, p, w, n_bins, strategy, owner):
     return share, positives / counts, sum_p / counts, n_eff
 
 
-def ece(y_true, y_proba, *, n_bins=10, strategy="uniform", sample_weight=None):
+def ece(y_true, y_proba, *, n_bins=10, strategy="uniform", sample_weight=None, pos_label=None):
     """Expected calibration error ``ECE = sum_i P(i) |o_i - e_i|`` over the bins.
 
     Parameters
@@ -175,6 +181,10 @@ def ece(y_true, y_proba, *, n_bins=10, strategy="uniform", sample_weight=None):
         ``[0, .1), [.1, .2), ..., [.9, 1]``.
     sample_weight : array-like of shape (n,), default=None
         Non-negative weights.
+    pos_label : int, float, bool or str, default=None
+        The label of the positive class. None requires ``y_true`` to hold 0/1 (or booleans);
+        otherwise ``y_true == pos_label`` is the positive class and the other label (at most
+        one) the negative class.
 
     Returns
     -------
@@ -206,12 +216,12 @@ def ece(y_true, y_proba, *, n_bins=10, strategy="uniform", sample_weight=None):
     >>> bool(ece(rng.random(p.size) < p, p) < 0.01)
     True
     """
-    y, p, w = prepare(y_true, y_proba, sample_weight)
+    y, p, w = prepare(y_true, y_proba, sample_weight, pos_label=pos_label)
     share, observed, predicted, _ = _occupied_bins(y, p, w, n_bins, strategy, owner="ece")
     return float((share * np.abs(observed - predicted)).sum())
 
 
-def mce(y_true, y_proba, *, n_bins=10, strategy="uniform", sample_weight=None):
+def mce(y_true, y_proba, *, n_bins=10, strategy="uniform", sample_weight=None, pos_label=None):
     """Maximum calibration error ``MCE = max_i |o_i - e_i|`` over the non-empty bins.
 
     Parameters
@@ -226,6 +236,10 @@ def mce(y_true, y_proba, *, n_bins=10, strategy="uniform", sample_weight=None):
         As for :func:`ece`.
     sample_weight : array-like of shape (n,), default=None
         Non-negative weights.
+    pos_label : int, float, bool or str, default=None
+        The label of the positive class. None requires ``y_true`` to hold 0/1 (or booleans);
+        otherwise ``y_true == pos_label`` is the positive class and the other label (at most
+        one) the negative class.
 
     Returns
     -------
@@ -241,13 +255,20 @@ def mce(y_true, y_proba, *, n_bins=10, strategy="uniform", sample_weight=None):
     >>> mce([0, 1, 1, 1], [0.05, 0.3, 0.35, 0.95])
     0.675
     """
-    y, p, w = prepare(y_true, y_proba, sample_weight)
+    y, p, w = prepare(y_true, y_proba, sample_weight, pos_label=pos_label)
     _, observed, predicted, _ = _occupied_bins(y, p, w, n_bins, strategy, owner="mce")
     return float(np.max(np.abs(observed - predicted)))
 
 
 def debiased_ece(
-    y_true, y_proba, *, n_bins=10, strategy="uniform", squared=False, sample_weight=None
+    y_true,
+    y_proba,
+    *,
+    n_bins=10,
+    strategy="uniform",
+    squared=False,
+    sample_weight=None,
+    pos_label=None,
 ):
     """Debiased estimate of the binned L2 calibration error.
 
@@ -275,6 +296,10 @@ def debiased_ece(
         Non-negative weights. In a weighted bin the number of predictions ``n_i`` of the
         correction is the effective number ``(sum w)^2 / sum w^2`` (Kish), which equals the count
         for equal weights and does not change when every weight is multiplied by a constant.
+    pos_label : int, float, bool or str, default=None
+        The label of the positive class. None requires ``y_true`` to hold 0/1 (or booleans);
+        otherwise ``y_true == pos_label`` is the positive class and the other label (at most
+        one) the negative class.
 
     Returns
     -------
@@ -296,7 +321,7 @@ def debiased_ece(
     True
     """
     squared = check_bool(squared, name="squared", owner="debiased_ece")
-    y, p, w = prepare(y_true, y_proba, sample_weight)
+    y, p, w = prepare(y_true, y_proba, sample_weight, pos_label=pos_label)
     share, o, e, n = _occupied_bins(y, p, w, n_bins, strategy, owner="debiased_ece")
     with np.errstate(invalid="ignore", divide="ignore"):
         var = np.where(n > 1, o * (1.0 - o) / (n - 1.0), 0.0)

@@ -7,7 +7,7 @@ import numpy as np
 from venncal._validation import (
     check_consistent_length,
     check_interval,
-    check_labels01,
+    check_labels_pos,
     check_option,
     check_positive_int,
     check_probabilities,
@@ -25,7 +25,7 @@ MAX_CURVE_BINS = 10**6
 MAX_BINS = 2**52
 
 
-def prepare(y_true, y_proba, sample_weight=None, *, return_scale=False):
+def prepare(y_true, y_proba, sample_weight=None, *, return_scale=False, pos_label=None):
     """Validate ``(y_true, y_proba, sample_weight)`` and return clean arrays.
 
     Returns ``y`` (float64 0/1), ``p`` (float64 in [0, 1]) and ``w`` (float64 weights, all ones
@@ -34,8 +34,12 @@ def prepare(y_true, y_proba, sample_weight=None, *, return_scale=False):
     small (no sum of weights overflows to ``inf`` or underflows to 0). With
     ``return_scale=True`` the factor (1.0 without weights) is returned fourth, for results that
     report totals of weight.
+
+    ``pos_label=None`` requires 0/1 (or boolean) labels; a given ``pos_label`` makes
+    ``y_true == pos_label`` the positive class and every other label the negative one (see
+    :func:`venncal._validation.check_labels_pos`).
     """
-    y = check_labels01(y_true)
+    y = check_labels_pos(y_true, pos_label)
     p = check_probabilities(y_proba)
     check_consistent_length(y_true=y, y_proba=p)
     w = check_sample_weight(sample_weight, y.shape[0])

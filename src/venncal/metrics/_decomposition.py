@@ -54,7 +54,9 @@ class BrierDecomposition:
     n_bins: int
 
 
-def brier_decomposition(y_true, y_proba, *, n_bins=100, strategy="uniform", sample_weight=None):
+def brier_decomposition(
+    y_true, y_proba, *, n_bins=100, strategy="uniform", sample_weight=None, pos_label=None
+):
     """Decompose the Brier score into reliability, resolution and uncertainty with K bins.
 
     ``r_k`` is the mean prediction in bin ``k``, ``phi_k`` the observed frequency of positives
@@ -75,6 +77,10 @@ def brier_decomposition(y_true, y_proba, *, n_bins=100, strategy="uniform", samp
         Equal-width bins ``[0, 1/K), ..., [(K-1)/K, 1]`` or equal-mass bins.
     sample_weight : array-like of shape (n,), default=None
         Non-negative weights.
+    pos_label : int, float, bool or str, default=None
+        The label of the positive class. None requires ``y_true`` to hold 0/1 (or booleans);
+        otherwise ``y_true == pos_label`` is the positive class and the other label (at most
+        one) the negative class.
 
     Returns
     -------
@@ -94,7 +100,7 @@ def brier_decomposition(y_true, y_proba, *, n_bins=100, strategy="uniform", samp
     >>> bool(np.isclose(d.reliability - d.resolution + d.uncertainty, d.brier))
     True
     """
-    y, p, w = prepare(y_true, y_proba, sample_weight)
+    y, p, w = prepare(y_true, y_proba, sample_weight, pos_label=pos_label)
     if n_bins is None:  # one bin per distinct prediction: Murphy's exact decomposition
         check_option(strategy, STRATEGIES, name="strategy", owner="brier_decomposition")
         idx = p
@@ -122,7 +128,7 @@ def brier_decomposition(y_true, y_proba, *, n_bins=100, strategy="uniform", samp
     )
 
 
-def isotonic_recalibration(y_true, y_proba, *, sample_weight=None):
+def isotonic_recalibration(y_true, y_proba, *, sample_weight=None, pos_label=None):
     """In-sample isotonic (PAV) recalibration of the predictions, ties pooled.
 
     Parameters
@@ -133,6 +139,10 @@ def isotonic_recalibration(y_true, y_proba, *, sample_weight=None):
         Probability of the positive class.
     sample_weight : array-like of shape (n,), default=None
         Non-negative weights.
+    pos_label : int, float, bool or str, default=None
+        The label of the positive class. None requires ``y_true`` to hold 0/1 (or booleans);
+        otherwise ``y_true == pos_label`` is the positive class and the other label (at most
+        one) the negative class.
 
     Returns
     -------
@@ -152,7 +162,7 @@ def isotonic_recalibration(y_true, y_proba, *, sample_weight=None):
     """
     from venncal.core.isotonic import fit_isotonic
 
-    y, p, w = prepare(y_true, y_proba, sample_weight)
+    y, p, w = prepare(y_true, y_proba, sample_weight, pos_label=pos_label)
     keep = w > 0
     step = fit_isotonic(p[keep], y[keep], sample_weight=w[keep])
     return step.predict(p, rule="nearest")
@@ -188,7 +198,7 @@ class CORPDecomposition:
     uncertainty: float
 
 
-def corp_decomposition(y_true, y_proba, *, sample_weight=None):
+def corp_decomposition(y_true, y_proba, *, sample_weight=None, pos_label=None):
     """Decompose the Brier score into calibration and refinement loss by isotonic regression.
 
     The recalibrated predictions ``q`` are the PAV (isotonic) fit of the labels on the
@@ -205,6 +215,10 @@ def corp_decomposition(y_true, y_proba, *, sample_weight=None):
         Probability of the positive class.
     sample_weight : array-like of shape (n,), default=None
         Non-negative weights.
+    pos_label : int, float, bool or str, default=None
+        The label of the positive class. None requires ``y_true`` to hold 0/1 (or booleans);
+        otherwise ``y_true == pos_label`` is the positive class and the other label (at most
+        one) the negative class.
 
     Returns
     -------
@@ -233,7 +247,7 @@ def corp_decomposition(y_true, y_proba, *, sample_weight=None):
     >>> bool(b.calibration_loss > 5 * a.calibration_loss)
     True
     """
-    y, p, w = prepare(y_true, y_proba, sample_weight)
+    y, p, w = prepare(y_true, y_proba, sample_weight, pos_label=pos_label)
     q = isotonic_recalibration(y, p, sample_weight=w)
     total = w.sum()
     ybar = float((w * y).sum() / total)

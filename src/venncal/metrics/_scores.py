@@ -25,7 +25,7 @@ def _clip(p, clip):
     return np.clip(p, eps, 1.0 - eps)
 
 
-def log_loss_samples(y_true, y_proba, *, clip=None):
+def log_loss_samples(y_true, y_proba, *, clip=None, pos_label=None):
     """Log loss of each prediction: ``-ln p`` if ``y = 1`` and ``-ln(1 - p)`` if ``y = 0``.
 
     Parameters
@@ -37,6 +37,10 @@ def log_loss_samples(y_true, y_proba, *, clip=None):
     clip : float in [0, 0.5), default=None
         When given, probabilities are clipped to ``[clip, 1 - clip]`` first. By default nothing
         is clipped and a probability of 0 or 1 that meets the other label costs ``inf``.
+    pos_label : int, float, bool or str, default=None
+        The label of the positive class. None requires ``y_true`` to hold 0/1 (or booleans);
+        otherwise ``y_true == pos_label`` is the positive class and the other label (at most
+        one) the negative class.
 
     Returns
     -------
@@ -52,13 +56,13 @@ def log_loss_samples(y_true, y_proba, *, clip=None):
     >>> log_loss_samples([1, 0, 1], [0.5, 0.0, 0.0])
     array([0.69314718, 0.        ,        inf])
     """
-    y, p, _ = prepare(y_true, y_proba)
+    y, p, _ = prepare(y_true, y_proba, pos_label=pos_label)
     p = _clip(p, clip)
     with np.errstate(divide="ignore"):
         return np.where(y == 1, -np.log(p), -np.log1p(-p))
 
 
-def log_loss(y_true, y_proba, *, clip=None, sample_weight=None):
+def log_loss(y_true, y_proba, *, clip=None, sample_weight=None, pos_label=None):
     """Mean log loss (the MLE of Vovk & Petej 2014, eq. 12), in nats.
 
     Parameters
@@ -73,6 +77,10 @@ def log_loss(y_true, y_proba, *, clip=None, sample_weight=None):
         Vovk & Petej (2014), where direct isotonic regression scores ``∞``.
     sample_weight : array-like of shape (n,), default=None
         Non-negative weights.
+    pos_label : int, float, bool or str, default=None
+        The label of the positive class. None requires ``y_true`` to hold 0/1 (or booleans);
+        otherwise ``y_true == pos_label`` is the positive class and the other label (at most
+        one) the negative class.
 
     Returns
     -------
@@ -92,7 +100,7 @@ def log_loss(y_true, y_proba, *, clip=None, sample_weight=None):
     >>> round(log_loss([1, 0], [0.9, 1.0], clip=1e-15), 3)
     17.322
     """
-    y, p, w = prepare(y_true, y_proba, sample_weight)
+    y, p, w = prepare(y_true, y_proba, sample_weight, pos_label=pos_label)
     keep = w > 0
     loss = log_loss_samples(y[keep], p[keep], clip=clip)
     if np.isinf(loss).any():
@@ -100,7 +108,7 @@ def log_loss(y_true, y_proba, *, clip=None, sample_weight=None):
     return float(np.average(loss, weights=w[keep]))
 
 
-def brier_score_samples(y_true, y_proba):
+def brier_score_samples(y_true, y_proba, *, pos_label=None):
     """Squared error ``(y - p)^2`` of each prediction.
 
     Parameters
@@ -109,6 +117,10 @@ def brier_score_samples(y_true, y_proba):
         Labels, 0/1 or booleans.
     y_proba : array-like of shape (n,) or (n, 2)
         Probability of the positive class.
+    pos_label : int, float, bool or str, default=None
+        The label of the positive class. None requires ``y_true`` to hold 0/1 (or booleans);
+        otherwise ``y_true == pos_label`` is the positive class and the other label (at most
+        one) the negative class.
 
     Returns
     -------
@@ -120,11 +132,11 @@ def brier_score_samples(y_true, y_proba):
     >>> brier_score_samples([1, 0], [0.75, 0.5])
     array([0.0625, 0.25  ])
     """
-    y, p, _ = prepare(y_true, y_proba)
+    y, p, _ = prepare(y_true, y_proba, pos_label=pos_label)
     return (y - p) ** 2
 
 
-def brier_score(y_true, y_proba, *, sample_weight=None):
+def brier_score(y_true, y_proba, *, sample_weight=None, pos_label=None):
     """Mean squared error of the probabilities, ``mean((y - p)^2)``.
 
     Johansson et al. (2018) write the Brier score as a sum over the N instances; like most
@@ -139,6 +151,10 @@ def brier_score(y_true, y_proba, *, sample_weight=None):
         Probability of the positive class.
     sample_weight : array-like of shape (n,), default=None
         Non-negative weights.
+    pos_label : int, float, bool or str, default=None
+        The label of the positive class. None requires ``y_true`` to hold 0/1 (or booleans);
+        otherwise ``y_true == pos_label`` is the positive class and the other label (at most
+        one) the negative class.
 
     Returns
     -------
@@ -162,11 +178,11 @@ def brier_score(y_true, y_proba, *, sample_weight=None):
     >>> bool(brier_score(y, np.full(y.size, 0.3)) < brier_score(y, np.full(y.size, 0.4)))
     True
     """
-    y, p, w = prepare(y_true, y_proba, sample_weight)
+    y, p, w = prepare(y_true, y_proba, sample_weight, pos_label=pos_label)
     return float(np.average((y - p) ** 2, weights=w))
 
 
-def rmse(y_true, y_proba, *, sample_weight=None):
+def rmse(y_true, y_proba, *, sample_weight=None, pos_label=None):
     """Root mean squared error, the square root of the Brier score.
 
     Parameters
@@ -177,6 +193,10 @@ def rmse(y_true, y_proba, *, sample_weight=None):
         Probability of the positive class.
     sample_weight : array-like of shape (n,), default=None
         Non-negative weights.
+    pos_label : int, float, bool or str, default=None
+        The label of the positive class. None requires ``y_true`` to hold 0/1 (or booleans);
+        otherwise ``y_true == pos_label`` is the positive class and the other label (at most
+        one) the negative class.
 
     Returns
     -------
@@ -193,10 +213,12 @@ def rmse(y_true, y_proba, *, sample_weight=None):
     >>> rmse([1, 0], [0.5, 0.5])
     0.5
     """
-    return float(np.sqrt(brier_score(y_true, y_proba, sample_weight=sample_weight)))
+    return float(
+        np.sqrt(brier_score(y_true, y_proba, sample_weight=sample_weight, pos_label=pos_label))
+    )
 
 
-def accuracy(y_true, y_proba, *, threshold=0.5, sample_weight=None):
+def accuracy(y_true, y_proba, *, threshold=0.5, sample_weight=None, pos_label=None):
     """Share of correct decisions when predicting 1 exactly when ``p > threshold``.
 
     Parameters
@@ -210,6 +232,10 @@ def accuracy(y_true, y_proba, *, threshold=0.5, sample_weight=None):
         ``predict_proba`` does in scikit-learn.
     sample_weight : array-like of shape (n,), default=None
         Non-negative weights.
+    pos_label : int, float, bool or str, default=None
+        The label of the positive class. None requires ``y_true`` to hold 0/1 (or booleans);
+        otherwise ``y_true == pos_label`` is the positive class and the other label (at most
+        one) the negative class.
 
     Returns
     -------
@@ -221,12 +247,12 @@ def accuracy(y_true, y_proba, *, threshold=0.5, sample_weight=None):
     >>> accuracy([1, 0, 1, 0], [0.9, 0.2, 0.4, 0.5])
     0.75
     """
-    y, p, w = prepare(y_true, y_proba, sample_weight)
+    y, p, w = prepare(y_true, y_proba, sample_weight, pos_label=pos_label)
     t = check_in_range(threshold, 0, 1, name="threshold", owner="accuracy", closed="both")
     return float(np.average((p > t) == (y == 1), weights=w))
 
 
-def roc_auc(y_true, y_proba, *, sample_weight=None):
+def roc_auc(y_true, y_proba, *, sample_weight=None, pos_label=None):
     """Area under the ROC curve: the probability that a random positive outranks a random
     negative, ties counting one half (the Mann-Whitney statistic).
 
@@ -238,6 +264,10 @@ def roc_auc(y_true, y_proba, *, sample_weight=None):
         Probability of the positive class, or any score increasing in it.
     sample_weight : array-like of shape (n,), default=None
         Non-negative weights: each pair counts with the product of its weights.
+    pos_label : int, float, bool or str, default=None
+        The label of the positive class. None requires ``y_true`` to hold 0/1 (or booleans);
+        otherwise ``y_true == pos_label`` is the positive class and the other label (at most
+        one) the negative class.
 
     Returns
     -------
@@ -263,7 +293,7 @@ def roc_auc(y_true, y_proba, *, sample_weight=None):
     >>> roc_auc([0, 0, 1, 1], np.array([0.1, 0.4, 0.35, 0.8]) ** 3)
     0.75
     """
-    y, p, w = prepare(y_true, y_proba, sample_weight)
+    y, p, w = prepare(y_true, y_proba, sample_weight, pos_label=pos_label)
     w_pos = w * y
     w_neg = w * (1.0 - y)
     total_pos, total_neg = w_pos.sum(), w_neg.sum()

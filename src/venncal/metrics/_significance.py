@@ -35,7 +35,7 @@ class SpiegelhalterResult:
     pvalue: float
 
 
-def spiegelhalter_z(y_true, y_proba):
+def spiegelhalter_z(y_true, y_proba, *, pos_label=None):
     """Spiegelhalter's Z test of the null hypothesis that the predictions are calibrated.
 
     ``Z = sum_i (y_i - p_i)(1 - 2 p_i) / sqrt(sum_i (1 - 2 p_i)^2 p_i (1 - p_i))``. Under the
@@ -49,6 +49,10 @@ def spiegelhalter_z(y_true, y_proba):
         Labels, 0/1 or booleans.
     y_proba : array-like of shape (n,) or (n, 2)
         Probability of the positive class.
+    pos_label : int, float, bool or str, default=None
+        The label of the positive class. None requires ``y_true`` to hold 0/1 (or booleans);
+        otherwise ``y_true == pos_label`` is the positive class and the other label (at most
+        one) the negative class.
 
     Returns
     -------
@@ -72,7 +76,7 @@ def spiegelhalter_z(y_true, y_proba):
     >>> bool(0.01 < np.mean(rejected) < 0.1)
     True
     """
-    y, p, _ = prepare(y_true, y_proba)
+    y, p, _ = prepare(y_true, y_proba, pos_label=pos_label)
     num = ((y - p) * (1.0 - 2.0 * p)).sum()
     var = ((1.0 - 2.0 * p) ** 2 * p * (1.0 - p)).sum()
     if var <= 0:
@@ -141,7 +145,7 @@ def _fit_logistic(x, y, offset, fit_slope, max_iter=100, tol=1e-10):
     return beta, False
 
 
-def calibration_slope_intercept(y_true, y_proba, *, clip=1e-12):
+def calibration_slope_intercept(y_true, y_proba, *, clip=1e-12, pos_label=None):
     """Calibration slope and intercept by logistic regression of the labels on ``logit(p)``.
 
     Parameters
@@ -152,6 +156,10 @@ def calibration_slope_intercept(y_true, y_proba, *, clip=1e-12):
         Probability of the positive class.
     clip : float in (0, 0.5), default=1e-12
         Probabilities are clipped to ``[clip, 1 - clip]`` before taking logits.
+    pos_label : int, float, bool or str, default=None
+        The label of the positive class. None requires ``y_true`` to hold 0/1 (or booleans);
+        otherwise ``y_true == pos_label`` is the positive class and the other label (at most
+        one) the negative class.
 
     Returns
     -------
@@ -180,7 +188,7 @@ def calibration_slope_intercept(y_true, y_proba, *, clip=1e-12):
     >>> bool(1.85 < r.slope < 2.15)
     True
     """
-    y, p, _ = prepare(y_true, y_proba)
+    y, p, _ = prepare(y_true, y_proba, pos_label=pos_label)
     eps = check_in_range(clip, 0, 0.5, name="clip", owner="calibration_slope_intercept")
     if y.min() == y.max():
         raise ValueError(

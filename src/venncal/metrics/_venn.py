@@ -9,7 +9,7 @@ import numpy as np
 from venncal._validation import (
     check_consistent_length,
     check_in_range,
-    check_labels01,
+    check_labels_pos,
     check_option,
     check_probabilities,
 )
@@ -111,7 +111,7 @@ class IntervalValidity:
 
 
 def interval_validity(
-    y_true, p0, p1, *, target="frequency", n_bins=10, strategy="uniform", tol=0.0
+    y_true, p0, p1, *, target="frequency", n_bins=10, strategy="uniform", tol=0.0, pos_label=None
 ):
     """Check that observed frequencies (or accuracies) fall inside the Venn intervals.
 
@@ -133,6 +133,10 @@ def interval_validity(
         Equal-width or equal-mass bins.
     tol : float in [0, 1], default=0.0
         Slack: ``observed`` counts as inside when within ``tol`` of the interval.
+    pos_label : int, float, bool or str, default=None
+        The label of the positive class. None requires ``y_true`` to hold 0/1 (or booleans);
+        otherwise ``y_true == pos_label`` is the positive class and the other label (at most
+        one) the negative class.
 
     Raises
     ------
@@ -167,7 +171,7 @@ def interval_validity(
     >>> v.miss, v.std_error
     (0.0, 0.25)
     """
-    y = check_labels01(y_true).astype(np.float64)
+    y = check_labels_pos(y_true, pos_label).astype(np.float64)
     p0, p1 = prepare_interval(p0, p1)
     check_consistent_length(y_true=y, p0=p0)
     check_option(target, ("frequency", "accuracy"), name="target", owner="interval_validity")
@@ -211,7 +215,7 @@ def interval_validity(
     )
 
 
-def merge_regret(p0, p1, y_proba, *, loss="log", y_true=None):
+def merge_regret(p0, p1, y_proba, *, loss="log", y_true=None, pos_label=None):
     """Regret of merging a Venn-Abers pair ``(p0, p1)`` into one probability ``p``.
 
     If the label is 0, the "appropriate" probability is ``p0``; if it is 1, ``p1``. The regret
@@ -231,6 +235,10 @@ def merge_regret(p0, p1, y_proba, *, loss="log", y_true=None):
     y_true : array-like of shape (n,), default=None
         When given, the regret for the observed label; otherwise the worst case over both
         labels, the quantity the minimax merge minimises.
+    pos_label : int, float, bool or str, default=None
+        The label of the positive class. None requires ``y_true`` to hold 0/1 (or booleans);
+        otherwise ``y_true == pos_label`` is the positive class and the other label (at most
+        one) the negative class.
 
     Returns
     -------
@@ -268,6 +276,6 @@ def merge_regret(p0, p1, y_proba, *, loss="log", y_true=None):
     r1 = np.where(np.isnan(r1), 0.0, r1)
     if y_true is None:
         return np.maximum(r0, r1)
-    y = check_labels01(y_true)
+    y = check_labels_pos(y_true, pos_label)
     check_consistent_length(y_true=y, p0=p0)
     return np.where(y == 1, r1, r0)
