@@ -51,3 +51,62 @@ def check_name(name, owner):
             f"The 'name' parameter of {owner} must be a string or None. Got {name!r} instead."
         )
     return name
+
+
+def _positive_column(estimator, pos_label, n_columns, owner):
+    """Column of ``pos_label`` among the estimator's classes, and the label to compare with."""
+    classes = getattr(estimator, "classes_", None)
+    if classes is None:
+        return 1, pos_label
+    classes = list(getattr(classes, "tolist", lambda: classes)())
+    if len(classes) != n_columns or n_columns != 2:
+        raise ValueError(
+            f"The estimator given to {owner} must be a binary classifier; it has "
+            f"{len(classes)} classes."
+        )
+    if pos_label is None:
+        return 1, classes[1]
+    if pos_label not in classes:
+        raise ValueError(
+            f"The 'pos_label' parameter of {owner} is {pos_label!r}, which is not among the "
+            f"classes of the estimator ({classes})."
+        )
+    return classes.index(pos_label), pos_label
+
+
+def estimator_proba(estimator, X, pos_label, owner):
+    """Probability of ``pos_label`` (by default ``classes_[1]``) from ``predict_proba``.
+
+    Returns the probabilities and the positive label to pass to the metrics (None when the
+    estimator has no ``classes_``, so that the labels must be 0/1).
+    """
+    if not hasattr(estimator, "predict_proba"):
+        raise TypeError(
+            f"The 'estimator' of {owner} must have predict_proba. Got {type(estimator).__name__}."
+        )
+    proba = estimator.predict_proba(X)
+    if getattr(proba, "ndim", 2) == 1:
+        return proba, pos_label
+    column, pos_label = _positive_column(estimator, pos_label, proba.shape[1], owner)
+    return proba[:, column], pos_label
+
+
+def estimator_interval(estimator, X, pos_label, owner):
+    """Intervals ``(p0, p1)`` for ``pos_label`` (by default ``classes_[1]``) of a Venn predictor.
+
+    The intervals of ``classes_[0]`` are ``(1 - p1, 1 - p0)``.
+    """
+    from venncal.classifiers import predict_interval
+
+    interval = predict_interval(estimator, X)
+    column, pos_label = _positive_column(estimator, pos_label, 2, owner)
+    p0, p1 = interval[:, 0], interval[:, 1]
+    if column == 0:
+        p0, p1 = 1.0 - p1, 1.0 - p0
+    return p0, p1, pos_label
+
+
+def estimator_name(estimator):
+    """Name of an estimator for a legend: its class name (the last step's for a Pipeline)."""
+    model = estimator.steps[-1][1] if hasattr(estimator, "steps") else estimator
+    return type(model).__name__

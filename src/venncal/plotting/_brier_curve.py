@@ -6,7 +6,7 @@ import numpy as np
 
 from venncal._validation import check_bool
 from venncal.metrics import brier_curve
-from venncal.plotting._base import check_ax, get_axes
+from venncal.plotting._base import check_ax, estimator_name, estimator_proba, get_axes
 
 __all__ = ["BrierCurveDisplay"]
 
@@ -56,7 +56,9 @@ class BrierCurveDisplay:
         self.recalibrated = recalibrated
 
     @classmethod
-    def from_predictions(cls, y_true, y_proba, *, recalibrated=False, sample_weight=None, ax=None):
+    def from_predictions(
+        cls, y_true, y_proba, *, recalibrated=False, sample_weight=None, pos_label=None, ax=None
+    ):
         """Compute the Brier curves and draw them.
 
         Parameters
@@ -69,6 +71,9 @@ class BrierCurveDisplay:
         recalibrated : bool, default=False
             Also draw the curves of the isotonically recalibrated predictions.
         sample_weight : array-like of shape (n,), default=None
+        pos_label : int, float, bool or str, default=None
+            The label of the positive class, as in :mod:`venncal.metrics`: None requires 0/1
+            labels.
         ax : matplotlib Axes, default=None
 
         Returns
@@ -83,10 +88,61 @@ class BrierCurveDisplay:
         if not y_proba:
             raise ValueError("'y_proba' is an empty dict; give at least one set of predictions.")
         curves = {
-            str(name): brier_curve(y_true, p, sample_weight=sample_weight, recalibrate=recalibrated)
+            str(name): brier_curve(
+                y_true,
+                p,
+                sample_weight=sample_weight,
+                recalibrate=recalibrated,
+                pos_label=pos_label,
+            )
             for name, p in y_proba.items()
         }
         return cls(curves, recalibrated=recalibrated).plot(ax=ax)
+
+    @classmethod
+    def from_estimator(
+        cls,
+        estimator,
+        X,
+        y,
+        *,
+        name=None,
+        recalibrated=False,
+        sample_weight=None,
+        pos_label=None,
+        ax=None,
+    ):
+        """Compute the Brier curve of a fitted classifier's ``predict_proba`` and draw it.
+
+        Parameters
+        ----------
+        estimator : fitted binary classifier with ``predict_proba``
+        X : array-like of shape (n, n_features)
+            Test objects.
+        y : array-like of shape (n,)
+            Their labels.
+        name : str, default=None
+            Name of the curve; the estimator's class name when None.
+        recalibrated, sample_weight, ax
+            As in :meth:`from_predictions`.
+        pos_label : int, float, bool or str, default=None
+            The positive class; ``estimator.classes_[1]`` when None.
+
+        Returns
+        -------
+        BrierCurveDisplay
+        """
+        owner = "BrierCurveDisplay.from_estimator"
+        proba, pos_label = estimator_proba(estimator, X, pos_label, owner)
+        name = estimator_name(estimator) if name is None else name
+        return cls.from_predictions(
+            y,
+            {name: proba},
+            recalibrated=recalibrated,
+            sample_weight=sample_weight,
+            pos_label=pos_label,
+            ax=ax,
+        )
 
     def plot(self, ax=None):
         """Draw the curves and return self."""

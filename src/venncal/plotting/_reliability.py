@@ -5,7 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 from venncal.metrics import ece, reliability_curve
-from venncal.plotting._base import check_ax, check_display_bins, check_name, get_axes
+from venncal.plotting._base import (
+    check_ax,
+    check_display_bins,
+    check_name,
+    estimator_name,
+    estimator_proba,
+    get_axes,
+)
 
 __all__ = ["ReliabilityDisplay"]
 
@@ -74,6 +81,7 @@ class ReliabilityDisplay:
         name=None,
         confidence_level=0.95,
         sample_weight=None,
+        pos_label=None,
         ax=None,
     ):
         """Compute the per-bin statistics and draw the diagram.
@@ -94,6 +102,9 @@ class ReliabilityDisplay:
             Level of the Clopper-Pearson intervals.
         sample_weight : array-like of shape (n,), default=None
             Non-negative weights.
+        pos_label : int, float, bool or str, default=None
+            The label of the positive class, as in :mod:`venncal.metrics`: None requires 0/1
+            labels.
         ax : matplotlib Axes, default=None
             Axes to draw on; a new figure when None.
 
@@ -105,13 +116,63 @@ class ReliabilityDisplay:
         n_bins = check_display_bins(n_bins, owner)
         check_name(name, owner)
         check_ax(ax, owner)
-        curve = reliability_curve(
-            y_true, y_proba, n_bins=n_bins, strategy=strategy, sample_weight=sample_weight
+        options = dict(
+            n_bins=n_bins, strategy=strategy, sample_weight=sample_weight, pos_label=pos_label
         )
+        curve = reliability_curve(y_true, y_proba, **options)
         lower, upper = curve.confidence_interval(confidence_level)
-        error = ece(y_true, y_proba, n_bins=n_bins, strategy=strategy, sample_weight=sample_weight)
+        error = ece(y_true, y_proba, **options)
         disp = cls(curve, lower, upper, error, name=name, confidence_level=confidence_level)
         return disp.plot(ax=ax)
+
+    @classmethod
+    def from_estimator(
+        cls,
+        estimator,
+        X,
+        y,
+        *,
+        n_bins=10,
+        strategy="uniform",
+        name=None,
+        confidence_level=0.95,
+        sample_weight=None,
+        pos_label=None,
+        ax=None,
+    ):
+        """Draw the diagram of a fitted classifier's ``predict_proba`` on ``X``.
+
+        Parameters
+        ----------
+        estimator : fitted binary classifier with ``predict_proba``
+        X : array-like of shape (n, n_features)
+            Test objects.
+        y : array-like of shape (n,)
+            Their labels.
+        name : str, default=None
+            Label in the legend; the estimator's class name when None.
+        pos_label : int, float, bool or str, default=None
+            The positive class; ``estimator.classes_[1]`` when None.
+        n_bins, strategy, confidence_level, sample_weight, ax
+            As in :meth:`from_predictions`.
+
+        Returns
+        -------
+        ReliabilityDisplay
+        """
+        owner = "ReliabilityDisplay.from_estimator"
+        proba, pos_label = estimator_proba(estimator, X, pos_label, owner)
+        return cls.from_predictions(
+            y,
+            proba,
+            n_bins=n_bins,
+            strategy=strategy,
+            name=estimator_name(estimator) if name is None else name,
+            confidence_level=confidence_level,
+            sample_weight=sample_weight,
+            pos_label=pos_label,
+            ax=ax,
+        )
 
     def plot(self, ax=None, *, name=None):
         """Draw the diagram.

@@ -5,7 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 from venncal.metrics import interval_validity
-from venncal.plotting._base import check_ax, check_display_bins, check_name, get_axes
+from venncal.plotting._base import (
+    check_ax,
+    check_display_bins,
+    check_name,
+    estimator_interval,
+    estimator_name,
+    get_axes,
+)
 
 __all__ = ["VennIntervalDisplay"]
 
@@ -79,7 +86,9 @@ class VennIntervalDisplay:
         self.name = name
 
     @classmethod
-    def from_predictions(cls, y_true, p0, p1, *, n_bins=10, strategy="uniform", name=None, ax=None):
+    def from_predictions(
+        cls, y_true, p0, p1, *, n_bins=10, strategy="uniform", name=None, pos_label=None, ax=None
+    ):
         """Compute the per-bin intervals and frequencies and draw them.
 
         Parameters
@@ -94,6 +103,9 @@ class VennIntervalDisplay:
         strategy : {"uniform", "quantile"}, default="uniform"
         name : str, default=None
             Label in the legend.
+        pos_label : int, float, bool or str, default=None
+            The label of the positive class, as in :mod:`venncal.metrics`: None requires 0/1
+            labels.
         ax : matplotlib Axes, default=None
 
         Returns
@@ -104,8 +116,49 @@ class VennIntervalDisplay:
         n_bins = check_display_bins(n_bins, owner)
         check_name(name, owner)
         check_ax(ax, owner)
-        validity = interval_validity(y_true, p0, p1, n_bins=n_bins, strategy=strategy)
+        validity = interval_validity(
+            y_true, p0, p1, n_bins=n_bins, strategy=strategy, pos_label=pos_label
+        )
         return cls(validity, name=name).plot(ax=ax)
+
+    @classmethod
+    def from_estimator(
+        cls, estimator, X, y, *, n_bins=10, strategy="uniform", name=None, pos_label=None, ax=None
+    ):
+        """Compute the intervals of a fitted Venn predictor on ``X`` and draw them.
+
+        Parameters
+        ----------
+        estimator : fitted Venn predictor, or a Pipeline ending in one
+            Anything :func:`venncal.predict_interval` accepts.
+        X : array-like of shape (n, n_features)
+            Test objects.
+        y : array-like of shape (n,)
+            Their labels.
+        n_bins, strategy, ax
+            As in :meth:`from_predictions`.
+        name : str, default=None
+            Label in the legend; the estimator's class name when None.
+        pos_label : int, float, bool or str, default=None
+            The positive class; ``estimator.classes_[1]`` when None. The intervals of
+            ``classes_[0]`` are ``[1 - p1, 1 - p0]``.
+
+        Returns
+        -------
+        VennIntervalDisplay
+        """
+        owner = "VennIntervalDisplay.from_estimator"
+        p0, p1, pos_label = estimator_interval(estimator, X, pos_label, owner)
+        return cls.from_predictions(
+            y,
+            p0,
+            p1,
+            n_bins=n_bins,
+            strategy=strategy,
+            name=estimator_name(estimator) if name is None else name,
+            pos_label=pos_label,
+            ax=ax,
+        )
 
     def plot(self, ax=None):
         """Draw the plot and return self."""
