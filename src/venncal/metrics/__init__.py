@@ -1,7 +1,8 @@
 """Calibration metrics for binary probabilistic predictions (numpy and scipy only).
 
-Every function takes ``(y_true, y_proba, *, ...)``: ``y_true`` holds 0/1 labels (or booleans)
-and ``y_proba`` the probability of the positive class (an (n, 2) array of class probabilities is
+Every function takes ``(y_true, y_proba, *, ...)``: ``y_true`` holds 0/1 labels (or booleans),
+or any two labels with ``pos_label`` naming the positive one (``pos_label="yes"``), and
+``y_proba`` the probability of the positive class (an (n, 2) array of class probabilities is
 also accepted). Bad input (NaN, probabilities outside [0, 1], labels other than 0/1, mismatched
 lengths) raises a one-line ``ValueError``. Results with several parts are small frozen
 dataclasses.
