@@ -237,8 +237,9 @@ def test_interval_validity_standard_errors_and_misses_match_loop(seed):
     y = (rng.random(150) < rng.random(150)).astype(int)
     v = metrics.interval_validity(y, p0, p1, n_bins=4)
     f = y.mean()
-    assert v.std_error == pytest.approx(np.sqrt(f * (1 - f) / 150))
     lo, hi = p0.mean(), p1.mean()
+    q = lo if f < lo else (hi if f > hi else f)  # the interval's point nearest the frequency
+    assert v.std_error == pytest.approx(np.sqrt(q * (1 - q) / 150))
     assert v.miss == pytest.approx(lo - f if f < lo else (f - hi if f > hi else 0.0))
     mid = (p0 + p1) / 2
     for b in range(4):
@@ -247,7 +248,8 @@ def test_interval_validity_standard_errors_and_misses_match_loop(seed):
             assert np.isnan(v.bin_std_error[b]) and np.isnan(v.bin_miss[b])
             continue
         fb, lb, hb = y[idx].mean(), p0[idx].mean(), p1[idx].mean()
-        assert v.bin_std_error[b] == pytest.approx(np.sqrt(fb * (1 - fb) / idx.size))
+        qb = lb if fb < lb else (hb if fb > hb else fb)
+        assert v.bin_std_error[b] == pytest.approx(np.sqrt(qb * (1 - qb) / idx.size))
         assert v.bin_miss[b] == pytest.approx(max(lb - fb, fb - hb, 0.0))
         assert (v.bin_miss[b] == 0) == bool(v.bin_valid[b])
 
@@ -371,3 +373,13 @@ def test_debiased_ece_matches_loop(seed, grid):
     y, p = _data(seed, grid=grid)
     got = metrics.debiased_ece(y, p, squared=True)
     assert got == pytest.approx(ref.debiased_l2(list(y), list(p)), abs=1e-12)
+
+
+def test_interval_validity_standard_error_of_an_all_positive_bin_is_not_zero():
+    # every object positive, intervals just below 1: the observed frequency 1 is outside, and
+    # its sampling error is that of a true frequency at the interval's upper end, not 0
+    p0, p1 = np.full(40, 0.90), np.full(40, 0.97)
+    v = metrics.interval_validity(np.ones(40, int), p0, p1, n_bins=1)
+    assert v.std_error == pytest.approx(np.sqrt(0.97 * 0.03 / 40))
+    assert v.bin_std_error[0] == pytest.approx(np.sqrt(0.97 * 0.03 / 40))
+    assert v.miss == pytest.approx(0.03) and v.miss < 2 * v.std_error

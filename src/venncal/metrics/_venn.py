@@ -72,10 +72,12 @@ class IntervalValidity:
         Whether each non-empty bin's observed value is inside its mean interval (False when
         empty).
     std_error : float
-        Binomial standard error of ``observed``, ``sqrt(f (1 - f) / n)``: how far the observed
-        frequency moves by test-set sampling alone (0 when ``f`` is 0 or 1).
+        Binomial standard error ``sqrt(q (1 - q) / n)`` of the observed frequency, at the point
+        ``q`` of ``[lower, upper]`` nearest to it (``q = observed`` when inside): how far the
+        observed frequency moves by test-set sampling alone if the true frequency were in the
+        interval.
     bin_std_error : ndarray of shape (n_bins,)
-        The same for each bin, ``sqrt(f_b (1 - f_b) / n_b)``; NaN when empty.
+        The same for each bin, ``sqrt(q_b (1 - q_b) / n_b)``; NaN when empty.
     """
 
     target: str
@@ -195,9 +197,14 @@ def interval_validity(
         b_hi = np.where(nz, np.bincount(idx, weights=hi, minlength=k) / counts, np.nan)
     b_valid = nz & (b_obs >= b_lo - tol) & (b_obs <= b_hi + tol)
     observed, lower, upper = float(value.mean()), float(lo.mean()), float(hi.mean())
-    std_error = float(np.sqrt(observed * (1.0 - observed) / value.shape[0]))
+    # the binomial standard error at the point of the interval nearest the observed value: the
+    # spread the observed frequency would have if the true one were inside the interval (so an
+    # observed 0 or 1 just outside a narrow interval is not held to a standard error of 0)
+    q = min(max(observed, lower), upper)
+    std_error = float(np.sqrt(q * (1.0 - q) / value.shape[0]))
     with np.errstate(invalid="ignore", divide="ignore"):
-        b_se = np.where(nz, np.sqrt(b_obs * (1.0 - b_obs) / counts), np.nan)
+        b_q = np.clip(b_obs, b_lo, b_hi)
+        b_se = np.where(nz, np.sqrt(b_q * (1.0 - b_q) / counts), np.nan)
     return IntervalValidity(
         target=target,
         observed=observed,
