@@ -132,3 +132,59 @@ def test_compiled_and_numpy_interpolation_agree(seed):
     expected = iso._interpolate_numpy(x, y, t)
     np.testing.assert_array_equal(iso._interpolate_kernel(x, y, t), expected)
     np.testing.assert_array_equal(kernel(x, y, t), expected)
+
+
+def _uncompressed(s, y, w=None):
+    """The step table at every distinct calibration score, as the fit was once stored."""
+    x, weight, total = iso.group_scores(np.asarray(s, float), np.asarray(y, float), w)
+    mean, _, end = iso._pava(total / weight, weight)
+    return iso.IsotonicStepFunction(x=x, y=np.repeat(mean, np.diff(end, prepend=0)))
+
+
+def _test_scores(rng, x):
+    """Calibration scores, midpoints (ties of the nearest rule), points just beside each
+    calibration score, random points and points outside the range."""
+    mid = (x[:-1] + x[1:]) / 2
+    return np.concatenate(
+        [
+            x,
+            mid,
+            np.nextafter(x, -np.inf),
+            np.nextafter(x, np.inf),
+            rng.uniform(x[0] - 1, x[-1] + 1, size=50),
+            [x[0] - 10, x[-1] + 10, -1e300, 1e300],
+        ]
+    )
+
+
+@pytest.mark.parametrize("seed", range(200))
+@pytest.mark.parametrize("rule", ["interpolate", "nearest"])
+def test_compressed_table_predicts_bit_identically(seed, rule):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 80))
+    scale = [1.0, 0.1, 1e-310, 1e300][seed % 4]
+    s = rng.integers(0, int(rng.integers(1, 40)), size=n) * scale  # many ties
+    y = (rng.random(n) < rng.random()).astype(float)
+    w = rng.uniform(0.1, 3, size=n) if seed % 2 else None
+    full = _uncompressed(s, y, w)
+    g = iso.fit_isotonic(s, y, sample_weight=w)
+    t = _test_scores(rng, full.x)
+    assert g.predict(t, rule=rule).tobytes() == full.predict(t, rule=rule).tobytes()
+    # the kept scores are calibration scores with their fitted values
+    idx = np.searchsorted(full.x, g.x)
+    np.testing.assert_array_equal(full.x[idx], g.x)
+    np.testing.assert_array_equal(full.y[idx], g.y)
+
+
+def test_table_keeps_only_the_ends_of_each_constant_block():
+    rng = np.random.default_rng(0)
+    s = rng.random(5000)
+    y = (rng.random(5000) < s).astype(float)
+    g = iso.fit_isotonic(s, y)
+    full = _uncompressed(s, y)
+    n_blocks = np.unique(full.y).shape[0]
+    assert n_blocks < g.x.shape[0] <= 2 * n_blocks < full.x.shape[0]
+    # each kept score is the first or the last of its block
+    values, counts = np.unique(g.y, return_counts=True)
+    assert values.shape[0] == n_blocks and counts.max() <= 2
+    assert g.x[0] == full.x[0] and g.x[-1] == full.x[-1]

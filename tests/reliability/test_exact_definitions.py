@@ -102,8 +102,10 @@ def test_isotonic_equals_exact_pava_and_its_rule(data, rule):
     s, y, w, t = data
     cal = IsotonicCalibrator(rule=rule).fit(s, y, sample_weight=w)
     xs, fitted = exact.isotonic_fit(s, y, w)
-    np.testing.assert_array_equal(cal.step_function_.x, as_float(xs))
-    np.testing.assert_allclose(cal.step_function_.y, as_float(fitted), rtol=1e-12, atol=0)
+    # the table keeps the ends of each constant block: a subset of the distinct scores
+    kept = np.searchsorted(as_float(xs), cal.step_function_.x)
+    np.testing.assert_array_equal(cal.step_function_.x, as_float(xs)[kept])
+    np.testing.assert_allclose(cal.step_function_.y, as_float(fitted)[kept], rtol=1e-12, atol=0)
     want = as_float(exact.isotonic_predict(xs, fitted, ti, rule) for ti in t)
     np.testing.assert_allclose(cal.predict_proba(t)[:, 1], want, rtol=0, atol=ATOL)
 

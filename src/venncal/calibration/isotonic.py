@@ -25,7 +25,8 @@ class IsotonicCalibrator(BaseScoreCalibrator):
     ----------
     classes_ : ndarray of shape (2,)
     step_function_ : IsotonicStepFunction
-        Fitted values at the distinct calibration scores.
+        Fitted values at the first and last calibration score of each constant block of the
+        fit (the breakpoints both rules need).
 
     Notes
     -----

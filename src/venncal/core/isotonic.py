@@ -143,12 +143,14 @@ def group_scores(scores, y, sample_weight=None):
 
 @dataclass(frozen=True)
 class IsotonicStepFunction:
-    """A fitted isotonic calibrator: fitted values at the distinct calibration scores.
+    """A fitted isotonic calibrator: fitted values at its breakpoints.
 
     Attributes
     ----------
     x : ndarray of shape (k,)
-        Distinct calibration scores, increasing.
+        Distinct calibration scores, increasing. :func:`fit_isotonic` keeps only the first and
+        the last calibration score of each constant block of the fit; both rules of
+        :meth:`predict` give the same values as with every distinct calibration score.
     y : ndarray of shape (k,)
         Fitted (non-decreasing) values at ``x``.
     """
@@ -288,6 +290,8 @@ def fit_isotonic(scores, y, sample_weight=None):
     Returns
     -------
     IsotonicStepFunction
+        The fit at the first and last calibration score of each constant block, which is all
+        either prediction rule needs.
 
     References
     ----------
@@ -308,4 +312,12 @@ def fit_isotonic(scores, y, sample_weight=None):
     w = rescale_sample_weight(check_sample_weight(sample_weight, s.shape[0]))
     x, weight, total = group_scores(s, yv, w)
     mean, _, end = _pava(total / weight, weight)
-    return IsotonicStepFunction(x=x, y=np.repeat(mean, np.diff(end, prepend=0)))
+    # PAVA leaves strictly increasing block means, so each block is a maximal constant run.
+    # Inside a block both rules give the block's value from any two of its scores, and between
+    # blocks they read only the last score of one block and the first of the next: keeping
+    # those two per block changes no prediction.
+    keep = np.zeros(x.shape[0], dtype=bool)
+    keep[end - 1] = True  # last score of each block
+    keep[np.r_[0, end[:-1]]] = True  # first score of each block
+    fitted = np.repeat(mean, np.diff(end, prepend=0))
+    return IsotonicStepFunction(x=x[keep], y=fitted[keep])
