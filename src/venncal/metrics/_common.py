@@ -25,7 +25,7 @@ MAX_CURVE_BINS = 10**6
 MAX_BINS = 2**52
 
 
-def prepare(y_true, y_proba, sample_weight=None, *, return_scale=False, pos_label=None):
+def prepare(y_true, y_proba, sample_weight=None, *, return_scale=False, pos_label=None, lean=False):
     """Validate ``(y_true, y_proba, sample_weight)`` and return clean arrays.
 
     Returns ``y`` (float64 0/1), ``p`` (float64 in [0, 1]) and ``w`` (float64 weights, all ones
@@ -38,12 +38,17 @@ def prepare(y_true, y_proba, sample_weight=None, *, return_scale=False, pos_labe
     ``pos_label=None`` requires 0/1 (or boolean) labels; a given ``pos_label`` makes
     ``y_true == pos_label`` the positive class and every other label the negative one (see
     :func:`venncal._validation.check_labels_pos`).
+
+    ``lean=True`` skips two copies for metrics that need neither: ``y`` stays the int8 0/1
+    array and ``w`` is None when ``sample_weight`` is None.
     """
     y = check_labels_pos(y_true, pos_label)
     p = check_probabilities(y_proba)
     check_consistent_length(y_true=y, y_proba=p)
     w = check_sample_weight(sample_weight, y.shape[0])
     scale = 1.0 if w is None else float(w.max())
+    if lean:
+        return y, p, None if w is None else w / scale
     w = np.ones(y.shape[0]) if w is None else w / scale
     if return_scale:
         return y.astype(np.float64), p, w, scale

@@ -100,12 +100,29 @@ def log_loss(y_true, y_proba, *, clip=None, sample_weight=None, pos_label=None):
     >>> round(log_loss([1, 0], [0.9, 1.0], clip=1e-15), 3)
     17.322
     """
-    y, p, w = prepare(y_true, y_proba, sample_weight, pos_label=pos_label)
-    keep = w > 0
-    loss = log_loss_samples(y[keep], p[keep], clip=clip)
-    if np.isinf(loss).any():
-        return float("inf")
-    return float(np.average(loss, weights=w[keep]))
+    y, p, w = prepare(y_true, y_proba, sample_weight, pos_label=pos_label, lean=True)
+    p = _clip(p, clip)
+    # ln of the probability given to the observed label, one logarithm per row, in one array:
+    # |(1 - y) - p| is p when y = 1 and 1 - p when y = 0 (rounded as 1 - p always is)
+    log_q = np.subtract(1.0, y, dtype=np.float64)
+    log_q -= p
+    np.abs(log_q, out=log_q)
+    with np.errstate(divide="ignore", invalid="ignore"):  # ln 0 = -inf; 0 * -inf = nan
+        np.log(log_q, out=log_q)
+        if w is None:
+            total = log_q.sum()
+            weight = float(log_q.shape[0])
+        else:
+            total = np.dot(w, log_q)
+            weight = w.sum()
+    if not np.isfinite(total):
+        # a probability 0 for the observed label: infinite loss, unless its weight is 0
+        zero = np.isneginf(log_q)
+        if w is None or (w[zero] > 0).any():
+            return float("inf")
+        log_q[zero] = 0.0
+        total = np.dot(w, log_q)
+    return float(0.0 - total / weight)  # 0.0 rather than -0.0 for a perfect score
 
 
 def brier_score_samples(y_true, y_proba, *, pos_label=None):
