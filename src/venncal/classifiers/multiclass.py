@@ -276,7 +276,13 @@ class MulticlassVennAbersClassifier(ClassifierMixin, BaseEstimator):
         K = classes.shape[0]
         weight = check_sample_weight(sample_weight, n)
         counts = np.bincount(y_enc, minlength=K)
-        if self.method == "inductive" and isinstance(self.estimator, FrozenEstimator):
+        frozen = isinstance(self.estimator, FrozenEstimator)
+        if frozen and self.method != "inductive":
+            raise ValueError(
+                f"{_OWNER} with method={self.method!r} refits the estimator; a FrozenEstimator "
+                "cannot be refitted. Use method='inductive'."
+            )
+        if self.method == "inductive" and frozen:
             splits = [(np.arange(n), np.arange(n))]
         elif self.method == "inductive":
             test_size = check_cal_size(self.cal_size, n, owner=_OWNER)
