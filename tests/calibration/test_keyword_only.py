@@ -37,6 +37,7 @@ def test_every_calibrator_is_listed():
         "HistogramCalibrator",
         "BayesianBinningCalibrator",
         "ACPCalibrator",
+        "BetaCalibrator",
     }
 
 

@@ -6,6 +6,7 @@ This is the estimator layer: it may import scikit-learn, ``venncal.core`` and
 
 from venncal.calibration.acp import ACPCalibrator
 from venncal.calibration.bayesian_binning import BayesianBinningCalibrator
+from venncal.calibration.beta import BetaCalibrator
 from venncal.calibration.histogram import HistogramCalibrator
 from venncal.calibration.isotonic import IsotonicCalibrator
 from venncal.calibration.platt import PlattCalibrator
@@ -18,4 +19,5 @@ __all__ = [
     "HistogramCalibrator",
     "BayesianBinningCalibrator",
     "ACPCalibrator",
+    "BetaCalibrator",
 ]
