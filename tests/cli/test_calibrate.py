@@ -70,7 +70,9 @@ def test_venn_abers_output_matches_the_calibrator(files):
     assert "wrote 150 rows" in result.output
 
 
-@pytest.mark.parametrize("method", ["isotonic", "platt", "histogram", "sbb", "abb", "acp"])
+@pytest.mark.parametrize(
+    "method", ["isotonic", "platt", "histogram", "sbb", "abb", "acp", "beta-logit"]
+)
 def test_every_calibrator_by_name(files, method):
     if not _available(method):
         pytest.skip(f"{method} not in this installation yet")
@@ -84,6 +86,29 @@ def test_every_calibrator_by_name(files, method):
     assert written["p"].between(0, 1).all()
     # calibrated probabilities rise with the score on average
     assert np.corrcoef(written["p"], written["score"])[0, 1] > 0.5
+
+
+def test_beta_reads_probabilities_and_refuses_other_scores(files):
+    from scipy.special import expit
+
+    from venncal import BetaCalibrator
+
+    tmp, cal, test = files
+    cal.assign(prob=expit(cal["score"])).to_csv(tmp / "calp.csv", index=False)
+    test.assign(prob=expit(test["score"])).to_csv(tmp / "testp.csv", index=False)
+    out = tmp / "beta.csv"
+    result = run(tmp / "calp.csv", tmp / "testp.csv", "--score", "prob", "--label", "y",
+                 "--method", "beta", "-o", out)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    ref = BetaCalibrator().fit(expit(cal["score"]), cal["y"] == "yes")
+    np.testing.assert_allclose(
+        pd.read_csv(out)["p"], ref.predict_proba(expit(test["score"]))[:, 1], rtol=1e-12
+    )
+    # margins are not probabilities: one line, exit 2, nothing written
+    result = run(tmp / "cal.csv", tmp / "test.csv", "--score", "score", "--label", "y",
+                 "--method", "beta", "-o", tmp / "no.csv")  # fmt: skip
+    _expect_usage_error(result, "[0, 1]")
+    assert not (tmp / "no.csv").exists()
 
 
 @pytest.mark.parametrize("method", ["venn-abers", "isotonic"])

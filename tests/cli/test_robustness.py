@@ -126,7 +126,7 @@ def test_evaluate_output_that_is_its_input_is_refused(good):
 
 
 # ----------------------------------------------------------------------------- extreme weights
-METHODS = ["venn-abers", "isotonic", "platt", "histogram", "sbb", "abb", "acp"]
+METHODS = ["venn-abers", "isotonic", "platt", "histogram", "sbb", "abb", "acp", "beta-logit"]
 
 
 @pytest.mark.parametrize("method", METHODS)

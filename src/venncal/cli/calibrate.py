@@ -30,6 +30,12 @@ CALIBRATORS = {
     "sbb": ("BayesianBinningCalibrator", {"method": "selection"}, "selection of Bayesian binnings"),
     "abb": ("BayesianBinningCalibrator", {"method": "averaging"}, "averaging of Bayesian binnings"),
     "acp": ("ACPCalibrator", {}, "adaptive calibration of predictions"),
+    "beta": ("BetaCalibrator", {}, "beta calibration (scores are probabilities, in [0, 1])"),
+    "beta-logit": (
+        "BetaCalibrator",
+        {"score_scale": "logit"},
+        "beta calibration of log-odds or margins (any real score)",
+    ),
 }
 
 
