@@ -117,3 +117,48 @@ def brute_force(scores, y, w=None, lam=10.0):
     post /= post.sum()
     abb = post @ ests
     return np.array(v), ests[best], logs[best], abb, log_total, second
+
+
+def paper_eq8(scores, y, w=None, lam=10.0):
+    """ABB as eq. (8) of the paper writes it, at every distinct calibration score.
+
+    Section 2.4: ``V^f_j`` is the score of the *highest-scoring* binning of the prefix
+    ``S_{1,j}`` (a forward run of SBB) and ``V^b_j`` that of the suffix ``S_{j,N}`` (a backward
+    run), with ``V^f_0 = V^b_{N+1} = 1``; then
+
+        P(x) ∝ sum_{l <= u} V^f_{l-1} Score_{l,u} V^b_{u+1} p_{l,u}(x),
+
+    where ``p_{l,u}(x)`` is the smoothed frequency ``(n1 + 1) / (n + 2)`` of the bin ``S_{l,u}``
+    when x falls in it. The bins that do not hold x do not take part, and "∝" is read as
+    normalising by the sum of the same weights over the same bins. Here every ``V`` is found by
+    listing all binnings of the prefix or suffix, each scored with the bin factors of eq. (6)
+    (``Prior(u_b)`` of the whole problem at a bin's right end, 1 for the last position).
+
+    Returns (positions, values).
+    """
+    v, n0, n1 = pool(scores, y, w)
+    big_n = len(v)
+    wt, est = bin_table(v, n0, n1, lam)
+
+    def best(lo, hi):
+        """Log score of the best binning of positions lo..hi - 1 (0 for an empty run)."""
+        if hi <= lo:
+            return 0.0
+        top = -math.inf
+        for bins in all_binnings(hi - lo):
+            top = max(top, sum(wt[lo + a, lo + b] for a, b in bins))
+        return top
+
+    vf = [best(0, j) for j in range(big_n + 1)]  # vf[j]: best binning of positions 0..j-1
+    vb = [best(j, big_n) for j in range(big_n + 1)]  # vb[j]: best binning of positions j..N-1
+    values = np.empty(big_n)
+    for i in range(big_n):
+        logs, ests = [], []
+        for l in range(i + 1):
+            for u in range(i, big_n):
+                logs.append(vf[l] + wt[l, u] + vb[u + 1])
+                ests.append(est[l, u])
+        logs = np.array(logs)
+        weights = np.exp(logs - logs.max())
+        values[i] = float(weights @ np.array(ests) / weights.sum())
+    return np.array(v), values
