@@ -70,6 +70,7 @@ __all__ = [
     "DEFAULT_LAM",
     "BayesianBinning",
     "fit_bayesian_binning",
+    "fit_bayesian_binning_counts",
     "pool_scores",
     "bin_log_weight",
     "expected_seconds",
@@ -647,9 +648,64 @@ def fit_bayesian_binning(
         s, y, w = s[keep], y[keep], w[keep]
     positions, n0, n1 = pool_scores(s, y, w)
     options = {"method": method, "lam": lam, "engine": engine, "averaging": averaging}
+    return _fit_counts(positions, n0, n1, max_positions, options)
+
+
+def fit_bayesian_binning_counts(
+    positions,
+    n0,
+    n1,
+    *,
+    method="averaging",
+    lam=DEFAULT_LAM,
+    engine="auto",
+    max_positions=None,
+    averaging="exact",
+):
+    """Fit SBB or ABB on pooled calibration data: distinct scores with their class counts.
+
+    The fit of :func:`fit_bayesian_binning` on rows that pool to these counts, with the counts
+    used as they are (not relative to their mean): aggregated rows with their counts give the
+    fit on the expanded rows, bit for bit.
+
+    Parameters
+    ----------
+    positions : ndarray of shape (N,)
+        The distinct scores, increasing.
+    n0, n1 : ndarray of shape (N,)
+        Non-negative counts of negatives and positives at each score (their sum positive).
+    method, lam, engine, max_positions, averaging
+        As in :func:`fit_bayesian_binning`.
+
+    Returns
+    -------
+    BayesianBinning
+
+    Examples
+    --------
+    >>> v, n0, n1 = pool_scores(np.arange(8.0), np.array([0, 0, 0, 0, 1, 1, 1, 1]))
+    >>> fit_bayesian_binning_counts(v, n0, n1, method="selection", lam=2.0).values.round(3)
+    array([0.167, 0.167, 0.167, 0.167, 0.833, 0.833, 0.833, 0.833])
+    """
+    owner = "fit_bayesian_binning_counts"
+    check_option(method, _METHODS, name="method", owner=owner)
+    check_option(engine, ("auto", "numba", "numpy"), name="engine", owner=owner)
+    check_option(averaging, _AVERAGING, name="averaging", owner=owner)
+    lam = check_in_range(lam, 0, np.inf, name="lam", owner=owner)
+    if max_positions is not None:
+        max_positions = check_positive_int(
+            max_positions, name="max_positions", owner=owner, minimum=2
+        )
+    options = {"method": method, "lam": lam, "engine": engine, "averaging": averaging}
+    n0 = np.asarray(n0, dtype=np.float64)
+    n1 = np.asarray(n1, dtype=np.float64)
+    return _fit_counts(np.asarray(positions, dtype=np.float64), n0, n1, max_positions, options)
+
+
+def _fit_counts(positions, n0, n1, max_positions, options):
     if max_positions is not None and positions.size > max_positions:
         return _fit_grouped(positions, n0, n1, max_positions, **options)
-    _warn_if_slow(positions.size, n0, n1, method, engine)
+    _warn_if_slow(positions.size, n0, n1, options["method"], options["engine"])
     return _fit_pooled(positions, n0, n1, **options)
 
 
