@@ -26,17 +26,23 @@ CLASSIFIERS = {
     "J": "CART tree (for Weka's pruned J48), at least 10 examples per leaf, leaf frequencies",
     "JB": "bagging of 10 such trees (for Weka's J48 bagging)",
     "LR": "logistic regression, standardised inputs, almost no penalty (C=1e4)",
-    "NB": "Gaussian naive Bayes",
+    "NB": (
+        "naive Bayes as Weka computes it: Laplace-corrected frequencies for nominal attributes, "
+        "a normal per class binned at the attribute's precision for numeric ones"
+    ),
     "NN": "MLP, one hidden layer of (d + 2) // 2 units (Weka's default size), 200 epochs",
     "SVM": "linear SVM, standardised inputs, Platt's sigmoid (SVC probability=True)",
 }
 
 
-def make_classifier(code, n_features, random_state):
-    """A fresh scikit-learn classifier for one of the codes of :data:`CLASSIFIERS`."""
+def make_classifier(code, n_features, random_state, nominal=()):
+    """A fresh scikit-learn classifier for one of the codes of :data:`CLASSIFIERS`.
+
+    ``nominal`` lists the indicator columns of each nominal attribute (see
+    :func:`venncal.experiments.studies._naive_bayes.nominal_groups`); only naive Bayes uses it.
+    """
     from sklearn.ensemble import BaggingClassifier
     from sklearn.linear_model import LogisticRegression
-    from sklearn.naive_bayes import GaussianNB
     from sklearn.neural_network import MLPClassifier
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
@@ -53,7 +59,9 @@ def make_classifier(code, n_features, random_state):
     if code == "LR":
         return make_pipeline(StandardScaler(), LogisticRegression(C=1e4, max_iter=5000))
     if code == "NB":
-        return GaussianNB()
+        from venncal.experiments.studies._naive_bayes import WekaNaiveBayes
+
+        return WekaNaiveBayes(nominal=nominal)
     if code == "NN":
         hidden = max(2, (n_features + 2) // 2)
         return make_pipeline(
