@@ -1,0 +1,322 @@
+"""Saving and loading fitted calibrators as versioned, checksummed JSON model files."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import secrets
+from pathlib import Path
+
+from venncal.persistence._codec import DecodeError, decode, encode
+from venncal.persistence._registry import model_class, registered_names
+
+__all__ = ["save", "load", "ModelFileError", "FORMAT", "FORMAT_VERSION", "checksum"]
+
+#: the value of the ``"format"`` key of every model file
+FORMAT = "venncal-model"
+#: the model-file format this version writes; it reads every version up to this one
+FORMAT_VERSION = 1
+_KEYS = {"format", "format_version", "venncal_version", "class", "params", "fitted", "sha256"}
+_ATTRIBUTE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*_$")
+
+
+class ModelFileError(ValueError):
+    """A file that is not a model file this venncal can load (malformed, changed, newer)."""
+
+    def __init__(self, message):
+        super().__init__(" ".join(str(message).split()))
+
+
+def _canonical(content):
+    return json.dumps(
+        content, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    ).encode("utf-8")
+
+
+def checksum(content):
+    """SHA-256 (hex) of the canonical JSON of a model file's content without its checksum.
+
+    The canonical JSON sorts keys and has no spaces, so the checksum does not depend on the
+    layout of the file, only on its values.
+    """
+    return hashlib.sha256(_canonical(content)).hexdigest()
+
+
+def _layout(value, indent=0):
+    """Objects one key a line; lists (and so the data of arrays) on one line."""
+    if isinstance(value, dict) and value:
+        pad = " " * (indent + 1)
+        items = [f"{pad}{json.dumps(k)}: {_layout(v, indent + 1)}" for k, v in value.items()]
+        return "{\n" + ",\n".join(items) + "\n" + " " * indent + "}"
+    return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(", ", ": "))
+
+
+def _wrapper_message(obj):
+    name = type(obj).__name__
+    return (
+        f"venncal.save saves score calibrators only ({', '.join(registered_names())}); {name} "
+        "wraps a scikit-learn estimator, which a model file cannot hold: save the estimator "
+        "with your own choice (e.g. skops or joblib) and a score calibrator fitted on its "
+        "scores with venncal.save."
+    )
+
+
+def _document(calibrator):
+    spec = model_class(type(calibrator).__name__)
+    if spec is None or spec.cls is not type(calibrator):
+        if hasattr(calibrator, "estimator") and hasattr(calibrator, "get_params"):
+            raise TypeError(_wrapper_message(calibrator))
+        raise TypeError(
+            f"venncal.save saves score calibrators ({', '.join(registered_names())}); got "
+            f"{type(calibrator).__name__} (register its class with "
+            "venncal.persistence.register_model_class)."
+        )
+    missing = [a for a in spec.fitted if not hasattr(calibrator, a)]
+    if missing:
+        from sklearn.exceptions import NotFittedError
+
+        raise NotFittedError(
+            f"This {type(calibrator).__name__} is not fitted (no {missing[0]}); call fit "
+            "before venncal.save."
+        )
+    name = type(calibrator).__name__
+    params = {
+        k: encode(v, f"parameter {k!r} of {name}", spec.types)
+        for k, v in sorted(calibrator.get_params(deep=False).items())
+    }
+    names = list(spec.fitted) + sorted(
+        a for a in vars(calibrator) if _ATTRIBUTE.match(a) and a not in spec.fitted
+    )
+    fitted = {a: encode(getattr(calibrator, a), f"{name}.{a}", spec.types) for a in names}
+    from venncal import __version__
+
+    content = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "venncal_version": __version__,
+        "class": name,
+        "params": params,
+        "fitted": fitted,
+    }
+    return {**content, "sha256": checksum(content)}
+
+
+def save(calibrator, path, *, overwrite=False):
+    """Save a fitted score calibrator as a JSON model file.
+
+    The file holds only numbers and strings: the model-file format and its version, the venncal
+    version that wrote it, the class name, the parameters (``get_params()``), the fitted tables
+    and a SHA-256 checksum of that content. Floats are written so that they read back bit for
+    bit: :func:`load` gives a calibrator that predicts exactly what this one predicts, in any
+    process. The file is written to a temporary file in the same folder and moved into place,
+    so a reader (or a crash) sees no file or the complete one.
+
+    Parameters
+    ----------
+    calibrator : fitted score calibrator
+        A :class:`~venncal.VennAbersCalibrator`, :class:`~venncal.IsotonicCalibrator`,
+        :class:`~venncal.PlattCalibrator`, :class:`~venncal.HistogramCalibrator`,
+        :class:`~venncal.BayesianBinningCalibrator` or :class:`~venncal.ACPCalibrator` (or a
+        class registered with :func:`venncal.persistence.register_model_class`).
+    path : str or path-like
+        The model file to write (e.g. ``"model.json"``). Its folder must exist.
+    overwrite : bool, default=False
+        Replace an existing file; without it an existing file is an error (checked when the
+        new file is moved into place, so two writers cannot both succeed).
+
+    Returns
+    -------
+    path : pathlib.Path
+
+    Raises
+    ------
+    TypeError
+        For anything else. The wrapper classifiers (:class:`~venncal.VennAbersClassifier` and
+        the others) hold a scikit-learn estimator, which cannot be JSON: save the estimator with
+        your own choice (e.g. skops or joblib) and, with ``venncal.save``, a score calibrator
+        fitted on the estimator's scores for the calibration set.
+    sklearn.exceptions.NotFittedError
+        If the calibrator is not fitted.
+    FileExistsError
+        If ``path`` exists and ``overwrite`` is False.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import venncal
+    >>> cal = venncal.VennAbersCalibrator().fit([0.1, 0.4, 0.35, 0.8], [0, 0, 1, 1])
+    >>> path = os.path.join(tempfile.mkdtemp(), "model.json")
+    >>> _ = venncal.save(cal, path)
+    >>> loaded = venncal.load(path)
+    >>> bool((loaded.predict_interval([0.5]) == cal.predict_interval([0.5])).all())
+    True
+    """
+    if not isinstance(overwrite, bool):
+        raise TypeError(f"'overwrite' must be True or False, got {overwrite!r}.")
+    text = _layout(_document(calibrator)) + "\n"
+    path = Path(os.fspath(path))
+    if path.is_dir():
+        raise IsADirectoryError(f"'path' {str(path)!r} is a folder; give a file name.")
+    if not overwrite and os.path.lexists(path):
+        raise FileExistsError(f"{str(path)!r} exists; pass overwrite=True to replace it.")
+    folder = path.parent if str(path.parent) else Path(".")
+    tmp = folder / f".venncal-tmp-{path.name}.{secrets.token_hex(6)}"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if overwrite:
+            os.replace(tmp, path)
+        else:
+            _move_no_overwrite(tmp, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+    return path
+
+
+def _move_no_overwrite(tmp, path):
+    """Move ``tmp`` to ``path`` unless ``path`` exists, atomically where links are supported."""
+    try:
+        os.link(tmp, path)  # fails if path exists, whoever created it meanwhile
+    except FileExistsError:
+        raise FileExistsError(f"{str(path)!r} exists; pass overwrite=True to replace it.") from None
+    except OSError:  # file systems without hard links
+        if os.path.lexists(path):
+            raise FileExistsError(
+                f"{str(path)!r} exists; pass overwrite=True to replace it."
+            ) from None
+        os.replace(tmp, path)
+
+
+def _no_duplicates(pairs):
+    keys = [k for k, _ in pairs]
+    if len(set(keys)) != len(keys):
+        repeated = next(k for k in keys if keys.count(k) > 1)
+        raise DecodeError(f"the key {repeated!r} appears twice in one object")
+    return dict(pairs)
+
+
+def _no_constants(name):
+    raise DecodeError(f"{name} is not JSON")
+
+
+def _parse(raw, where):
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ModelFileError(
+            f"{where} is not a venncal model file: byte {exc.start} is not UTF-8."
+        ) from None
+    try:
+        return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constants)
+    except json.JSONDecodeError as exc:
+        raise ModelFileError(
+            f"{where} is not a venncal model file: malformed JSON at line {exc.lineno} column "
+            f"{exc.colno} ({exc.msg}; truncated or edited?)."
+        ) from None
+    except DecodeError as exc:
+        raise ModelFileError(f"{where} is not a venncal model file: {exc}.") from None
+    except RecursionError:
+        raise ModelFileError(f"{where} is not a venncal model file: nested too deeply.") from None
+
+
+def _check_header(doc, where):
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise ModelFileError(f'{where} is not a venncal model file (no "format": "{FORMAT}").')
+    version = doc.get("format_version")
+    if type(version) is not int or version < 1:
+        raise ModelFileError(f"{where}: 'format_version' must be a positive integer.")
+    if version > FORMAT_VERSION:
+        raise ModelFileError(
+            f"{where} was written by venncal {doc.get('venncal_version')!s} in model-file format "
+            f"{version}; this venncal reads formats up to {FORMAT_VERSION}: upgrade venncal."
+        )
+    if set(doc) != _KEYS:
+        odd = sorted(set(doc) ^ _KEYS)[0]
+        raise ModelFileError(
+            f"{where} is not a venncal model file: key {odd!r} is missing or unknown."
+        )
+    content = {k: v for k, v in doc.items() if k != "sha256"}
+    if not isinstance(doc["sha256"], str) or doc["sha256"] != checksum(content):
+        raise ModelFileError(
+            f"{where}: the checksum does not match the content; the file was changed after "
+            "venncal wrote it (or damaged)."
+        )
+
+
+def load(path):
+    """Load a calibrator saved by :func:`save`.
+
+    Loading reads JSON and builds the calibrator from its registered class, parameters and
+    fitted tables; nothing in the file is executed or imported.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A model file.
+
+    Returns
+    -------
+    calibrator : fitted score calibrator
+        Predicts exactly (bit for bit) what the saved calibrator predicted.
+
+    Raises
+    ------
+    ModelFileError
+        (a ``ValueError``) with one line, if the file is not valid JSON, is truncated, has been
+        changed since it was written (checksum), names a class this venncal does not know, or
+        was written in a newer model-file format.
+    OSError
+        If the file cannot be read.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import venncal
+    >>> cal = venncal.PlattCalibrator().fit([0.1, 0.4, 0.35, 0.8], [0, 0, 1, 1])
+    >>> path = venncal.save(cal, os.path.join(tempfile.mkdtemp(), "platt.json"))
+    >>> venncal.load(path).get_params() == cal.get_params()
+    True
+    """
+    where = repr(os.fspath(path))
+    with open(path, "rb") as fh:
+        raw = fh.read()
+    doc = _parse(raw, where)
+    _check_header(doc, where)
+    name = doc["class"]
+    spec = model_class(name) if isinstance(name, str) else None
+    if spec is None:
+        raise ModelFileError(
+            f"{where} holds a {name!r}, which this venncal cannot load (it knows "
+            f"{', '.join(registered_names())})."
+        )
+    params, fitted = doc["params"], doc["fitted"]
+    if not isinstance(params, dict) or not isinstance(fitted, dict):
+        raise ModelFileError(f"{where}: 'params' and 'fitted' must be objects.")
+    try:
+        kwargs = {k: decode(v, f"parameter {k!r}", spec.types) for k, v in params.items()}
+        state = {k: decode(v, f"{name}.{k}", spec.types) for k, v in fitted.items()}
+    except DecodeError as exc:
+        raise ModelFileError(f"{where}: {exc}.") from None
+    try:
+        calibrator = spec.cls(**kwargs)
+    except TypeError:
+        unknown = sorted(set(kwargs) - set(spec.cls().get_params()))
+        raise ModelFileError(
+            f"{where}: {name} of this venncal has no parameter "
+            f"{unknown[0] if unknown else '?'!r}; upgrade venncal."
+        ) from None
+    missing = [a for a in spec.fitted if a not in state]
+    if missing:
+        raise ModelFileError(f"{where}: the fitted attribute {missing[0]!r} of {name} is missing.")
+    for attr, value in state.items():
+        if not _ATTRIBUTE.match(attr):
+            raise ModelFileError(f"{where}: {attr!r} is not a fitted attribute name.")
+        setattr(calibrator, attr, value)
+    return calibrator
