@@ -42,6 +42,10 @@ _LAZY = {
     "VennIntervalDisplay": "venncal.plotting",
     "BrierCurveDisplay": "venncal.plotting",
     "CriticalDifferenceDisplay": "venncal.plotting",
+    # model files (versioned JSON, no pickle)
+    "save": "venncal.persistence",
+    "load": "venncal.persistence",
+    "ModelFileError": "venncal.persistence",
     # warnings
     "VenncalWarning": "venncal.exceptions",
 }
