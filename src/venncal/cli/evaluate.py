@@ -11,14 +11,13 @@ import pandas as pd
 
 from venncal.cli._io import (
     InputError,
-    check_not_an_input,
-    check_output_free,
     check_table_file,
     labels_column,
     probabilities_column,
     read_table,
     write_table,
 )
+from venncal.cli._outputs import describe_write_error, plan_out_dir
 
 __all__ = ["evaluate", "metrics_table", "interval_table"]
 
@@ -264,20 +263,10 @@ def evaluate(
     paths = {}
     if out_dir is not None:
         out_dir = Path(out_dir)
-        if out_dir.exists() and not out_dir.is_dir():
-            raise InputError(f"--out-dir {str(out_dir)!r} is a file; give a folder.")
         wanted = [k for k in _FILES if not (no_plots and k in _PLOTS)]
         if interval is None:
             wanted = [k for k in wanted if k not in _INTERVAL_FILES]
-        paths = {k: out_dir / _FILES[k] for k in wanted}
-        for path in paths.values():
-            check_not_an_input(path, [file], "output")
-            if path.is_symlink():
-                raise InputError(
-                    f"output {str(path)!r} is a symbolic link; venncal does not write through "
-                    "links: remove it or choose another --out-dir."
-                )
-            check_output_free(path, force, "output", need_folder=False)
+        paths = plan_out_dir(out_dir, {k: _FILES[k] for k in wanted}, [file], force)
     frame = read_table(file, "FILE")
     y = labels_column(frame, label_col, file, positive=positive, one_class_ok=True)
     columns = {name: probabilities_column(frame, name, file) for name in proba_cols}
@@ -314,6 +303,5 @@ def evaluate(
             plots = _plot(y, columns, out_dir, n_bins, strategy, intervals)
             written += list(plots.values())
     except OSError as exc:
-        where = f" {exc.filename!r}" if exc.filename else ""
-        raise InputError(f"cannot write to --out-dir{where}: {exc.strerror or exc}.") from None
+        raise describe_write_error(exc) from None
     click.echo("Wrote " + ", ".join(str(p) for p in written))

@@ -1,0 +1,37 @@
+"""The files a command writes into an ``--out-dir``: checked before any work is done."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from venncal.cli._io import InputError, check_not_an_input, check_output_free
+
+__all__ = ["plan_out_dir", "describe_write_error"]
+
+
+def plan_out_dir(out_dir, file_names, inputs, force):
+    """Return ``{key: path}`` of the outputs in ``out_dir``, refusing unsafe ones up front.
+
+    An ``--out-dir`` that is a file, an output that is one of ``inputs`` (links included, even
+    with ``--force``), a symbolic link, or an existing output without ``--force`` each raise
+    :class:`InputError` with one line.
+    """
+    out_dir = Path(out_dir)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise InputError(f"--out-dir {str(out_dir)!r} is a file; give a folder.")
+    paths = {key: out_dir / name for key, name in file_names.items()}
+    for path in paths.values():
+        check_not_an_input(path, inputs, "output")
+        if path.is_symlink():
+            raise InputError(
+                f"output {str(path)!r} is a symbolic link; venncal does not write through "
+                "links: remove it or choose another --out-dir."
+            )
+        check_output_free(path, force, "output", need_folder=False)
+    return paths
+
+
+def describe_write_error(exc):
+    """A one-line :class:`InputError` for an ``OSError`` met while writing into --out-dir."""
+    where = f" {exc.filename!r}" if exc.filename else ""
+    return InputError(f"cannot write to --out-dir{where}: {exc.strerror or exc}.")
