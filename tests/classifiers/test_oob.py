@@ -1,5 +1,7 @@
 """Out-of-bag calibration: the rules of Johansson et al. (2018), section 3.2, checked naively."""
 
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.ensemble import BaggingClassifier, ExtraTreesClassifier, RandomForestClassifier
@@ -187,3 +189,41 @@ def test_one_dimensional_input_is_a_clear_error():
         with pytest.raises(ValueError, match="'X'.*2-D") as info:
             method(Xt[0])
         assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("name,ens", ENSEMBLES, ids=[e[0] for e in ENSEMBLES])
+def test_member_by_member_probabilities_equal_the_dense_computation(seed, name, ens):
+    from tests._reference.oob_venn_abers_naive import dense_oob_probas
+
+    X, y, Xt = make_data(seed)
+    va = OOBVennAbers(ens, random_state=seed).fit(X, y)
+    oob = va.oob_
+    probas, has = dense_oob_probas(oob.member_probas(X), oob.oob_mask)
+    np.testing.assert_array_equal(va.cal_scores_, probas[has, 1])
+    np.testing.assert_array_equal(va.cal_index_, np.flatnonzero(has))
+    r = va.reference_examples(Xt)
+    M = oob.oob_mask[r].astype(np.float64)
+    dense = np.einsum("it,tik->ik", M, oob.member_probas(Xt)) / M.sum(axis=1)[:, None]
+    np.testing.assert_array_equal(oob.test_probas(Xt, r), dense)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("weights", [None, "int", "float"])
+def test_prediction_equals_refitting_per_reference_example(seed, weights):
+    from tests._reference.oob_venn_abers_naive import oob_venn_abers_naive
+
+    X, y, Xt = make_data(20 + seed, n=150, m=60)
+    X = np.round(X, 1)  # coarse features: tied out-of-bag scores
+    rf = RandomForestClassifier(n_estimators=10, max_depth=2, random_state=seed)
+    w = {None: None, "int": np.arange(len(y)) % 3 + 1.0, "float": np.arange(len(y)) % 3 + 0.5}
+    fit_params = None if weights is None else {"sample_weight": w[weights]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", VenncalWarning)
+        va = OOBVennAbers(rf, random_state=seed, fit_params=fit_params).fit(X, y)
+    Xq = np.vstack([Xt, X[:40]])
+    r = va.reference_examples(Xq)
+    t = va.oob_.test_probas(Xq, r)[:, 1]
+    pos = np.searchsorted(va.cal_index_, r)
+    ref = oob_venn_abers_naive(va.cal_scores_, va.cal_y_, t, pos, va.cal_weight_)
+    np.testing.assert_array_equal(va.predict_interval(Xq), ref)

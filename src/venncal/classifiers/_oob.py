@@ -30,6 +30,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils import check_random_state
 
+from venncal.core._loo_ivap import loo_ivap_predict
 from venncal.core.venn_abers import ivap_fit
 from venncal.exceptions import VenncalWarning
 
@@ -63,8 +64,26 @@ def _dense(X, dtype):
     return np.asarray(X, dtype=dtype)
 
 
+def _member_samples(ensemble):
+    """The bootstrap sample indices of each member, one member at a time.
+
+    scikit-learn's ``estimators_samples_`` materialises every member's indices at once (T
+    arrays of n integers); its generator, where present, yields them one by one.
+    """
+    gen = getattr(ensemble, "_get_estimators_indices", None)
+    if gen is None:  # pragma: no cover - every supported scikit-learn version has it
+        yield from ensemble.estimators_samples_
+        return
+    for item in gen():
+        yield item[1] if isinstance(item, tuple) else item
+
+
 class OOBEnsemble:
     """A fitted bagged ensemble with the out-of-bag bookkeeping of section 3.2.
+
+    Out-of-bag probabilities are accumulated member by member (a running sum and count per
+    row), so beyond the ensemble itself the bookkeeping holds one bit per example and member
+    and O(n) floats, never a (members x rows x classes) array.
 
     Parameters
     ----------
@@ -75,38 +94,69 @@ class OOBEnsemble:
     Attributes
     ----------
     oob_mask : ndarray of shape (n_samples, n_members), bool
-        ``oob_mask[i, j]`` is True when example i is out of the bootstrap sample of member j.
+        ``oob_mask[i, j]`` is True when example i is out of the bootstrap sample of member j
+        (unpacked on access from the stored bits).
     n_classes : int
     """
 
     def __init__(self, ensemble, n_samples):
         self.ensemble = ensemble
-        n_members = len(ensemble.estimators_)
-        mask = np.ones((n_samples, n_members), dtype=bool)
-        for j, idx in enumerate(ensemble.estimators_samples_):
-            mask[np.asarray(idx, dtype=np.intp), j] = False
-        self.oob_mask = mask
+        self.n_members = len(ensemble.estimators_)
+        bits = np.zeros((n_samples, (self.n_members + 7) // 8), dtype=np.uint8)
+        inbag = np.zeros(n_samples, dtype=bool)
+        for j, idx in enumerate(_member_samples(ensemble)):
+            inbag[:] = False
+            inbag[np.asarray(idx, dtype=np.intp)] = True
+            bits[:, j >> 3] |= (~inbag).view(np.uint8) << np.uint8(7 - (j & 7))
+        self._oob_bits = bits  # np.packbits layout of oob_mask along the members
         self.n_classes = len(ensemble.classes_)
         self._is_bagging = hasattr(ensemble, "estimators_features_")
 
+    @property
+    def oob_mask(self):
+        return np.unpackbits(self._oob_bits, axis=1, count=self.n_members).astype(bool)
+
+    def _oob_column(self, j, rows=None):
+        """1.0 where the rows (all, or ``rows``) are out of the bootstrap sample of member j."""
+        col = self._oob_bits[:, j >> 3] if rows is None else self._oob_bits[rows, j >> 3]
+        return ((col >> np.uint8(7 - (j & 7))) & np.uint8(1)).astype(np.float64)
+
+    def _prepare(self, X):
+        return _dense(X, np.float64 if self._is_bagging else np.float32)
+
+    def _member_proba(self, j, Xp):
+        """Class probabilities of member j for the prepared rows ``Xp``: (m, n_classes)."""
+        ens = self.ensemble
+        member = ens.estimators_[j]
+        if not self._is_bagging:
+            return member.predict_proba(Xp)
+        Xj = Xp[:, ens.estimators_features_[j]]
+        out = np.zeros((Xp.shape[0], self.n_classes))
+        cols = np.asarray(member.classes_, dtype=np.intp)
+        if hasattr(member, "predict_proba"):
+            out[:, cols] = member.predict_proba(Xj)
+        else:
+            pred = np.asarray(member.predict(Xj), dtype=np.intp)
+            out[np.arange(Xp.shape[0]), pred] = 1.0
+        return out
+
     def member_probas(self, X):
         """Class probabilities of every member: ndarray of shape (n_members, m, n_classes)."""
-        ens = self.ensemble
-        K = self.n_classes
-        if not self._is_bagging:
-            Xf = _dense(X, np.float32)
-            return np.stack([t.predict_proba(Xf) for t in ens.estimators_])
-        Xd = _dense(X, np.float64)
-        out = np.zeros((len(ens.estimators_), Xd.shape[0], K))
-        for j, (member, feats) in enumerate(zip(ens.estimators_, ens.estimators_features_)):
-            Xj = Xd[:, feats]
-            cols = np.asarray(member.classes_, dtype=np.intp)
-            if hasattr(member, "predict_proba"):
-                out[j][:, cols] = member.predict_proba(Xj)
-            else:
-                pred = np.asarray(member.predict(Xj), dtype=np.intp)
-                out[j][np.arange(Xd.shape[0]), pred] = 1.0
-        return out
+        Xp = self._prepare(X)
+        return np.stack([self._member_proba(j, Xp) for j in range(self.n_members)])
+
+    def _oob_mean(self, X, rows):
+        """Mean probabilities over the out-of-bag members of ``rows`` (all when None), summed
+        member by member in member order; (sums, counts)."""
+        Xp = self._prepare(X)
+        m = Xp.shape[0]
+        sums = np.zeros((m, self.n_classes))
+        counts = np.zeros(m)
+        for j in range(self.n_members):
+            mj = self._oob_column(j, rows)
+            counts += mj
+            sums += mj[:, None] * self._member_proba(j, Xp)
+        return sums, counts
 
     def calibration_probas(self, X_train):
         """Out-of-bag class probabilities of the training examples.
@@ -118,10 +168,7 @@ class OOBEnsemble:
             that are in-bag everywhere.
         has_oob : ndarray of shape (n_samples,), bool
         """
-        P = self.member_probas(X_train)  # (T, n, K)
-        M = self.oob_mask.astype(np.float64)  # (n, T)
-        counts = M.sum(axis=1)
-        sums = np.einsum("it,tik->ik", M, P)
+        sums, counts = self._oob_mean(X_train, None)
         has = counts > 0
         probas = np.full_like(sums, np.nan)
         probas[has] = sums[has] / counts[has, None]
@@ -129,9 +176,8 @@ class OOBEnsemble:
 
     def test_probas(self, X, r):
         """Probabilities of test object i by the out-of-bag sub-ensemble of example ``r[i]``."""
-        P = self.member_probas(X)  # (T, m, K)
-        M = self.oob_mask[r].astype(np.float64)  # (m, T)
-        return np.einsum("it,tik->ik", M, P) / M.sum(axis=1)[:, None]
+        sums, counts = self._oob_mean(X, np.asarray(r, dtype=np.intp))
+        return sums / counts[:, None]
 
 
 def fit_oob_ensemble(estimator, X, y_encoded, fit_params, *, owner):
@@ -294,6 +340,12 @@ class OOBVennAbers:
     def predict_interval(self, X):
         """Return ``[p0, p1]`` per test object (eqs. 10-11 with the isotonic taxonomy).
 
+        Every test object is answered from one cumulative-sum diagram of the calibration set
+        without refitting per z_r (:mod:`venncal.core._loo_ivap`): O(l log l + m log^3 l) for
+        l calibration and m test objects, with the values of the refitting algorithm bit for
+        bit. Weights that are not integers (or total more than 2^31 - 2) refit per distinct
+        z_r instead.
+
         Returns
         -------
         ndarray of shape (m, 2)
@@ -310,6 +362,11 @@ class OOBVennAbers:
         t = self.oob_.test_probas(X, r)[:, 1]
         # position of z_r among the calibration examples, to leave it out
         pos = np.searchsorted(self.cal_index_, r)
+        fast = loo_ivap_predict(self.cal_scores_, self.cal_y_, self.cal_weight_, pos, t)
+        if fast is not None:
+            out[:, 0], out[:, 1] = fast
+            return out
+        # weights that need float or Python-integer geometry: refit per distinct z_r
         for p in np.unique(pos):
             rows = np.flatnonzero(pos == p)
             keep = np.ones(self.cal_scores_.shape[0], dtype=bool)

@@ -1,0 +1,56 @@
+"""Venn-Abers with one calibration example left out per query, against refitting without it."""
+
+import numpy as np
+import pytest
+
+from tests._reference.oob_venn_abers_naive import oob_venn_abers_naive
+from venncal.core._loo_ivap import loo_ivap_predict
+
+
+def _problem(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 120))
+    m = int(rng.integers(1, 80))
+    grid = int(rng.integers(2, 30))
+    # half the problems on a coarse grid: many ties among the scores and with the test scores
+    s = rng.integers(0, grid, n) / grid if seed % 2 else rng.random(n)
+    y = (rng.random(n) < rng.random()).astype(np.int64)
+    t = np.where(rng.random(m) < 0.5, rng.choice(s, m), rng.integers(-1, grid + 1, m) / grid)
+    left_out = rng.integers(0, n, m)
+    return rng, s, y, t, left_out
+
+
+@pytest.mark.parametrize("seed", range(120))
+def test_equals_refitting_without_the_left_out_example(seed):
+    _, s, y, t, left_out = _problem(seed)
+    p0, p1 = loo_ivap_predict(s, y, None, left_out, t)
+    ref = oob_venn_abers_naive(s, y, t, left_out)
+    np.testing.assert_array_equal(np.c_[p0, p1], ref)  # bit for bit
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_integer_weights_including_zero_equal_refitting(seed):
+    rng, s, y, t, left_out = _problem(1000 + seed)
+    high = 4 if seed % 2 else 10**6
+    w = rng.integers(0, high, s.shape[0]).astype(np.float64)
+    w[rng.integers(0, s.shape[0])] = 1.0  # some weight is positive
+    if w.sum() - w[left_out].max() <= 0:
+        w += 1.0
+    p0, p1 = loo_ivap_predict(s, y, w, left_out, t)
+    ref = oob_venn_abers_naive(s, y, t, left_out, cal_weight=w)
+    np.testing.assert_array_equal(np.c_[p0, p1], ref)
+
+
+def test_a_single_class_left_after_removal_and_extreme_scores():
+    s = np.array([0.1, 0.2, 0.2, 0.9])
+    y = np.array([1, 0, 1, 1])
+    t = np.array([0.0, 0.2, 0.2, 1.0, 0.1, 0.9])
+    left_out = np.array([1, 1, 2, 0, 0, 3])
+    p0, p1 = loo_ivap_predict(s, y, None, left_out, t)
+    np.testing.assert_array_equal(np.c_[p0, p1], oob_venn_abers_naive(s, y, t, left_out))
+
+
+def test_weights_off_the_integer_route_are_left_to_the_caller():
+    s, y = np.array([0.1, 0.5, 0.7]), np.array([0, 1, 1])
+    w = np.array([0.5, 1.0, 2.0])
+    assert loo_ivap_predict(s, y, w, np.array([0]), np.array([0.4])) is None
