@@ -28,6 +28,7 @@ _LAZY = {
     "HistogramCalibrator": "venncal.calibration.histogram",
     "BayesianBinningCalibrator": "venncal.calibration.bayesian_binning",
     "ACPCalibrator": "venncal.calibration.acp",
+    "BetaCalibrator": "venncal.calibration.beta",
     "logistic_wald_interval": "venncal.calibration.acp",
     # classifiers wrapping a scikit-learn estimator
     "VennAbersClassifier": "venncal.classifiers.venn_abers",
@@ -37,6 +38,8 @@ _LAZY = {
     "UpdatableScorer": "venncal.classifiers._updatable",
     "register_updatable_scorer": "venncal.classifiers._updatable",
     "predict_interval": "venncal.classifiers._pipeline",
+    # choosing a calibrator with evidence
+    "compare_calibrators": "venncal.selection",
     # displays (matplotlib is imported only when drawing)
     "ReliabilityDisplay": "venncal.plotting",
     "VennIntervalDisplay": "venncal.plotting",

@@ -19,11 +19,12 @@ def main():
 
 def _register():
     from venncal.cli.calibrate import calibrate
+    from venncal.cli.compare import compare
     from venncal.cli.demo import demo
     from venncal.cli.evaluate import evaluate
     from venncal.cli.reproduce import reproduce
 
-    for command in (demo, reproduce, calibrate, evaluate):
+    for command in (demo, reproduce, calibrate, evaluate, compare):
         main.add_command(command)
 
 

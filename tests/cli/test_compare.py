@@ -1,0 +1,88 @@
+"""``venncal compare``: the table agrees with the library, and bad input exits with code 2."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from venncal.cli import main
+from venncal.selection import compare_calibrators
+
+
+@pytest.fixture
+def files(tmp_path):
+    rng = np.random.default_rng(0)
+    s = rng.uniform(size=400)
+    y = rng.random(400) < s**2
+    frame = pd.DataFrame({"s": s, "f": np.log(s / (1 - s)), "y": np.where(y, "yes", "no")})
+    frame.to_csv(tmp_path / "cal.csv", index=False)
+    return tmp_path, frame
+
+
+def run(*args):
+    return CliRunner().invoke(main, ["compare", *map(str, args)])
+
+
+def one_line_error(result, *fragments):
+    assert result.exit_code == 2, result.output
+    lines = [ln for ln in result.output.strip().splitlines() if ln.startswith("Error:")]
+    assert len(lines) == 1, result.output
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
+
+
+def test_table_and_files_agree_with_the_library(files):
+    tmp, frame = files
+    out = tmp / "cmp"
+    res = run(tmp / "cal.csv", "--score", "s", "--label", "y", "--n-boot", 100, "--seed", 3,
+              "--out-dir", out)  # fmt: skip
+    assert res.exit_code == 0, res.output
+    ref = compare_calibrators(
+        frame["s"], frame["y"] == "yes", n_boot=100, random_state=3
+    ).table.drop(columns="fit_seconds")
+    got = pd.read_csv(out / "comparison.csv").drop(columns="fit_seconds")
+    pd.testing.assert_frame_equal(got, ref, check_dtype=False)
+    assert (out / "reliability.png").stat().st_size > 1000
+    for name in ("uncalibrated", "venn-abers", "isotonic", "platt", "beta", "histogram"):
+        assert any(line.startswith(name) for line in res.output.splitlines()), name
+    assert "Recommended: " in res.output
+    # existing outputs are not overwritten without --force
+    again = run(tmp / "cal.csv", "--score", "s", "--label", "y", "--out-dir", out)
+    one_line_error(again, "already exists", "--force")
+
+
+def test_chosen_methods_on_margins(files):
+    tmp, _ = files
+    res = run(tmp / "cal.csv", "--score", "f", "--label", "y", "--method", "platt",
+              "--method", "beta-logit", "--n-boot", 50)  # fmt: skip
+    assert res.exit_code == 0, res.output
+    names = [ln.split()[0] for ln in res.output.splitlines()[3:5]]
+    assert names == ["platt", "beta-logit"]
+    assert "uncalibrated" not in res.output
+
+
+@pytest.mark.parametrize(
+    "extra, fragments",
+    [
+        (["--score", "f", "--label", "y", "--method", "beta"], ["[0, 1]"]),
+        (["--score", "nope", "--label", "y"], ["nope"]),
+        (["--score", "s", "--label", "y", "--cv", "300"], ["--cv 300"]),
+        (["--score", "s", "--label", "y", "--method", "platt", "--method", "platt"],
+         ["once"]),
+    ],
+)  # fmt: skip
+def test_bad_input_exits_2(files, extra, fragments):
+    tmp, _ = files
+    one_line_error(run(tmp / "cal.csv", *extra), *fragments)
+
+
+def test_one_class_and_malformed_files(files, tmp_path):
+    tmp, frame = files
+    frame.assign(y="yes").to_csv(tmp / "one.csv", index=False)
+    one_line_error(run(tmp / "one.csv", "--score", "s", "--label", "y"))
+    (tmp / "bad.csv").write_text("s,y\n0.1,1\n0.2\n")
+    one_line_error(run(tmp / "bad.csv", "--score", "s", "--label", "y"))
+    (tmp / "file").write_text("x")
+    one_line_error(
+        run(tmp / "cal.csv", "--score", "s", "--label", "y", "--out-dir", tmp / "file"), "file"
+    )
