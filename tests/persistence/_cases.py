@@ -8,6 +8,7 @@ from sklearn.base import clone
 from venncal import (
     ACPCalibrator,
     BayesianBinningCalibrator,
+    BetaCalibrator,
     HistogramCalibrator,
     IsotonicCalibrator,
     PlattCalibrator,
@@ -27,6 +28,8 @@ CALIBRATORS = {
     "sbb": BayesianBinningCalibrator(method="selection", lam=3.0, max_positions=40),
     "acp": ACPCalibrator(),
     "acp-smoothed": ACPCalibrator(confidence=0.9, alpha=1.0),
+    "beta-logit": BetaCalibrator(score_scale="logit"),
+    "beta-am-logit": BetaCalibrator(parameters="am", score_scale="logit"),
 }
 
 

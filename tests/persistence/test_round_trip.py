@@ -11,10 +11,16 @@ import pytest
 import venncal
 from tests.persistence._cases import CALIBRATORS, assert_same, data, fitted, predictions
 from venncal import ACPCalibrator, PlattCalibrator, VennAbersCalibrator
+from venncal.persistence._registry import model_class
 
 
-def _fitted_state(cal):
-    return {k: v for k, v in vars(cal).items() if k.endswith("_") and not k.startswith("_")}
+def _fitted_state(cal, with_data=False):
+    data = () if with_data else model_class(type(cal).__name__).data
+    return {
+        k: v
+        for k, v in vars(cal).items()
+        if k.endswith("_") and not k.startswith("_") and k not in data
+    }
 
 
 @pytest.mark.parametrize("name", list(CALIBRATORS))
@@ -69,7 +75,7 @@ def test_header(tmp_path):
     doc = json.loads(venncal.save(cal, tmp_path / "m.json").read_text(encoding="utf-8"))
     assert doc["format"] == "venncal-model" and doc["format_version"] == 1
     assert doc["venncal_version"] == venncal.__version__
-    assert doc["class"] == "VennAbersCalibrator" and doc["params"] == {"merge": "log"}
+    assert doc["class"] == "VennAbersCalibrator" and doc["params"]["merge"] == "log"
     assert len(doc["sha256"]) == 64
 
 
@@ -132,3 +138,21 @@ def test_fresh_process_predicts_bit_identically(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == expected
+
+
+@pytest.mark.parametrize("name", list(CALIBRATORS))
+def test_with_data_keeps_what_partial_fit_needs(name, tmp_path):
+    """Without ``with_data`` the pooled calibration data stay out; with it, updates continue."""
+    cal, t = fitted(name, labels="str")
+    small = venncal.save(cal, tmp_path / "small.json")
+    full = venncal.save(cal, tmp_path / "full.json", with_data=True)
+    assert "aggregate_" not in json.loads(small.read_text(encoding="utf-8"))["fitted"]
+    loaded = venncal.load(full)
+    assert_same(_fitted_state(loaded, True), _fitted_state(cal, True), "fitted")
+    if not hasattr(cal, "partial_fit") or not hasattr(cal, "aggregate_"):
+        return
+    assert small.stat().st_size < full.stat().st_size
+    s_new, y_new, _, _ = data(9, n=120, labels="str")
+    cal.partial_fit(s_new, y_new)
+    loaded.partial_fit(s_new, y_new)
+    assert_same(predictions(loaded, t), predictions(cal, t), "after partial_fit")

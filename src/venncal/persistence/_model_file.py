@@ -64,7 +64,7 @@ def _wrapper_message(obj):
     )
 
 
-def _document(calibrator):
+def _document(calibrator, with_data=False):
     spec = model_class(type(calibrator).__name__)
     if spec is None or spec.cls is not type(calibrator):
         if hasattr(calibrator, "estimator") and hasattr(calibrator, "get_params"):
@@ -87,8 +87,11 @@ def _document(calibrator):
         k: encode(v, f"parameter {k!r} of {name}", spec.types)
         for k, v in sorted(calibrator.get_params(deep=False).items())
     }
+    left_out = () if with_data else spec.data
     names = list(spec.fitted) + sorted(
-        a for a in vars(calibrator) if _ATTRIBUTE.match(a) and a not in spec.fitted
+        a
+        for a in vars(calibrator)
+        if _ATTRIBUTE.match(a) and a not in spec.fitted and a not in left_out
     )
     fitted = {a: encode(getattr(calibrator, a), f"{name}.{a}", spec.types) for a in names}
     from venncal import __version__
@@ -104,7 +107,7 @@ def _document(calibrator):
     return {**content, "sha256": checksum(content)}
 
 
-def save(calibrator, path, *, overwrite=False):
+def save(calibrator, path, *, overwrite=False, with_data=False):
     """Save a fitted score calibrator as a JSON model file.
 
     The file holds only numbers and strings: the model-file format and its version, the venncal
@@ -126,6 +129,11 @@ def save(calibrator, path, *, overwrite=False):
     overwrite : bool, default=False
         Replace an existing file; without it an existing file is an error (checked when the
         new file is moved into place, so two writers cannot both succeed).
+    with_data : bool, default=False
+        Also save the calibration data a calibrator keeps for ``partial_fit`` (its counts per
+        distinct score, ``aggregate_``), so that the loaded calibrator can be updated. Without
+        it the file holds what prediction needs only: for Venn-Abers, the compressed step
+        tables (a few thousand breakpoints for 10^6 calibration scores).
 
     Returns
     -------
@@ -154,9 +162,10 @@ def save(calibrator, path, *, overwrite=False):
     >>> bool((loaded.predict_interval([0.5]) == cal.predict_interval([0.5])).all())
     True
     """
-    if not isinstance(overwrite, bool):
-        raise TypeError(f"'overwrite' must be True or False, got {overwrite!r}.")
-    text = _layout(_document(calibrator)) + "\n"
+    for name, flag in (("overwrite", overwrite), ("with_data", with_data)):
+        if not isinstance(flag, bool):
+            raise TypeError(f"'{name}' must be True or False, got {flag!r}.")
+    text = _layout(_document(calibrator, with_data)) + "\n"
     path = Path(os.fspath(path))
     if path.is_dir():
         raise IsADirectoryError(f"'path' {str(path)!r} is a folder; give a file name.")

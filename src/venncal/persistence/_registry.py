@@ -30,17 +30,21 @@ class ModelClass:
         ``n_features_in_``). Every other public attribute whose name ends in ``_`` is saved too.
     types : tuple of type
         The dataclasses its fitted attributes may hold.
+    data : tuple of str
+        Fitted attributes that hold the calibration data itself (e.g. the pooled counts kept
+        for ``partial_fit``): saved only when asked, so model files stay small.
     """
 
     cls: type
     fitted: tuple
     types: tuple
+    data: tuple = ()
 
 
 _REGISTRY: dict[str, ModelClass] = {}
 
 
-def register_model_class(cls, *, fitted, types=()):
+def register_model_class(cls, *, fitted, types=(), data=()):
     """Let :func:`venncal.save` and :func:`venncal.load` handle instances of ``cls``.
 
     Parameters
@@ -54,6 +58,9 @@ def register_model_class(cls, *, fitted, types=()):
     types : sequence of type
         Dataclasses (frozen, built by their ``__init__`` from their fields) that the fitted
         attributes may hold.
+    data : sequence of str
+        Fitted attributes holding the calibration data (not needed to predict); saved only
+        with ``venncal.save(..., with_data=True)``.
 
     Raises
     ------
@@ -68,7 +75,8 @@ def register_model_class(cls, *, fitted, types=()):
     """
     fitted = tuple(fitted)
     types = tuple(types)
-    for name in fitted:
+    data = tuple(data)
+    for name in fitted + data:
         if not (isinstance(name, str) and name.endswith("_") and not name.startswith("_")):
             raise ValueError(f"'fitted' must hold public names ending in '_'; got {name!r}.")
     for t in types:
@@ -79,7 +87,8 @@ def register_model_class(cls, *, fitted, types=()):
         raise ValueError(
             f"a class named {cls.__name__!r} ({known.cls.__module__}) is registered already."
         )
-    _REGISTRY[cls.__name__] = ModelClass(cls, tuple(dict.fromkeys(COMMON_FITTED + fitted)), types)
+    fitted = tuple(dict.fromkeys(COMMON_FITTED + fitted))
+    _REGISTRY[cls.__name__] = ModelClass(cls, fitted, types, data)
     return cls
 
 
@@ -97,9 +106,22 @@ def _register_builtin():
     from venncal.core.platt import PlattSigmoid
     from venncal.core.venn_abers import IVAPTables
 
-    register_model_class(VennAbersCalibrator, fitted=["tables_"], types=[IVAPTables])
+    try:  # the pooled calibration data of the count-based calibrators (for partial_fit)
+        from venncal.core.counts import CountTable
+
+        counts = [CountTable]
+    except ImportError:  # pragma: no cover - versions without partial_fit
+        counts = []
+    data = ["aggregate_"]
+
     register_model_class(
-        IsotonicCalibrator, fitted=["step_function_"], types=[IsotonicStepFunction]
+        VennAbersCalibrator, fitted=["tables_"], types=[IVAPTables, *counts], data=data
+    )
+    register_model_class(
+        IsotonicCalibrator,
+        fitted=["step_function_"],
+        types=[IsotonicStepFunction, *counts],
+        data=data,
     )
     register_model_class(
         PlattCalibrator, fitted=["sigmoid_", "a_", "b_", "n_iter_"], types=[PlattSigmoid]
@@ -107,15 +129,27 @@ def _register_builtin():
     register_model_class(
         HistogramCalibrator,
         fitted=["binning_", "bin_edges_", "bin_counts_"],
-        types=[HistogramBinning],
+        types=[HistogramBinning, *counts],
+        data=data,
     )
     register_model_class(
-        BayesianBinningCalibrator, fitted=["binning_", "log_score_"], types=[BayesianBinning]
+        BayesianBinningCalibrator,
+        fitted=["binning_", "log_score_"],
+        types=[BayesianBinning, *counts],
+        data=data,
     )
     register_model_class(
         ACPCalibrator,
         fitted=["table_", "sigmoid_", "covariance_", "covariance_scaled_"],
-        types=[ACPTable, PlattSigmoid],
+        types=[ACPTable, PlattSigmoid, *counts],
+        data=data,
+    )
+
+    from venncal.calibration.beta import BetaCalibrator
+    from venncal.core.beta import BetaMap
+
+    register_model_class(
+        BetaCalibrator, fitted=["map_", "a_", "b_", "c_", "m_", "n_iter_"], types=[BetaMap]
     )
 
 
