@@ -144,7 +144,7 @@ def test_bad_input():
     with pytest.raises(ValueError, match="two classes"):
         VennClassifier(GaussianNB(), merge="square").fit(X, y)
     with pytest.raises(ValueError, match="method"):
-        VennClassifier(GaussianNB(), method="full").fit(X, y)
+        VennClassifier(GaussianNB(), method="transductive").fit(X, y)
     with pytest.raises(ValueError, match="cal_size"):
         VennClassifier(GaussianNB(), cal_size=1.5).fit(X, y)
     with pytest.raises(ValueError, match="n_bins"):

@@ -22,7 +22,7 @@ from venncal.exceptions import VenncalWarning
 __all__ = ["VennClassifier"]
 
 TAXONOMIES = ("label", "bins", "isotonic")
-METHODS = ("inductive", "oob")
+METHODS = ("inductive", "oob", "full")
 MERGES = ("log", "square", "mean")
 _OWNER = "VennClassifier"
 
@@ -172,11 +172,21 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
         - a callable ``taxonomy(scores) -> categories`` mapping an array of scores (one row per
           object) to one category per object (any comparable values); it is applied to
           calibration and test objects alike and must not look at labels.
-    method : {"inductive", "oob"}, default="inductive"
+    method : {"inductive", "oob", "full"}, default="inductive"
         ``"inductive"``: train on a proper training set, calibrate on a held-out part
         (``cal_size``). ``"oob"``: bagged ensembles only; calibrate on the out-of-bag scores of
         every training example and score a test object with the out-of-bag sub-ensemble of a
-        random example z_r, which is left out of its category (eqs. 10-11).
+        random example z_r, which is left out of its category (eqs. 10-11). ``"full"``: the
+        transductive Venn predictor of Vovk & Petej (2014), section 2: for each test object
+        and each hypothetical label ``k``, the estimator is trained on the whole training set
+        extended with the test object labelled ``k`` (refitted, or updated when an updatable
+        scorer is registered for it, see :func:`venncal.register_updatable_scorer`), the
+        taxonomy is computed on the scores of the extended set, and the prediction for ``k`` is
+        the label distribution of the test object's category. Nothing is held out, the
+        taxonomy ``"isotonic"`` gives the full Venn-Abers predictor, and prediction costs
+        ``n_classes`` fits per test object. A callable taxonomy receives the scores of the
+        ``l + 1`` objects of the extended set (the test object last) and may use the whole bag,
+        but not the order of the objects.
     cal_size : float in (0, 1) or int >= 1, default=0.2
         Calibration part held out of the training set (``method="inductive"``): a float is a
         share of the examples, an int a number of examples (as ``test_size`` of
@@ -199,7 +209,10 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
     cal_scores_ : ndarray of shape (n_cal,) or (n_cal, n_classes)
         Scores of the calibration examples.
     cal_labels_ : ndarray of shape (n_cal,)
-        Their label indices.
+        Their label indices. With ``method="full"``, the training set's scores and labels.
+    uses_update_ : bool
+        ``method="full"`` only: whether the extended fits come from an updatable scorer
+        instead of refits.
 
     References
     ----------
@@ -224,6 +237,20 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
 
     >>> lo, hi = p.mean(axis=0); freq = y[400:].mean()
     >>> bool(lo - 0.07 < freq < hi + 0.07)
+    True
+
+    The transductive predictor (``method="full"``) trains on all 60 examples plus the test
+    object under each label; its multiprobability prediction holds one distribution per
+    hypothetical label:
+
+    >>> from sklearn.naive_bayes import GaussianNB
+    >>> full = VennClassifier(GaussianNB(), taxonomy="bins", n_bins=3, method="full")
+    >>> full = full.fit(X[:60], y[:60])
+    >>> P = full.predict_multiprobability(X[400:403])
+    >>> P.shape, bool(np.allclose(P.sum(axis=2), 1.0))
+    ((3, 2, 2), True)
+    >>> bool(np.allclose(full.predict_interval(X[400:403]),
+    ...                  np.sort(P[:, :, 1], axis=1)))  # [min, max] of p0 = P[:, 0, 1], p1
     True
     """
 
@@ -298,6 +325,10 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
         frozen = isinstance(self.estimator, FrozenEstimator)
         if self.method == "inductive" and not frozen:
             test_size = check_cal_size(self.cal_size, n, owner=_OWNER)
+        if self.method == "full":
+            from venncal.classifiers._venn_full import check_full
+
+            check_full(frozen, weight, owner=_OWNER)
         if weight is not None and self.taxonomy != "isotonic":
             warnings.warn(
                 f"The category frequencies of {_OWNER} with taxonomy={self.taxonomy!r} are "
@@ -306,13 +337,16 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
                 VenncalWarning,
                 stacklevel=2,
             )
-        for attr in ("oob_", "cal_index_", "cal_weights_"):  # a refit forgets the last fit
+        for attr in ("oob_", "cal_index_", "cal_weights_", "X_fit_", "updater_", "uses_update_"):
+            # a refit forgets the last fit
             if hasattr(self, attr):
                 delattr(self, attr)
         from venncal.classifiers._oob import seed_from
 
         self.seed_ = seed_from(self.random_state)
-        if self.method == "inductive":
+        if self.method == "full":
+            self._fit_full(X, y_enc, K)
+        elif self.method == "inductive":
             if frozen:
                 train = cal = np.arange(n)
             else:
@@ -356,6 +390,17 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
         copy_fitted_attributes(self, self.estimator_)
         return self
 
+    def _fit_full(self, X, y_enc, K):
+        """Keep the training set; fit the estimator on it and prepare the update route."""
+        from venncal.classifiers._venn_full import updater_for
+
+        self.estimator_ = clone(self.estimator).fit(X, y_enc)
+        self.X_fit_ = X
+        self.cal_scores_ = _model_scores(self.estimator_, X, K)
+        self.cal_labels_ = y_enc
+        self.updater_ = updater_for(self.estimator, X, y_enc, K)
+        self.uses_update_ = self.updater_ is not None
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags = get_tags(self.estimator).input_tags
@@ -391,6 +436,63 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
             return (scores > threshold).astype(np.int64)
         return np.argmax(scores, axis=1)
 
+    def predict_multiprobability(self, X):
+        """Return the multiprobability prediction: one distribution per hypothetical label.
+
+        Parameters
+        ----------
+        X : array-like of shape (m, n_features)
+
+        Returns
+        -------
+        ndarray of shape (m, n_classes, n_classes)
+            ``P[i, k]`` is the probability distribution over the labels (columns in the order
+            of ``classes_``) that the Venn predictor outputs for object ``i`` when it is given
+            the hypothetical label ``classes_[k]``: the label frequencies of its category with
+            it included (Vovk & Petej 2014, section 2). For two classes ``P[i, 0, 1]`` and
+            ``P[i, 1, 1]`` are the paper's ``p0`` and ``p1``. The lower and upper
+            probabilities of :meth:`predict_venn` are the minimum and maximum over ``k``.
+
+        Examples
+        --------
+        >>> from sklearn.naive_bayes import GaussianNB
+        >>> rng = np.random.default_rng(1)
+        >>> X = rng.normal(size=(40, 2)); y = (X[:, 0] > 0).astype(int)
+        >>> vp = VennClassifier(GaussianNB(), method="full").fit(X, y)
+        >>> P = vp.predict_multiprobability(X[:2] + 0.1)
+        >>> bool(np.allclose(P.min(axis=1), vp.predict_venn(X[:2] + 0.1).lower))
+        True
+        """
+        check_is_fitted(self, "classes_")
+        if self.method == "full":
+            return self._full_multiprobability(X)
+        pred = self.predict_venn(X)
+        K = self.classes_.shape[0]
+        # test object labelled k: label k at its upper probability, the others at their lower
+        eye = np.eye(K, dtype=bool)
+        return np.where(eye[None, :, :], pred.upper[:, None, :], pred.lower[:, None, :])
+
+    def _full_multiprobability(self, X):
+        from venncal.classifiers._venn_full import full_venn_multiprobability
+
+        check_features(
+            X, self.estimator, owner=_OWNER, n_features=getattr(self, "n_features_in_", None)
+        )
+        K = self.classes_.shape[0]
+        return full_venn_multiprobability(
+            self.estimator,
+            self.X_fit_,
+            self.cal_labels_,
+            indexable(X)[0],
+            n_classes=K,
+            taxonomy=self.taxonomy,
+            n_bins=self.n_bins,
+            score_fn=lambda est, Z: _model_scores(est, Z, K),
+            threshold=0.5 if hasattr(self.estimator_, "predict_proba") else 0.0,
+            updater=self.updater_,
+            owner=_OWNER,
+        )
+
     def predict_venn(self, X):
         """Return the Venn prediction: lower and upper probabilities of every class.
 
@@ -403,9 +505,17 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
         VennPrediction
             ``lower`` and ``upper`` of shape (m, n_classes) (eqs. 3-4, columns in the order of
             ``classes_``), ``label`` the index of the eq. (5) prediction, ``category_size``.
+            With ``method="full"`` they are the minimum and maximum over the hypothetical
+            labels of :meth:`predict_multiprobability`, and ``category_size`` is -1 (the
+            category changes with the hypothetical label).
         """
         check_is_fitted(self, "classes_")
         K = self.classes_.shape[0]
+        if self.method == "full":
+            P = self._full_multiprobability(X)
+            lower, upper = P.min(axis=1), P.max(axis=1)
+            m = lower.shape[0]
+            return VennPrediction(lower, upper, np.argmax(lower, axis=1), np.full(m, -1))
         scores, exclude = self._test_scores(X)
         if self.taxonomy == "isotonic":
             return self._isotonic(scores, exclude)
