@@ -1,0 +1,50 @@
+"""The checks of the Vovk & Petej study hold on good results and fail on bad ones."""
+
+import numpy as np
+import pandas as pd
+
+from venncal.experiments.studies.vovk_petej_2014 import SVA_PAIRED, check_claims
+
+
+def _agg(**losses):
+    rows = []
+    for method, values in losses.items():
+        for i, v in enumerate(values):
+            rows.append(
+                {"dataset": f"d{i}", "classifier": "NB", "method": method, "log_loss": float(v)}
+            )
+    return pd.DataFrame(rows)
+
+
+GOOD = {
+    "VA": [0.40, 0.30, 0.50],
+    "SVA": [0.42, 0.31, 0.52],
+    "DIR": [np.inf, 0.35, np.inf],
+    SVA_PAIRED: [0.41, 0.32, 0.49],
+}
+
+
+def _only(checks, start):
+    (key,) = [k for k in checks if k.startswith(start)]
+    return checks[key]
+
+
+def test_all_claims_hold_on_good_results():
+    checks = check_claims(_agg(**GOOD))
+    assert len(checks) == 4 and all(checks.values())
+
+
+def test_infinite_va_or_sva_fails():
+    for m in ("VA", "SVA"):
+        bad = dict(GOOD, **{m: [0.4, np.inf, 0.5]})
+        assert not _only(check_claims(_agg(**bad)), f"{m} log loss is finite")
+
+
+def test_finite_dir_everywhere_fails():
+    bad = dict(GOOD, DIR=[0.5, 0.4, 0.6])
+    assert not _only(check_claims(_agg(**bad)), "DIR log loss is infinite")
+
+
+def test_sva_far_from_va_fails():
+    bad = dict(GOOD, **{SVA_PAIRED: [0.6, 0.5, 0.7]})
+    assert not _only(check_claims(_agg(**bad)), "SVA is close to VA")
