@@ -156,3 +156,18 @@ def test_with_data_keeps_what_partial_fit_needs(name, tmp_path):
     cal.partial_fit(s_new, y_new)
     loaded.partial_fit(s_new, y_new)
     assert_same(predictions(loaded, t), predictions(cal, t), "after partial_fit")
+
+
+def test_metadata_round_trips_and_is_checked(tmp_path):
+    from venncal.persistence import read_model_file
+
+    cal, _ = fitted("venn-abers")
+    notes = {"score": "margin", "rows": 300, "rate": 0.25, "positive": None, "weighted": False}
+    model = read_model_file(venncal.save(cal, tmp_path / "m.json", metadata=notes))
+    assert model.metadata == notes and model.format_version == 1
+    assert model.venncal_version == venncal.__version__
+    assert read_model_file(venncal.save(cal, tmp_path / "n.json")).metadata == {}
+    with pytest.raises(TypeError, match="metadata"):
+        venncal.save(cal, tmp_path / "o.json", metadata={"a": [1]})
+    with pytest.raises(ValueError, match="finite"):
+        venncal.save(cal, tmp_path / "o.json", metadata={"a": math.nan})

@@ -21,9 +21,11 @@ array([0.5])
 from venncal.persistence._model_file import (
     FORMAT,
     FORMAT_VERSION,
+    ModelFile,
     ModelFileError,
     checksum,
     load,
+    read_model_file,
     save,
 )
 from venncal.persistence._registry import register_model_class, registered_names
@@ -31,6 +33,8 @@ from venncal.persistence._registry import register_model_class, registered_names
 __all__ = [
     "save",
     "load",
+    "read_model_file",
+    "ModelFile",
     "ModelFileError",
     "register_model_class",
     "registered_names",

@@ -5,22 +5,56 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import math
 import os
 import re
 import secrets
+from dataclasses import dataclass
 from pathlib import Path
 
 from venncal.persistence._codec import DecodeError, decode, encode
 from venncal.persistence._registry import model_class, registered_names
 
-__all__ = ["save", "load", "ModelFileError", "FORMAT", "FORMAT_VERSION", "checksum"]
+__all__ = [
+    "save",
+    "load",
+    "read_model_file",
+    "ModelFile",
+    "ModelFileError",
+    "FORMAT",
+    "FORMAT_VERSION",
+    "checksum",
+]
 
 #: the value of the ``"format"`` key of every model file
 FORMAT = "venncal-model"
 #: the model-file format this version writes; it reads every version up to this one
 FORMAT_VERSION = 1
 _KEYS = {"format", "format_version", "venncal_version", "class", "params", "fitted", "sha256"}
+_OPTIONAL_KEYS = {"metadata"}
 _ATTRIBUTE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*_$")
+
+
+@dataclass(frozen=True)
+class ModelFile:
+    """What a model file holds.
+
+    Attributes
+    ----------
+    calibrator : fitted score calibrator
+    metadata : dict
+        Notes saved with the calibrator (``save(..., metadata=...)``), e.g. the score column
+        the command line fitted it on; empty if there are none.
+    venncal_version : str
+        The venncal version that wrote the file.
+    format_version : int
+        Its model-file format.
+    """
+
+    calibrator: object
+    metadata: dict
+    venncal_version: str
+    format_version: int
 
 
 class ModelFileError(ValueError):
@@ -64,7 +98,21 @@ def _wrapper_message(obj):
     )
 
 
-def _document(calibrator, with_data=False):
+def _check_metadata(metadata):
+    if metadata is None:
+        return {}
+    if not isinstance(metadata, dict) or not all(
+        isinstance(k, str) and (v is None or type(v) in (str, int, float, bool))
+        for k, v in metadata.items()
+    ):
+        raise TypeError("'metadata' must be a dict of strings to strings, numbers or None.")
+    for v in metadata.values():
+        if type(v) is float and not math.isfinite(v):
+            raise ValueError("'metadata' values must be finite numbers.")
+    return dict(metadata)
+
+
+def _document(calibrator, with_data=False, metadata=None):
     spec = model_class(type(calibrator).__name__)
     if spec is None or spec.cls is not type(calibrator):
         if hasattr(calibrator, "estimator") and hasattr(calibrator, "get_params"):
@@ -104,10 +152,12 @@ def _document(calibrator, with_data=False):
         "params": params,
         "fitted": fitted,
     }
+    if metadata:
+        content["metadata"] = metadata
     return {**content, "sha256": checksum(content)}
 
 
-def save(calibrator, path, *, overwrite=False, with_data=False):
+def save(calibrator, path, *, overwrite=False, with_data=False, metadata=None):
     """Save a fitted score calibrator as a JSON model file.
 
     The file holds only numbers and strings: the model-file format and its version, the venncal
@@ -134,6 +184,9 @@ def save(calibrator, path, *, overwrite=False, with_data=False):
         distinct score, ``aggregate_``), so that the loaded calibrator can be updated. Without
         it the file holds what prediction needs only: for Venn-Abers, the compressed step
         tables (a few thousand breakpoints for 10^6 calibration scores).
+    metadata : dict, default=None
+        Notes to keep with the calibrator (strings to strings or numbers), e.g. the name of
+        the score column; :func:`read_model_file` gives them back.
 
     Returns
     -------
@@ -165,7 +218,8 @@ def save(calibrator, path, *, overwrite=False, with_data=False):
     for name, flag in (("overwrite", overwrite), ("with_data", with_data)):
         if not isinstance(flag, bool):
             raise TypeError(f"'{name}' must be True or False, got {flag!r}.")
-    text = _layout(_document(calibrator, with_data)) + "\n"
+    metadata = _check_metadata(metadata)
+    text = _layout(_document(calibrator, with_data, metadata)) + "\n"
     path = Path(os.fspath(path))
     if path.is_dir():
         raise IsADirectoryError(f"'path' {str(path)!r} is a folder; give a file name.")
@@ -246,8 +300,8 @@ def _check_header(doc, where):
             f"{where} was written by venncal {doc.get('venncal_version')!s} in model-file format "
             f"{version}; this venncal reads formats up to {FORMAT_VERSION}: upgrade venncal."
         )
-    if set(doc) != _KEYS:
-        odd = sorted(set(doc) ^ _KEYS)[0]
+    if not _KEYS <= set(doc) <= _KEYS | _OPTIONAL_KEYS:
+        odd = sorted((set(doc) - _OPTIONAL_KEYS) ^ _KEYS)[0]
         raise ModelFileError(
             f"{where} is not a venncal model file: key {odd!r} is missing or unknown."
         )
@@ -293,6 +347,36 @@ def load(path):
     >>> venncal.load(path).get_params() == cal.get_params()
     True
     """
+    return read_model_file(path).calibrator
+
+
+def read_model_file(path):
+    """Load a model file: the calibrator, its metadata and the versions that wrote it.
+
+    Parameters
+    ----------
+    path : str or path-like
+
+    Returns
+    -------
+    ModelFile
+
+    Raises
+    ------
+    ModelFileError
+        As :func:`load`.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import venncal
+    >>> from venncal.persistence import read_model_file
+    >>> cal = venncal.IsotonicCalibrator().fit([0.1, 0.4, 0.35, 0.8], [0, 0, 1, 1])
+    >>> path = venncal.save(cal, os.path.join(tempfile.mkdtemp(), "m.json"),
+    ...                     metadata={"score": "margin"})
+    >>> read_model_file(path).metadata
+    {'score': 'margin'}
+    """
     where = repr(os.fspath(path))
     with open(path, "rb") as fh:
         raw = fh.read()
@@ -328,4 +412,9 @@ def load(path):
         if not _ATTRIBUTE.match(attr):
             raise ModelFileError(f"{where}: {attr!r} is not a fitted attribute name.")
         setattr(calibrator, attr, value)
-    return calibrator
+    metadata = doc.get("metadata", {})
+    try:
+        metadata = _check_metadata(metadata)
+    except (TypeError, ValueError):
+        raise ModelFileError(f"{where}: 'metadata' must map names to strings or numbers.") from None
+    return ModelFile(calibrator, metadata, str(doc["venncal_version"]), doc["format_version"])
