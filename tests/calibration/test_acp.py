@@ -54,12 +54,16 @@ def test_acp_with_model_intervals_is_the_fraction_inside():
     y_cal = y[500:1000]
     p_test = lr.predict_proba(X[1000:])[:, 1]
     iv = logistic_wald_interval(lr, X[:500], X[1000:])
-    cal = ACPCalibrator().fit(p_cal, y_cal)
-    got = cal.predict_proba(p_test, interval=iv)[:, 1]
+    raw = ACPCalibrator(interval_adjustment="none").fit(p_cal, y_cal)
+    got = raw.predict_proba(p_test, interval=iv)[:, 1]
+    adjusted = ACPCalibrator().fit(p_cal, y_cal).predict_proba(p_test, interval=iv)[:, 1]
     for k in range(0, 500, 37):
         inside = (p_cal >= iv[k, 0]) & (p_cal <= iv[k, 1])
         assert inside.any()
         assert got[k] == pytest.approx(y_cal[inside].mean())
+        half = (iv[k, 1] - iv[k, 0]) / 2
+        inside = (p_cal >= p_test[k] - half) & (p_cal <= p_test[k] + half)
+        assert adjusted[k] == pytest.approx(y_cal[inside].mean())
 
 
 def test_self_built_intervals_contain_the_score_and_narrow_with_data():

@@ -1,16 +1,27 @@
 """Adaptive calibration of predictions (ACP; Jiang, Osl, Kim & Ohno-Machado 2012).
 
 ACP calibrates a prediction with the help of its confidence interval: the calibrated value is the
-fraction of positives among the calibration examples whose predictions fall inside the test
-prediction's (95%) confidence interval. The interval adapts the bin to the precision of each
-prediction: narrow where the model is sure, wide where it is not.
+fraction of positives among the calibration examples whose predictions fall inside a bin built
+from the test prediction's (95%) confidence interval. The interval adapts the bin to the
+precision of each prediction: narrow where the model is sure, wide where it is not.
 
-What the papers leave open, and what is done here:
+What the papers say, and what is done here:
 
 * **Interval.** For a logistic model the interval is the Wald interval on the linear predictor,
   ``eta +- z_{(1+c)/2} se(eta)``, mapped to probabilities by the sigmoid (:func:`wald_interval`).
-  Intervals are closed: a calibration prediction equal to an end point is inside.
-* **Empty interval.** When no calibration prediction lies inside, the interval is widened to the
+* **Adjustment.** Naeini, Cooper & Hauskrecht (section 5) summarise ACP thus: it "requires a 95%
+  confidence interval (CI) around a particular prediction p_in", "adjusts the CI and uses it to
+  define a bin", and "the bin it selects is symmetric around p_in by construction". The Wald
+  interval mapped through the sigmoid is *not* symmetric around ``p_in`` (it leans towards 0.5),
+  so the adjustment has to make it so. The methods section of Jiang et al. could not be
+  consulted for this implementation (only its abstract, which says that "the length of the CI
+  employed may affect its results"), so the exact formula of the original is not confirmed. We
+  implement the adjustment that both statements pin down: the bin keeps the interval's length
+  and is centred on the prediction, ``[p_in - (u - l) / 2, p_in + (u - l) / 2]``
+  (:func:`symmetric_interval`). The unadjusted interval ``[l, u]`` stays available as an
+  explicit option.
+* **Closed bins.** A calibration prediction equal to an end point is inside.
+* **Empty bin.** When no calibration prediction lies inside, the bin is widened to the
   nearest distinct calibration prediction (the lower one on a tie), so every test prediction gets
   a value.
 * **Weights.** Calibration examples count with their sample weights.
@@ -42,7 +53,7 @@ from venncal._validation import (
 )
 from venncal.core.bayesian_binning import nearest_position, pool_scores
 
-__all__ = ["ACPTable", "fit_acp", "wald_interval"]
+__all__ = ["ACPTable", "fit_acp", "symmetric_interval", "wald_interval"]
 
 
 def wald_interval(linear_predictor, standard_error, confidence=0.95):
@@ -77,6 +88,46 @@ def wald_interval(linear_predictor, standard_error, confidence=0.95):
         raise ValueError("'standard_error' must be non-negative.")
     z = norm.ppf(0.5 + confidence / 2.0)
     return expit(eta - z * se), expit(eta + z * se)
+
+
+def symmetric_interval(prediction, lower, upper):
+    """ACP's adjusted bin: the interval's length, centred on the prediction.
+
+    Parameters
+    ----------
+    prediction : array-like of shape (m,)
+        The predictions ``p_in``.
+    lower, upper : array-like of shape (m,)
+        Their confidence intervals, ``lower <= upper``.
+
+    Returns
+    -------
+    lower, upper : ndarray of shape (m,)
+        ``p_in - (upper - lower) / 2`` and ``p_in + (upper - lower) / 2``.
+
+    Notes
+    -----
+    See the module description for why this is the adjustment: the bin of ACP is "symmetric
+    around p_in by construction" (Naeini et al., section 5). A bin reaching below 0 or above 1
+    holds the same calibration predictions as its part inside [0, 1], so it is not clipped.
+
+    Examples
+    --------
+    A Wald interval of a prediction of 0.9 leans towards 0.5; the bin does not:
+
+    >>> lo, hi = symmetric_interval([0.9], [0.7], [0.96])
+    >>> float(lo[0].round(2)), float(hi[0].round(2))
+    (0.77, 1.03)
+    """
+    p = check_scores(prediction, name="prediction")
+    lo = check_scores(lower, name="lower")
+    hi = check_scores(upper, name="upper")
+    check_consistent_length(prediction=p, lower=lo, upper=hi)
+    if (lo > hi).any():
+        raise ValueError("Each interval needs lower <= upper; got lower > upper.")
+    with np.errstate(over="ignore"):
+        half = 0.5 * hi - 0.5 * lo
+    return p - half, p + half
 
 
 @dataclass(frozen=True)
