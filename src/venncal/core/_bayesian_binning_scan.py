@@ -1,0 +1,349 @@
+"""Compiled forward and backward passes of exact ABB that carry each row into the next.
+
+The passes of :mod:`venncal.core.bayesian_binning` evaluate every bin term from its
+log-factorials and take one exponential per term. Here the terms of a row are kept in linear
+space, relative to a reference, and carried from one row to the next by the predictive
+probability of the example that joins every bin: when position ``u`` holds a single example
+of class ``c``, the marginal likelihood of a bin ``[l, u - 1]`` becomes that of ``[l, u]`` on
+multiplying by ``(n_c + 1) / (n + 2)``, with ``n_c`` and ``n`` the bin's counts before. One
+multiplication and one division per term replace the log-factorials and the exponential.
+
+Exactness. Every row is computed afresh from the log-factorials (one exponential per term, as
+before) when its position holds more than one example, at least every ``_STEPS`` rows, and
+whenever the growth bound below would exceed ``_GROWTH``; in between, each term carries the
+rounding of at most ``_STEPS`` multiplications and divisions (relative error below
+``3 * _STEPS * 2^-53``, under 3e-14). The carried terms only shrink, and are multiplied by
+``2^200`` (exactly) when the largest falls below ``2^-200``, so the largest term of a row is at
+least ``2^-200 / (n + 2)``. A term that falls below ``2^-1022`` (where rounding stops being
+relative, down to zero) is then below ``2^-822 (n + 2)`` of its row's largest. One carried step
+changes the ratio of two terms of a row by at most ``n + 1`` for bins of ``n`` examples (the
+predictive probability lies in ``[1 / (n + 2), (n + 1) / (n + 2)]``), and the sum of
+``log(n + 1)`` over the carried steps between two fresh rows is at most ``_GROWTH = 400``, so
+until the next fresh row such a term stays below ``2^-822 (n + 2)^2 e^400 < e^-130`` of its
+row's largest term (``n`` below 4 million): far less than the ``e^-50`` that the pruned scans
+already neglect (see ``_LOG_CUTOFF`` in the main module).
+
+Pruning. A row covers the bins ``[l, u]`` with ``l`` in an active range. Its left end moves
+with the bound of the main module: every term beyond it is at most the term at the end times
+``S_A / (ML(A) q)``. When the bound does not show the terms beyond the range negligible (below
+``e^-50`` of the row's largest), the range grows by a block computed afresh; when it shows a
+block at the near end negligible, the range gives that block up for the rows that follow (its
+terms still count in the row where the test is made).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from venncal.core._jit import HAVE_NUMBA, jit
+
+__all__ = ["forward_sums", "backward_averages", "EXP_TABLE_WIDE"]
+
+_LOG_CUTOFF = 50.0
+_GROWTH = 400.0
+_STEPS = 64
+_BLOCK = 256
+_WIDE = 720.0
+_SMALL = 2.0**-200
+_UP = 2.0**200
+_LOG_UP = 200.0 * np.log(2.0)
+
+# exp(d) for d in (-_WIDE, 0] as EXP_TABLE_WIDE[j] * poly(r), j = floor(-16 d), r = d + j / 16 in
+# (-1/16, 0]: the degree-8 Taylor polynomial has relative error below 5e-17 there.
+EXP_TABLE_WIDE = np.exp(-np.arange(int(_WIDE * 16.0) + 2) / 16.0)
+
+
+def _exp_wide(d, etab):
+    """exp(d) for d <= 0, about 2 ulp; below -_WIDE it returns about e^-_WIDE (negligible)."""
+    d = max(d, -_WIDE + 1e-9)
+    j = int(-d * 16.0)
+    r = d + j * 0.0625
+    p = 1.0 / 40320.0
+    p = p * r + 1.0 / 5040.0
+    p = p * r + 1.0 / 720.0
+    p = p * r + 1.0 / 120.0
+    p = p * r + 1.0 / 24.0
+    p = p * r + 1.0 / 6.0
+    p = p * r + 0.5
+    p = p * r + 1.0
+    p = p * r + 1.0
+    return etab[j] * p
+
+
+def _log_ml(a, b, table):
+    return table[a] + table[b] - table[a + b + 1]
+
+
+def _log_factor(a, b, table, klogk, log_q_edge):
+    """Log of ``S_A / (ML(A) q)`` for a run A of counts ``a``, ``b`` (see the main module)."""
+    return klogk[a] + klogk[b] - klogk[a + b] - _log_ml(a, b, table) - log_q_edge
+
+
+def forward_sums_py(c0, c1, ct, log_q, x, table, klogk, etab):
+    """Log of the forward sums ``F`` over the binnings of each prefix (integer counts).
+
+    ``c0``, ``c1``, ``ct`` are the cumulative counts of negatives, positives and both (length
+    N + 1, starting at 0); ``table[k] = log k!``; ``klogk[k] = k log k``.
+    """
+    big_n = log_q.shape[0]
+    log_f = np.empty(big_n + 1)
+    log_f[0] = 0.0
+    head = np.empty(big_n)  # log F(l) + x_l
+    v = np.zeros(big_n)  # terms of the row, relative to exp(ref)
+    buf = np.empty(big_n)
+    lo = 0
+    ref = 0.0
+    scale = 1.0  # multiplies every carried term: 1, or 2^200 when they got small
+    growth = 0.0
+    steps = _STEPS  # forces a fresh first row
+    for u in range(big_n):
+        head[u] = log_f[u] + x[u]
+        a_end = c0[u + 1]
+        b_end = c1[u + 1]
+        n_end = ct[u + 1]
+        da = a_end - c0[u]
+        db = b_end - c1[u]
+        t_new = head[u] + _log_ml(da, db, table)
+        step = np.log(n_end + 1.0)
+        s = 0.0
+        mx = 0.0
+        if da + db == 1 and steps < _STEPS and growth + step <= _GROWTH:
+            growth += step
+            steps += 1
+            if scale != 1.0:
+                ref -= _LOG_UP
+            if db == 1:
+                for l in range(lo, u):
+                    w = v[l] * (scale * (b_end - c1[l])) / (n_end - ct[l] + 1)
+                    v[l] = w
+                    s += w
+                    mx = max(mx, w)
+            else:
+                for l in range(lo, u):
+                    w = v[l] * (scale * (a_end - c0[l])) / (n_end - ct[l] + 1)
+                    v[l] = w
+                    s += w
+                    mx = max(mx, w)
+            w = np.exp(min(t_new - ref, 700.0))
+            v[u] = w
+            s += w
+            mx = max(mx, w)
+        else:
+            growth = 0.0
+            steps = 0
+            m = t_new
+            for l in range(lo, u):
+                t = head[l] + _log_ml(a_end - c0[l], b_end - c1[l], table)
+                buf[l] = t
+                m = max(m, t)
+            buf[u] = t_new
+            ref = m
+            for l in range(lo, u + 1):
+                w = _exp_wide(buf[l] - ref, etab)
+                v[l] = w
+                s += w
+                mx = max(mx, w)
+        # grow the range leftwards until the bound shows the rest negligible
+        while lo > 0:
+            a = a_end - c0[lo]
+            b = b_end - c1[lo]
+            t_lo = head[lo] + _log_ml(a, b, table)
+            if t_lo + _log_factor(a, b, table, klogk, log_q[lo - 1]) < ref + np.log(mx) - 50.0:
+                break
+            start = max(0, lo - _BLOCK)
+            m = -1e308
+            for l in range(start, lo):
+                t = head[l] + _log_ml(a_end - c0[l], b_end - c1[l], table)
+                buf[l] = t
+                m = max(m, t)
+            if m > ref:  # a larger term: move the reference to it
+                shrink = np.exp(ref - m)
+                s *= shrink
+                mx *= shrink
+                for l in range(lo, u + 1):
+                    v[l] *= shrink
+                ref = m
+            for l in range(start, lo):
+                w = _exp_wide(buf[l] - ref, etab)
+                v[l] = w
+                s += w
+                mx = max(mx, w)
+            lo = start
+        log_f[u + 1] = ref + np.log(s) + log_q[u] - x[u]
+        # give up blocks at the left end that the bound shows negligible for this row
+        log_m = ref + np.log(mx)
+        while lo + _BLOCK <= u:
+            edge = lo + _BLOCK
+            a = a_end - c0[edge]
+            b = b_end - c1[edge]
+            t_edge = head[edge] + _log_ml(a, b, table)
+            if t_edge + _log_factor(a, b, table, klogk, log_q[edge - 1]) >= log_m - 50.0:
+                break
+            lo = edge
+        # carried terms only shrink: rescale them by a power of two (exactly) when they get small
+        scale = _UP if mx < _SMALL else 1.0
+    return log_f
+
+
+def backward_averages_py(c0, c1, ct, log_q, x, table, klogk, etab, log_f):
+    """Backward sums, and the posterior average of the bin estimates at every position.
+
+    Returns the difference arrays of the posterior mass and of the posterior-weighted estimate
+    (their cumulative sums are the mass, 1 up to rounding, and the ABB value at each position).
+    Each term is carried, given its posterior ``post * v`` and its share of the estimate
+    ``(n1 + 1) / (n + 2)`` in one loop.
+    """
+    big_n = log_q.shape[0]
+    log_z = log_f[big_n]
+    log_b = np.empty(big_n + 1)
+    log_b[big_n] = 0.0
+    d_mass = np.zeros(big_n + 1)
+    d_num = np.zeros(big_n + 1)
+    tail = np.empty(big_n)  # log q_u - x_u + log B(u + 1)
+    v = np.zeros(big_n)
+    inv = np.zeros(big_n)  # 1 / (n + 2) of the bin [l, u] of the last row
+    buf = np.empty(big_n)
+    hi = big_n  # the row covers bins [l, u] for u in [l, hi)
+    ref = 0.0
+    scale = 1.0
+    growth = 0.0
+    steps = _STEPS
+    for l in range(big_n - 1, -1, -1):
+        tail[l] = log_q[l] - x[l] + log_b[l + 1]
+        a_start = c0[l]
+        b_start = c1[l]
+        n_start = ct[l]
+        da = c0[l + 1] - a_start
+        db = c1[l + 1] - b_start
+        t_new = tail[l] + _log_ml(da, db, table)
+        step = np.log(ct[big_n] - n_start + 1.0)
+        head = log_f[l] + x[l] - log_z  # bin posterior = exp(head + ref) * v[u]
+        s = 0.0
+        mx = 0.0
+        row = 0.0
+        row_num = 0.0
+        if da + db == 1 and steps < _STEPS and growth + step <= _GROWTH:
+            growth += step
+            steps += 1
+            if scale != 1.0:
+                ref -= _LOG_UP
+            post = np.exp(head + ref)
+            w = np.exp(min(t_new - ref, 700.0))
+            v[l] = w
+            s += w
+            mx = max(mx, w)
+            r = 1.0 / (ct[l + 1] - n_start + 2)
+            inv[l] = r
+            p = post * w
+            est = p * (db + 1) * r
+            row += p
+            row_num += est
+            d_mass[l + 1] -= p
+            d_num[l + 1] -= est
+            # the example at l joins every bin [l + 1, u]: multiply by its predictive probability
+            # (n_c + 1) / (n + 2), with 1 / (n + 2) kept from the last row
+            if db == 1:
+                cc = c1
+                cc_start = b_start + 1
+            else:
+                cc = c0
+                cc_start = a_start + 1
+            for u in range(l + 1, hi):
+                w = v[u] * (scale * (cc[u + 1] - cc_start + 1)) * inv[u]
+                v[u] = w
+                s += w
+                mx = max(mx, w)
+                r = 1.0 / (ct[u + 1] - n_start + 2)
+                inv[u] = r
+                p = post * w
+                est = p * (c1[u + 1] - b_start + 1) * r
+                row += p
+                row_num += est
+                d_mass[u + 1] -= p
+                d_num[u + 1] -= est
+        else:
+            growth = 0.0
+            steps = 0
+            m = -1e308
+            for u in range(l, hi):
+                t = tail[u] + _log_ml(c0[u + 1] - a_start, c1[u + 1] - b_start, table)
+                buf[u] = t
+                m = max(m, t)
+            ref = m
+            post = np.exp(head + ref)
+            for u in range(l, hi):
+                w = _exp_wide(buf[u] - ref, etab)
+                v[u] = w
+                s += w
+                mx = max(mx, w)
+                r = 1.0 / (ct[u + 1] - n_start + 2)
+                inv[u] = r
+                p = post * w
+                est = p * (c1[u + 1] - b_start + 1) * r
+                row += p
+                row_num += est
+                d_mass[u + 1] -= p
+                d_num[u + 1] -= est
+        # grow the range rightwards until the bound shows the rest negligible
+        while hi < big_n:
+            a = c0[hi] - a_start
+            b = c1[hi] - b_start
+            t_hi = tail[hi - 1] + _log_ml(a, b, table)
+            if t_hi + _log_factor(a, b, table, klogk, log_q[hi - 1]) < ref + np.log(mx) - 50.0:
+                break
+            stop = min(big_n, hi + _BLOCK)
+            m = -1e308
+            for u in range(hi, stop):
+                t = tail[u] + _log_ml(c0[u + 1] - a_start, c1[u + 1] - b_start, table)
+                buf[u] = t
+                m = max(m, t)
+            if m > ref:  # a larger term: move the reference to it
+                shrink = np.exp(ref - m)
+                s *= shrink
+                mx *= shrink
+                for u in range(l, hi):
+                    v[u] *= shrink
+                ref = m
+                post = np.exp(head + ref)
+            for u in range(hi, stop):
+                w = _exp_wide(buf[u] - ref, etab)
+                v[u] = w
+                s += w
+                mx = max(mx, w)
+                r = 1.0 / (ct[u + 1] - n_start + 2)
+                inv[u] = r
+                p = post * w
+                est = p * (c1[u + 1] - b_start + 1) * r
+                row += p
+                row_num += est
+                d_mass[u + 1] -= p
+                d_num[u + 1] -= est
+            hi = stop
+        log_b[l] = ref + np.log(s) + x[l]
+        d_mass[l] += row
+        d_num[l] += row_num
+        # give up blocks at the right end that the bound shows negligible for this row
+        log_m = ref + np.log(mx)
+        while hi - _BLOCK > l:
+            edge = hi - _BLOCK
+            a = c0[edge] - a_start
+            b = c1[edge] - b_start
+            t_edge = tail[edge - 1] + _log_ml(a, b, table)
+            if t_edge + _log_factor(a, b, table, klogk, log_q[edge - 1]) >= log_m - 50.0:
+                break
+            hi = edge
+        # carried terms only shrink: rescale them by a power of two (exactly) when they get small
+        scale = _UP if mx < _SMALL else 1.0
+    return d_mass, d_num
+
+
+if HAVE_NUMBA:  # pragma: no cover - exercised through the compiled kernels
+    _FLAGS = {"reassoc", "nsz", "arcp", "contract", "afn"}
+    _exp_wide = jit(_exp_wide, inline="always", fastmath=_FLAGS)
+    _log_ml = jit(_log_ml, inline="always", fastmath=_FLAGS)
+    _log_factor = jit(_log_factor, inline="always", fastmath=_FLAGS)
+    forward_sums = jit(forward_sums_py, fastmath=_FLAGS)
+    backward_averages = jit(backward_averages_py, fastmath=_FLAGS)
+else:  # pragma: no cover
+    forward_sums = None
+    backward_averages = None
