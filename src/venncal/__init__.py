@@ -28,6 +28,7 @@ _LAZY = {
     "HistogramCalibrator": "venncal.calibration.histogram",
     "BayesianBinningCalibrator": "venncal.calibration.bayesian_binning",
     "ACPCalibrator": "venncal.calibration.acp",
+    "MulticlassVennAbersCalibrator": "venncal.calibration.multiclass",
     "BetaCalibrator": "venncal.calibration.beta",
     "logistic_wald_interval": "venncal.calibration.acp",
     # classifiers wrapping a scikit-learn estimator
@@ -40,6 +41,8 @@ _LAZY = {
     "predict_interval": "venncal.classifiers._pipeline",
     # choosing a calibrator with evidence
     "compare_calibrators": "venncal.selection",
+    # diagnostics (simulation, models with known posteriors)
+    "unbiasedness_in_the_large": "venncal.diagnostics",
     # displays (matplotlib is imported only when drawing)
     "ReliabilityDisplay": "venncal.plotting",
     "VennIntervalDisplay": "venncal.plotting",
