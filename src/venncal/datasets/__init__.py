@@ -28,6 +28,14 @@ from venncal.datasets._loaders import (
     load_spect,
     load_vote,
 )
+from venncal.datasets._naeini import (
+    EccentricRingModel,
+    OffsetXorModel,
+    SeparableModel,
+    make_eccentric_ring,
+    make_offset_xor,
+    make_separable,
+)
 from venncal.datasets._simulated import CircularModel, XorModel, make_circular, make_xor
 
 __all__ = [
@@ -50,7 +58,13 @@ __all__ = [
     "make_xor",
     "make_circular",
     "make_bivariate_normal",
+    "make_offset_xor",
+    "make_eccentric_ring",
+    "make_separable",
     "XorModel",
     "CircularModel",
+    "OffsetXorModel",
+    "EccentricRingModel",
+    "SeparableModel",
     "BivariateNormalModel",
 ]
