@@ -9,6 +9,7 @@ from venncal.calibration.bayesian_binning import BayesianBinningCalibrator
 from venncal.calibration.beta import BetaCalibrator
 from venncal.calibration.histogram import HistogramCalibrator
 from venncal.calibration.isotonic import IsotonicCalibrator
+from venncal.calibration.multiclass import MulticlassVennAbersCalibrator
 from venncal.calibration.platt import PlattCalibrator
 from venncal.calibration.venn_abers import VennAbersCalibrator
 
@@ -20,4 +21,5 @@ __all__ = [
     "BayesianBinningCalibrator",
     "ACPCalibrator",
     "BetaCalibrator",
+    "MulticlassVennAbersCalibrator",
 ]

@@ -1,0 +1,534 @@
+"""Venn-Abers calibration of K-class scores: one-vs-rest or pairwise with coupling.
+
+Venn-Abers predictors are binary; for K classes the problem is split into binary ones, each
+calibrated by an exact inductive Venn-Abers predictor, and the answers are combined.
+
+Scores first become per-class log-probabilities (``score_type``): logits z go through the
+log-softmax z_k - log sum_j exp(z_j), probabilities through their logarithm. This matters for
+one-vs-rest: the logit z_k of a multinomial model alone does not order the objects by
+P(y = k | x), its log-softmax does. Pairwise differences are unchanged by it
+(z_i - z_j = log p_i - log p_j).
+
+* ``"ovr"`` (one-vs-rest): class k against the rest, with the score t_k. With
+  ``pooled=False`` each interval [p0_k, p1_k] is the Venn-Abers interval of the event y = k
+  and keeps its validity (Vovk & Petej 2014, Theorem 1); the merged probabilities are
+  normalised to sum to one.
+* ``"pairwise"``: for each pair i < j, class i against class j on the calibration examples of
+  those two classes, with the score t_i - t_j (Manokhin 2017). The merged pairwise
+  probabilities r_ij are coupled into one distribution (``coupling``, see
+  :mod:`venncal.core.coupling`). The per-class interval spans the couplings of the lower (p0)
+  and of the upper (p1) pairwise probabilities: a summary, without the validity guarantee of
+  the binary intervals. Pairwise Venn-Abers needs K(K - 1)/2 probabilities and a K x K
+  coupling per object; it is offered up to ``PAIRWISE_MAX_CLASSES`` classes.
+
+``pooled=True`` (the default) fits one binary predictor shared by all classes or all pairs,
+on the pooled binary problems. With n calibration examples, a separate predictor sees about
+n / K positives (one-vs-rest) or 2 n / K examples (pairwise); a Venn-Abers probability cannot
+exceed about 1 - 1 / (number of positives in its top block), and pairwise coupling adds up the
+shortfall of K - 1 pairs. With 45 examples per class (digits), separate pairwise predictors give
+r_ij of about 0.96 at best, and coupling K = 10 classes at r = 0.96 gives
+0.96 / (0.96 + 9 * 0.04) = 0.73 for the most likely class, so a 97%-accurate model comes out
+strongly underconfident. The pooled predictor sees n K or 2 n (K - 1) pairs. Pooling assumes
+that a score means the same for every class (as temperature scaling, with one parameter for all
+classes, does). The default, pooled pairwise Venn-Abers up to 100 classes, was chosen by
+measurement (``benchmarks/bench_multiclass.py``, BENCHMARKS.md).
+
+References
+----------
+V. Vovk and I. Petej, "Venn-Abers predictors", UAI 2014.
+V. Manokhin, "Multi-class probabilistic classification using inductive and cross Venn-Abers
+predictors", COPA 2017.
+B. Zadrozny and C. Elkan, "Transforming classifier scores into accurate multiclass probability
+estimates", KDD 2002 (one-vs-rest with normalisation).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import DataConversionWarning
+from sklearn.utils.validation import check_is_fitted
+
+from venncal._validation import (
+    _as_array,
+    _label_array,
+    check_bool,
+    check_consistent_length,
+    check_option,
+    check_sample_weight,
+)
+from venncal.core.coupling import COUPLINGS, couple
+from venncal.core.merge import MERGES, merge, merge_cross
+from venncal.core.venn_abers import ivap_fit
+
+__all__ = [
+    "MulticlassVennAbersCalibrator",
+    "OneVsRestTables",
+    "PairwiseTables",
+    "PooledOneVsRestTables",
+    "PooledPairwiseTables",
+    "PAIRWISE_MAX_CLASSES",
+    "class_log_scores",
+]
+
+STRATEGIES = ("auto", "ovr", "pairwise")
+SCORE_TYPES = ("auto", "logits", "probabilities", "raw")
+PAIRWISE_MAX_CLASSES = 100
+_ROWS_PER_BATCH = 2**21  # test rows x pairs held at once by pairwise prediction
+_LOG_TINY = np.log(np.finfo(np.float64).tiny)
+
+
+def check_score_matrix(scores, *, name="scores", owner, n_classes=None):
+    """Return a finite float64 (n, K) matrix; one-line errors otherwise."""
+    arr = _as_array(scores, name)
+    if arr.ndim != 2:
+        raise ValueError(
+            f"'{name}' of {owner} must be a 2-D (n_samples, n_classes) matrix of per-class "
+            f"scores, got shape {arr.shape}. Reshape your data; for two classes and one score "
+            "column use VennAbersCalibrator."
+        )
+    if arr.dtype.kind == "c":
+        raise ValueError(f"'{name}' of {owner} holds complex numbers; Complex data not supported.")
+    try:
+        arr = np.ascontiguousarray(arr, dtype=np.float64)
+    except (ValueError, TypeError):
+        raise TypeError(f"'{name}' of {owner} must hold numbers, got {arr.dtype}.") from None
+    if arr.shape[1] == 0:
+        raise ValueError(
+            f"'{name}' of {owner} has 0 feature(s) (shape={arr.shape}) while a minimum of 2 is "
+            "required (one score column per class)."
+        )
+    if arr.shape[0] == 0:
+        raise ValueError(f"'{name}' of {owner} is empty; at least one row is needed.")
+    if n_classes is not None and arr.shape[1] != n_classes:
+        raise ValueError(
+            f"'{name}' of {owner} has {arr.shape[1]} column(s) but it was fitted with "
+            f"{n_classes} classes; pass one score column per class, in the order of classes_."
+        )
+    finite = np.isfinite(arr)
+    if not finite.all():
+        kind = "NaN" if np.isnan(arr).any() else "infinite"
+        row = int(np.flatnonzero(~finite.all(axis=1))[0])
+        raise ValueError(
+            f"'{name}' of {owner} holds {kind} values (first in row {row}); scores must be finite."
+        )
+    return arr
+
+
+def class_log_scores(S, score_type):
+    """Per-class log-probabilities t of a score matrix (see the module docstring).
+
+    Parameters
+    ----------
+    S : ndarray of shape (n, K)
+    score_type : {"logits", "probabilities", "raw"}
+
+    Returns
+    -------
+    t : ndarray of shape (n, K)
+
+    Examples
+    --------
+    >>> class_log_scores(np.array([[0.0, np.log(3.0)]]), "logits").round(4)
+    array([[-1.3863, -0.2877]])
+    """
+    if score_type == "raw":
+        return S
+    if score_type == "probabilities":
+        with np.errstate(divide="ignore"):
+            return np.maximum(np.log(S), _LOG_TINY)
+    top = S.max(axis=1, keepdims=True)
+    return S - top - np.log(np.exp(S - top).sum(axis=1, keepdims=True))
+
+
+def resolve_score_type(S, score_type, *, owner):
+    """``"auto"``: probabilities if every row lies in [0, 1] and sums to one, else logits."""
+    check_option(score_type, SCORE_TYPES, name="score_type", owner=owner)
+    if score_type == "auto":
+        in_range = (S >= 0).all() and (S <= 1).all()
+        sums_to_one = np.allclose(S.sum(axis=1), 1.0, rtol=0, atol=1e-6)
+        return "probabilities" if in_range and sums_to_one else "logits"
+    if score_type == "probabilities" and ((S < 0).any() or (S > 1).any()):
+        raise ValueError(
+            f"score_type='probabilities' of {owner} needs scores in [0, 1]; use "
+            "score_type='logits' for unnormalised scores."
+        )
+    return score_type
+
+
+def _check_class_weights(y, w, K, owner):
+    if w is None:
+        return
+    total = np.bincount(y, weights=w, minlength=K)
+    if (total <= 0).any():
+        raise ValueError(
+            f"'sample_weight' of {owner} is zero on every example of class index "
+            f"{int(np.argmin(total))}; give it positive weight."
+        )
+
+
+class OneVsRestTables:
+    """K binary Venn-Abers predictors, class k against the rest with the score column k."""
+
+    def __init__(self, t, y, w, K):
+        self.K = K
+        self.tables = [
+            ivap_fit(t[:, k], (y == k).astype(np.int8), sample_weight=w) for k in range(K)
+        ]
+
+    def pairs(self, t):
+        """(p0, p1), each of shape (m, K)."""
+        m = t.shape[0]
+        p0 = np.empty((m, self.K))
+        p1 = np.empty((m, self.K))
+        for k, tab in enumerate(self.tables):
+            p0[:, k], p1[:, k] = tab.predict_unchecked(np.ascontiguousarray(t[:, k]))
+        return p0, p1
+
+
+class PairwiseTables:
+    """K(K - 1)/2 binary Venn-Abers predictors, class i against class j on their examples."""
+
+    def __init__(self, t, y, w, K, owner):
+        self.K = K
+        members = [np.flatnonzero(y == k) for k in range(K)]
+        self.iu = np.triu_indices(K, 1)
+        self.tables = []
+        for i, j in zip(*self.iu):
+            idx = np.concatenate([members[i], members[j]])
+            y01 = np.zeros(idx.shape[0], dtype=np.int8)
+            y01[: members[i].shape[0]] = 1
+            self.tables.append(
+                ivap_fit(t[idx, i] - t[idx, j], y01, sample_weight=None if w is None else w[idx])
+            )
+
+    def pairs(self, t):
+        """(p0, p1), each of shape (m, n_pairs): P(y = i | y in {i, j}) for i < j."""
+        m = t.shape[0]
+        n_pairs = len(self.tables)
+        p0 = np.empty((m, n_pairs))
+        p1 = np.empty((m, n_pairs))
+        for q, (i, j, tab) in enumerate(zip(*self.iu, self.tables)):
+            p0[:, q], p1[:, q] = tab.predict_unchecked(t[:, i] - t[:, j])
+        return p0, p1
+
+    def matrix(self, r):
+        """The (m, K, K) matrix of a pairwise probability r of shape (m, n_pairs)."""
+        R = np.full((r.shape[0], self.K, self.K), 0.5)
+        i, j = self.iu
+        R[:, i, j] = r
+        R[:, j, i] = 1.0 - r
+        return R
+
+
+class PooledOneVsRestTables:
+    """One binary Venn-Abers predictor shared by the K one-vs-rest problems.
+
+    Its calibration pairs are (t_k(x_i), [y_i = k]) for every example i and class k: n K pairs,
+    n of them positive, so that small classes borrow strength from the others (as temperature
+    scaling shares one parameter among the classes).
+    """
+
+    def __init__(self, t, y, w, K):
+        self.K = K
+        y01 = (y[:, None] == np.arange(K)[None, :]).astype(np.int8).ravel()
+        ww = None if w is None else np.repeat(w, K)
+        self.table = ivap_fit(t.ravel(), y01, sample_weight=ww)
+
+    def pairs(self, t):
+        """(p0, p1), each of shape (m, K)."""
+        p0, p1 = self.table.predict_unchecked(np.ascontiguousarray(t).ravel())
+        return p0.reshape(t.shape), p1.reshape(t.shape)
+
+
+class PooledPairwiseTables(PairwiseTables):
+    """One binary Venn-Abers predictor shared by the K(K - 1)/2 pairwise problems.
+
+    Its calibration pairs are, for every example i and every class j != y_i, the score
+    difference d = t_{y_i}(x_i) - t_j(x_i) labelled 1 and its mirror -d labelled 0: 2 n (K - 1)
+    pairs, symmetric, so that r(-d) = 1 - r(d) for the log merge and the orientation of a pair
+    does not matter.
+    """
+
+    def __init__(self, t, y, w, K):
+        self.K = K
+        self.iu = np.triu_indices(K, 1)
+        n = t.shape[0]
+        d = t[np.arange(n), y][:, None] - t
+        other = np.arange(K)[None, :] != y[:, None]
+        d = d[other]
+        scores = np.concatenate([d, -d])
+        y01 = np.zeros(scores.shape[0], dtype=np.int8)
+        y01[: d.shape[0]] = 1
+        ww = None if w is None else np.tile(np.repeat(w, K - 1), 2)
+        self.table = ivap_fit(scores, y01, sample_weight=ww)
+
+    def pairs(self, t):
+        """(p0, p1), each of shape (m, n_pairs): P(y = i | y in {i, j}) for i < j."""
+        i, j = self.iu
+        D = t[:, i] - t[:, j]
+        p0, p1 = self.table.predict_unchecked(D.ravel())
+        return p0.reshape(D.shape), p1.reshape(D.shape)
+
+
+def resolve_strategy(strategy, K):
+    """``"auto"``: pairwise up to ``PAIRWISE_MAX_CLASSES`` classes, one-vs-rest beyond."""
+    if strategy == "auto":
+        return "pairwise" if K <= PAIRWISE_MAX_CLASSES else "ovr"
+    return strategy
+
+
+def fit_tables(t, y, w, K, strategy, pooled, *, owner):
+    """Fit the binary predictors of ``strategy`` on class scores ``t`` (n, K), labels 0..K-1."""
+    counts = np.bincount(y, minlength=K)
+    if (counts == 0).any():
+        raise ValueError(
+            f"The calibration examples of {owner} lack class index {int(np.argmin(counts))}; "
+            "every class needs calibration examples."
+        )
+    _check_class_weights(y, w, K, owner)
+    if strategy == "ovr":
+        return PooledOneVsRestTables(t, y, w, K) if pooled else OneVsRestTables(t, y, w, K)
+    if K > PAIRWISE_MAX_CLASSES:
+        raise ValueError(
+            f"strategy='pairwise' of {owner} needs K(K - 1)/2 = {K * (K - 1) // 2} pairwise "
+            f"probabilities and a K x K coupling per object; it is offered up to "
+            f"{PAIRWISE_MAX_CLASSES} classes, got {K}. Use strategy='ovr'."
+        )
+    return PooledPairwiseTables(t, y, w, K) if pooled else PairwiseTables(t, y, w, K, owner)
+
+
+def combine(pairs, tables, strategy, merge_rule, coupling):
+    """Probabilities (m, K) and intervals (m, K, 2) from per-fold pairs of shape (F, m, ...)."""
+    p0, p1 = pairs
+    if strategy == "ovr":
+        p = merge_cross(p0, p1, merge_rule) if p0.shape[0] > 1 else merge(p0[0], p1[0], merge_rule)
+        lo, hi = p0.min(axis=0), p1.max(axis=0)
+        return p / p.sum(axis=1, keepdims=True), np.stack([lo, hi], axis=2)
+    r = merge_cross(p0, p1, merge_rule) if p0.shape[0] > 1 else merge(p0[0], p1[0], merge_rule)
+    proba = couple(tables.matrix(r), coupling)
+    a = couple(tables.matrix(p0.min(axis=0)), coupling)
+    b = couple(tables.matrix(p1.max(axis=0)), coupling)
+    return proba, np.stack([np.minimum(a, b), np.maximum(a, b)], axis=2)
+
+
+def combine_batched(predict_pairs, m, tables, strategy, merge_rule, coupling):
+    """:func:`combine` over row batches, so that pairwise prediction has bounded memory."""
+    n_pairs = tables.K if strategy == "ovr" else tables.K * tables.K
+    step = max(1, _ROWS_PER_BATCH // max(n_pairs, 1))
+    probas, intervals = [], []
+    for lo in range(0, m, step):
+        pr, iv = combine(
+            predict_pairs(slice(lo, min(m, lo + step))), tables, strategy, merge_rule, coupling
+        )
+        probas.append(pr)
+        intervals.append(iv)
+    return np.concatenate(probas), np.concatenate(intervals)
+
+
+class MulticlassVennAbersCalibrator(ClassifierMixin, BaseEstimator):
+    """Venn-Abers calibration of a K-class score matrix, by one-vs-rest or pairwise coupling.
+
+    Parameters
+    ----------
+    strategy : {"auto", "ovr", "pairwise"}, default="auto"
+        One-vs-rest Venn-Abers with normalisation, or pairwise Venn-Abers with coupling (see
+        the module docstring). Pairwise is offered up to ``PAIRWISE_MAX_CLASSES`` = 100
+        classes; ``"auto"`` is pairwise up to 100 classes and one-vs-rest beyond.
+    pooled : bool, default=True
+        One binary Venn-Abers predictor shared by all classes (one-vs-rest) or by all pairs
+        (pairwise), fitted on the pooled binary problems (n K or 2 n (K - 1) calibration
+        pairs), instead of one predictor per class or pair. Pooling assumes that a score means
+        the same for every class, as temperature scaling does, and in exchange calibrates
+        small classes with the data of all: with few calibration examples per class (or per
+        pair) the separate predictors' intervals are wide and their merged probabilities
+        underconfident. Only ``pooled=False`` with ``strategy="ovr"`` gives each class its
+        own Venn-Abers interval with the validity guarantee.
+    coupling : {"wu2", "wu1", "price"}, default="wu2"
+        Pairwise coupling rule (:mod:`venncal.core.coupling`): Wu, Lin & Weng (2004) method 2
+        or 1, or Price et al. (1995) normalised, as in Manokhin's multiclass Venn-Abers.
+    merge : {"log", "square", "mean"}, default="log"
+        Merge of each binary (p0, p1) into one probability (Vovk & Petej 2014, eqs. 10-11).
+    score_type : {"auto", "logits", "probabilities", "raw"}, default="auto"
+        What the columns are: ``"logits"`` (any real scores, turned into log-softmax),
+        ``"probabilities"`` (rows in [0, 1], logarithms taken), ``"raw"`` (used as they are:
+        one-vs-rest ranks by column k itself, pairwise by s_i - s_j). ``"auto"``:
+        probabilities when every row is in [0, 1] and sums to one, else logits.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (K,)
+        The labels, in the order of the score columns.
+    strategy_ : {"ovr", "pairwise"}
+        The resolved ``strategy``.
+    score_type_ : str
+        The resolved ``score_type``.
+    tables_ : OneVsRestTables, PairwiseTables or their pooled versions
+        The fitted binary Venn-Abers predictors.
+    n_features_in_ : int
+        K, the number of score columns.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> logits = rng.normal(size=(3000, 4)) * 2
+    >>> p = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+    >>> y = (rng.random((3000, 1)) > p.cumsum(axis=1)).sum(axis=1)
+    >>> cal = MulticlassVennAbersCalibrator().fit(logits[:2000], y[:2000])
+    >>> proba = cal.predict_proba(logits[2000:])
+    >>> bool(np.allclose(proba.sum(axis=1), 1.0))
+    True
+
+    With ``strategy="ovr", pooled=False`` each one-vs-rest interval is a Venn-Abers interval for "y = k": averaged over test
+    objects it contains the frequency of class k (up to sampling error).
+
+    >>> cal = MulticlassVennAbersCalibrator(strategy="ovr", pooled=False)
+    >>> iv = cal.fit(logits[:2000], y[:2000]).predict_interval(logits[2000:]).mean(axis=0)
+    >>> freq = np.bincount(y[2000:], minlength=4) / 1000
+    >>> bool(((iv[:, 0] - 0.03 <= freq) & (freq <= iv[:, 1] + 0.03)).all())
+    True
+    """
+
+    def __init__(
+        self, *, strategy="auto", pooled=True, coupling="wu2", merge="log", score_type="auto"
+    ):
+        self.strategy = strategy
+        self.pooled = pooled
+        self.coupling = coupling
+        self.merge = merge
+        self.score_type = score_type
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = True
+        return tags
+
+    def fit(self, scores, y, sample_weight=None):
+        """Fit the binary Venn-Abers predictors to calibration scores.
+
+        Parameters
+        ----------
+        scores : array-like of shape (n, K)
+            Per-class scores (logits, decision values or probabilities) of the calibration
+            examples; column k belongs to ``classes_[k]``, the k-th label in sorted order.
+        y : array-like of shape (n,)
+            Labels; every one of the K classes must occur.
+        sample_weight : array-like of shape (n,), default=None
+            Non-negative weights (a weight of 2 counts as a duplicated example).
+
+        Returns
+        -------
+        self
+        """
+        owner = type(self).__name__
+        check_option(self.strategy, STRATEGIES, name="strategy", owner=owner)
+        check_option(self.coupling, COUPLINGS, name="coupling", owner=owner)
+        check_option(self.merge, MERGES, name="merge", owner=owner)
+        S = check_score_matrix(scores, owner=owner)
+        if len(getattr(y, "shape", ())) == 2:
+            warnings.warn(
+                "A column-vector y was passed when a 1d array was expected; it is raveled.",
+                DataConversionWarning,
+                stacklevel=2,
+            )
+        labels = _label_array(y, "y")
+        if labels.dtype.kind == "f" and (labels != np.round(labels)).any():
+            raise ValueError(
+                f"Unknown label type: continuous. 'y' of {owner} must hold class labels."
+            )
+        check_consistent_length(scores=S[:, 0], y=labels)
+        classes, y_enc = np.unique(labels, return_inverse=True)
+        w = check_sample_weight(sample_weight, S.shape[0])
+        if w is not None and not (w > 0).any():
+            raise ValueError(f"'sample_weight' of {owner} is zero everywhere; no example counts.")
+        if classes.shape[0] < 2:
+            raise ValueError(
+                f"'y' of {owner} holds one class only ({classes[0]!r}); calibration needs at "
+                "least two."
+            )
+        if S.shape[1] != classes.shape[0]:
+            raise ValueError(
+                f"'scores' of {owner} has {S.shape[1]} column(s) ({S.shape[1]} feature(s)) but 'y' holds "
+                f"{classes.shape[0]} classes; pass one score column per class (every class "
+                "needs calibration examples)."
+            )
+        self.score_type_ = resolve_score_type(S, self.score_type, owner=owner)
+        self.strategy_ = resolve_strategy(self.strategy, classes.shape[0])
+        t = self._class_scores(S)
+        check_bool(self.pooled, name="pooled", owner=owner)
+        self.tables_ = fit_tables(
+            t, y_enc, w, classes.shape[0], self.strategy_, self.pooled, owner=owner
+        )
+        self.classes_ = classes
+        self.n_features_in_ = S.shape[1]
+        return self
+
+    def _class_scores(self, S):
+        # pairwise differences of logits are those of their log-softmax: skip its rounding
+        if self.strategy_ == "pairwise" and self.score_type_ == "logits":
+            return S
+        return class_log_scores(S, self.score_type_)
+
+    def _predict(self, scores):
+        check_is_fitted(self, "classes_")
+        owner = type(self).__name__
+        S = check_score_matrix(scores, owner=owner, n_classes=self.classes_.shape[0])
+        if self.score_type_ == "probabilities" and ((S < 0).any() or (S > 1).any()):
+            raise ValueError(
+                f"'scores' of {owner} must be probabilities in [0, 1], as at fit time."
+            )
+        t = self._class_scores(S)
+
+        def pairs(rows):
+            p0, p1 = self.tables_.pairs(t[rows])
+            return p0[None], p1[None]
+
+        return combine_batched(
+            pairs, t.shape[0], self.tables_, self.strategy_, self.merge, self.coupling
+        )
+
+    def predict_proba(self, scores):
+        """Calibrated class probabilities.
+
+        Parameters
+        ----------
+        scores : array-like of shape (m, K)
+
+        Returns
+        -------
+        proba : ndarray of shape (m, K)
+            Non-negative rows summing to one, columns in the order of ``classes_``.
+        """
+        return self._predict(scores)[0]
+
+    def predict_interval(self, scores):
+        """Per-class probability intervals.
+
+        Parameters
+        ----------
+        scores : array-like of shape (m, K)
+
+        Returns
+        -------
+        interval : ndarray of shape (m, K, 2)
+            ``[:, k, 0] <= [:, k, 1]``: for ``"ovr"`` the Venn-Abers interval of the event
+            y = classes_[k]; for ``"pairwise"`` the span of the couplings of the lower and of
+            the upper pairwise probabilities.
+        """
+        return self._predict(scores)[1]
+
+    def predict(self, scores):
+        """The class of largest calibrated probability.
+
+        Parameters
+        ----------
+        scores : array-like of shape (m, K)
+
+        Returns
+        -------
+        labels : ndarray of shape (m,)
+        """
+        proba = self.predict_proba(scores)
+        return self.classes_[np.argmax(proba, axis=1)]
