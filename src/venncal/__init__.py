@@ -29,7 +29,6 @@ _LAZY = {
     "BayesianBinningCalibrator": "venncal.calibration.bayesian_binning",
     "ACPCalibrator": "venncal.calibration.acp",
     "MulticlassVennAbersCalibrator": "venncal.calibration.multiclass",
-    "MulticlassVennAbersCalibrator": "venncal.calibration.multiclass",
     "BetaCalibrator": "venncal.calibration.beta",
     "logistic_wald_interval": "venncal.calibration.acp",
     # classifiers wrapping a scikit-learn estimator
