@@ -18,13 +18,15 @@ def main():
 
 
 def _register():
+    from venncal.cli.apply import apply
     from venncal.cli.calibrate import calibrate
     from venncal.cli.compare import compare
     from venncal.cli.demo import demo
     from venncal.cli.evaluate import evaluate
+    from venncal.cli.fit import fit
     from venncal.cli.reproduce import reproduce
 
-    for command in (demo, reproduce, calibrate, evaluate, compare):
+    for command in (demo, reproduce, calibrate, fit, apply, evaluate, compare):
         main.add_command(command)
 
 

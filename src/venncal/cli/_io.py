@@ -238,43 +238,21 @@ def labels_column(frame, name, path, positive=None, option="--label", *, one_cla
             f"{str(path)!r}: column {name!r} ({option}) has missing labels (first at row "
             f"{first}); every row needs a label."
         )
+    if col.dtype.kind in "biuf":
+        return _numeric_labels(col, name, path, positive, option, one_class_ok)
     as_text = col.astype(str).to_numpy()
     found = np.unique(as_text)
-    shown = ", ".join(repr(str(v)) for v in found[:5]) + (", ..." if found.size > 5 else "")
+    shown = _shown(found)
     if found.size > 2:
-        raise InputError(
-            f"{str(path)!r}: column {name!r} ({option}) holds {found.size} classes ({shown}); "
-            "it must hold two classes (a binary problem)."
-        )
+        raise _too_many(found, shown, name, path, option)
     if positive is not None and positive not in set(as_text):
         if not (one_class_ok and found.size == 1):
-            raise InputError(
-                f"--positive {positive!r} is not a value of column {name!r}; it holds "
-                f"{[str(v) for v in found]}."
-            )
+            raise _not_a_value(positive, found, name)
     if found.size == 1:
-        numeric01 = col.dtype.kind in "biuf" and set(np.unique(col.to_numpy())) <= {0, 1}
-        if one_class_ok and (positive is not None or numeric01):
-            y = as_text == positive if positive is not None else col.to_numpy() == 1
-            return np.asarray(y, dtype=np.int8)
-        hint = "" if not one_class_ok else " (or 0/1 labels, or --positive)"
-        raise InputError(
-            f"{str(path)!r}: column {name!r} ({option}) holds one class only ({shown}); it "
-            f"needs examples of both classes{hint}."
-        )
+        if one_class_ok and positive is not None:
+            return np.asarray(as_text == positive, dtype=np.int8)
+        raise _one_class(shown, name, path, option, one_class_ok)
     values = col.to_numpy()
-    if col.dtype.kind in "iuf":
-        numbers = np.unique(values.astype(np.float64))
-        if not np.all(numbers == np.round(numbers)):
-            raise InputError(
-                f"{str(path)!r}: column {name!r} ({option}) holds {shown}; labels must be two "
-                "classes (0/1, -1/1, True/False or two names), not fractions."
-            )
-        if positive is None and set(numbers.tolist()) not in ({0.0, 1.0}, {-1.0, 1.0}):
-            raise InputError(
-                f"{str(path)!r}: column {name!r} ({option}) holds {shown}; numeric labels must "
-                "be 0/1 or -1/1, or name the positive class with --positive."
-            )
     if positive is not None:
         values = np.where(as_text == positive, 1, 0)
     try:
@@ -282,6 +260,73 @@ def labels_column(frame, name, path, positive=None, option="--label", *, one_cla
     except (ValueError, TypeError) as exc:
         raise _reword(exc, option, name, path) from None
     return y01
+
+
+def _shown(found):
+    return ", ".join(repr(str(v)) for v in found[:5]) + (", ..." if found.size > 5 else "")
+
+
+def _too_many(found, shown, name, path, option):
+    return InputError(
+        f"{str(path)!r}: column {name!r} ({option}) holds {found.size} classes ({shown}); "
+        "it must hold two classes (a binary problem)."
+    )
+
+
+def _not_a_value(positive, found, name):
+    return InputError(
+        f"--positive {positive!r} is not a value of column {name!r}; it holds "
+        f"{[str(v) for v in found]}."
+    )
+
+
+def _one_class(shown, name, path, option, one_class_ok):
+    hint = "" if not one_class_ok else " (or 0/1 labels, or --positive)"
+    return InputError(
+        f"{str(path)!r}: column {name!r} ({option}) holds one class only ({shown}); it "
+        f"needs examples of both classes{hint}."
+    )
+
+
+def _numeric_labels(col, name, path, positive, option, one_class_ok):
+    """Labels of a numeric or boolean column, checked on its distinct values only.
+
+    Gives what the text route gives (the same messages, the same 0/1 labels) without turning
+    every row into text: the distinct values are found by hashing and only they become text.
+    """
+    values = col.to_numpy()
+    distinct = pd.unique(values)
+    text = pd.Series(distinct).astype(str).to_numpy()
+    order = np.argsort(text, kind="stable")
+    distinct, text = distinct[order], text[order]
+    shown = _shown(text)
+    if text.size > 2:
+        raise _too_many(text, shown, name, path, option)
+    if positive is not None and positive not in set(text.tolist()):
+        if not (one_class_ok and text.size == 1):
+            raise _not_a_value(positive, text, name)
+    if text.size == 1:
+        numeric01 = set(distinct.tolist()) <= {0, 1}
+        if one_class_ok and (positive is not None or numeric01):
+            target = distinct[0] if positive is not None else 1
+            return np.asarray(values == target, dtype=np.int8)
+        raise _one_class(shown, name, path, option, one_class_ok)
+    numbers = distinct.astype(np.float64)
+    if col.dtype.kind in "iuf" and not np.all(numbers == np.round(numbers)):
+        raise InputError(
+            f"{str(path)!r}: column {name!r} ({option}) holds {shown}; labels must be two "
+            "classes (0/1, -1/1, True/False or two names), not fractions."
+        )
+    if positive is not None:
+        return np.asarray(values == distinct[text == positive][0], dtype=np.int8)
+    if col.dtype.kind in "iuf":
+        if set(numbers.tolist()) not in ({0.0, 1.0}, {-1.0, 1.0}):
+            raise InputError(
+                f"{str(path)!r}: column {name!r} ({option}) holds {shown}; numeric labels must "
+                "be 0/1 or -1/1, or name the positive class with --positive."
+            )
+    # two distinct values: the larger one (in numeric order) is the positive class
+    return np.asarray(values == distinct.max(), dtype=np.int8)
 
 
 def probabilities_column(frame, name, path, option="--proba"):

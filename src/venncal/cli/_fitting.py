@@ -1,0 +1,169 @@
+"""Fitting a calibrator from a table on the command line (shared by ``fit`` and ``calibrate``)."""
+
+from __future__ import annotations
+
+import functools
+from importlib import import_module
+from pathlib import Path
+
+import click
+import numpy as np
+
+from venncal._validation import check_sample_weight
+from venncal.cli._io import InputError, get_column, labels_column, read_table, scores_column
+
+__all__ = [
+    "CALIBRATORS",
+    "make_calibrator",
+    "calibrator_options",
+    "read_calibration",
+    "fit_calibrator",
+]
+
+# command-line name -> (public name in venncal, fixed parameters, what it is)
+CALIBRATORS = {
+    "venn-abers": ("VennAbersCalibrator", {}, "inductive Venn-Abers: p0, p1 and merged p"),
+    "isotonic": ("IsotonicCalibrator", {}, "isotonic regression (PAVA)"),
+    "platt": ("PlattCalibrator", {}, "Platt scaling (logistic on the score)"),
+    "histogram": ("HistogramCalibrator", {}, "histogram binning"),
+    "sbb": ("BayesianBinningCalibrator", {"method": "selection"}, "selection of Bayesian binnings"),
+    "abb": ("BayesianBinningCalibrator", {"method": "averaging"}, "averaging of Bayesian binnings"),
+    "acp": ("ACPCalibrator", {}, "adaptive calibration of predictions"),
+    "beta": ("BetaCalibrator", {}, "beta calibration (scores are probabilities, in [0, 1])"),
+    "beta-logit": (
+        "BetaCalibrator",
+        {"score_scale": "logit"},
+        "beta calibration of log-odds or margins (any real score)",
+    ),
+}
+
+
+def make_calibrator(method, *, merge=None, n_bins=None, strategy=None):
+    """Build the calibrator named ``method`` with the options that apply to it."""
+    public, fixed, _ = CALIBRATORS[method]
+    params = dict(fixed)
+    if merge is not None:
+        if method != "venn-abers":
+            raise InputError(f"--merge applies to --method venn-abers only, not {method!r}.")
+        params["merge"] = merge
+    for option, value, key in (
+        ("--n-bins", n_bins, "n_bins"),
+        ("--strategy", strategy, "strategy"),
+    ):
+        if value is not None:
+            if method != "histogram":
+                raise InputError(f"{option} applies to --method histogram only, not {method!r}.")
+            params[key] = value
+    try:
+        cls = getattr(import_module("venncal"), public)
+    except (AttributeError, ImportError):
+        raise InputError(
+            f"the calibrator {method!r} ({public}) is not available in this venncal "
+            "installation; choose another --method."
+        ) from None
+    return cls(**params)
+
+
+_METHOD_HELP = "Calibrator: " + "; ".join(f"{k} = {v[2]}" for k, v in CALIBRATORS.items()) + "."
+
+
+def calibrator_options(command):
+    """The options that choose and set up the calibrator: --method, --merge, --n-bins, ..."""
+    options = [
+        click.option(
+            "--positive",
+            default=None,
+            help="The label value of the positive class [default: the larger label, e.g. 1].",
+        ),
+        click.option(
+            "--method",
+            type=click.Choice(list(CALIBRATORS)),
+            default="venn-abers",
+            show_default=True,
+            help=_METHOD_HELP,
+        ),
+        click.option(
+            "--merge",
+            type=click.Choice(["log", "square", "mean"]),
+            default=None,
+            help="venn-abers: how p0 and p1 are merged into p [default: log].",
+        ),
+        click.option("--n-bins", type=click.IntRange(min=1), default=None, help="histogram: bins."),
+        click.option(
+            "--strategy",
+            type=click.Choice(["uniform", "quantile"]),
+            default=None,
+            help="histogram: equal-width or equal-mass bins.",
+        ),
+        click.option(
+            "--weight", "weight_col", default=None, help="Column of sample weights in CAL_FILE."
+        ),
+    ]
+
+    @functools.wraps(command)
+    def wrapped(*args, **kwargs):
+        return command(*args, **kwargs)
+
+    for option in reversed(options):
+        wrapped = option(wrapped)
+    return wrapped
+
+
+def _read_columns(path, columns, what):
+    """The given columns of a CSV or Parquet file, or of a folder of Parquet files."""
+    path = Path(path)
+    if not path.is_dir():
+        if path.suffix.lower() in (".parquet", ".pq") and path.is_file():
+            from venncal.cli._stream import open_source
+
+            source = open_source([path], what)  # checks the file and the column names
+            missing = [c for c in columns if c not in source.columns]
+            if not missing:
+                import pyarrow.parquet as pq
+
+                frame = pq.read_table(path, columns=columns).to_pandas()
+                if frame.shape[0] == 0:
+                    raise InputError(f"{what} {str(path)!r} has no data rows.")
+                return frame
+        return read_table(path, what)
+    from venncal.cli._stream import open_source
+
+    source = open_source([path], what)
+    missing = [c for c in columns if c not in source.columns]
+    if missing:
+        import pandas as pd
+
+        get_column(pd.DataFrame(columns=source.columns), missing[0], path, "--score")
+    import pyarrow as pa
+
+    tables = [batch for _, batch in source.chunks(columns)]
+    frame = pa.Table.from_batches(tables).to_pandas() if tables else None
+    if frame is None or frame.shape[0] == 0:
+        raise InputError(f"{what} {str(path)!r} has no data rows.")
+    return frame
+
+
+def read_calibration(path, score, label, weight=None, positive=None, what="CAL_FILE"):
+    """Scores, 0/1 labels and weights (or None) of a calibration table, checked."""
+    columns = list(dict.fromkeys([score, label] + ([weight] if weight else [])))
+    frame = _read_columns(path, columns, what)
+    s = scores_column(frame, score, path)
+    y = labels_column(frame, label, path, positive=positive)
+    w = None
+    if weight is not None:
+        raw = scores_column(frame, weight, path, option="--weight")
+        try:
+            w = check_sample_weight(raw, raw.shape[0])
+        except ValueError as exc:
+            raise InputError(f"{str(path)!r}: column {weight!r} (--weight): {exc}") from None
+    return s, y, w
+
+
+def fit_calibrator(calibrator, scores, y01, weights, *, method, source):
+    """Fit ``calibrator`` (in this process); a failure is one line naming the data."""
+    try:
+        with np.errstate(all="ignore"):
+            return calibrator.fit(scores, y01, sample_weight=weights)
+    except (ValueError, ArithmeticError) as exc:
+        text = str(exc) or type(exc).__name__
+        raise InputError(f"cannot fit {method} on {str(source)!r}: {text}") from None

@@ -1,0 +1,437 @@
+"""Tables read and written in chunks, so memory stays bounded whatever their size.
+
+A :class:`Source` reads one or more CSV or Parquet files, or folders of Parquet files, as a
+sequence of chunks (pyarrow record batches for Parquet, pandas frames for CSV). A
+:class:`Sink` writes chunks to a temporary file in the output's folder and moves it into place
+only when every chunk is written, so a reader, or a crash, sees no output or the complete one.
+:func:`apply_stream` joins them with a fitted calibrator: the one loop behind ``venncal apply``
+and ``venncal calibrate``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from venncal._validation import check_scores
+from venncal.cli._extras import require_extra
+from venncal.cli._io import _PARQUET, InputError, _check_csv_layout, _kind, _reword
+from venncal.experiments._files import TMP_PREFIX
+
+__all__ = ["Source", "Sink", "open_source", "apply_stream", "calibrated_columns", "BATCH_ROWS"]
+
+#: rows per chunk: about 8 MB per float column, large enough for full speed
+BATCH_ROWS = 1 << 20
+
+
+def _parquet_files(folder, what):
+    files = sorted(
+        p
+        for p in Path(folder).rglob("*")
+        if p.is_file() and p.suffix.lower() in _PARQUET and not p.name.startswith((".", "_"))
+    )
+    if not files:
+        raise InputError(f"{what} {str(folder)!r} is a folder without .parquet files.")
+    return files
+
+
+class Source:
+    """Chunks of one or more input tables, all with the same columns.
+
+    Parameters
+    ----------
+    paths : list of path
+        CSV or Parquet files, or folders of Parquet files.
+    what : str
+        How the inputs are called in messages (e.g. ``"INPUT"``).
+    """
+
+    def __init__(self, paths, what="INPUT"):
+        self.what = what
+        self.parts = []  # (kind, path)
+        for path in map(Path, paths):
+            if path.is_dir():
+                require_extra("pyarrow", "parquet", f"reading Parquet ({what} {str(path)!r})")
+                self.parts += [("parquet", p) for p in _parquet_files(path, what)]
+                continue
+            kind = _kind(path, what)
+            if not path.is_file():
+                raise InputError(f"{what} {str(path)!r} does not exist or is not a file.")
+            if kind == "parquet":
+                require_extra("pyarrow", "parquet", f"reading Parquet ({what} {str(path)!r})")
+            self.parts.append((kind, path))
+        self.columns, self.num_rows = self._inspect()
+
+    def files(self):
+        """Every file read (folders expanded)."""
+        return [p for _, p in self.parts]
+
+    def _inspect(self):
+        columns, total, counted = None, 0, True
+        for kind, path in self.parts:
+            if kind == "parquet":
+                import pyarrow.parquet as pq
+
+                try:
+                    meta = pq.ParquetFile(path)
+                except Exception as exc:  # pyarrow raises several types for a bad file
+                    raise InputError(
+                        f"cannot read {self.what} {str(path)!r} as PARQUET: {_first_line(exc)}"
+                    ) from None
+                names = list(meta.schema_arrow.names)
+                total += meta.metadata.num_rows
+            else:
+                sep = "\t" if path.suffix.lower() == ".tsv" else ","
+                _check_csv_layout(path, sep, self.what)
+                with open(path, encoding="utf-8-sig", newline="") as fh:
+                    import csv
+
+                    names = next(csv.reader(fh, delimiter=sep))
+                counted = False  # counting CSV rows means reading the file: not up front
+            repeated = {c for c in names if names.count(c) > 1}
+            if repeated:
+                raise InputError(
+                    f"{self.what} {str(path)!r} has the column name {sorted(repeated)[0]!r} more "
+                    "than once; column names must be unique."
+                )
+            if columns is None:
+                columns = names
+            elif names != columns:
+                raise InputError(
+                    f"{self.what} {str(path)!r} has the columns {names[:8]}, unlike "
+                    f"{str(self.parts[0][1])!r} ({columns[:8]}); every input needs the same columns."
+                )
+        return columns, (total if counted else None)
+
+    def chunks(self, columns):
+        """Yield ``(path, chunk)`` with the given columns, in order, ``BATCH_ROWS`` at a time."""
+        for kind, path in self.parts:
+            if kind == "parquet":
+                import pyarrow.parquet as pq
+
+                reader = pq.ParquetFile(path)
+                try:
+                    for batch in reader.iter_batches(batch_size=BATCH_ROWS, columns=columns):
+                        yield path, batch
+                except OSError as exc:
+                    raise InputError(
+                        f"cannot read {self.what} {str(path)!r} as PARQUET: {_first_line(exc)}"
+                    ) from None
+            else:
+                yield from ((path, c) for c in self._csv_chunks(path, columns))
+
+    def _csv_chunks(self, path, columns):
+        import pandas as pd
+
+        sep = "\t" if path.suffix.lower() == ".tsv" else ","
+        try:
+            reader = pd.read_csv(
+                path,
+                sep=sep,
+                encoding="utf-8-sig",
+                index_col=False,
+                usecols=columns,
+                chunksize=BATCH_ROWS,
+            )
+            with reader:
+                yield from reader
+        except UnicodeDecodeError as exc:
+            raise InputError(
+                f"cannot read {self.what} {str(path)!r}: it is not UTF-8 text (byte {exc.start} "
+                "cannot be decoded); save it as UTF-8."
+            ) from None
+        except (pd.errors.ParserError, ValueError) as exc:
+            raise InputError(
+                f"cannot read {self.what} {str(path)!r} as CSV: {_first_line(exc)}"
+            ) from None
+
+
+def _first_line(exc):
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def open_source(paths, what="INPUT"):
+    """A :class:`Source` over ``paths``; one-line :class:`InputError` for a bad input."""
+    return Source(paths, what)
+
+
+def _column(chunk, name):
+    """Column ``name`` of a chunk as a numpy array (float64 when numeric)."""
+    if hasattr(chunk, "schema"):  # pyarrow record batch
+        return chunk.column(chunk.schema.get_field_index(name))
+    return chunk[name]
+
+
+def score_array(chunk, name, path, offset, option="--score"):
+    """Finite float64 scores of a chunk; anything else is one line naming the first bad row."""
+    col = _column(chunk, name)
+    if hasattr(col, "type"):  # pyarrow
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        if not (pa.types.is_floating(col.type) or pa.types.is_integer(col.type)):
+            raise InputError(
+                f"{str(path)!r}: column {name!r} ({option}) must hold numbers; it is of type "
+                f"{col.type}."
+            )
+        if col.null_count:
+            first = int(pc.index(pc.is_null(col), True).as_py())
+            raise InputError(
+                f"{str(path)!r}: column {name!r} ({option}) has a missing value at row "
+                f"{offset + first}; every row needs a score."
+            )
+        values = col.to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
+    else:  # a pandas column from CSV
+        import pandas as pd
+
+        numbers = pd.to_numeric(col, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+        if np.isnan(numbers).any():
+            first = int(np.flatnonzero(np.isnan(numbers))[0])
+            raise InputError(
+                f"{str(path)!r}: column {name!r} ({option}) must hold numbers; row "
+                f"{offset + first} holds {str(col.iloc[first])!r}."
+            )
+        values = numbers
+    if not np.isfinite(values).all():
+        first = int(np.flatnonzero(~np.isfinite(values))[0])
+        try:  # the library's own message for what is wrong
+            check_scores(values, name="scores")
+            text = "holds values that are not finite numbers"
+        except (ValueError, TypeError) as exc:
+            text = str(_reword(exc, option, name, path)).split(": ", 1)[-1]
+        raise InputError(f"{str(path)!r}: {text} (first at row {offset + first})") from None
+    return values
+
+
+def calibrated_columns(calibrator, scores, prefix="", interval=None):
+    """The calibrated columns for clean scores: ``p``, and ``p0``, ``p1`` when there are.
+
+    Venn-Abers computes (p0, p1) once and merges them into p (no second prediction).
+    ``interval`` (an (m, 2) array) goes to an ACP calibrator's ``predict_proba``.
+    """
+    tables = getattr(calibrator, "tables_", None)
+    if hasattr(calibrator, "predict_interval") and hasattr(tables, "predict_unchecked"):
+        from venncal.core.merge import merge
+
+        p0, p1 = tables.predict_unchecked(scores)
+        p = merge(p0, p1, calibrator.merge)
+        return {prefix + "p": p, prefix + "p0": p0, prefix + "p1": p1}
+    if interval is not None:
+        p = calibrator.predict_proba(scores, interval=interval)[:, 1]
+    else:
+        p = calibrator._predict_positive(scores)
+    return {prefix + "p": np.ascontiguousarray(p, dtype=np.float64)}
+
+
+def new_column_names(calibrator, prefix=""):
+    """Names of the columns :func:`calibrated_columns` adds."""
+    has_interval = hasattr(calibrator, "predict_interval") and hasattr(
+        getattr(calibrator, "tables_", None), "predict_unchecked"
+    )
+    return [prefix + "p"] + ([prefix + "p0", prefix + "p1"] if has_interval else [])
+
+
+def _check_probabilities(new, method, source, weighted):
+    for column, values in new.items():
+        bad = ~((values >= 0) & (values <= 1))  # False for NaN too
+        if bad.any():
+            hint = " (rescale --weight)" if weighted else ""
+            raise InputError(
+                f"{method} fitted on {source} gave {int(bad.sum())} probabilities {column} that "
+                f"are not numbers in [0, 1] (first: {float(values[bad][0])!r}){hint}; nothing "
+                "was written."
+            )
+
+
+class Sink:
+    """Write chunks to a CSV or Parquet file, atomically (temporary file, then ``os.replace``).
+
+    Use as a context manager: the output appears only if the block ends without error; a
+    failure (or an interrupt) removes the temporary file and leaves any old output as it was.
+    """
+
+    def __init__(self, path, what="--out"):
+        self.path = Path(path)
+        self.what = what
+        self.kind = _kind(self.path, what)
+        self.sep = "\t" if self.path.suffix.lower() == ".tsv" else ","
+        self._writer = None
+        self._fh = None
+        self._tmp = None
+        self._schema = None
+        self.rows = 0
+
+    def __enter__(self):
+        folder = self.path.parent if str(self.path.parent) else Path(".")
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX + self.path.name + ".", dir=folder)
+        except OSError as exc:
+            raise InputError(
+                f"cannot write {self.what} {str(self.path)!r}: {exc.strerror or exc}."
+            ) from None
+        self._tmp = tmp
+        if self.kind == "parquet":  # pyarrow writes to the path itself (no Python file layer)
+            os.close(fd)
+        else:
+            self._fh = os.fdopen(fd, "w", encoding="utf-8", newline="")
+        return self
+
+    def write(self, kept, new):
+        """Write the kept columns of a chunk (a record batch or a frame) and the new arrays."""
+        if self.kind == "parquet":
+            self._write_parquet(kept, new)
+        else:
+            self._write_csv(kept, new)
+        self.rows += len(next(iter(new.values())))
+
+    def _write_parquet(self, kept, new):
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        if kept is None:
+            arrays, names = [], []
+        elif hasattr(kept, "schema"):
+            arrays, names = list(kept.columns), list(kept.schema.names)
+        else:
+            arrays = [pa.array(kept[c].to_numpy(), from_pandas=True) for c in kept.columns]
+            names = list(kept.columns)
+        arrays += [pa.array(v) for v in new.values()]
+        names += list(new)
+        batch = pa.record_batch(arrays, names=names)
+        if self._writer is None:
+            self._schema = batch.schema
+            self._writer = pq.ParquetWriter(self._tmp, batch.schema)
+        elif batch.schema != self._schema:
+            try:
+                batch = batch.cast(self._schema)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError, ValueError):
+                raise InputError(
+                    f"the inputs' column types differ between files ({batch.schema} against "
+                    f"{self._schema}); they cannot go into one Parquet file."
+                ) from None
+        self._writer.write_batch(batch)
+
+    def _write_csv(self, kept, new):
+        import pandas as pd
+
+        if kept is None:
+            frame = pd.DataFrame(new)
+        else:
+            frame = kept.to_pandas() if hasattr(kept, "schema") else kept.reset_index(drop=True)
+            frame = frame.assign(**{k: v for k, v in new.items()})
+        frame.to_csv(self._fh, index=False, header=self.rows == 0, sep=self.sep)
+
+    def __exit__(self, exc_type, exc, tb):
+        try:
+            if self._writer is not None:
+                self._writer.close()
+            if self._fh is not None:
+                self._fh.close()
+            if exc_type is None:
+                if self.rows == 0:
+                    raise InputError(f"the input has no data rows; {self.what} was not written.")
+                _fsync(self._tmp)
+                os.chmod(self._tmp, 0o666 & ~_umask())
+                os.replace(self._tmp, self.path)
+        except OSError as err:
+            raise InputError(
+                f"cannot write {self.what} {str(self.path)!r}: {err.strerror or err}."
+            ) from None
+        finally:
+            if os.path.exists(self._tmp):
+                with contextlib.suppress(OSError):
+                    os.unlink(self._tmp)
+        return False
+
+
+def _fsync(path):
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _umask():
+    from venncal.experiments._files import _umask as umask
+
+    return umask()
+
+
+def progress_bar(total, progress):
+    """A tqdm bar on standard error: ``progress`` None shows it only on a terminal."""
+    from tqdm.auto import tqdm
+
+    disable = None if progress is None else not progress
+    return tqdm(total=total, disable=disable, file=sys.stderr, unit="row", unit_scale=True)
+
+
+def apply_stream(
+    calibrator,
+    source,
+    sink,
+    *,
+    score,
+    keep=None,
+    prefix="",
+    interval=None,
+    method="the calibrator",
+    fitted_on="its calibration data",
+    weighted=False,
+    progress=None,
+):
+    """Calibrate every chunk of ``source`` and write it to ``sink``; return the rows written.
+
+    Parameters
+    ----------
+    calibrator : fitted score calibrator
+    source : Source
+    sink : Sink
+        Entered already (inside its ``with`` block).
+    score : str
+        The score column.
+    keep : list of str or None
+        Columns of the input copied to the output, in this order (None: every column).
+    prefix : str
+        Prefix of the new column names.
+    interval : (str, str) or None
+        Columns of the lower and upper end of each score's interval (ACP).
+    progress : bool or None
+        Progress bar on standard error; None: only on a terminal.
+    """
+    keep = list(source.columns) if keep is None else list(keep)
+    needed = list(dict.fromkeys([*keep, score, *(interval or ())]))
+    offset = 0
+    with progress_bar(source.num_rows, progress) as bar:
+        for path, chunk in source.chunks(needed):
+            s = score_array(chunk, score, path, offset)
+            iv = None
+            if interval is not None:
+                iv = np.column_stack(
+                    [score_array(chunk, c, path, offset, "--interval") for c in interval]
+                )
+            with np.errstate(all="ignore"):
+                try:
+                    new = calibrated_columns(calibrator, s, prefix, iv)
+                except ValueError as exc:
+                    raise InputError(f"{str(path)!r}: {_first_line(exc)}") from None
+            _check_probabilities(new, method, fitted_on, weighted)
+            kept = _select(chunk, keep) if keep else None
+            sink.write(kept, new)
+            offset += s.shape[0]
+            bar.update(s.shape[0])
+    return offset
+
+
+def _select(chunk, columns):
+    if hasattr(chunk, "schema"):
+        if list(chunk.schema.names) == columns:
+            return chunk
+        return chunk.select(columns)
+    return chunk[columns]

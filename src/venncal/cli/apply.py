@@ -1,0 +1,187 @@
+"""``venncal apply``: calibrate the scores of any number of rows with a saved model file."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+
+from venncal.cli._extras import require_extra
+from venncal.cli._io import InputError, check_not_an_input, check_output_free, check_table_file
+from venncal.cli._stream import Sink, apply_stream, new_column_names, open_source
+
+__all__ = ["apply", "apply_local", "BACKENDS", "read_model", "plan_columns"]
+
+
+def read_model(path):
+    """The model file's calibrator and metadata; a bad file is one line with exit code 2."""
+    from venncal.persistence import ModelFileError, read_model_file
+
+    try:
+        return read_model_file(path)
+    except ModelFileError as exc:
+        raise InputError(str(exc)) from None
+    except OSError as exc:
+        raise InputError(f"cannot read MODEL {str(path)!r}: {exc.strerror or exc}.") from None
+
+
+def plan_columns(source, calibrator, *, score, keep, prefix, interval, what="INPUT"):
+    """Check the columns an apply needs and return (kept columns, new columns)."""
+    where = str(source.files()[0])
+    shown = ", ".join(repr(str(c)) for c in source.columns[:12])
+    more = ", ..." if len(source.columns) > 12 else ""
+    for option, name in [("--score", score), *(("--keep", c) for c in keep or ())] + [
+        ("--interval", c) for c in interval or ()
+    ]:
+        if name not in source.columns:
+            raise InputError(
+                f"{option} {name!r}: no such column in {where!r}; its columns are {shown}{more}."
+            )
+    kept = list(source.columns) if keep is None else list(dict.fromkeys(keep))
+    new = new_column_names(calibrator, prefix)
+    clash = [c for c in new if c in kept]
+    if clash:
+        raise InputError(
+            f"{what} already has the column(s) {clash}; pass --prefix to name the new ones."
+        )
+    return kept, new
+
+
+def apply_local(calibrator, source, out, **kwargs):
+    """Stream ``source`` through ``calibrator`` into ``out`` (atomically); return the rows."""
+    with Sink(out) as sink:
+        return apply_stream(calibrator, source, sink, **kwargs)
+
+
+def apply_dask(calibrator, source, out, **kwargs):
+    """Apply on a Dask cluster through ``venncal.dask.cli_apply`` (same arguments and result)."""
+    require_extra("distributed", "dask", "--backend dask")
+    try:
+        from venncal.dask import cli_apply
+    except ImportError:
+        raise InputError("--backend dask is not available in this venncal installation.") from None
+    return cli_apply(calibrator, source, out, **kwargs)
+
+
+#: --backend name -> function(calibrator, source, out, **apply_stream keywords)
+BACKENDS = {"local": apply_local, "dask": apply_dask}
+
+
+def _check_not_inside(out, inputs):
+    target = Path(os.path.abspath(out))
+    for source in inputs:
+        folder = Path(os.path.abspath(source))
+        if folder.is_dir() and folder in target.parents:
+            raise InputError(
+                f"--out {out!r} is inside the input folder {str(source)!r}; a later run would "
+                "read it as input: write it elsewhere."
+            )
+
+
+def _keep_list(keep):
+    if not keep:
+        return None
+    return [c.strip() for item in keep for c in item.split(",") if c.strip()]
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("model", type=click.Path(dir_okay=False))
+@click.argument("inputs", nargs=-1, required=True, type=click.Path())
+@click.option(
+    "--out",
+    "-o",
+    "out",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="Output file (.csv, .tsv or .parquet): the kept columns plus p (and p0, p1).",
+)
+@click.option(
+    "--score",
+    "score_col",
+    default=None,
+    help="Column of classifier scores [default: the column the model was fitted on].",
+)
+@click.option(
+    "--keep",
+    multiple=True,
+    help="Input column to copy to the output (repeat, or separate by commas) "
+    "[default: every column].",
+)
+@click.option("--prefix", default="", help="Prefix of the new column names, e.g. 'cal_'.")
+@click.option(
+    "--interval",
+    nargs=2,
+    default=None,
+    metavar="LOW HIGH",
+    help="acp: columns of the lower and upper end of each score's confidence interval.",
+)
+@click.option("--force", is_flag=True, help="Overwrite --out if it exists.")
+@click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="Show a progress bar on stderr [default: only when stderr is a terminal].",
+)
+@click.option(
+    "--backend",
+    type=click.Choice(list(BACKENDS)),
+    default="local",
+    show_default=True,
+    help="Where to apply: in this process (in chunks), or on a Dask cluster.",
+)
+def apply(model, inputs, out, score_col, keep, prefix, interval, force, progress, backend):
+    """Calibrate the scores of INPUT... with MODEL (written by venncal fit or venncal.save).
+
+    Each INPUT is a CSV or Parquet file, or a folder of Parquet files; all need the same
+    columns. They are read in chunks, so memory stays bounded whatever their size, and the
+    output is written to a temporary file moved into place at the end: it appears complete or
+    not at all.
+
+    \b
+    Example:
+      venncal apply model.json scores/ -o calibrated.parquet --keep id
+      venncal apply model.json new.csv -o new_calibrated.csv
+    """
+    check_table_file(out, "--out", doing="writing")
+    for path in inputs:
+        if not Path(path).is_dir():
+            check_table_file(path, "INPUT")
+    model_file = read_model(model)
+    calibrator = model_file.calibrator
+    score = score_col or model_file.metadata.get("score")
+    if not isinstance(score, str):
+        raise InputError(
+            f"MODEL {model!r} does not name its score column; pass --score with the column of "
+            "scores."
+        )
+    if interval is not None and type(calibrator).__name__ != "ACPCalibrator":
+        raise InputError(f"--interval applies to ACP models only, not {type(calibrator).__name__}.")
+    source = open_source(inputs, "INPUT")
+    check_not_an_input(out, [model, *source.files()], "--out")
+    _check_not_inside(out, inputs)
+    check_output_free(out, force, "--out")
+    keep_cols, new_cols = plan_columns(
+        source,
+        calibrator,
+        score=score,
+        keep=_keep_list(keep),
+        prefix=prefix,
+        interval=interval,
+    )
+    rows = BACKENDS[backend](
+        calibrator,
+        source,
+        out,
+        score=score,
+        keep=keep_cols,
+        prefix=prefix,
+        interval=interval,
+        method=type(calibrator).__name__,
+        fitted_on=str(model),
+        progress=progress,
+    )
+    n_files = len(source.files())
+    click.echo(
+        f"Applied {type(calibrator).__name__} from {model} to {rows} rows of {n_files} "
+        f"file{'s' if n_files != 1 else ''}; wrote {', '.join(new_cols)} to {out}."
+    )

@@ -1,0 +1,134 @@
+"""``venncal fit``: fit a calibrator on a table of scores and labels and save it as a model file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from venncal.cli._extras import require_extra
+from venncal.cli._fitting import (
+    calibrator_options,
+    fit_calibrator,
+    make_calibrator,
+    read_calibration,
+)
+from venncal.cli._io import InputError, check_not_an_input, check_output_free, check_table_file
+
+__all__ = ["fit", "fit_local", "BACKENDS"]
+
+
+def fit_local(calibrator, cal_file, *, score, label, weight=None, positive=None, method):
+    """Fit ``calibrator`` on ``cal_file`` in this process; return it and the row count."""
+    s, y, w = read_calibration(cal_file, score, label, weight, positive)
+    fit_calibrator(calibrator, s, y, w, method=method, source=cal_file)
+    return calibrator, {"rows": int(s.shape[0]), "positives": int(y.sum())}
+
+
+def fit_dask(calibrator, cal_file, *, score, label, weight=None, positive=None, method, scheduler):
+    """Fit on a Dask cluster through ``venncal.dask.cli_fit`` (same arguments and result)."""
+    require_extra("distributed", "dask", "--backend dask")
+    try:
+        from venncal.dask import cli_fit
+    except ImportError:
+        raise InputError("--backend dask is not available in this venncal installation.") from None
+    return cli_fit(
+        calibrator,
+        cal_file,
+        score=score,
+        label=label,
+        weight=weight,
+        positive=positive,
+        method=method,
+        scheduler=scheduler,
+    )
+
+
+#: --backend name -> function(calibrator, cal_file, *, score, label, weight, positive, method)
+BACKENDS = {"local": fit_local, "dask": fit_dask}
+
+
+def _check_model_path(out, force, inputs):
+    if Path(out).suffix.lower() != ".json":
+        raise InputError(f"--out {out!r} must end in .json (a venncal model file).")
+    check_not_an_input(out, inputs, "--out")
+    check_output_free(out, force, "--out")
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("cal_file", type=click.Path())
+@click.option("--score", "score_col", required=True, help="Column of classifier scores.")
+@click.option("--label", "label_col", required=True, help="Column of true labels (any two values).")
+@calibrator_options
+@click.option(
+    "--out",
+    "-o",
+    "out",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="The model file to write (.json).",
+)
+@click.option("--force", is_flag=True, help="Overwrite --out if it exists.")
+@click.option(
+    "--backend",
+    type=click.Choice(list(BACKENDS)),
+    default="local",
+    show_default=True,
+    help="Where to fit: in this process, or on a Dask cluster (pip install 'venncal[dask]').",
+)
+@click.option("--scheduler", default=None, help="dask: address of the scheduler.")
+def fit(
+    cal_file,
+    score_col,
+    label_col,
+    positive,
+    method,
+    merge,
+    n_bins,
+    strategy,
+    weight_col,
+    out,
+    force,
+    backend,
+    scheduler,
+):
+    """Fit a calibrator on CAL_FILE and save it as a model file for venncal apply.
+
+    CAL_FILE is a CSV or Parquet table, or a folder of Parquet files, with a column of
+    classifier scores (larger means more likely positive) and a column of true labels. The model
+    file is versioned JSON with a checksum (no pickle): load it in Python with venncal.load.
+
+    \b
+    Example:
+      venncal fit cal.parquet --score score --label y --method venn-abers -o model.json
+      venncal apply model.json scores/ -o calibrated.parquet
+    """
+    if not Path(cal_file).is_dir():
+        check_table_file(cal_file, "CAL_FILE")
+    _check_model_path(out, force, [cal_file])
+    calibrator = make_calibrator(method, merge=merge, n_bins=n_bins, strategy=strategy)
+    kwargs = {"score": score_col, "label": label_col, "weight": weight_col}
+    kwargs.update(positive=positive, method=method)
+    if backend != "local":
+        kwargs["scheduler"] = scheduler
+    elif scheduler is not None:
+        raise InputError("--scheduler applies to --backend dask only.")
+    calibrator, info = BACKENDS[backend](calibrator, cal_file, **kwargs)
+
+    import venncal
+
+    metadata = {"score": score_col, "label": label_col, "method": method, **info}
+    if positive is not None:
+        metadata["positive"] = positive
+    if weight_col is not None:
+        metadata["weight"] = weight_col
+    try:
+        venncal.save(calibrator, out, overwrite=force, metadata=metadata)
+    except FileExistsError:
+        raise InputError(f"--out {out!r} already exists; pass --force to overwrite it.") from None
+    except OSError as exc:
+        raise InputError(f"cannot write --out {out!r}: {exc.strerror or exc}.") from None
+    click.echo(
+        f"Fitted {method} on {info['rows']} rows of {cal_file} ({info['positives']} positive); "
+        f"wrote the model to {out}."
+    )
