@@ -23,6 +23,7 @@ SCORE_CALIBRATOR_XFAILS = {
     "check_fit2d_1feature": _ONE_D,
     "check_dict_unchanged": _ONE_D,
     "check_fit2d_predict1d": _ONE_D,
+    "check_estimators_partial_fit_n_features": _ONE_D,
     "check_n_features_in": "the check reads X.shape[1] of the reduced 1-D X",
     "check_n_features_in_after_fitting": "the check reads X.shape[1] of the reduced 1-D X",
     "check_estimator_sparse_array": "the check cannot build its 1-D sparse input (lil format)",

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from venncal._validation import check_option
 from venncal.calibration._base import BaseScoreCalibrator
-from venncal.core.bayesian_binning import DEFAULT_LAM, fit_bayesian_binning
+from venncal.calibration._counts import CountCalibratorMixin
+from venncal.core.bayesian_binning import DEFAULT_LAM, fit_bayesian_binning_counts
 
 __all__ = ["BayesianBinningCalibrator"]
 
 
-class BayesianBinningCalibrator(BaseScoreCalibrator):
+class BayesianBinningCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
     """Bayesian binning of Naeini, Cooper & Hauskrecht: SBB or ABB, computed exactly.
 
     Every partition of the sorted distinct calibration scores into bins is scored by its
@@ -39,6 +40,10 @@ class BayesianBinningCalibrator(BaseScoreCalibrator):
         How ABB weighs the bins (SBB ignores it). ``"exact"`` is the model average of the
         paper's eq. (7); ``"paper"`` is its eq. (8) as printed, which weighs each bin by the
         best (not the total) score of the binnings around it. See Notes.
+    decimals : int or None, default=None
+        Round every score (calibration and test alike) to this many decimal places before
+        use, which bounds the number N of distinct scores and so the O(N^2) time; recorded as
+        ``decimals_``. None: no rounding.
 
     Attributes
     ----------
@@ -48,11 +53,19 @@ class BayesianBinningCalibrator(BaseScoreCalibrator):
     log_score_ : float
         Log score of the selected binning (SBB, and ABB with ``averaging="paper"``) or log of
         the total score of all binnings (ABB with ``averaging="exact"``).
+    aggregate_ : CountTable
+        The calibration data pooled by distinct score (kept for :meth:`partial_fit`).
+    decimals_ : int or None
+        The rounding applied to every score.
 
     Notes
     -----
     Sample weights act as counts relative to the mean weight, so multiplying all of them by a
-    constant changes nothing; to give frequency counts, repeat the rows. Outputs lie strictly
+    constant changes nothing. To give frequency counts, such as aggregated rows (one per
+    distinct score and label) with their counts, use :meth:`fit_aggregate`: it gives the fit
+    on the expanded rows bit for bit (the fit depends on the data only through the counts of
+    negatives and positives at each distinct score). :meth:`partial_fit` equals refitting on
+    the union. Outputs lie strictly
     inside (0, 1). The map need not be monotone in the score, which lets
     SBB and ABB repair classifiers whose scores are not monotone in the posterior (Naeini et al.,
     Table 2a-b). A test score takes the value of the nearest calibration score (the lower one on
@@ -110,29 +123,37 @@ class BayesianBinningCalibrator(BaseScoreCalibrator):
     """
 
     def __init__(
-        self, *, method="averaging", lam=DEFAULT_LAM, max_positions=None, averaging="exact"
+        self,
+        *,
+        method="averaging",
+        lam=DEFAULT_LAM,
+        max_positions=None,
+        averaging="exact",
+        decimals=None,
     ):
         self.method = method
         self.lam = lam
         self.max_positions = max_positions
         self.averaging = averaging
+        self.decimals = decimals
 
-    def _fit(self, s, y01, w):
+    def _fit_table(self, table):
         owner = type(self).__name__
         check_option(self.method, ("averaging", "selection"), name="method", owner=owner)
         check_option(self.averaging, ("exact", "paper"), name="averaging", owner=owner)
+        n0, n1 = table.relative_counts()  # sample weights count relative to their mean
         try:
-            self.binning_ = fit_bayesian_binning(
-                s,
-                y01,
-                w,
+            self.binning_ = fit_bayesian_binning_counts(
+                table.values,
+                n0,
+                n1,
                 method=self.method,
                 lam=self.lam,
                 max_positions=self.max_positions,
                 averaging=self.averaging,
             )
         except ValueError as exc:
-            raise ValueError(str(exc).replace("fit_bayesian_binning", owner)) from None
+            raise ValueError(str(exc).replace("fit_bayesian_binning_counts", owner)) from None
         self.log_score_ = self.binning_.log_score
 
     def _predict_positive(self, s):

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from venncal.calibration._base import BaseScoreCalibrator
-from venncal.core.histogram import fit_histogram
+from venncal.calibration._counts import CountCalibratorMixin
+from venncal.core.histogram import fit_histogram_counts
 
 __all__ = ["HistogramCalibrator"]
 
 
-class HistogramCalibrator(BaseScoreCalibrator):
+class HistogramCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
     """Histogram binning (Zadrozny & Elkan 2001): each bin predicts its fraction of positives.
 
     Parameters
@@ -25,6 +26,9 @@ class HistogramCalibrator(BaseScoreCalibrator):
         output exactly 0 or 1 (infinite log loss); ``alpha=1`` keeps outputs inside (0, 1).
         Weighted counts use the weights relative to their mean, so scaling every sample weight
         by a constant changes nothing.
+    decimals : int or None, default=None
+        Round every score (calibration and test alike) to this many decimal places before
+        use; recorded as ``decimals_``. None: no rounding.
 
     Attributes
     ----------
@@ -33,6 +37,20 @@ class HistogramCalibrator(BaseScoreCalibrator):
     bin_counts_ : ndarray of shape (n_bins_,)
         Weighted calibration examples per bin; an empty bin predicts the overall rate.
     binning_ : HistogramBinning
+    aggregate_ : CountTable
+        The calibration data pooled by distinct score (kept for :meth:`partial_fit`).
+    decimals_ : int or None
+        The rounding applied to every score.
+
+    Notes
+    -----
+    The fit depends on the calibration data only through the weight of negatives and
+    positives at each distinct score: quantile edges are weighted quantiles, which pooling
+    tied scores does not move. :meth:`fit_aggregate` on aggregated rows (one per distinct
+    score and label) with their counts gives the fit on the expanded rows bit for bit, and so
+    does ``sample_weight=counts`` when ``alpha=0`` (with ``alpha > 0`` sample weights count
+    relative to their mean, so use :meth:`fit_aggregate`). :meth:`partial_fit` equals
+    refitting on the union.
 
     References
     ----------
@@ -46,15 +64,26 @@ class HistogramCalibrator(BaseScoreCalibrator):
     array([0.333, 0.667])
     """
 
-    def __init__(self, *, n_bins=10, strategy="uniform", alpha=0.0):
+    def __init__(self, *, n_bins=10, strategy="uniform", alpha=0.0, decimals=None):
         self.n_bins = n_bins
         self.strategy = strategy
         self.alpha = alpha
+        self.decimals = decimals
 
-    def _fit(self, s, y01, w):
-        self.binning_ = fit_histogram(
-            s, y01, w, n_bins=self.n_bins, strategy=self.strategy, alpha=self.alpha
-        )
+    def _fit_table(self, table):
+        try:
+            self.binning_ = fit_histogram_counts(
+                table.values,
+                table.n0,
+                table.n1,
+                n_bins=self.n_bins,
+                strategy=self.strategy,
+                alpha=self.alpha,
+                mean_weight=table.mean_weight(),
+                unit=2.0**table.exponent,
+            )
+        except ValueError as exc:
+            raise ValueError(str(exc).replace("fit_histogram_counts", "fit_histogram")) from None
         self.bin_edges_ = self.binning_.edges
         self.bin_counts_ = self.binning_.counts
 

@@ -6,13 +6,14 @@ import numpy as np
 
 from venncal._validation import check_option
 from venncal.calibration._base import BaseScoreCalibrator
+from venncal.calibration._counts import CountCalibratorMixin
 from venncal.core.merge import MERGES, merge
-from venncal.core.venn_abers import ivap_fit
+from venncal.core.venn_abers import ivap_fit, ivap_fit_counts
 
 __all__ = ["VennAbersCalibrator"]
 
 
-class VennAbersCalibrator(BaseScoreCalibrator):
+class VennAbersCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
     """Inductive (pre-trained) Venn-Abers calibrator of a classifier's scores.
 
     For each test score it returns the pair (p0, p1): the isotonic fits at that score to the
@@ -31,6 +32,10 @@ class VennAbersCalibrator(BaseScoreCalibrator):
         How ``predict_proba`` merges (p0, p1): ``"log"`` p1 / (1 - p0 + p1) minimises the
         worst-case regret of log loss (eq. 10 of Vovk & Petej 2014), ``"square"``
         p1 + p0^2/2 - p1^2/2 that of square loss (eq. 11), ``"mean"`` the midpoint.
+    decimals : int or None, default=None
+        Round every score (calibration and test alike) to this many decimal places before
+        use, to bound the number of distinct scores; recorded as ``decimals_`` at fit.
+        None: no rounding.
 
     Attributes
     ----------
@@ -40,6 +45,18 @@ class VennAbersCalibrator(BaseScoreCalibrator):
         The compressed step tables of p0 and p1.
     n_features_in_ : int
         Always 1.
+    aggregate_ : CountTable
+        The calibration data pooled by distinct score (kept for :meth:`partial_fit`).
+    decimals_ : int or None
+        The rounding applied to every score.
+
+    Notes
+    -----
+    The predictor depends on the calibration data only through the number of negatives and
+    positives at each distinct score. Fitting on aggregated rows (one per distinct score and
+    label) with their counts, by :meth:`fit_aggregate` or as ``sample_weight`` of :meth:`fit`,
+    gives the predictor fitted on the expanded rows, bit for bit (whole-number counts: exact
+    integer geometry in both). :meth:`partial_fit` adds data and equals refitting on the union.
 
     References
     ----------
@@ -64,12 +81,26 @@ class VennAbersCalibrator(BaseScoreCalibrator):
     True
     """
 
-    def __init__(self, *, merge="log"):
+    def __init__(self, *, merge="log", decimals=None):
         self.merge = merge
+        self.decimals = decimals
 
-    def _fit(self, s, y01, w):
+    def _fit_rows(self, s, y01, w, table):
+        if w is None:  # the table is the unweighted diagram: no second pass over the rows
+            self._fit_table(table)
+        else:  # exact geometry for weights of any magnitude, from the rows themselves
+            check_option(self.merge, MERGES, name="merge", owner=type(self).__name__)
+            self.tables_ = ivap_fit(s, y01, sample_weight=w)
+
+    def _fit_table(self, table):
         check_option(self.merge, MERGES, name="merge", owner=type(self).__name__)
-        self.tables_ = ivap_fit(s, y01, sample_weight=w)
+        n0, n1 = table.weights()
+        if not (np.isfinite(n0).all() and np.isfinite(n1).all()):
+            raise ValueError(
+                "'sample_weight' sums past the largest float at some score; Venn-Abers counts "
+                "weights as examples, so rescale them."
+            )
+        self.tables_ = ivap_fit_counts(table.values, n0, n1)
 
     def predict_interval(self, scores):
         """Return the Venn-Abers interval [p0, p1] of the positive class.

@@ -40,7 +40,7 @@ from venncal._validation import (
     relative_sample_weight,
 )
 
-__all__ = ["HistogramBinning", "fit_histogram", "histogram_edges"]
+__all__ = ["HistogramBinning", "fit_histogram", "fit_histogram_counts", "histogram_edges"]
 
 
 #: Up to this many bins (or the number of calibration scores, if larger) the edges of every bin
@@ -250,3 +250,61 @@ def fit_histogram(scores, y01, sample_weight=None, *, n_bins=10, strategy="unifo
     with np.errstate(over="ignore"):  # the counts are reported in the units of the weights
         counts, positives = counts * factor, positives * factor
     return HistogramBinning(edges, values, counts, positives)
+
+
+def fit_histogram_counts(
+    values, n0, n1, *, n_bins=10, strategy="uniform", alpha=0.0, mean_weight=1.0, unit=1.0
+):
+    """Fit histogram binning on pooled calibration data: distinct scores with class counts.
+
+    The fit of :func:`fit_histogram` on rows that pool to these counts. Bin counts are sums of
+    the counts (exact for whole numbers), so aggregated rows with their counts give the fit on
+    the expanded rows, bit for bit; quantile edges are the weighted quantiles, which pooling
+    does not move (every row of a distinct score has that score).
+
+    Parameters
+    ----------
+    values : ndarray of shape (k,)
+        The distinct scores, increasing.
+    n0, n1 : ndarray of shape (k,)
+        Non-negative weight of negatives and positives at each score (their sum positive).
+    n_bins, strategy, alpha
+        As in :func:`fit_histogram`.
+    mean_weight : float, default=1.0
+        The weight of one example in the units of ``n0`` and ``n1``: the smoothing adds
+        ``alpha`` examples, ``(n1 + alpha m) / (n + 2 alpha m)``. 1 for counts; the mean
+        weight for weights taken relative to their mean.
+    unit : float, default=1.0
+        Factor that turns ``n0`` and ``n1`` into the reported ``counts`` and ``positives``.
+
+    Returns
+    -------
+    HistogramBinning
+
+    Examples
+    --------
+    >>> fit = fit_histogram_counts(np.array([0.1, 0.9]), np.array([2.0, 1.0]),
+    ...                            np.array([1.0, 3.0]), n_bins=2)
+    >>> fit.values, fit.counts
+    (array([0.33333333, 0.75      ]), array([3., 4.]))
+    """
+    owner = "fit_histogram_counts"
+    n_bins = check_positive_int(n_bins, name="n_bins", owner=owner)
+    check_option(strategy, ("uniform", "quantile"), name="strategy", owner=owner)
+    alpha = check_in_range(alpha, 0, np.inf, name="alpha", owner=owner, closed="left")
+    v = np.asarray(values, dtype=np.float64)
+    n0 = np.asarray(n0, dtype=np.float64)
+    n1 = np.asarray(n1, dtype=np.float64)
+    weight = n0 + n1
+    edges = histogram_edges(v, n_bins, strategy, weight)
+    k = edges.size - 1
+    idx = np.searchsorted(edges[1:-1], v, side="right")
+    counts = np.bincount(idx, weights=weight, minlength=k)
+    positives = np.bincount(idx, weights=n1, minlength=k)
+    overall = positives.sum() / counts.sum()
+    a = alpha * mean_weight
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = (positives + a) / (counts + 2.0 * a)
+    out = np.where(counts > 0, out, overall)
+    with np.errstate(over="ignore"):
+        return HistogramBinning(edges, out, counts * unit, positives * unit)

@@ -23,7 +23,7 @@ from venncal.core._ivap_kernels import (
     merge_sorted_groups,
 )
 
-__all__ = ["IVAPTables", "ivap_fit", "ivap_gap_values", "FLOAT_ROUTE_ATOL"]
+__all__ = ["IVAPTables", "ivap_fit", "ivap_fit_counts", "ivap_gap_values", "FLOAT_ROUTE_ATOL"]
 
 
 # An orientation test multiplies two coordinate differences of at most W + 1 (W the total
@@ -305,3 +305,58 @@ def ivap_fit(scores, y01, sample_weight=None):
     b0, vals0 = _compress(u, _sweep(cw, ca, unit, True, scratch))
     del scratch, cw, ca
     return IVAPTables(b0, vals0, b1, vals1, total, int(u.shape[0]))
+
+
+def ivap_fit_counts(values, n0, n1):
+    """Fit an inductive Venn-Abers predictor on pooled data: distinct scores with class counts.
+
+    The predictor :func:`ivap_fit` gives on rows that pool to these counts: integer counts
+    (or whole-number floats) totalling at most 2**31 - 2 run on the same exact int64 geometry
+    as unweighted rows, so aggregated rows with their counts give the fit on the expanded rows
+    bit for bit; other weights take the routes of :func:`ivap_gap_values`.
+
+    Parameters
+    ----------
+    values : ndarray of shape (k,)
+        The distinct scores, increasing.
+    n0, n1 : ndarray of shape (k,)
+        Non-negative weight (count) of negatives and positives at each score, their sum
+        positive.
+
+    Returns
+    -------
+    IVAPTables
+
+    Examples
+    --------
+    >>> t = ivap_fit_counts(np.array([0.1, 0.2, 0.3, 0.4]), np.array([1, 0, 1, 0]),
+    ...                     np.array([0, 1, 0, 1]))
+    >>> t.predict([0.25])
+    (array([0.33333333]), array([0.66666667]))
+    """
+    values = np.asarray(values, dtype=np.float64)
+    n0, n1 = np.asarray(n0), np.asarray(n1)
+    weight = n0 + n1
+    if weight.dtype.kind in "iu" and int(weight.sum()) <= _INT64_EXACT_TOTAL:
+        cw = _cumulative(weight.astype(np.int64, copy=False))
+        ca, unit = _cumulative(n1.astype(np.int64, copy=False)), 1
+        total = float(cw[-1])
+    else:
+        weight = weight.astype(np.float64, copy=False)
+        positives = n1.astype(np.float64, copy=False)
+        with np.errstate(over="ignore"):
+            total = float(np.sum(weight))
+        route = _route(weight)
+        if route == "exact":
+            ints, unit = _scaled_ints(np.r_[weight, positives])
+            k = weight.shape[0]
+            cw, ca = _cumulative_exact(ints[:k]), _cumulative_exact(ints[k:])
+        elif route == "int64":
+            cw = _cumulative(weight.astype(np.int64))
+            ca, unit = _cumulative(positives.astype(np.int64)), 1
+        else:
+            cw, ca, unit = _cumulative_float(weight), _cumulative_float(positives), 1.0
+    scratch = None if isinstance(cw, list) else _scratch(cw)
+    b1, vals1 = _compress(values, _sweep(cw, ca, unit, False, scratch))
+    b0, vals0 = _compress(values, _sweep(cw, ca, unit, True, scratch))
+    return IVAPTables(b0, vals0, b1, vals1, total, int(values.shape[0]))

@@ -1,0 +1,162 @@
+"""Calibrators that depend on their calibration data only through counts.
+
+Venn-Abers, isotonic regression, histogram binning and Bayesian binning see the calibration set
+only through the weight of negatives and of positives at each distinct score (a
+:class:`~venncal.core.counts.CountTable`). :class:`CountCalibratorMixin` gives them, on top of
+``fit``:
+
+* ``fit_aggregate(scores, y, counts)``: a fit from aggregated rows (one row per distinct score
+  and label, with the number of examples it stands for), equal bit for bit to ``fit`` on the
+  expanded rows;
+* ``partial_fit(scores, y, sample_weight=None)``: adds calibration data to a fitted calibrator,
+  equal to refitting on the union; the calibrator keeps the table (``aggregate_``), so memory
+  grows with the number of distinct scores, not of examples;
+* ``decimals``: optional rounding of every score, at fit and at prediction alike, to bound the
+  number of distinct scores.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from venncal._validation import (
+    check_binary_labels,
+    check_consistent_length,
+    check_sample_weight,
+    check_scores,
+    check_weighted_classes,
+    rescale_sample_weight,
+)
+from venncal.core.counts import (
+    check_decimals,
+    count_table,
+    merge_count_tables,
+    round_scores,
+)
+
+__all__ = ["CountCalibratorMixin"]
+
+
+class CountCalibratorMixin:
+    """Fits from aggregates, ``partial_fit`` and score rounding for count-based calibrators.
+
+    A subclass implements ``_fit_table(table)``, the fit on a
+    :class:`~venncal.core.counts.CountTable`, and may override ``_fit_rows(s, y01, w, table)``
+    (by default the table fit) when the rows allow a more exact route.
+    """
+
+    def _owner(self):
+        return type(self).__name__
+
+    def _fit(self, s, y01, w):
+        decimals = check_decimals(self.decimals, owner=self._owner())
+        s = round_scores(s, decimals)
+        table = count_table(s, y01, w)
+        self.decimals_ = decimals
+        self._fit_rows(s, y01, w, table)
+        self.aggregate_ = table
+
+    def _fit_rows(self, s, y01, w, table):
+        self._fit_table(table)
+
+    def _check_predict_input(self, scores):
+        s = super()._check_predict_input(scores)
+        return round_scores(s, getattr(self, "decimals_", None))
+
+    def fit_aggregate(self, scores, y, counts):
+        """Fit on aggregated calibration data: each row stands for ``counts`` examples.
+
+        Rows from a ``GROUP BY score, label`` (one per distinct score and label, with the
+        number of examples) give the calibrator that ``fit`` gives on the expanded rows, bit
+        for bit, whatever the order or the split of the rows, as long as the counts are whole
+        numbers totalling less than 2^53. Unlike ``sample_weight``, which some calibrators take
+        relative to the mean weight, ``counts`` are numbers of examples.
+
+        Parameters
+        ----------
+        scores : array-like of shape (n,) or (n, 1)
+            Calibration scores; a score may appear on several rows.
+        y : array-like of shape (n,)
+            Labels; any two values.
+        counts : array-like of shape (n,)
+            Non-negative number of examples behind each row (fractions are allowed and are
+            counted as such).
+
+        Returns
+        -------
+        self : object
+            The fitted calibrator.
+        """
+        s, y01, classes, _ = self._check_fit_input(scores, y, None)
+        c = check_sample_weight(counts, s.shape[0], name="counts")
+        if c is None:
+            raise TypeError("'counts' must be array-like, got None.")
+        check_weighted_classes(y01, rescale_sample_weight(c), name="counts")
+        decimals = check_decimals(self.decimals, owner=self._owner())
+        table = count_table(round_scores(s, decimals), y01, c, counts=True)
+        self.decimals_ = decimals
+        self._fit_table(table)
+        self.aggregate_ = table
+        self.classes_ = classes
+        self.n_features_in_ = 1
+        return self
+
+    def partial_fit(self, scores, y, sample_weight=None, *, classes=None):
+        """Add calibration data to the calibrator, as if refitted on all of it.
+
+        On a calibrator not fitted yet, this is ``fit``. Otherwise the new rows are pooled
+        with the table of the earlier data (``aggregate_``) and the calibrator is fitted on the
+        union; the result equals ``fit`` on the union of all the data (bit for bit for unit or
+        whole-number weights, to the rounding of the weight sums otherwise). The labels must
+        be among ``classes_``; a batch may hold one class only. Scores are rounded as at the
+        first fit (``decimals_``).
+
+        Parameters
+        ----------
+        scores : array-like of shape (n,) or (n, 1)
+        y : array-like of shape (n,)
+        sample_weight : array-like of shape (n,), default=None
+        classes : array-like of shape (2,), default=None
+            The two labels, as in scikit-learn's ``partial_fit``; once fitted, they must be
+            ``classes_``.
+
+        Returns
+        -------
+        self : object
+        """
+        fitted = hasattr(self, "aggregate_")
+        if not fitted:
+            self.fit(scores, y, sample_weight)
+        if classes is not None:
+            given = np.unique(np.asarray(classes))
+            if not np.array_equal(given, self.classes_):
+                raise ValueError(
+                    f"'classes' must be the labels {list(self.classes_.tolist())!r} of "
+                    f"{self._owner()}.partial_fit; got {list(given.tolist())!r}."
+                )
+        return self._add(scores, y, sample_weight) if fitted else self
+
+    def _add(self, scores, y, sample_weight):
+        s = check_scores(scores, name="scores")
+        y01, _ = check_binary_labels(y, name="y", classes=self.classes_)
+        check_consistent_length(scores=s, y=y01)
+        w = check_sample_weight(sample_weight, s.shape[0])
+        new = count_table(round_scores(s, self.decimals_), y01, w)
+        table = merge_count_tables(self.aggregate_, new)
+        self._fit_table(table)
+        self.aggregate_ = table
+        return self
+
+    def _fit_table_checked(self, table, classes):
+        """Fit on a table built elsewhere (e.g. by a distributed aggregation)."""
+        if not (table.n0 > 0).any() or not (table.n1 > 0).any():
+            raise ValueError(
+                "'sample_weight' is zero on every example of one class; calibration needs "
+                "both classes with positive weight."
+            )
+        self.decimals_ = check_decimals(self.decimals, owner=self._owner())
+        self._fit_table(table)
+        self.aggregate_ = table
+        self.classes_ = np.asarray(classes)
+        self.n_features_in_ = 1
+        return self
