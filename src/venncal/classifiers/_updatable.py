@@ -595,6 +595,10 @@ def _qda_factory(est, response_method):
     )
 
 
+# entries of one block of squared distances in the k-NN scorer's fit (8 MiB of float64)
+_KNN_BLOCK_ENTRIES = 2**20
+
+
 class _KNNScorer(UpdatableScorer):
     """k nearest neighbours with uniform weights and Euclidean distance."""
 
@@ -607,23 +611,39 @@ class _KNNScorer(UpdatableScorer):
             raise ValueError(f"n_neighbors={k} exceeds the {X.shape[0]} training objects.")
         self.X = X
         self.y = y01.astype(np.float64)
+        n = X.shape[0]
         with np.errstate(over="ignore", invalid="ignore"):
             sq = (X * X).sum(axis=1)
-            D = np.maximum(sq[:, None] + sq[None, :] - 2.0 * X @ X.T, 0.0)
         tiny = np.abs(X[X != 0]).min(initial=np.inf)
-        if not np.isfinite(D).all() or tiny * tiny == 0.0:  # squares overflow or underflow
+        if tiny * tiny == 0.0:  # squares underflow
             return None
-        np.fill_diagonal(D, -1.0)  # every object is its own nearest neighbour
-        idx = (
-            np.argpartition(D, k - 1, axis=1)[:, :k]
-            if k < X.shape[0]
-            else np.tile(np.arange(X.shape[0]), (X.shape[0], 1))
-        )
-        dk = np.take_along_axis(D, idx, axis=1)
-        kth = idx[np.arange(X.shape[0]), np.argmax(dk, axis=1)]
-        self.radius2 = np.max(dk, axis=1)
-        self.sum_k = self.y[idx].sum(axis=1)
-        self.y_kth = self.y[kth]
+        # squared distances a block of rows at a time: O(block * l) memory instead of l x l.
+        # Blocks start at multiples of 64 rows, so the matrix product gives every row the
+        # values the whole product X @ X.T gives (BLAS kernels work on aligned row panels).
+        block = 64 * max(1, -(-max(k, _KNN_BLOCK_ENTRIES // max(n, 1)) // 64))
+        self.radius2 = np.empty(n)
+        self.sum_k = np.empty(n)
+        self.y_kth = np.empty(n)
+        for start in range(0, n, block):
+            rows = slice(start, min(start + block, n))
+            with np.errstate(over="ignore", invalid="ignore"):
+                D = np.maximum(sq[rows, None] + sq[None, :] - 2.0 * X[rows] @ X.T, 0.0)
+            if not np.isfinite(D).all():  # squares overflow
+                return None
+            b = D.shape[0]
+            D[np.arange(b), np.arange(start, start + b)] = -1.0  # its own nearest neighbour
+            if k < n:
+                idx = np.argpartition(D, k - 1, axis=1)[:, :k]
+                dk = np.take_along_axis(D, idx, axis=1)
+                kth = idx[np.arange(b), np.argmax(dk, axis=1)]
+                self.sum_k[rows] = self.y[idx].sum(axis=1)
+            else:  # every object is a neighbour
+                dk = D
+                kth = np.argmax(D, axis=1)
+                self.sum_k[rows] = self.y[np.broadcast_to(np.arange(n), (b, n))].sum(axis=1)
+            self.radius2[rows] = np.max(dk, axis=1)
+            self.y_kth[rows] = self.y[kth]
+            del D, dk
         self.sq = sq
         return self
 
