@@ -7,7 +7,10 @@ For each fast path and training size l, reports (medians over repeats):
 and the generic path's wall time with n_jobs = 1 and 2. Writes the
 "## Full Venn-Abers" section of BENCHMARKS.md.
 
-Run: python benchmarks/bench_full_venn_abers.py [--quick]
+Also measures the memory and time of the k-NN fast path's fit, before and after it computed
+the distances in row blocks (``--knn-memory`` runs only that part).
+
+Run: python benchmarks/bench_full_venn_abers.py [--quick] [--knn-memory]
 """
 
 import datetime
@@ -161,8 +164,86 @@ def write_section(rows, scaling, m):
     _timing.write_section("Full Venn-Abers", "\n".join(lines))
 
 
+def traced_peak(fn):
+    import tracemalloc
+
+    tracemalloc.start()
+    tracemalloc.reset_peak()
+    fn()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak
+
+
+def knn_memory():
+    """k-NN fast path fit: the whole l x l distance matrix (before) against row blocks (after).
+
+    Interleaved rounds of CPU time, peak traced allocation (tracemalloc) of each, and whether
+    the fitted statistics agree bit for bit. Writes "## Full Venn-Abers, k-NN fit memory".
+    """
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    from tests._reference.knn_dense import dense_statistics
+
+    from venncal.classifiers._updatable import _KNNScorer
+
+    k = 15
+    sizes = (1000, 2000, 4000) if QUICK else (1000, 2000, 4000, 8000)
+    rows = []
+    for n in sizes:
+        X, y = data(n, False)
+        before, after = [], []
+        for _ in range(3 if QUICK else 5):
+            t0 = time.process_time()
+            dense_statistics(X, y, k)
+            t1 = time.process_time()
+            _KNNScorer(k).fit(X, y)
+            t2 = time.process_time()
+            before.append(t1 - t0)
+            after.append(t2 - t1)
+        mem_before = traced_peak(lambda a=(X, y, k): dense_statistics(*a))
+        mem_after = traced_peak(lambda a=(X, y): _KNNScorer(k).fit(*a))
+        mem_full = traced_peak(lambda a=(X, y): FullVennAbers(KNeighborsClassifier(k)).fit(*a))
+        fitted = _KNNScorer(k).fit(X, y)
+        ref = dense_statistics(X, y, k)
+        same = all(
+            np.array_equal(a, b) for a, b in zip((fitted.radius2, fitted.sum_k, fitted.y_kth), ref)
+        )
+        tb, ta = float(np.median(before)), float(np.median(after))
+        ratio = float(np.median(np.array(before) / np.array(after)))
+        rows.append((n, tb, ta, ratio, mem_before, mem_after, mem_full, same))
+        print(
+            f"k-NN fit l={n}: before {tb:.3f} s {mem_before / 2**20:.0f} MiB, after {ta:.3f} s "
+            f"{mem_after / 2**20:.1f} MiB (FullVennAbers.fit {mem_full / 2**20:.1f} MiB), "
+            f"before/after {ratio:.2f}x, same={same}",
+            flush=True,
+        )
+    lines = [
+        f"`python benchmarks/bench_full_venn_abers.py --knn-memory` ({_timing.machine_note()}, "
+        f"load average {os.getloadavg()[1]:.1f}; one BLAS thread; CPU time, medians of "
+        f"interleaved rounds). Fit of the k-NN updatable scorer, k = {k}, d = {D}: 'before' "
+        "builds the whole l x l squared-distance matrix and its l x l argpartition "
+        "(`tests/_reference/knn_dense.py`), 'after' the same a block of rows at a time (blocks "
+        "of max(k, 2^20 / l) rows rounded up to 64). Memory is the peak traced allocation "
+        "(tracemalloc). 'same': the fitted statistics agree bit for bit.",
+        "",
+        "| l | before, s | after, s | before / after | before, MiB | after, MiB "
+        "| FullVennAbers.fit, MiB | same |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for n, tb, ta, ratio, mb, ma, mf, same in rows:
+        lines.append(
+            f"| {n:,} | {tb:.3f} | {ta:.3f} | {ratio:.2f}x | {mb / 2**20:.0f} | "
+            f"{ma / 2**20:.1f} | {mf / 2**20:.1f} | {'yes' if same else 'NO'} |"
+        )
+    _timing.write_section("Full Venn-Abers, k-NN fit memory", "\n".join(lines))
+
+
 if __name__ == "__main__":
     # one BLAS thread everywhere, as in joblib's worker processes, so n_jobs=1 is not slowed
     # down by BLAS threads fighting over the two cores
     with threadpool_limits(1):
-        main()
+        if "--knn-memory" in sys.argv:
+            knn_memory()
+        else:
+            main()
+            knn_memory()

@@ -22,7 +22,8 @@ Built-in fast paths (binary problems, dense numeric features):
 * ``QuadraticDiscriminantAnalysis`` (``solver="svd"``, any ``reg_param``): rank-one update of the
   growing class's covariance, applied in its eigenbasis by Sherman-Morrison.
 * ``KNeighborsClassifier`` (uniform weights, Euclidean): only the objects whose k-th neighbour
-  is farther than the new point change their score.
+  is farther than the new point change their score. The fit finds the neighbours a block of
+  rows of the distance matrix at a time, in O(l max(k, 64)) memory.
 * ``LogisticRegression`` (L2 penalty, any solver but liblinear): Newton iterations started at
   the base fit (base Hessian plus the new example's term), run until the change still to come
   is below 1e-9, far tighter than the refit's own tolerance.
@@ -595,8 +596,8 @@ def _qda_factory(est, response_method):
     )
 
 
-# entries of one block of squared distances in the k-NN scorer's fit (8 MiB of float64)
-_KNN_BLOCK_ENTRIES = 2**20
+# entries of one block of squared distances in the k-NN scorer's fit (2 MiB of float64)
+_KNN_BLOCK_ENTRIES = 2**18
 
 
 class _KNNScorer(UpdatableScorer):

@@ -1,0 +1,202 @@
+"""Out-of-bag Venn-Abers: prediction time against refitting per reference example, and memory.
+
+Prediction (section 3.2 of Johansson et al. 2018): test object i is scored by the out-of-bag
+sub-ensemble of a calibration example z_r and predicted from the calibration set without z_r.
+The earlier algorithm (kept in ``tests/_reference/oob_venn_abers_naive.py``) refits an
+inductive Venn-Abers predictor per distinct z_r; the current one answers every query from one
+diagram (``venncal.core._loo_ivap``). Both run on the same scores in interleaved rounds, with
+the inductive predictor (one fit on all l scores, one prediction of the m test scores) as the
+floor of any predictor. The earlier algorithm runs up to l = 8,000 (16,000 in full mode); its
+time grows as l^2 log l.
+
+Memory: peak traced allocation (tracemalloc) of computing the out-of-bag calibration scores of
+a fitted random forest, the dense (members x rows x classes) computation against the member by
+member one, and of the prediction of l = m test objects.
+
+Writes the "## Out-of-bag Venn-Abers" section of BENCHMARKS.md.
+
+Run: python benchmarks/bench_oob.py [--quick]
+"""
+
+import os
+import pickle
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+import _timing
+import numpy as np
+from sklearn.ensemble import RandomForestClassifier
+from threadpoolctl import threadpool_limits
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tests._reference.oob_venn_abers_naive import (  # noqa: E402, I001
+    dense_oob_probas,
+    oob_venn_abers_naive,
+)
+from venncal.classifiers._oob import OOBEnsemble  # noqa: E402
+from venncal.core._loo_ivap import loo_ivap_predict  # noqa: E402
+from venncal.core.venn_abers import ivap_fit  # noqa: E402
+
+QUICK = "--quick" in sys.argv
+ROUNDS = 3 if QUICK else 5
+
+
+def problem(l, kind, seed=0):
+    """Scores, labels, test scores and left-out positions; ``ties``: out-of-bag-like scores
+    (means of about 37 votes: multiples of 1/37), ``distinct``: continuous scores."""
+    rng = np.random.default_rng(seed)
+    p = rng.random(l)
+    y = (rng.random(l) < p).astype(np.int64)
+    if kind == "ties":
+        s = np.round(np.clip(p + rng.normal(0, 0.2, l), 0, 1) * 37) / 37
+        t = np.round(rng.random(l) * 37) / 37
+    else:
+        s = np.clip(p + rng.normal(0, 0.2, l), -1, 2)
+        t = rng.random(l)
+    return s, y, t, rng.integers(0, l, l)
+
+
+def cpu(fn):
+    t0 = time.process_time()
+    fn()
+    return time.process_time() - t0
+
+
+def prediction_rows():
+    sizes = (
+        (1000, 2000, 4000, 8000, 100000)
+        if QUICK
+        else (1000, 2000, 4000, 8000, 16000, 32000, 100000)
+    )
+    old_max = 4000 if QUICK else 16000
+    rows = []
+    loo_ivap_predict(*problem(10, "ties")[:2], None, np.array([0]), np.array([0.5]))  # compile
+    for kind in ("ties", "distinct"):
+        for l in sizes:
+            s, y, t, lo = problem(l, kind)
+            runs = {"old": [], "new": [], "ind": []}
+            rounds = ROUNDS if l <= 32000 else 3
+            for _ in range(rounds):  # interleaved
+                if l <= old_max:
+                    runs["old"].append(cpu(lambda a=(s, y, t, lo): oob_venn_abers_naive(*a)))
+                runs["new"].append(cpu(lambda a=(s, y, None, lo, t): loo_ivap_predict(*a)))
+                runs["ind"].append(cpu(lambda a=(s, y), b=t: ivap_fit(*a).predict(b)))
+            if l <= old_max:
+                a = oob_venn_abers_naive(s, y, t, lo)
+                b = np.column_stack(loo_ivap_predict(s, y, None, lo, t))
+                same = bool(np.array_equal(a, b))
+            else:
+                same = None
+            med = {k: float(np.median(v)) if v else None for k, v in runs.items()}
+            rows.append((kind, l, med["old"], med["new"], med["ind"], same))
+            old = f"{med['old']:.3f} s" if med["old"] is not None else "-"
+            print(
+                f"{kind:8s} l=m={l:6d} old {old:>9s} new {med['new']:.3f} s "
+                f"inductive {med['ind']:.4f} s same={same}",
+                flush=True,
+            )
+    return rows
+
+
+def traced_peak(fn):
+    tracemalloc.start()
+    tracemalloc.reset_peak()
+    out = fn()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return out, peak
+
+
+def memory_rows():
+    n = 10_000 if QUICK else 100_000
+    T = 100
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, 10))
+    y = (X[:, 0] + rng.normal(size=n) > 0).astype(int)
+    rf = RandomForestClassifier(n_estimators=T, min_samples_leaf=20, random_state=0).fit(X, y)
+    forest_bytes = len(pickle.dumps(rf))
+    (oob, peak_mask) = traced_peak(lambda: OOBEnsemble(rf, n))
+    (dense, peak_old) = traced_peak(lambda: dense_oob_probas(oob.member_probas(X), oob.oob_mask))
+    (new, peak_new) = traced_peak(lambda: oob.calibration_probas(X))
+    assert np.array_equal(dense[0], new[0], equal_nan=True)
+    t_old = _timing.median_time(
+        lambda: dense_oob_probas(oob.member_probas(X), oob.oob_mask),
+        repeat=3,
+        clock=time.process_time,
+    )
+    t_new = _timing.median_time(
+        lambda: oob.calibration_probas(X), repeat=3, clock=time.process_time
+    )
+    l = 100_000
+    s, yy, t, lo = problem(l, "distinct")
+    _, peak_pred = traced_peak(lambda: loo_ivap_predict(s, yy, None, lo, t))
+    _, peak_ind = traced_peak(lambda: ivap_fit(s, yy).predict(t))
+    return dict(
+        n=n,
+        T=T,
+        forest=forest_bytes,
+        bits=oob._oob_bits.nbytes,
+        peak_mask=peak_mask,
+        peak_old=peak_old,
+        peak_new=peak_new,
+        t_old=t_old,
+        t_new=t_new,
+        l=l,
+        peak_pred=peak_pred,
+        peak_ind=peak_ind,
+    )
+
+
+def mib(b):
+    return f"{b / 2**20:.1f} MiB"
+
+
+def write(rows, mem):
+    lines = [
+        f"`python benchmarks/bench_oob.py` ({_timing.machine_note()}; load average "
+        f"{os.getloadavg()[1]:.1f}; CPU time of this process, medians of interleaved rounds, "
+        "one BLAS thread). l calibration scores and m = l test scores, each test score with "
+        "its own left-out calibration example drawn at random (as the hash of a test row "
+        "draws z_r). 'before' refits an inductive Venn-Abers predictor per distinct z_r "
+        "(`tests/_reference/oob_venn_abers_naive.py`, the earlier algorithm), 'after' answers "
+        "every query from one diagram (`venncal.core._loo_ivap`), 'inductive' is one "
+        "`ivap_fit` on the l scores plus the prediction of the m test scores, the floor of any "
+        "Venn-Abers predictor. 'ties': scores on a grid of 1/37 (the mean of about 37 "
+        "out-of-bag votes), 'distinct': continuous scores. 'same': before and after give "
+        "bit-identical (p0, p1).",
+        "",
+        "| scores | l = m | before, s | after, s | before / after | after / inductive | same |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for kind, l, old, new, ind, same in rows:
+        b = f"{old:.3f}" if old is not None else "-"
+        r = f"{old / new:.0f}x" if old is not None else "-"
+        sm = {True: "yes", False: "NO", None: "-"}[same]
+        lines.append(f"| {kind} | {l:,} | {b} | {new:.3f} | {r} | {new / ind:.0f}x | {sm} |")
+    lines += [
+        "",
+        f"Memory, random forest of {mem['T']} trees (min_samples_leaf=20) on n = {mem['n']:,} "
+        f"rows, 10 features; the pickled forest takes {mib(mem['forest'])}. Peak traced "
+        "allocation of the out-of-bag calibration scores: the dense (trees x n x 2) "
+        f"computation {mib(mem['peak_old'])} ({mem['t_old']:.2f} s), member by member "
+        f"{mib(mem['peak_new'])} ({mem['t_new']:.2f} s); the out-of-bag bookkeeping kept by "
+        f"the fitted model is one bit per row and tree, {mib(mem['bits'])} (built with a peak "
+        f"of {mib(mem['peak_mask'])}). Prediction of l = m = {mem['l']:,} (distinct scores): "
+        f"peak {mib(mem['peak_pred'])} (segment tree of hulls, O(l log l) integers, transient), "
+        f"inductive predictor {mib(mem['peak_ind'])}.",
+    ]
+    _timing.write_section("Out-of-bag Venn-Abers", "\n".join(lines))
+
+
+def main():
+    rows = prediction_rows()
+    mem = memory_rows()
+    print(mem, flush=True)
+    write(rows, mem)
+
+
+if __name__ == "__main__":
+    with threadpool_limits(1):
+        main()
