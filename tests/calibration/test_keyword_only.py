@@ -38,6 +38,7 @@ def test_every_calibrator_is_listed():
         "BayesianBinningCalibrator",
         "ACPCalibrator",
         "BetaCalibrator",
+        "MulticlassVennAbersCalibrator",
     }
 
 
