@@ -30,12 +30,13 @@ def split(n, y, seed):
 @pytest.mark.parametrize("k", [2, 3, 4])
 def test_ovr_intervals_match_naive(seed, k):
     X, y, Xt, _ = make_data(seed, k=k)
-    clf = MulticlassVennAbersClassifier(LogisticRegression(), random_state=seed).fit(X, y)
+    clf = MulticlassVennAbersClassifier(
+        LogisticRegression(), strategy="ovr", pooled=False, random_state=seed
+    ).fit(X, y)
     _, cal = split(len(y), y, seed)
     est = clf.estimators_[0]
-    S, St = est.decision_function(X[cal]), est.decision_function(Xt)
-    if k == 2:
-        S, St = np.column_stack([-S, S]), np.column_stack([-St, St])
+    # one-vs-rest ranks by the log-softmax of the logits, i.e. by the model's probability
+    S, St = est.predict_proba(X[cal]), est.predict_proba(Xt)
     got = clf.predict_interval(Xt)
     for c in range(k):
         p0, p1 = venn_abers_naive(S[:, c], (y[cal] == c).astype(int), St[:, c])
@@ -51,12 +52,13 @@ def test_ovr_intervals_match_naive(seed, k):
 def test_pairwise_matches_naive(seed):
     k = 3
     X, y, Xt, _ = make_data(seed, k=k)
-    clf = MulticlassVennAbersClassifier(GaussianNB(), strategy="pairwise", random_state=seed).fit(
-        X, y
-    )
+    clf = MulticlassVennAbersClassifier(
+        GaussianNB(), strategy="pairwise", pooled=False, random_state=seed
+    ).fit(X, y)
     _, cal = split(len(y), y, seed)
     est = clf.estimators_[0]
-    S, St = est.predict_proba(X[cal]), est.predict_proba(Xt)
+    # probabilities: pairwise scores are log p_i - log p_j
+    S, St = np.log(est.predict_proba(X[cal])), np.log(est.predict_proba(Xt))
     R = np.full((len(Xt), k, k), 0.5)
     for i in range(k):
         for j in range(i + 1, k):
@@ -112,7 +114,9 @@ def test_ovr_per_class_validity_in_simulation():
         y = np.digitize(X[:, 0] + rng.normal(size=66), [-0.6, 0.6])
         if np.bincount(y[:60], minlength=3).min() < 4:
             continue
-        clf = MulticlassVennAbersClassifier(GaussianNB(), cal_size=0.5, random_state=rep)
+        clf = MulticlassVennAbersClassifier(
+            GaussianNB(), strategy="ovr", pooled=False, cal_size=0.5, random_state=rep
+        )
         iv = clf.fit(X[:60], y[:60]).predict_interval(X[60:])
         lo.append(iv[..., 0].mean(axis=0))
         hi.append(iv[..., 1].mean(axis=0))
@@ -162,6 +166,7 @@ def test_cross_intervals_are_ordered_and_contain_the_merge(strategy, seed):
     clf = MulticlassVennAbersClassifier(
         DecisionTreeClassifier(max_depth=3, random_state=0),
         strategy=strategy,
+        pooled=False,
         method="cross",
         n_splits=5,
         random_state=seed,

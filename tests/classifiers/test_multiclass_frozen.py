@@ -22,7 +22,7 @@ def iris():
 def test_frozen_ovr_calibrates_on_every_row(iris):
     X, y, base = iris
     clf = MulticlassVennAbersClassifier(
-        FrozenEstimator(base), strategy="ovr", response_method="predict_proba"
+        FrozenEstimator(base), strategy="ovr", pooled=False, response_method="predict_proba"
     ).fit(X, y)
     S = base.predict_proba(X)
     got = clf.predict_interval(X[:25])
