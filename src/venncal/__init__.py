@@ -43,6 +43,9 @@ _LAZY = {
     "compare_calibrators": "venncal.selection",
     # diagnostics (simulation, models with known posteriors)
     "unbiasedness_in_the_large": "venncal.diagnostics",
+    "sufficiency_check": "venncal.diagnostics",
+    "bivariate_normal_bayes_loss_curves": "venncal.diagnostics",
+    "prior_shift_brier_curve": "venncal.diagnostics",
     # displays (matplotlib is imported only when drawing)
     "ReliabilityDisplay": "venncal.plotting",
     "VennIntervalDisplay": "venncal.plotting",
