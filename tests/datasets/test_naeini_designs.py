@@ -21,7 +21,7 @@ def _grid(seed, n=150, scale=4.0):
 
 
 @pytest.mark.parametrize(
-    "near, far, negative, scale", [(2.0, 3.25, 1.5, 0.7), (1.0, 1.0, 1.0, 0.5)]
+    "near, far, negative, scale", [(2.25, 3.25, 1.5, 0.65), (1.0, 1.0, 1.0, 0.5)]
 )
 def test_offset_xor_posterior_matches_mixture_densities(near, far, negative, scale):
     X = _grid(0)
