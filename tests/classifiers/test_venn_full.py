@@ -225,3 +225,14 @@ def test_bad_input():
         5,
         2,
     )
+
+
+def test_isotonic_taxonomy_is_full_venn_abers():
+    from venncal import VennAbersClassifier
+
+    X, y, Xt, _ = make_data(6, n=50, m=6)
+    for est in (GaussianNB(), DecisionTreeClassifier(max_depth=3, random_state=0)):
+        vp = VennClassifier(est, taxonomy="isotonic", method="full").fit(X, y)
+        va = VennAbersClassifier(est, method="full", response_method="predict_proba").fit(X, y)
+        P = vp.predict_multiprobability(Xt)
+        np.testing.assert_allclose(P[:, :, 1], va.predict_interval(Xt), atol=1e-12)
