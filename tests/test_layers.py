@@ -30,3 +30,11 @@ def test_blocking_works():
     """The blocker itself must be able to fail: importing the estimators needs sklearn."""
     result = _run("venncal.calibration.venn_abers", ["sklearn"])
     assert result.returncode != 0 and "blocked sklearn" in result.stderr
+
+
+def test_estimators_import_without_dask():
+    """Dask is an optional extra: only venncal.dask uses it, and only when called."""
+    result = _run("venncal.calibration", ["dask", "distributed"])
+    assert result.returncode == 0, result.stderr
+    result = _run("venncal.dask", ["dask", "distributed"])
+    assert result.returncode == 0, result.stderr

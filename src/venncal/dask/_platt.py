@@ -1,0 +1,228 @@
+"""Platt scaling on a Dask DataFrame: Newton steps with sums over the partitions.
+
+The same fit as :func:`venncal.core.platt.fit_platt`, step for step: weights relative to their
+mean, Platt's smoothed targets, standardised scores (midpoint and half-range, then mean and
+standard deviation), and the Newton method with backtracking of Lin, Lin & Weng (2007). Every
+sum over the rows (class totals, moments, gradient, Hessian, objective) is a sum of
+per-partition sums, added in partition order; the step sizes of a line search are tried in one
+pass. Sums added in another order round differently, so the result agrees with the in-memory
+fit to the rounding of those sums, far inside the fit's own tolerance.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from scipy.special import expit
+
+from venncal._validation import check_bool, check_positive_int
+from venncal.core.platt import _STEP_TOL, PlattSigmoid, _objective, _standardise
+from venncal.exceptions import VenncalWarning
+
+__all__ = ["fit_platt"]
+
+_TOL, _MIN_STEP, _SIGMA = 1e-5, 1e-10, 1e-12
+# step sizes 1, 1/2, ..., tried in one pass over the data (the line search takes the first
+# that decreases the objective enough, as the sequential search does)
+_STEPS_PER_PASS = 12
+
+
+def _columns(pdf, score, label, positive, weight):
+    f = pdf[score].to_numpy(dtype=np.float64, na_value=np.nan)
+    y = (pdf[label].to_numpy() == positive).astype(np.float64)
+    w = None if weight is None else pdf[weight].to_numpy(dtype=np.float64, na_value=np.nan)
+    return f, y, w
+
+
+def _first_pass(pdf, score, label, positive, weight):
+    """Counts, extremes, and the largest weight of one partition."""
+    f, y, w = _columns(pdf, score, label, positive, weight)
+    n_bad = int((~np.isfinite(f)).sum())
+    keep = np.ones(f.shape[0], bool) if w is None else w > 0
+    fk, yk = f[keep], y[keep]
+    out = {
+        "n": int(keep.sum()),
+        "bad": n_bad,
+        "lo": float(fk.min()) if fk.size else np.inf,
+        "hi": float(fk.max()) if fk.size else -np.inf,
+        "wmax": 1.0 if w is None else (float(np.nanmax(w)) if w.size else 0.0),
+        "wmin": 1.0 if w is None else (float(np.nanmin(w)) if w.size else 1.0),
+        "wnan": 0 if w is None else int(np.isnan(w).sum()),
+    }
+    for cls in (0, 1):
+        sel = fk[yk == cls]
+        out[f"lo{cls}"] = float(sel.min()) if sel.size else np.inf
+        out[f"hi{cls}"] = float(sel.max()) if sel.size else -np.inf
+    return out
+
+
+def _weights(w, keep, exponent, factor):
+    if w is None:
+        return np.ones(int(keep.sum()))
+    return np.ldexp(w[keep], -exponent) * factor
+
+
+def _second_pass(pdf, score, label, positive, weight, exponent, mid, half):
+    """Scaled weight totals per class and the sum of the half-range-standardised scores."""
+    f, y, w = _columns(pdf, score, label, positive, weight)
+    keep = np.ones(f.shape[0], bool) if w is None else w > 0
+    ws = np.ones(int(keep.sum())) if w is None else np.ldexp(w[keep], -exponent)
+    g = _standardise(f[keep], mid, half)
+    return np.array([np.sum(ws), np.sum(ws * y[keep]), np.sum(g)])
+
+
+def _third_pass(pdf, score, label, positive, weight, mid, half, m):
+    f, y, w = _columns(pdf, score, label, positive, weight)
+    keep = np.ones(f.shape[0], bool) if w is None else w > 0
+    d = _standardise(f[keep], mid, half) - m
+    return np.array([np.sum(d * d)])
+
+
+def _rows(pdf, score, label, positive, weight, exponent, factor, center, scale, tp, tn):
+    f, y, w = _columns(pdf, score, label, positive, weight)
+    keep = np.ones(f.shape[0], bool) if w is None else w > 0
+    ww = _weights(w, keep, exponent, factor)
+    yk = y[keep]
+    t = np.where(yk == 1, tp, tn)
+    return _standardise(f[keep], center, scale), t, ww
+
+
+def _newton_pass(pdf, args, a, b):
+    f, t, w = _rows(pdf, *args)
+    q = expit(a * f + b)
+    p = 1.0 - q
+    d2 = w * p * q
+    d1 = w * (t - p)
+    return np.array([np.sum(f * f * d2), np.sum(d2), np.sum(f * d2), np.sum(f * d1), np.sum(d1)])
+
+
+def _objective_pass(pdf, args, points):
+    f, t, w = _rows(pdf, *args)
+    return np.array([_objective(pa * f + pb, t, w) for pa, pb in points])
+
+
+def _total(dask, parts, func, *args):
+    """Sum of ``func`` over the partitions, added in partition order."""
+    results = dask.compute(*[dask.delayed(func)(p, *args) for p in parts])
+    out = results[0]
+    for r in results[1:]:
+        out = out + r
+    return out
+
+
+def fit_platt(calibrator, frame, *, score, label, weight=None):
+    """Fit a :class:`~venncal.PlattCalibrator` on a Dask DataFrame (see venncal.dask.fit)."""
+    import dask
+    from venncal.dask._fit import _classes
+
+    owner = type(calibrator).__name__
+    max_iter = check_positive_int(calibrator.max_iter, name="max_iter", owner=owner)
+    smoothing = check_bool(calibrator.smoothing, name="smoothing", owner=owner)
+    classes = _classes(dask, frame, label)
+    parts = frame.to_delayed()
+    base = (score, label, classes[1], weight)
+    stats = dask.compute(*[dask.delayed(_first_pass)(p, *base) for p in parts])
+    if sum(s["bad"] for s in stats):
+        raise ValueError(
+            f"The score column {score!r} holds {sum(s['bad'] for s in stats)} NaN or infinite "
+            "value(s); remove or impute them first (scores must be finite)."
+        )
+    if weight is not None:
+        if sum(s["wnan"] for s in stats):
+            raise ValueError(f"The weight column {weight!r} holds NaN value(s).")
+        if min(s["wmin"] for s in stats) < 0:
+            raise ValueError(f"The weight column {weight!r} must be non-negative.")
+    n = sum(s["n"] for s in stats)
+    lo, hi = min(s["lo"] for s in stats), max(s["hi"] for s in stats)
+    lo_c = [min(s[f"lo{c}"] for s in stats) for c in (0, 1)]
+    hi_c = [max(s[f"hi{c}"] for s in stats) for c in (0, 1)]
+    if not (np.isfinite(lo_c[0]) and np.isfinite(lo_c[1])):
+        raise ValueError(
+            "'sample_weight' is zero on every example of one class; calibration needs both "
+            "classes with positive weight."
+        )
+    exponent = 0 if weight is None else int(np.frexp(max(s["wmax"] for s in stats))[1])
+    # the standardisation of fit_platt: midpoint and half-range, then mean and deviation
+    mid, half = 0.5 * lo + 0.5 * hi, 0.5 * hi - 0.5 * lo
+    total_scaled, pos_scaled, g_sum = _total(
+        dask, parts, _second_pass, *base, exponent, mid if half > 0 else 0.0, half or 1.0
+    )
+    factor = n / total_scaled if weight is not None else 1.0
+    if half > 0:
+        m = g_sum / n
+        sd = float(np.sqrt(_total(dask, parts, _third_pass, *base, mid, half, m)[0] / n))
+        center, scale = (mid + m * half, half * sd) if sd > 0 else (mid, half)
+    else:
+        center, scale = mid, 1.0
+    # class totals with the weights relative to their mean (unit weights: the counts)
+    n_pos = pos_scaled * factor
+    n_neg = (total_scaled - pos_scaled) * factor if weight is not None else n - pos_scaled
+    if smoothing:
+        tp, tn = (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0)
+    else:
+        tp, tn = 1.0, 0.0
+        if lo_c[1] >= hi_c[0] or hi_c[1] <= lo_c[0]:
+            warnings.warn(
+                "Platt scaling without smoothing: the classes are separated by the score, so no "
+                "finite maximum-likelihood sigmoid exists and the fit approaches a step; use "
+                "smoothing=True.",
+                VenncalWarning,
+                stacklevel=3,
+            )
+    args = (*base, exponent, factor, center, scale, tp, tn)
+    a, b = 0.0, float(np.log((n_neg + 1.0) / (n_pos + 1.0)))
+    fval = float(_total(dask, parts, _objective_pass, args, [(a, b)])[0])
+    gtol = _TOL * float(total_scaled * factor if weight is not None else n) / n
+    converged, it = False, 0
+    for it in range(1, max_iter + 1):  # noqa: B007 - the count is reported
+        h11, h22, h21, g1, g2 = _total(dask, parts, _newton_pass, args, a, b)
+        h11, h22 = h11 + _SIGMA, h22 + _SIGMA
+        det = h11 * h22 - h21 * h21
+        da = -(h22 * g1 - h21 * g2) / det
+        db = -(-h21 * g1 + h11 * g2) / det
+        gd = g1 * da + g2 * db
+        if abs(g1) < gtol and abs(g2) < gtol and max(abs(da), abs(db)) < _STEP_TOL:
+            converged = True
+            it -= 1
+            break
+        if -gd < 1e-12 * (abs(fval) + 1.0):
+            converged = True
+            break
+        step, accepted = 1.0, False
+        while step >= _MIN_STEP and not accepted:
+            steps = [step / 2.0**k for k in range(_STEPS_PER_PASS)]
+            steps = [st for st in steps if st >= _MIN_STEP]
+            points = [(a + st * da, b + st * db) for st in steps]
+            values = _total(dask, parts, _objective_pass, args, points)
+            for st, (na, nb), nf in zip(steps, points, values, strict=True):
+                if nf < fval + 1e-4 * st * gd:
+                    a, b, fval, accepted = na, nb, float(nf), True
+                    break
+            step = steps[-1] / 2.0
+        if not accepted:
+            warnings.warn(
+                "Platt scaling: the line search failed to decrease the objective; the sigmoid "
+                "may be inaccurate (separable data? try smoothing=True).",
+                VenncalWarning,
+                stacklevel=3,
+            )
+            break
+    else:
+        warnings.warn(
+            f"Platt scaling did not converge in {max_iter} iterations (separable data? try "
+            "smoothing=True or a larger max_iter).",
+            VenncalWarning,
+            stacklevel=3,
+        )
+    with np.errstate(over="ignore", invalid="ignore"):
+        a_user = a / scale
+        b_user = b - a_user * center if a != 0 else b
+    sig = PlattSigmoid(
+        float(a_user), float(b_user), int(it), converged, center, scale, float(a), float(b)
+    )
+    calibrator.sigmoid_ = sig
+    calibrator.a_, calibrator.b_, calibrator.n_iter_ = sig.a, sig.b, sig.n_iter
+    calibrator.classes_ = np.asarray(classes)
+    calibrator.n_features_in_ = 1
+    return calibrator

@@ -1,0 +1,249 @@
+"""venncal.dask on a distributed LocalCluster: fits equal the in-memory fits on the same rows."""
+
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+dd = pytest.importorskip("dask.dataframe")
+distributed = pytest.importorskip("distributed")
+
+import venncal.dask as vdask  # noqa: E402
+from tests.calibration.test_aggregates import (  # noqa: E402
+    CALIBRATORS,
+    assert_identical,
+    data,
+    outputs,
+    probe_scores,
+)
+from venncal.calibration import (  # noqa: E402
+    ACPCalibrator,
+    PlattCalibrator,
+    VennAbersCalibrator,
+)
+
+
+@pytest.fixture(scope="module")
+def client():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cluster = distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        )
+        c = distributed.Client(cluster)
+    yield c
+    c.close()
+    cluster.close()
+
+
+def new(cal, **extra):
+    return cal.__class__(**{**cal.get_params(), **extra})
+
+
+def frame(s, y, w=None, npartitions=4):
+    cols = {"score": s, "label": y}
+    if w is not None:
+        cols["w"] = w
+    return dd.from_pandas(pd.DataFrame(cols), npartitions=npartitions, sort=False)
+
+
+def partition_lengths(ddf):
+    return list(ddf.map_partitions(len).compute())
+
+
+@pytest.mark.parametrize("cal", CALIBRATORS, ids=repr)
+@pytest.mark.parametrize("seed", [0, pytest.param(1, marks=pytest.mark.slow)])
+def test_dask_fit_equals_the_in_memory_fit_bit_for_bit(client, cal, seed):
+    s, y = data(seed, n=300)
+    rng = np.random.default_rng(seed)
+    t = probe_scores(s, rng)
+    expected = outputs(new(cal).fit(s, y), t)
+    got = vdask.fit(
+        new(cal), frame(s, y, npartitions=int(rng.integers(1, 6))), score="score", label="label"
+    )
+    assert_identical(expected, outputs(got, t))
+    # whole-number weights (zeros included): exact sums, the same fit bit for bit
+    w = rng.integers(0, 4, s.size).astype(float)
+    w[:2] = 1.0
+    expected = outputs(new(cal).fit(s, y, sample_weight=w), t)
+    got = vdask.fit(new(cal), frame(s, y, w), score="score", label="label", weight="w")
+    assert_identical(expected, outputs(got, t))
+
+
+@pytest.mark.parametrize("cal", CALIBRATORS[:1] + CALIBRATORS[3:4] + CALIBRATORS[6:7], ids=repr)
+def test_fractional_weights_agree_to_the_rounding_of_their_sums(client, cal):
+    s, y = data(5, n=300)
+    w = np.random.default_rng(0).exponential(size=s.size)
+    t = probe_scores(s, np.random.default_rng(1))
+    expected = outputs(new(cal).fit(s, y, sample_weight=w), t)
+    got = outputs(vdask.fit(new(cal), frame(s, y, w), score="score", label="label", weight="w"), t)
+    for key in expected:
+        np.testing.assert_allclose(got[key], expected[key], rtol=0, atol=1e-12, err_msg=key)
+
+
+def test_a_tied_score_split_across_two_partitions(client):
+    s = np.array([0.1, 0.2, 0.5, 0.5, 0.5, 0.5, 0.5, 0.9])
+    y = np.array([0, 0, 1, 0, 1, 0, 1, 1])
+    ddf = dd.from_pandas(pd.DataFrame({"score": s, "label": y}), npartitions=2, sort=False)
+    parts = [p.compute() for p in ddf.to_delayed()]
+    assert 0.5 in set(parts[0]["score"]) and 0.5 in set(parts[1]["score"])  # the tie is split
+    for cal in CALIBRATORS:
+        expected = outputs(new(cal).fit(s, y), probe_scores(s, np.random.default_rng(0)))
+        got = vdask.fit(new(cal), ddf, score="score", label="label")
+        assert_identical(expected, outputs(got, probe_scores(s, np.random.default_rng(0))))
+        assert got.aggregate_.n_distinct == 4
+
+
+def test_empty_partitions_and_a_partition_with_one_class(client):
+    s, y = data(8, n=200)
+    order = np.argsort(y, kind="stable")  # the first partitions hold negatives only
+    s, y = s[order], y[order]
+    empty = pd.DataFrame({"score": np.empty(0), "label": np.empty(0, int)})
+    full = dd.from_pandas(pd.DataFrame({"score": s, "label": y}), npartitions=3, sort=False)
+    ddf = dd.concat(
+        [dd.from_pandas(empty, npartitions=1), full, dd.from_pandas(empty, npartitions=1)]
+    )
+    lengths = partition_lengths(ddf)
+    assert lengths[0] == 0 and lengths[-1] == 0
+    first = ddf.to_delayed()[1].compute()
+    assert first["label"].nunique() == 1
+    t = probe_scores(s, np.random.default_rng(0))
+    for cal in CALIBRATORS:
+        expected = outputs(new(cal).fit(s, y), t)
+        assert_identical(
+            expected, outputs(vdask.fit(new(cal), ddf, score="score", label="label"), t)
+        )
+    applied = vdask.apply(VennAbersCalibrator().fit(s, y), ddf, score="score").compute()
+    assert len(applied) == len(s)
+
+
+def test_one_class_overall_is_the_in_memory_error(client):
+    s = np.array([0.1, 0.2, 0.3])
+    y = np.array([1, 1, 1])
+    with pytest.raises(ValueError) as in_memory:
+        VennAbersCalibrator().fit(s, y)
+    for cal in (VennAbersCalibrator(), PlattCalibrator()):
+        with pytest.raises(ValueError) as distributed_:
+            vdask.fit(cal, frame(s, y, npartitions=2), score="score", label="label")
+        assert str(distributed_.value) == str(in_memory.value)
+        assert "\n" not in str(distributed_.value)
+
+
+def test_weights_zero_on_one_class_is_the_in_memory_error(client):
+    s, y, w = np.array([0.1, 0.2, 0.3]), np.array([0, 1, 1]), np.array([0.0, 1.0, 2.0])
+    with pytest.raises(ValueError) as in_memory:
+        VennAbersCalibrator().fit(s, y, sample_weight=w)
+    with pytest.raises(ValueError) as distributed_:
+        vdask.fit(
+            VennAbersCalibrator(), frame(s, y, w, 2), score="score", label="label", weight="w"
+        )
+    assert str(distributed_.value) == str(in_memory.value)
+
+
+@pytest.mark.parametrize(
+    "column, values, match",
+    [
+        ("score", [0.1, np.nan, 0.3, 0.4], "NaN"),
+        ("score", [0.1, np.inf, 0.3, 0.4], "infinite"),
+        ("w", [1.0, -1.0, 1.0, 1.0], "non-negative"),
+        ("w", [1.0, np.nan, 1.0, 1.0], "NaN"),
+        ("label", [0.0, np.nan, 1.0, 1.0], "NaN"),
+        ("label", [0, 1, 2, 1], "Only binary"),
+    ],
+)
+def test_bad_columns_are_one_line_errors(client, column, values, match):
+    cols = {"score": [0.1, 0.2, 0.3, 0.4], "label": [0, 1, 0, 1], "w": [1.0, 1.0, 1.0, 1.0]}
+    cols[column] = values
+    ddf = dd.from_pandas(pd.DataFrame(cols), npartitions=2)
+    for cal in (VennAbersCalibrator(), PlattCalibrator()):
+        with pytest.raises(ValueError, match=match) as exc:
+            vdask.fit(cal, ddf, score="score", label="label", weight="w")
+        assert "\n" not in str(exc.value)
+
+
+def test_wrong_frame_column_or_calibrator(client):
+    ddf = frame(np.array([0.1, 0.2]), np.array([0, 1]), npartitions=1)
+    with pytest.raises(TypeError, match="must be a Dask DataFrame"):
+        vdask.fit(VennAbersCalibrator(), pd.DataFrame({"s": [1]}), score="s", label="y")
+    with pytest.raises(ValueError, match="'label' of venncal.dask.fit names the column 'y'"):
+        vdask.fit(VennAbersCalibrator(), ddf, score="score", label="y")
+    with pytest.raises(TypeError, match="must be VennAbersCalibrator"):
+        vdask.fit(ACPCalibrator(), ddf, score="score", label="label")
+
+
+@pytest.mark.parametrize("smoothing", [True, False])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_platt_by_distributed_newton_steps_agrees_with_the_in_memory_fit(
+    client, smoothing, weighted
+):
+    rng = np.random.default_rng(3)
+    s = rng.normal(size=2000) * 50 + 1e4
+    y = (rng.random(2000) < 1 / (1 + np.exp(-(s - 1e4) / 20))).astype(int)
+    w = rng.exponential(size=2000) * 1e-3 if weighted else None
+    cal = PlattCalibrator(smoothing=smoothing)
+    expected = cal.fit(s, y, sample_weight=w)
+    got = vdask.fit(
+        PlattCalibrator(smoothing=smoothing),
+        frame(s, y, w, 5),
+        score="score",
+        label="label",
+        weight="w" if weighted else None,
+    )
+    t = np.r_[s, rng.normal(size=100) * 100 + 1e4]
+    np.testing.assert_allclose(got.predict_proba(t), expected.predict_proba(t), rtol=0, atol=1e-9)
+    np.testing.assert_allclose([got.a_, got.b_], [expected.a_, expected.b_], rtol=1e-7)
+    assert got.n_iter_ == expected.n_iter_
+
+
+def test_apply_is_lazy_and_adds_the_columns_partition_by_partition(client, tmp_path):
+    s, y = data(2, n=300)
+    cal = VennAbersCalibrator(merge="square").fit(s, y)
+    t = probe_scores(s, np.random.default_rng(0))
+    ddf = dd.from_pandas(pd.DataFrame({"score": t, "id": np.arange(t.size)}), npartitions=4)
+    out = vdask.apply(cal, ddf, score="score")
+    assert isinstance(out, dd.DataFrame) and list(out.columns) == ["score", "id", "p", "p0", "p1"]
+    out.to_parquet(tmp_path / "out")
+    back = dd.read_parquet(tmp_path / "out").compute().sort_values("id")
+    np.testing.assert_array_equal(back["p"].to_numpy(), cal.predict_proba(t)[:, 1])
+    np.testing.assert_array_equal(back[["p0", "p1"]].to_numpy(), cal.predict_interval(t))
+    iso = CALIBRATORS[1].fit(s, y)
+    got = vdask.apply(iso, ddf, score="score").compute()
+    np.testing.assert_array_equal(got["p"].to_numpy(), iso.predict_proba(t)[:, 1])
+    with pytest.raises(ValueError, match="already has the column"):
+        vdask.apply(cal, out, score="score")
+
+
+def test_rounding_is_the_same_on_dask(client):
+    s, y = data(6, n=300)
+    s = s * 0.377
+    t = probe_scores(s, np.random.default_rng(0))
+    for cal in CALIBRATORS[:4]:
+        expected = outputs(new(cal, decimals=1).fit(s, y), t)
+        got = vdask.fit(new(cal, decimals=1), frame(s, y), score="score", label="label")
+        assert got.decimals_ == 1
+        assert_identical(expected, outputs(got, t))
+
+
+def test_without_dask_the_error_names_the_extra():
+    code = """
+import sys
+class Block:
+    def find_spec(self, name, path=None, target=None):
+        if name.split('.')[0] == 'dask':
+            raise ImportError('blocked ' + name)
+sys.meta_path.insert(0, Block())
+import venncal.dask
+from venncal import VennAbersCalibrator
+try:
+    venncal.dask.fit(VennAbersCalibrator(), None, score='s', label='y')
+except ImportError as exc:
+    print(exc)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == (
+        'venncal.dask.fit needs dask, which is not installed; pip install "venncal[dask]".'
+    )
