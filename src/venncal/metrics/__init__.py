@@ -15,6 +15,9 @@ dataclasses.
   :func:`bootstrap_ci` for any of them.
 - Venn outputs: :func:`interval_width`, :func:`interval_validity`, :func:`merge_regret`.
 - :func:`brier_curve`: the exact cost-weighted loss curve, area = Brier / 2.
+- K classes (labels and an (n, K) probability matrix): :func:`multiclass_log_loss`,
+  :func:`multiclass_brier_score`, :func:`top_label_ece`, :func:`classwise_ece`,
+  :func:`top_label_reliability_curve`, :func:`classwise_reliability_curves`.
 
 Rank statistics for comparing methods over data sets live in :mod:`venncal.metrics.ranking`.
 
@@ -42,6 +45,14 @@ from venncal.metrics._decomposition import (
     brier_decomposition,
     corp_decomposition,
     isotonic_recalibration,
+)
+from venncal.metrics._multiclass import (
+    classwise_ece,
+    classwise_reliability_curves,
+    multiclass_brier_score,
+    multiclass_log_loss,
+    top_label_ece,
+    top_label_reliability_curve,
 )
 from venncal.metrics._scores import (
     accuracy,
@@ -96,4 +107,10 @@ __all__ = [
     "merge_regret",
     "BrierCurve",
     "brier_curve",
+    "multiclass_log_loss",
+    "multiclass_brier_score",
+    "top_label_ece",
+    "classwise_ece",
+    "top_label_reliability_curve",
+    "classwise_reliability_curves",
 ]
