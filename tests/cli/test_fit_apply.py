@@ -361,3 +361,19 @@ def test_numeric_labels_agree_with_the_text_route(labels, positive):
     want = labels_column(as_text, "y", "f", positive=positive or str(labels.max()))
     np.testing.assert_array_equal(got, want)
     assert got.dtype == np.int8
+
+
+@pytest.mark.parametrize("cls", ["VennAbersCalibrator", "IsotonicCalibrator"])
+def test_apply_rounds_scores_like_the_model(files, cls):
+    """A model fitted with ``decimals`` rounds the test scores too, as predict_proba does."""
+    tmp, s, y, test = files
+    try:
+        model = getattr(venncal, cls)(decimals=1).fit(s, y)
+    except TypeError:
+        pytest.skip("no decimals in this version")
+    venncal.save(model, tmp / "rounded.json")
+    res = run("apply", tmp / "rounded.json", tmp / "test.parquet", "-o", tmp / "o.parquet",
+              "--score", "score")  # fmt: skip
+    assert res.exit_code == 0, res.output
+    want = model.predict_proba(test["score"])[:, 1]
+    np.testing.assert_array_equal(pd.read_parquet(tmp / "o.parquet")["p"], want)

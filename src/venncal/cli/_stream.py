@@ -215,6 +215,8 @@ def calibrated_columns(calibrator, scores, prefix="", interval=None):
     Venn-Abers computes (p0, p1) once and merges them into p (no second prediction).
     ``interval`` (an (m, 2) array) goes to an ACP calibrator's ``predict_proba``.
     """
+    # the calibrator's own preparation of test scores (e.g. the rounding of ``decimals``)
+    scores = calibrator._check_predict_input(scores)
     tables = getattr(calibrator, "tables_", None)
     if hasattr(calibrator, "predict_interval") and hasattr(tables, "predict_unchecked"):
         from venncal.core.merge import merge
