@@ -119,4 +119,4 @@ def test_multiclass_estimator_is_refused():
     X, y = rng.normal(size=(90, 2)), np.repeat([0, 1, 2], 30)
     clf = LogisticRegression().fit(X, y)
     with pytest.raises(ValueError, match="binary"):
-        ReliabilityDisplay.from_estimator(clf, X, y)
+        BrierCurveDisplay.from_estimator(clf, X, y)  # ReliabilityDisplay has a multiclass mode
