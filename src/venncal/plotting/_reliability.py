@@ -1,10 +1,21 @@
-"""Reliability diagram with per-bin counts, empty bins and exact binomial intervals."""
+"""Reliability diagram with per-bin counts, empty bins and exact binomial intervals.
+
+For K classes the diagram is drawn for the top label (the largest probability of each row
+against whether its class is the true one) or for one class (its probability against
+[y = class]), with the bins and ECE of :mod:`venncal.metrics`.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
+from venncal._validation import check_option
 from venncal.metrics import ece, reliability_curve
+from venncal.metrics._multiclass import (
+    classwise_reliability_curves,
+    top_label_ece,
+    top_label_reliability_curve,
+)
 from venncal.plotting._base import (
     check_ax,
     check_display_bins,
@@ -38,6 +49,9 @@ class ReliabilityDisplay:
         Label of the predictions in the legend.
     confidence_level : float, default=0.95
         Level of the binomial intervals.
+    kind : {"binary", "top_label", "classwise"}, default="binary"
+        What the curve shows (sets the axis labels): the positive class, the top label of K
+        classes, or one of K classes.
 
     Attributes
     ----------
@@ -60,15 +74,33 @@ class ReliabilityDisplay:
     >>> disp = ReliabilityDisplay.from_predictions(y, p, name="calibrated")
     >>> bool(np.allclose(disp.line_.get_ydata(), disp.curve.observed, equal_nan=True))
     True
+
+    For K classes, pass the (n, K) probability matrix: the top-label diagram by default, or
+    one class's diagram with ``multiclass="classwise", class_label=...``.
+
+    >>> P = rng.dirichlet(np.ones(4), size=500)
+    >>> y3 = (rng.random((500, 1)) > P.cumsum(axis=1)).sum(axis=1).clip(0, 3)
+    >>> disp = ReliabilityDisplay.from_predictions(y3, P, labels=[0, 1, 2, 3])
+    >>> disp.kind, disp.ax_.get_xlabel()
+    ('top_label', 'mean top probability')
+    >>> disp = ReliabilityDisplay.from_predictions(
+    ...     y3, P, multiclass="classwise", class_label=2, labels=[0, 1, 2, 3]
+    ... )
+    >>> disp.ax_.get_ylabel()[:22]
+    'frequency of class 2 ('
     """
 
-    def __init__(self, curve, lower, upper, ece, *, name=None, confidence_level=0.95):
+    def __init__(
+        self, curve, lower, upper, ece, *, name=None, confidence_level=0.95, kind="binary"
+    ):
         self.curve = curve
         self.lower = lower
         self.upper = upper
         self.ece = ece
         self.name = name
         self.confidence_level = confidence_level
+        self.kind = kind
+        self.class_label = None
 
     @classmethod
     def from_predictions(
@@ -82,6 +114,9 @@ class ReliabilityDisplay:
         confidence_level=0.95,
         sample_weight=None,
         pos_label=None,
+        multiclass=None,
+        class_label=None,
+        labels=None,
         ax=None,
     ):
         """Compute the per-bin statistics and draw the diagram.
@@ -90,8 +125,9 @@ class ReliabilityDisplay:
         ----------
         y_true : array-like of shape (n,)
             Labels, 0/1 or booleans.
-        y_proba : array-like of shape (n,) or (n, 2)
-            Probability of the positive class.
+        y_proba : array-like of shape (n,), (n, 2) or (n, K)
+            Probability of the positive class, or for K > 2 classes the matrix of class
+            probabilities (rows summing to one).
         n_bins : int, default=10
             Number of bins, at most 1000 (each is drawn).
         strategy : {"uniform", "quantile"}, default="uniform"
@@ -105,6 +141,16 @@ class ReliabilityDisplay:
         pos_label : int, float, bool or str, default=None
             The label of the positive class, as in :mod:`venncal.metrics`: None requires 0/1
             labels.
+        multiclass : {None, "top_label", "classwise"}, default=None
+            For an (n, K) matrix: ``"top_label"`` (the default when K > 2) bins the largest
+            probability of each row against accuracy (ECE = :func:`venncal.metrics.top_label_ece`);
+            ``"classwise"`` bins the probability of ``class_label`` against [y = class_label].
+            None with a 1-D or (n, 2) ``y_proba`` is the binary diagram.
+        class_label : label, default=None
+            The class drawn with ``multiclass="classwise"`` (required then).
+        labels : array-like of shape (K,), default=None
+            The label of each column of ``y_proba`` (multiclass); the sorted distinct labels of
+            ``y_true`` when None.
         ax : matplotlib Axes, default=None
             Axes to draw on; a new figure when None.
 
@@ -113,6 +159,23 @@ class ReliabilityDisplay:
         ReliabilityDisplay
         """
         owner = "ReliabilityDisplay.from_predictions"
+        width = np.shape(y_proba)[1] if np.ndim(y_proba) == 2 else 1
+        if multiclass is None and width > 2:
+            multiclass = "top_label"
+        if multiclass is not None:
+            return cls._from_multiclass(
+                y_true,
+                y_proba,
+                multiclass=multiclass,
+                class_label=class_label,
+                labels=labels,
+                n_bins=n_bins,
+                strategy=strategy,
+                name=name,
+                confidence_level=confidence_level,
+                sample_weight=sample_weight,
+                ax=ax,
+            )
         n_bins = check_display_bins(n_bins, owner)
         check_name(name, owner)
         check_ax(ax, owner)
@@ -123,6 +186,60 @@ class ReliabilityDisplay:
         lower, upper = curve.confidence_interval(confidence_level)
         error = ece(y_true, y_proba, **options)
         disp = cls(curve, lower, upper, error, name=name, confidence_level=confidence_level)
+        return disp.plot(ax=ax)
+
+    @classmethod
+    def _from_multiclass(
+        cls,
+        y_true,
+        y_proba,
+        *,
+        multiclass,
+        class_label,
+        labels,
+        n_bins,
+        strategy,
+        name,
+        confidence_level,
+        sample_weight,
+        ax,
+    ):
+        owner = "ReliabilityDisplay.from_predictions"
+        check_option(multiclass, ("top_label", "classwise"), name="multiclass", owner=owner)
+        n_bins = check_display_bins(n_bins, owner)
+        check_name(name, owner)
+        check_ax(ax, owner)
+        options = dict(n_bins=n_bins, strategy=strategy, labels=labels, sample_weight=sample_weight)
+        if multiclass == "top_label":
+            curve = top_label_reliability_curve(y_true, y_proba, **options)
+            error = top_label_ece(y_true, y_proba, **options)
+        else:
+            if class_label is None:
+                raise ValueError(
+                    f"{owner} with multiclass='classwise' needs class_label, the class to draw."
+                )
+            names = np.unique(y_true) if labels is None else np.asarray(labels)
+            where = np.flatnonzero(names == class_label)
+            if where.shape[0] != 1:
+                raise ValueError(
+                    f"'class_label' of {owner} is {class_label!r}, which is not among the "
+                    f"labels {names.tolist()}."
+                )
+            curve = classwise_reliability_curves(y_true, y_proba, **options)[int(where[0])]
+            share = curve.counts[curve.nonempty] / curve.counts.sum()
+            gaps = np.abs(curve.observed - curve.predicted)[curve.nonempty]
+            error = float((share * gaps).sum())
+        lower, upper = curve.confidence_interval(confidence_level)
+        disp = cls(
+            curve,
+            lower,
+            upper,
+            error,
+            name=name,
+            confidence_level=confidence_level,
+            kind=multiclass,
+        )
+        disp.class_label = class_label
         return disp.plot(ax=ax)
 
     @classmethod
@@ -138,6 +255,8 @@ class ReliabilityDisplay:
         confidence_level=0.95,
         sample_weight=None,
         pos_label=None,
+        multiclass=None,
+        class_label=None,
         ax=None,
     ):
         """Draw the diagram of a fitted classifier's ``predict_proba`` on ``X``.
@@ -153,6 +272,9 @@ class ReliabilityDisplay:
             Label in the legend; the estimator's class name when None.
         pos_label : int, float, bool or str, default=None
             The positive class; ``estimator.classes_[1]`` when None.
+        multiclass, class_label
+            As in :meth:`from_predictions`; an estimator of more than two classes draws the
+            top-label diagram by default, with its ``classes_`` as the column labels.
         n_bins, strategy, confidence_level, sample_weight, ax
             As in :meth:`from_predictions`.
 
@@ -161,6 +283,21 @@ class ReliabilityDisplay:
         ReliabilityDisplay
         """
         owner = "ReliabilityDisplay.from_estimator"
+        classes = getattr(estimator, "classes_", None)
+        if multiclass is not None or (classes is not None and len(classes) > 2):
+            return cls._from_multiclass(
+                y,
+                estimator.predict_proba(X),
+                multiclass="top_label" if multiclass is None else multiclass,
+                class_label=class_label,
+                labels=classes,
+                n_bins=n_bins,
+                strategy=strategy,
+                name=estimator_name(estimator) if name is None else name,
+                confidence_level=confidence_level,
+                sample_weight=sample_weight,
+                ax=ax,
+            )
         proba, pos_label = estimator_proba(estimator, X, pos_label, owner)
         return cls.from_predictions(
             y,
@@ -246,10 +383,16 @@ class ReliabilityDisplay:
         _align_counts(ax, counts_ax, largest)
         # stay aligned when the probability axis is rescaled later (set_ylim, zoom)
         ax.callbacks.connect("ylim_changed", lambda a: _align_counts(a, counts_ax, largest))
-        ax.set_xlabel("mean predicted probability")
-        ax.set_ylabel(
-            f"observed frequency ({int(round(100 * self.confidence_level))}% exact interval)"
-        )
+        level = f"({int(round(100 * self.confidence_level))}% exact interval)"
+        if self.kind == "top_label":
+            ax.set_xlabel("mean top probability")
+            ax.set_ylabel(f"accuracy {level}")
+        elif self.kind == "classwise":
+            ax.set_xlabel(f"mean predicted probability of class {self.class_label}")
+            ax.set_ylabel(f"frequency of class {self.class_label} {level}")
+        else:
+            ax.set_xlabel("mean predicted probability")
+            ax.set_ylabel(f"observed frequency {level}")
         if (~nz).any():
             from matplotlib.patches import Patch
 
