@@ -14,6 +14,8 @@ __all__ = ["study_checks", "paired_difference"]
 
 #: the panels whose designs are fitted to the paper, and the paper's LR AUC on them
 _FITTED = {"XOR": 0.497, "Circular": 0.489}
+#: how far a method's AUC may exceed the binned estimate of the ideal calibrator's
+_CEILING_TOLERANCE = 0.002
 
 
 def paired_difference(raw, panel, method, rival, metric):
@@ -79,7 +81,9 @@ def study_checks(raw):
                 f"(paper {_FITTED[ds]:.3f}; {_draws(n)})"
             ] = bool(abs(auc - 0.5) <= 0.05)
     # no calibrator of the one-dimensional score beats the ideal one (ACP also sees the
-    # standard error of each prediction, which the score does not hold, so it is left out)
+    # standard error of each prediction, which the score does not hold, so it is left out); the
+    # ideal one is estimated in bins of 500 draws, whose ties cost a perfect score up to about
+    # 0.001 of AUC, so a method may exceed it by _CEILING_TOLERANCE
     for panel in sorted(panels):
         sub = raw[raw["panel"] == panel]
         if "ceiling" not in set(sub["method"]):
@@ -89,7 +93,7 @@ def study_checks(raw):
             d = paired_difference(raw, panel, m, "ceiling", "AUC")
             if d is None:
                 continue
-            excess = d[2] - 2 * d[3] if np.isfinite(d[3]) else d[2]
+            excess = (d[2] - 2 * d[3] if np.isfinite(d[3]) else d[2]) - _CEILING_TOLERANCE
             if worst is None or excess > worst[1]:
                 worst = (m, excess, d)
         if worst is None:
@@ -97,7 +101,8 @@ def study_checks(raw):
         m, excess, d = worst
         checks[
             f"No calibrator of the score beats the ceiling on {panel.split('/')[0]}: the "
-            f"closest, {m}, has AUC {d[0]:.3f} against {d[1]:.3f} ({_draws(d[4])})"
+            f"closest, {m}, has AUC {d[0]:.4f} against {d[1]:.4f} (tolerance "
+            f"{_CEILING_TOLERANCE} for the binning; {_draws(d[4])})"
         ] = bool(excess <= 0)
     # section 3: on the linearly separable data the results "for each of the calibration
     # methods and the base classifier" were "uniformly excellent"
