@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from importlib import import_module
 
 __all__ = ["ModelClass", "register_model_class", "model_class", "registered_names"]
 
@@ -82,6 +83,9 @@ def register_model_class(cls, *, fitted, types=(), data=()):
     for t in types:
         if not (isinstance(t, type) and dataclasses.is_dataclass(t)):
             raise TypeError(f"'types' must hold dataclasses; got {t!r}.")
+    builtin = _BUILTIN.get(cls.__name__)
+    if builtin and cls.__name__ not in _REGISTRY and cls.__module__ != builtin[0]:
+        _register_builtin(cls.__name__)  # a built-in name keeps its built-in class
     known = _REGISTRY.get(cls.__name__)
     if known is not None and known.cls is not cls:
         raise ValueError(
@@ -92,75 +96,82 @@ def register_model_class(cls, *, fitted, types=(), data=()):
     return cls
 
 
-def _register_builtin():
-    from venncal.calibration.acp import ACPCalibrator
-    from venncal.calibration.bayesian_binning import BayesianBinningCalibrator
-    from venncal.calibration.histogram import HistogramCalibrator
-    from venncal.calibration.isotonic import IsotonicCalibrator
-    from venncal.calibration.platt import PlattCalibrator
-    from venncal.calibration.venn_abers import VennAbersCalibrator
-    from venncal.core.acp import ACPTable
-    from venncal.core.bayesian_binning import BayesianBinning
-    from venncal.core.histogram import HistogramBinning
-    from venncal.core.isotonic import IsotonicStepFunction
-    from venncal.core.platt import PlattSigmoid
-    from venncal.core.venn_abers import IVAPTables
-
-    try:  # the pooled calibration data of the count-based calibrators (for partial_fit)
-        from venncal.core.counts import CountTable
-
-        counts = [CountTable]
-    except ImportError:  # pragma: no cover - versions without partial_fit
-        counts = []
-    data = ["aggregate_"]
-
-    register_model_class(
-        VennAbersCalibrator, fitted=["tables_"], types=[IVAPTables, *counts], data=data
-    )
-    register_model_class(
-        IsotonicCalibrator,
-        fitted=["step_function_"],
-        types=[IsotonicStepFunction, *counts],
-        data=data,
-    )
-    register_model_class(
-        PlattCalibrator, fitted=["sigmoid_", "a_", "b_", "n_iter_"], types=[PlattSigmoid]
-    )
-    register_model_class(
-        HistogramCalibrator,
-        fitted=["binning_", "bin_edges_", "bin_counts_"],
-        types=[HistogramBinning, *counts],
-        data=data,
-    )
-    register_model_class(
-        BayesianBinningCalibrator,
-        fitted=["binning_", "log_score_"],
-        types=[BayesianBinning, *counts],
-        data=data,
-    )
-    register_model_class(
-        ACPCalibrator,
-        fitted=["table_", "sigmoid_", "covariance_", "covariance_scaled_"],
-        types=[ACPTable, PlattSigmoid, *counts],
-        data=data,
-    )
-
-    from venncal.calibration.beta import BetaCalibrator
-    from venncal.core.beta import BetaMap
-
-    register_model_class(
-        BetaCalibrator, fitted=["map_", "a_", "b_", "c_", "m_", "n_iter_"], types=[BetaMap]
-    )
+#: the built-in classes, imported only when a file names them (so loading one model does not
+#: import every calibrator): name -> (module, fitted attributes, fitted-state types, data)
+_COUNTS = "venncal.core.counts:CountTable"
+_BUILTIN = {
+    "VennAbersCalibrator": (
+        "venncal.calibration.venn_abers",
+        ["tables_"],
+        ["venncal.core.venn_abers:IVAPTables", _COUNTS],
+        ["aggregate_"],
+    ),
+    "IsotonicCalibrator": (
+        "venncal.calibration.isotonic",
+        ["step_function_"],
+        ["venncal.core.isotonic:IsotonicStepFunction", _COUNTS],
+        ["aggregate_"],
+    ),
+    "PlattCalibrator": (
+        "venncal.calibration.platt",
+        ["sigmoid_", "a_", "b_", "n_iter_"],
+        ["venncal.core.platt:PlattSigmoid"],
+        [],
+    ),
+    "HistogramCalibrator": (
+        "venncal.calibration.histogram",
+        ["binning_", "bin_edges_", "bin_counts_"],
+        ["venncal.core.histogram:HistogramBinning", _COUNTS],
+        ["aggregate_"],
+    ),
+    "BayesianBinningCalibrator": (
+        "venncal.calibration.bayesian_binning",
+        ["binning_", "log_score_"],
+        ["venncal.core.bayesian_binning:BayesianBinning", _COUNTS],
+        ["aggregate_"],
+    ),
+    "ACPCalibrator": (
+        "venncal.calibration.acp",
+        ["table_", "sigmoid_", "covariance_", "covariance_scaled_"],
+        ["venncal.core.acp:ACPTable", "venncal.core.platt:PlattSigmoid", _COUNTS],
+        ["aggregate_"],
+    ),
+    "BetaCalibrator": (
+        "venncal.calibration.beta",
+        ["map_", "a_", "b_", "c_", "m_", "n_iter_"],
+        ["venncal.core.beta:BetaMap"],
+        [],
+    ),
+}
 
 
-_register_builtin()
+def _attribute(path):
+    module, _, name = path.partition(":")
+    return getattr(import_module(module), name)
+
+
+def _register_builtin(name):
+    module, fitted, types, data = _BUILTIN[name]
+    try:
+        cls = _attribute(f"{module}:{name}")
+    except (ImportError, AttributeError):  # pragma: no cover - a partial installation
+        return
+    found = []
+    for path in types:
+        try:
+            found.append(_attribute(path))
+        except (ImportError, AttributeError):  # pragma: no cover - e.g. no partial_fit yet
+            continue
+    register_model_class(cls, fitted=fitted, types=found, data=data)
 
 
 def model_class(name):
     """The registered :class:`ModelClass` called ``name``, or None."""
+    if name not in _REGISTRY and name in _BUILTIN:
+        _register_builtin(name)
     return _REGISTRY.get(name)
 
 
 def registered_names():
     """Names of the registered classes, sorted."""
-    return sorted(_REGISTRY)
+    return sorted(set(_REGISTRY) | set(_BUILTIN))
