@@ -2,7 +2,6 @@
 the page is no wider than the window, and the notes' Markdown is rendered, not shown."""
 
 import re
-import shutil
 import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
@@ -11,36 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tests._browser import WINDOW, find_browser, png_size, run_browser
 from venncal.experiments.report import StudyResult, write_report
-
-WINDOW = (1400, 1000)
-BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
-
-
-def _browser():
-    for name in BROWSERS:
-        path = shutil.which(name)
-        if path:
-            return path
-    pytest.skip(
-        "no Chromium binary found (looked for " + ", ".join(BROWSERS) + "); "
-        "install it with `apt-get install chromium` to check the HTML report in a browser"
-    )
-
-
-def _run_browser(browser, tmp_path, *args):
-    profile = tmp_path / "chromium-profile"
-    cmd = [
-        browser,
-        "--headless",
-        "--disable-gpu",
-        "--no-sandbox",
-        "--hide-scrollbars",
-        f"--user-data-dir={profile}",
-        f"--window-size={WINDOW[0]},{WINDOW[1]}",
-        *args,
-    ]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=True)
 
 
 def _wide_result():
@@ -110,7 +81,7 @@ def _measuring_copy(report, tmp_path):
 
 @pytest.fixture(scope="module")
 def browser():
-    return _browser()
+    return find_browser()
 
 
 @pytest.fixture
@@ -120,11 +91,9 @@ def report(tmp_path):
 
 def test_screenshot_of_the_report_is_a_png_of_the_window(browser, report, tmp_path):
     shot = tmp_path / "report.png"
-    _run_browser(browser, tmp_path, f"--screenshot={shot}", report.resolve().as_uri())
+    run_browser(browser, tmp_path, f"--screenshot={shot}", report.resolve().as_uri())
     data = shot.read_bytes()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
-    assert (width, height) == WINDOW
+    assert png_size(data) == WINDOW
     assert len(data) > 1000
 
 
@@ -132,7 +101,7 @@ def test_wide_tables_scroll_inside_their_box_and_the_page_fits_the_window(
     browser, report, tmp_path
 ):
     page = _measuring_copy(report, tmp_path)
-    dom_text = _run_browser(
+    dom_text = run_browser(
         browser,
         tmp_path,
         "--run-all-compositor-stages-before-draw",
@@ -157,7 +126,7 @@ def test_wide_tables_scroll_inside_their_box_and_the_page_fits_the_window(
 
 
 def test_rendered_text_shows_no_markdown(browser, report, tmp_path):
-    dom_text = _run_browser(browser, tmp_path, "--dump-dom", report.resolve().as_uri()).stdout
+    dom_text = run_browser(browser, tmp_path, "--dump-dom", report.resolve().as_uri()).stdout
     dom = _Dom()
     dom.feed(dom_text)
     text = "".join(dom.text)
@@ -180,7 +149,7 @@ def test_report_of_a_real_study_renders_in_the_browser(browser, tmp_path):
         timeout=300,
     )
     page = _measuring_copy(Path(out) / "report.html", tmp_path)
-    dom_text = _run_browser(browser, tmp_path, "--dump-dom", page.resolve().as_uri()).stdout
+    dom_text = run_browser(browser, tmp_path, "--dump-dom", page.resolve().as_uri()).stdout
     widths = dict(re.findall(r'data-(scroll|window)-width="(\d+)"', dom_text))
     assert int(widths["scroll"]) <= int(widths["window"])
     dom = _Dom()

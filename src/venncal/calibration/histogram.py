@@ -33,8 +33,8 @@ class HistogramCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
     Attributes
     ----------
     classes_ : ndarray of shape (2,)
-    bin_edges_ : ndarray of shape (n_bins_ + 1,)
-    bin_counts_ : ndarray of shape (n_bins_,)
+    bin_edges_ : ndarray of shape (n_bins + 1,)
+    bin_counts_ : ndarray of shape (n_bins,)
         Weighted calibration examples per bin; an empty bin predicts the overall rate.
     binning_ : HistogramBinning
     aggregate_ : CountTable

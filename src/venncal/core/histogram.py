@@ -175,7 +175,7 @@ class HistogramBinning:
     positives: np.ndarray
 
     def bin_index(self, scores):
-        """Return the bin of each score, shape (m,), in ``0 .. n_bins - 1``."""
+        """Return the bin of each score, shape (m,), an integer in ``[0, n_bins)``."""
         return np.searchsorted(self.edges[1:-1], scores, side="right")
 
     def predict(self, scores):

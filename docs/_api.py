@@ -1,0 +1,133 @@
+"""Write the API reference (``api.rst``) from the ``__all__`` of every public module.
+
+Every public name gets a page of its own, under the layer it belongs to. A name that the top
+level ``venncal`` also exports is documented once, as ``venncal.<name>``, the way users import
+it. Run by ``conf.py`` before each build, so a name added to an ``__all__`` appears without
+editing the docs.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+#: (title, description, modules) in the order of the layers, bottom up
+LAYERS = [
+    (
+        "Score calibrators",
+        "scikit-learn estimators on 1-D scores (``fit(scores, y)``); the usual entry point.",
+        ["venncal.calibration"],
+    ),
+    (
+        "Classifiers",
+        "Wrap any scikit-learn classifier and calibrate its scores (inductive, cross, "
+        "simplified, full and out-of-bag Venn-Abers; Venn predictors; multiclass).",
+        ["venncal.classifiers", "venncal.classifiers.venn_abers", "venncal.classifiers.venn",
+         "venncal.classifiers.multiclass", "venncal.classifiers.probing"],
+    ),  # fmt: skip
+    (
+        "Choosing a calibrator",
+        "Cross-validated comparison with bootstrap intervals.",
+        ["venncal.selection"],
+    ),
+    (
+        "Model files",
+        "Versioned, checksummed JSON model files (no pickle).",
+        ["venncal.persistence"],
+    ),
+    ("Dask", "Exact fits from distributed aggregates, lazy application.", ["venncal.dask"]),
+    (
+        "Metrics",
+        "Scores, calibration errors, decompositions, Venn interval metrics and rank statistics "
+        "(numpy and scipy only).",
+        ["venncal.metrics", "venncal.metrics.ranking"],
+    ),
+    (
+        "Plotting",
+        "Displays in scikit-learn's style (``from_predictions``, ``from_estimator``, ``plot``).",
+        ["venncal.plotting"],
+    ),
+    (
+        "Core algorithms",
+        "The algorithms on 1-D scores, with numpy and scipy only.",
+        ["venncal.core.venn_abers", "venncal.core.merge", "venncal.core.venn",
+         "venncal.core.isotonic", "venncal.core.platt", "venncal.core.beta",
+         "venncal.core.histogram", "venncal.core.bayesian_binning", "venncal.core.acp",
+         "venncal.core.counts", "venncal.core.coupling"],
+    ),  # fmt: skip
+    (
+        "Diagnostics",
+        "Diagnostics that need the features, a model or simulation.",
+        ["venncal.diagnostics"],
+    ),
+    ("Datasets", "Bundled datasets and simulated data with known posteriors.", ["venncal.datasets"]),
+    (
+        "Experiments",
+        "The experiment runner and the reports of the reproductions.",
+        ["venncal.experiments.runner", "venncal.experiments.report"],
+    ),
+    ("Warnings and errors", "", ["venncal.exceptions"]),
+]
+
+
+def public_names():
+    """``[(title, description, [qualified names])]``, each object once."""
+    import venncal
+
+    seen = set()
+    out = []
+    for title, text, modules in LAYERS:
+        names = []
+        for modname in modules:
+            try:
+                module = importlib.import_module(modname)
+            except ImportError:
+                continue
+            for name in getattr(module, "__all__", []):
+                obj = getattr(module, name)
+                if isinstance(obj, type(importlib)) or isinstance(obj, (str, int, float, tuple)):
+                    continue  # submodules and constants are described in their module's page
+                if id(obj) in seen:
+                    continue
+                seen.add(id(obj))
+                top = name in venncal._LAZY and getattr(venncal, name, None) is obj
+                names.append(f"venncal.{name}" if top else f"{modname}.{name}")
+        out.append((title, text, names))
+    # top-level names that no listed module exports in its __all__: under the layer whose
+    # package defines them
+    for name, modname in venncal._LAZY.items():
+        obj = getattr(venncal, name)
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        package = ".".join(modname.split(".")[:2])
+        for title, _, names in out:
+            modules = next(m for t, _, m in LAYERS if t == title)
+            if any(m.startswith(package) for m in modules):
+                names.append(f"venncal.{name}")
+                break
+    return [group for group in out if group[2]]
+
+
+def write_api(path):
+    lines = [
+        ".. _api:",
+        "",
+        "API reference",
+        "=============",
+        "",
+        "Every public name of venncal, grouped by layer. Names exported by the top level are "
+        "written ``venncal.Name``, as you import them.",
+        "",
+    ]
+    for title, text, names in public_names():
+        lines += [title, "-" * len(title), ""]
+        if text:
+            lines += [text, ""]
+        lines += [".. autosummary::", "   :toctree: generated", "   :nosignatures:", ""]
+        lines += [f"   {n}" for n in names]
+        lines.append("")
+    new = "\n".join(lines)
+    path = Path(path)
+    if not path.exists() or path.read_text() != new:
+        path.write_text(new)
