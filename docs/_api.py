@@ -22,8 +22,13 @@ LAYERS = [
         "Classifiers",
         "Wrap any scikit-learn classifier and calibrate its scores (inductive, cross, "
         "simplified, full and out-of-bag Venn-Abers; Venn predictors; multiclass).",
-        ["venncal.classifiers", "venncal.classifiers.venn_abers", "venncal.classifiers.venn",
-         "venncal.classifiers.multiclass", "venncal.classifiers.probing"],
+        [
+            "venncal.classifiers",
+            "venncal.classifiers.venn_abers",
+            "venncal.classifiers.venn",
+            "venncal.classifiers.multiclass",
+            "venncal.classifiers.probing",
+        ],
     ),  # fmt: skip
     (
         "Choosing a calibrator",
@@ -50,17 +55,30 @@ LAYERS = [
     (
         "Core algorithms",
         "The algorithms on 1-D scores, with numpy and scipy only.",
-        ["venncal.core.venn_abers", "venncal.core.merge", "venncal.core.venn",
-         "venncal.core.isotonic", "venncal.core.platt", "venncal.core.beta",
-         "venncal.core.histogram", "venncal.core.bayesian_binning", "venncal.core.acp",
-         "venncal.core.counts", "venncal.core.coupling"],
+        [
+            "venncal.core.venn_abers",
+            "venncal.core.merge",
+            "venncal.core.venn",
+            "venncal.core.isotonic",
+            "venncal.core.platt",
+            "venncal.core.beta",
+            "venncal.core.histogram",
+            "venncal.core.bayesian_binning",
+            "venncal.core.acp",
+            "venncal.core.counts",
+            "venncal.core.coupling",
+        ],
     ),  # fmt: skip
     (
         "Diagnostics",
         "Diagnostics that need the features, a model or simulation.",
         ["venncal.diagnostics"],
     ),
-    ("Datasets", "Bundled datasets and simulated data with known posteriors.", ["venncal.datasets"]),
+    (
+        "Datasets",
+        "Bundled datasets and simulated data with known posteriors.",
+        ["venncal.datasets"],
+    ),
     (
         "Experiments",
         "The experiment runner and the reports of the reproductions.",

@@ -14,9 +14,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-import venncal  # noqa: E402
 from _api import write_api  # noqa: E402
 from _cli import write_cli_reference  # noqa: E402
+
+import venncal  # noqa: E402
 
 os.environ.setdefault("MPLBACKEND", "Agg")
 
