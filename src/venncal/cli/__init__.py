@@ -11,23 +11,32 @@ from venncal import __version__
 __all__ = ["main"]
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+# command name -> module defining it (a function of the same name), imported when run, so
+# that one command does not pay for the imports of every other
+_COMMANDS = {
+    "demo": "venncal.cli.demo",
+    "reproduce": "venncal.cli.reproduce",
+    "calibrate": "venncal.cli.calibrate",
+    "fit": "venncal.cli.fit",
+    "apply": "venncal.cli.apply",
+    "evaluate": "venncal.cli.evaluate",
+    "compare": "venncal.cli.compare",
+}
+
+
+class _LazyGroup(click.Group):
+    def list_commands(self, ctx):
+        return list(dict.fromkeys([*super().list_commands(ctx), *_COMMANDS]))
+
+    def get_command(self, ctx, name):
+        if name not in self.commands and name in _COMMANDS:
+            from importlib import import_module
+
+            self.add_command(getattr(import_module(_COMMANDS[name]), name), name)
+        return super().get_command(ctx, name)
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="venncal")
 def main():
     """Trustworthy probabilities for binary classifiers: Venn-Abers and friends."""
-
-
-def _register():
-    from venncal.cli.apply import apply
-    from venncal.cli.calibrate import calibrate
-    from venncal.cli.compare import compare
-    from venncal.cli.demo import demo
-    from venncal.cli.evaluate import evaluate
-    from venncal.cli.fit import fit
-    from venncal.cli.reproduce import reproduce
-
-    for command in (demo, reproduce, calibrate, fit, apply, evaluate, compare):
-        main.add_command(command)
-
-
-_register()

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import click
 import numpy as np
-import pandas as pd
 
 from venncal._validation import check_binary_labels, check_probabilities, check_scores
 from venncal.cli._extras import require_extra
@@ -101,6 +100,8 @@ def read_table(path, what="input file"):
     CSV files must be UTF-8 (a byte-order mark is accepted), every row must have as many fields
     as the header, and column names must be unique; otherwise :class:`InputError`.
     """
+    import pandas as pd  # imported when needed: a command that streams does without it
+
     path = Path(path)
     kind = _kind(path, what)
     if not path.is_file():
@@ -210,6 +211,8 @@ def _reword(exc, option, name, path):
 
 def scores_column(frame, name, path, option="--score"):
     """Scores as a finite float64 array; NaN, inf or text exit with code 2."""
+    import pandas as pd
+
     col = get_column(frame, name, path, option)
     try:
         values = pd.to_numeric(col, errors="raise").to_numpy(dtype=np.float64, na_value=np.nan)
@@ -294,6 +297,8 @@ def _numeric_labels(col, name, path, positive, option, one_class_ok):
     Gives what the text route gives (the same messages, the same 0/1 labels) without turning
     every row into text: the distinct values are found by hashing and only they become text.
     """
+    import pandas as pd
+
     values = col.to_numpy()
     distinct = pd.unique(values)
     text = pd.Series(distinct).astype(str).to_numpy()
