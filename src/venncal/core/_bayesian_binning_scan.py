@@ -8,30 +8,40 @@ of class ``c``, the marginal likelihood of a bin ``[l, u - 1]`` becomes that of 
 multiplying by ``(n_c + 1) / (n + 2)``, with ``n_c`` and ``n`` the bin's counts before. One
 multiplication and one division per term replace the log-factorials and the exponential.
 
-Exactness. Every row is computed afresh from the log-factorials (one exponential per term, as
-before) when its position holds more than one example, at least every ``_STEPS`` rows, and
-whenever the growth bound below would exceed ``_GROWTH``; in between, each term carries the
-rounding of at most ``_STEPS`` multiplications and divisions (relative error below
-``3 * _STEPS * 2^-53``, under 3e-14). The carried terms only shrink, and are multiplied by
-``2^200`` (exactly) when the largest falls below ``2^-200``, so the largest term of a row is at
-least ``2^-200 / (n + 2)``. A term that falls below ``2^-1022`` (where rounding stops being
-relative, down to zero) is then below ``2^-822 (n + 2)`` of its row's largest. One carried step
-changes the ratio of two terms of a row by at most ``n + 1`` for bins of ``n`` examples (the
-predictive probability lies in ``[1 / (n + 2), (n + 1) / (n + 2)]``), and the sum of
-``log(n + 1)`` over the carried steps between two fresh rows is at most ``_GROWTH = 400``, so
-until the next fresh row such a term stays below ``2^-822 (n + 2)^2 e^400 < e^-130`` of its
-row's largest term (``n`` below 4 million): far less than the ``e^-50`` that the pruned scans
-already neglect (see ``_LOG_CUTOFF`` in the main module).
+Exactness. A row is computed afresh from the log-factorials (one exponential per term, as
+before) when its position holds more than one example, at least every ``_STEPS = 128`` rows,
+and whenever the growth bound below would pass ``_GROWTH = 600``. In between, each term carries
+the rounding of at most 128 multiplications and divisions (relative error below
+``3 * 128 * 2^-53 < 5e-14``). After each row the terms are multiplied by a power of two (no
+rounding) that brings their sum into ``[0.5, 1)``, and the exponent is kept apart from the
+reference, so the reference is not rounded from row to row either.
 
-Pruning. A row covers the bins ``[l, u]`` with ``l`` in an active range. Its left end moves
-with the bound of the main module: every term beyond it is at most the term at the end times
-``S_A / (ML(A) q)``. When the bound does not show the terms beyond the range negligible (below
-``e^-50`` of the row's largest), the range grows by a block computed afresh; when it shows a
-block at the near end negligible, the range gives that block up for the rows that follow (its
-terms still count in the row where the test is made).
+Underflow. The largest of at most N terms that sum to at least 1/2 is at least ``1 / (2N)``, and
+after one carried step at least ``1 / (2N (n + 2))`` for bins of at most ``n`` examples. A term
+that falls below ``2^-1022`` (where rounding stops being relative, down to zero) is then below
+``2^-1021 N (n + 2)`` of the largest. One carried step changes the ratio of two terms of a row
+by less than ``n + 2`` (a predictive probability lies in ``[1 / (n + 2), (n + 1) / (n + 2)]``),
+and the sum of ``log(n + 2)`` over the carried steps between two fresh rows is at most 600, so
+until the next fresh row such a term stays below ``2^-1021 N (n + 2) e^600 < e^-77`` of its
+row's largest term (N and n below the 4 million of the log-factorial tables): far less than the
+``e^-50`` that the pruned scans neglect anyway (``_LOG_CUTOFF`` in the main module).
+
+Pruning. A row covers the bins ``[l, u]`` with ``l`` in an active range. Its ends move with the
+bound of the main module: every term beyond an end is at most the term at the end times
+``S_A / (ML(A) q)``. When the bound does not show the terms beyond the range below ``e^-50`` of
+the row's sum so far (so below ``e^-50`` of the row's sum, as in the main module), the range
+grows by a block computed afresh; when it shows the terms beyond a block boundary inside the
+range negligible, the range gives up the block for the rows that follow (its terms still count
+in the row where the test is made).
+
+Loops over a row count from 0 (``for k in range(n): l = lo + k``) or run in small helpers over
+slices: numba vectorises those forms, with ``error_model="numpy"`` (no zero-division checks: no
+denominator is zero), and not ``range(lo, u)``.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -40,13 +50,11 @@ from venncal.core._jit import HAVE_NUMBA, jit
 __all__ = ["forward_sums", "backward_averages", "EXP_TABLE_WIDE"]
 
 _LOG_CUTOFF = 50.0
-_GROWTH = 400.0
-_STEPS = 64
+_GROWTH = 600.0
+_STEPS = 128
 _BLOCK = 256
 _WIDE = 720.0
-_SMALL = 2.0**-200
-_UP = 2.0**200
-_LOG_UP = 200.0 * np.log(2.0)
+_LN2 = math.log(2.0)
 
 # exp(d) for d in (-_WIDE, 0] as EXP_TABLE_WIDE[j] * poly(r), j = floor(-16 d), r = d + j / 16 in
 # (-1/16, 0]: the degree-8 Taylor polynomial has relative error below 5e-17 there.
@@ -79,6 +87,45 @@ def _log_factor(a, b, table, klogk, log_q_edge):
     return klogk[a] + klogk[b] - klogk[a + b] - _log_ml(a, b, table) - log_q_edge
 
 
+def _carry_forward(v, cnt, tot, c_end, scale, n_end):
+    """Multiply each term by its predictive probability; return the new sum.
+
+    ``v[k] *= scale (c_end - cnt[k]) / (n_end - tot[k])``.
+    """
+    s = 0.0
+    for k in range(v.shape[0]):
+        w = v[k] * (scale * (c_end - cnt[k])) / (n_end - tot[k])
+        v[k] = w
+        s += w
+    return s
+
+
+def _carry_backward(v, inv, cnt, tot, pos, d_mass, d_num, scale, c_start, n_start, b_start, post):
+    """Carry the terms of a backward row and add each bin's posterior and estimate.
+
+    ``v[k] *= scale (cnt[k] - c_start) inv[k]``; then ``inv[k] = 1 / (tot[k] - n_start)`` for the
+    next row, the posterior ``p = post v[k]`` and the estimate ``p (pos[k] - b_start) inv[k]``
+    are subtracted from ``d_mass[k]`` and ``d_num[k]``. Returns the sums of the new terms, of
+    the posteriors and of the estimates.
+    """
+    s = 0.0
+    row = 0.0
+    row_num = 0.0
+    for k in range(v.shape[0]):
+        w = v[k] * (scale * (cnt[k] - c_start)) * inv[k]
+        v[k] = w
+        s += w
+        r = 1.0 / (tot[k] - n_start)
+        inv[k] = r
+        p = post * w
+        est = p * (pos[k] - b_start) * r
+        row += p
+        row_num += est
+        d_mass[k] -= p
+        d_num[k] -= est
+    return s, row, row_num
+
+
 def forward_sums_py(c0, c1, ct, log_q, x, table, klogk, etab):
     """Log of the forward sums ``F`` over the binnings of each prefix (integer counts).
 
@@ -86,14 +133,19 @@ def forward_sums_py(c0, c1, ct, log_q, x, table, klogk, etab):
     N + 1, starting at 0); ``table[k] = log k!``; ``klogk[k] = k log k``.
     """
     big_n = log_q.shape[0]
+    f0 = c0.astype(np.float64)  # counts as floats (exact below 2^53) for the carried loops
+    f1 = c1.astype(np.float64)
+    ft = ct.astype(np.float64)
     log_f = np.empty(big_n + 1)
     log_f[0] = 0.0
     head = np.empty(big_n)  # log F(l) + x_l
     v = np.zeros(big_n)  # terms of the row, relative to exp(ref)
     buf = np.empty(big_n)
     lo = 0
-    ref = 0.0
-    scale = 1.0  # multiplies every carried term: 1, or 2^200 when they got small
+    ref0 = 0.0
+    shift = 0
+    ref = 0.0  # a term is v * exp(ref), ref = ref0 + shift log 2
+    scale = 1.0  # 2^-e: brings the sum of the carried terms into [0.5, 1) without rounding
     growth = 0.0
     steps = _STEPS  # forces a fresh first row
     for u in range(big_n):
@@ -104,84 +156,84 @@ def forward_sums_py(c0, c1, ct, log_q, x, table, klogk, etab):
         da = a_end - c0[u]
         db = b_end - c1[u]
         t_new = head[u] + _log_ml(da, db, table)
-        step = np.log(n_end + 1.0)
+        step = np.log(ct[u] - ct[lo] + 2.0)  # carried bins hold at most ct[u] - ct[lo]
         s = 0.0
-        mx = 0.0
         if da + db == 1 and steps < _STEPS and growth + step <= _GROWTH:
             growth += step
             steps += 1
-            if scale != 1.0:
-                ref -= _LOG_UP
+            fa_end = float(a_end)
+            fb_end = float(b_end)
+            fn_end = float(n_end + 1)
             if db == 1:
-                for l in range(lo, u):
-                    w = v[l] * (scale * (b_end - c1[l])) / (n_end - ct[l] + 1)
-                    v[l] = w
-                    s += w
-                    mx = max(mx, w)
+                s = _carry_forward(v[lo:u], f1[lo:u], ft[lo:u], fb_end, scale, fn_end)
             else:
-                for l in range(lo, u):
-                    w = v[l] * (scale * (a_end - c0[l])) / (n_end - ct[l] + 1)
-                    v[l] = w
-                    s += w
-                    mx = max(mx, w)
+                s = _carry_forward(v[lo:u], f0[lo:u], ft[lo:u], fa_end, scale, fn_end)
             w = np.exp(min(t_new - ref, 700.0))
             v[u] = w
             s += w
-            mx = max(mx, w)
         else:
             growth = 0.0
             steps = 0
             m = t_new
-            for l in range(lo, u):
+            for k in range(u - lo):
+                l = lo + k
                 t = head[l] + _log_ml(a_end - c0[l], b_end - c1[l], table)
                 buf[l] = t
                 m = max(m, t)
             buf[u] = t_new
+            ref0 = m
+            shift = 0
             ref = m
-            for l in range(lo, u + 1):
+            for k in range(u + 1 - lo):
+                l = lo + k
                 w = _exp_wide(buf[l] - ref, etab)
                 v[l] = w
                 s += w
-                mx = max(mx, w)
         # grow the range leftwards until the bound shows the rest negligible
         while lo > 0:
             a = a_end - c0[lo]
             b = b_end - c1[lo]
             t_lo = head[lo] + _log_ml(a, b, table)
-            if t_lo + _log_factor(a, b, table, klogk, log_q[lo - 1]) < ref + np.log(mx) - 50.0:
+            if t_lo + _log_factor(a, b, table, klogk, log_q[lo - 1]) < ref + np.log(s) - 50.0:
                 break
             start = max(0, lo - _BLOCK)
             m = -1e308
-            for l in range(start, lo):
+            for k in range(lo - start):
+                l = start + k
                 t = head[l] + _log_ml(a_end - c0[l], b_end - c1[l], table)
                 buf[l] = t
                 m = max(m, t)
             if m > ref:  # a larger term: move the reference to it
                 shrink = np.exp(ref - m)
                 s *= shrink
-                mx *= shrink
-                for l in range(lo, u + 1):
+                for k in range(u + 1 - lo):
+                    l = lo + k
                     v[l] *= shrink
+                ref0 = m
+                shift = 0
                 ref = m
-            for l in range(start, lo):
+            for k in range(lo - start):
+                l = start + k
                 w = _exp_wide(buf[l] - ref, etab)
                 v[l] = w
                 s += w
-                mx = max(mx, w)
             lo = start
         log_f[u + 1] = ref + np.log(s) + log_q[u] - x[u]
         # give up blocks at the left end that the bound shows negligible for this row
-        log_m = ref + np.log(mx)
+        log_s = ref + np.log(s)
         while lo + _BLOCK <= u:
             edge = lo + _BLOCK
             a = a_end - c0[edge]
             b = b_end - c1[edge]
             t_edge = head[edge] + _log_ml(a, b, table)
-            if t_edge + _log_factor(a, b, table, klogk, log_q[edge - 1]) >= log_m - 50.0:
+            if t_edge + _log_factor(a, b, table, klogk, log_q[edge - 1]) >= log_s - 50.0:
                 break
             lo = edge
-        # carried terms only shrink: rescale them by a power of two (exactly) when they get small
-        scale = _UP if mx < _SMALL else 1.0
+        # the next row multiplies the terms by 2^-e, exactly: their sum starts in [0.5, 1)
+        e = math.frexp(s)[1]
+        scale = math.ldexp(1.0, -e)
+        shift += e
+        ref = ref0 + shift * _LN2
     return log_f
 
 
@@ -194,6 +246,9 @@ def backward_averages_py(c0, c1, ct, log_q, x, table, klogk, etab, log_f):
     ``(n1 + 1) / (n + 2)`` in one loop.
     """
     big_n = log_q.shape[0]
+    f0 = c0.astype(np.float64)
+    f1 = c1.astype(np.float64)
+    ft = ct.astype(np.float64)
     log_z = log_f[big_n]
     log_b = np.empty(big_n + 1)
     log_b[big_n] = 0.0
@@ -204,6 +259,8 @@ def backward_averages_py(c0, c1, ct, log_q, x, table, klogk, etab, log_f):
     inv = np.zeros(big_n)  # 1 / (n + 2) of the bin [l, u] of the last row
     buf = np.empty(big_n)
     hi = big_n  # the row covers bins [l, u] for u in [l, hi)
+    ref0 = 0.0
+    shift = 0
     ref = 0.0
     scale = 1.0
     growth = 0.0
@@ -213,25 +270,23 @@ def backward_averages_py(c0, c1, ct, log_q, x, table, klogk, etab, log_f):
         a_start = c0[l]
         b_start = c1[l]
         n_start = ct[l]
+        fn_start = float(n_start - 2)
+        fb_start = float(b_start - 1)
         da = c0[l + 1] - a_start
         db = c1[l + 1] - b_start
         t_new = tail[l] + _log_ml(da, db, table)
-        step = np.log(ct[big_n] - n_start + 1.0)
+        step = np.log(ct[hi] - ct[l + 1] + 2.0)  # carried bins hold at most this - 2
         head = log_f[l] + x[l] - log_z  # bin posterior = exp(head + ref) * v[u]
         s = 0.0
-        mx = 0.0
         row = 0.0
         row_num = 0.0
         if da + db == 1 and steps < _STEPS and growth + step <= _GROWTH:
             growth += step
             steps += 1
-            if scale != 1.0:
-                ref -= _LOG_UP
             post = np.exp(head + ref)
             w = np.exp(min(t_new - ref, 700.0))
             v[l] = w
             s += w
-            mx = max(mx, w)
             r = 1.0 / (ct[l + 1] - n_start + 2)
             inv[l] = r
             p = post * w
@@ -243,43 +298,50 @@ def backward_averages_py(c0, c1, ct, log_q, x, table, klogk, etab, log_f):
             # the example at l joins every bin [l + 1, u]: multiply by its predictive probability
             # (n_c + 1) / (n + 2), with 1 / (n + 2) kept from the last row
             if db == 1:
-                cc = c1
-                cc_start = b_start + 1
+                cc = f1
+                cc_start = float(b_start)
             else:
-                cc = c0
-                cc_start = a_start + 1
-            for u in range(l + 1, hi):
-                w = v[u] * (scale * (cc[u + 1] - cc_start + 1)) * inv[u]
-                v[u] = w
-                s += w
-                mx = max(mx, w)
-                r = 1.0 / (ct[u + 1] - n_start + 2)
-                inv[u] = r
-                p = post * w
-                est = p * (c1[u + 1] - b_start + 1) * r
-                row += p
-                row_num += est
-                d_mass[u + 1] -= p
-                d_num[u + 1] -= est
+                cc = f0
+                cc_start = float(a_start)
+            sums = _carry_backward(
+                v[l + 1 : hi],
+                inv[l + 1 : hi],
+                cc[l + 2 : hi + 1],
+                ft[l + 2 : hi + 1],
+                f1[l + 2 : hi + 1],
+                d_mass[l + 2 : hi + 1],
+                d_num[l + 2 : hi + 1],
+                scale,
+                cc_start,
+                fn_start,
+                fb_start,
+                post,
+            )
+            s += sums[0]
+            row += sums[1]
+            row_num += sums[2]
         else:
             growth = 0.0
             steps = 0
             m = -1e308
-            for u in range(l, hi):
+            for k in range(hi - l):
+                u = l + k
                 t = tail[u] + _log_ml(c0[u + 1] - a_start, c1[u + 1] - b_start, table)
                 buf[u] = t
                 m = max(m, t)
+            ref0 = m
+            shift = 0
             ref = m
             post = np.exp(head + ref)
-            for u in range(l, hi):
+            for k in range(hi - l):
+                u = l + k
                 w = _exp_wide(buf[u] - ref, etab)
                 v[u] = w
                 s += w
-                mx = max(mx, w)
-                r = 1.0 / (ct[u + 1] - n_start + 2)
+                r = 1.0 / (ft[u + 1] - fn_start)
                 inv[u] = r
                 p = post * w
-                est = p * (c1[u + 1] - b_start + 1) * r
+                est = p * (f1[u + 1] - fb_start) * r
                 row += p
                 row_num += est
                 d_mass[u + 1] -= p
@@ -289,31 +351,34 @@ def backward_averages_py(c0, c1, ct, log_q, x, table, klogk, etab, log_f):
             a = c0[hi] - a_start
             b = c1[hi] - b_start
             t_hi = tail[hi - 1] + _log_ml(a, b, table)
-            if t_hi + _log_factor(a, b, table, klogk, log_q[hi - 1]) < ref + np.log(mx) - 50.0:
+            if t_hi + _log_factor(a, b, table, klogk, log_q[hi - 1]) < ref + np.log(s) - 50.0:
                 break
             stop = min(big_n, hi + _BLOCK)
             m = -1e308
-            for u in range(hi, stop):
+            for k in range(stop - hi):
+                u = hi + k
                 t = tail[u] + _log_ml(c0[u + 1] - a_start, c1[u + 1] - b_start, table)
                 buf[u] = t
                 m = max(m, t)
             if m > ref:  # a larger term: move the reference to it
                 shrink = np.exp(ref - m)
                 s *= shrink
-                mx *= shrink
-                for u in range(l, hi):
+                for k in range(hi - l):
+                    u = l + k
                     v[u] *= shrink
+                ref0 = m
+                shift = 0
                 ref = m
                 post = np.exp(head + ref)
-            for u in range(hi, stop):
+            for k in range(stop - hi):
+                u = hi + k
                 w = _exp_wide(buf[u] - ref, etab)
                 v[u] = w
                 s += w
-                mx = max(mx, w)
-                r = 1.0 / (ct[u + 1] - n_start + 2)
+                r = 1.0 / (ft[u + 1] - fn_start)
                 inv[u] = r
                 p = post * w
-                est = p * (c1[u + 1] - b_start + 1) * r
+                est = p * (f1[u + 1] - fb_start) * r
                 row += p
                 row_num += est
                 d_mass[u + 1] -= p
@@ -323,17 +388,20 @@ def backward_averages_py(c0, c1, ct, log_q, x, table, klogk, etab, log_f):
         d_mass[l] += row
         d_num[l] += row_num
         # give up blocks at the right end that the bound shows negligible for this row
-        log_m = ref + np.log(mx)
+        log_s = ref + np.log(s)
         while hi - _BLOCK > l:
             edge = hi - _BLOCK
             a = c0[edge] - a_start
             b = c1[edge] - b_start
             t_edge = tail[edge - 1] + _log_ml(a, b, table)
-            if t_edge + _log_factor(a, b, table, klogk, log_q[edge - 1]) >= log_m - 50.0:
+            if t_edge + _log_factor(a, b, table, klogk, log_q[edge - 1]) >= log_s - 50.0:
                 break
             hi = edge
-        # carried terms only shrink: rescale them by a power of two (exactly) when they get small
-        scale = _UP if mx < _SMALL else 1.0
+        # the next row multiplies the terms by 2^-e, exactly: their sum starts in [0.5, 1)
+        e = math.frexp(s)[1]
+        scale = math.ldexp(1.0, -e)
+        shift += e
+        ref = ref0 + shift * _LN2
     return d_mass, d_num
 
 
@@ -342,8 +410,12 @@ if HAVE_NUMBA:  # pragma: no cover - exercised through the compiled kernels
     _exp_wide = jit(_exp_wide, inline="always", fastmath=_FLAGS)
     _log_ml = jit(_log_ml, inline="always", fastmath=_FLAGS)
     _log_factor = jit(_log_factor, inline="always", fastmath=_FLAGS)
-    forward_sums = jit(forward_sums_py, fastmath=_FLAGS)
-    backward_averages = jit(backward_averages_py, fastmath=_FLAGS)
+    _carry_forward = jit(_carry_forward, fastmath=_FLAGS, error_model="numpy")
+    _carry_backward = jit(_carry_backward, fastmath=_FLAGS, error_model="numpy")
+    # error_model="numpy": no zero-division checks (no denominator is zero), which lets the
+    # carried loops vectorise
+    forward_sums = jit(forward_sums_py, fastmath=_FLAGS, error_model="numpy")
+    backward_averages = jit(backward_averages_py, fastmath=_FLAGS, error_model="numpy")
 else:  # pragma: no cover
     forward_sums = None
     backward_averages = None
