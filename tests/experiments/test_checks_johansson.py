@@ -104,17 +104,43 @@ def test_independent_draws_contain_less_often_than_shared_ones():
     assert (b2 | a2).mean() > (b1 | a1).mean()
 
 
+def _acc(**setups):
+    return pd.DataFrame(setups, index=["d0", "d1", "d2"])
+
+
+GOOD_ACC = dict(
+    VP_cal=[0.80, 0.70, 0.90], VP_oob=[0.82, 0.72, 0.92],
+    Iso_cal=[0.79, 0.69, 0.89], Iso_oob=[0.81, 0.71, 0.91],
+)  # fmt: skip
+
+
+def _good():
+    return _acc(**{k.replace("_", "-"): v for k, v in GOOD_ACC.items()})
+
+
+def _key(checks, start):
+    (key,) = [k for k in checks if k.startswith(start)]
+    return key
+
+
+def test_accuracy_checks_hold_and_state_their_margin():
+    checks = accuracy_checks(_good())
+    assert len(checks) == 3 and all(checks.values())
+    key = _key(checks, "VP-oob is the most accurate")
+    assert "against Iso-oob: margin +0.0100" in key and "within noise" not in key
+
+
 def test_accuracy_checks_fail_when_calibration_sets_win():
-    good = pd.Series({"VP-cal": 0.80, "VP-oob": 0.82, "Iso-cal": 0.79, "Iso-oob": 0.81})
-    assert all(accuracy_checks(good).values())
-    bad = good.copy()
-    bad["Iso-cal"] = 0.815  # more accurate than Iso-oob
+    bad = _good()
+    bad["Iso-cal"] = [0.815, 0.715, 0.915]  # more accurate than Iso-oob
     checks = accuracy_checks(bad)
-    assert not checks["each setup is more accurate calibrated out-of-bag than on a calibration set"]
-    assert not checks[
-        "every out-of-bag setup is more accurate on average than every calibration-set setup"
-    ]
-    bad = good.copy()
-    bad["Iso-oob"] = 0.83
-    (key,) = [k for k in accuracy_checks(bad) if k.startswith("VP-oob is the most accurate")]
-    assert not accuracy_checks(bad)[key] and "best: Iso-oob" in key
+    assert not checks[_key(checks, "each setup is more accurate calibrated out-of-bag")]
+    assert not checks[_key(checks, "every out-of-bag setup")]
+
+
+def test_vp_oob_not_most_accurate_fails_and_a_tiny_margin_is_called_noise():
+    bad = _good()
+    bad["Iso-oob"] = [0.83, 0.71, 0.925]
+    checks = accuracy_checks(bad)
+    key = _key(checks, "VP-oob is the most accurate")
+    assert not checks[key] and "best: Iso-oob" in key and "within noise" in key
