@@ -9,6 +9,9 @@ from venncal import datasets
 from venncal.datasets import (
     BivariateNormalModel,
     CircularModel,
+    EccentricRingModel,
+    OffsetXorModel,
+    SeparableModel,
     XorModel,
 )
 
@@ -57,9 +60,31 @@ CASES = {
         (lambda: BivariateNormalModel(rho=np.nan).sample(10), "rho"),
         (lambda: BivariateNormalModel().partial_posterior([[0.0, 0.0]], component=2), "component"),
     ],
+    "make_offset_xor": [(lambda: datasets.make_offset_xor(near=-1.0), "near")],
+    "make_eccentric_ring": [
+        (lambda: datasets.make_eccentric_ring(eccentricity=1.5), "eccentricity")
+    ],
+    "make_separable": [],
+    "OffsetXorModel": [
+        (lambda: OffsetXorModel(far="a").sample(10), "far"),
+        (lambda: OffsetXorModel().posterior([[1.0, 2.0, 3.0]]), "X"),
+    ],
+    "EccentricRingModel": [
+        (lambda: EccentricRingModel(ring_scale=0.0).sample(10), "ring_scale"),
+        (lambda: EccentricRingModel(n_angles=0).posterior([[0.0, 0.0]]), "n_angles"),
+        (lambda: EccentricRingModel().posterior([[np.nan, 1.0]]), "X"),
+    ],
+    "SeparableModel": [(lambda: SeparableModel().posterior(np.zeros((3, 1))), "X")],
     "Dataset": [],
 }
-for _maker in ("make_xor", "make_circular", "make_bivariate_normal"):
+for _maker in (
+    "make_xor",
+    "make_circular",
+    "make_bivariate_normal",
+    "make_offset_xor",
+    "make_eccentric_ring",
+    "make_separable",
+):
     _f = getattr(datasets, _maker)
     CASES[_maker] += [
         (lambda f=_f: f(0), "n_samples"),
@@ -71,7 +96,14 @@ for _maker in ("make_xor", "make_circular", "make_bivariate_normal"):
         (lambda f=_f: f(random_state=1.5), "random_state"),
         (lambda f=_f: f(random_state="seed"), "random_state"),
     ]
-for _model in (XorModel, CircularModel, BivariateNormalModel):
+for _model in (
+    XorModel,
+    CircularModel,
+    BivariateNormalModel,
+    OffsetXorModel,
+    EccentricRingModel,
+    SeparableModel,
+):
     CASES[_model.__name__] += [
         (lambda m=_model: m().sample(0), "n_samples"),
         (lambda m=_model: m().sample(10, random_state=-1), "random_state"),
