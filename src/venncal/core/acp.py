@@ -15,11 +15,12 @@ What the papers say, and what is done here:
   interval mapped through the sigmoid is *not* symmetric around ``p_in`` (it leans towards 0.5),
   so the adjustment has to make it so. The methods section of Jiang et al. could not be
   consulted for this implementation (only its abstract, which says that "the length of the CI
-  employed may affect its results"), so the exact formula of the original is not confirmed. We
-  implement the adjustment that both statements pin down: the bin keeps the interval's length
-  and is centred on the prediction, ``[p_in - (u - l) / 2, p_in + (u - l) / 2]``
-  (:func:`symmetric_interval`). The unadjusted interval ``[l, u]`` stays available as an
-  explicit option.
+  employed may affect its results"), so the exact formula of the original is not confirmed.
+  Symmetry around ``p_in`` is what the description requires; how wide the symmetric bin is, it
+  does not say. We keep the interval's length and centre it on the prediction,
+  ``[p_in - (u - l) / 2, p_in + (u - l) / 2]`` (:func:`symmetric_interval`); mirroring the longer
+  or the shorter side of ``[l, u]`` would also be symmetric, and is not implemented. The
+  unadjusted interval ``[l, u]`` stays available as an explicit option.
 * **Closed bins.** A calibration prediction equal to an end point is inside.
 * **Empty bin.** When no calibration prediction lies inside, the bin is widened to the
   nearest distinct calibration prediction (the lower one on a tie), so every test prediction gets
@@ -42,7 +43,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import expit
-from scipy.stats import norm
 
 from venncal._validation import (
     check_consistent_length,
@@ -86,6 +86,8 @@ def wald_interval(linear_predictor, standard_error, confidence=0.95):
     check_consistent_length(linear_predictor=eta, standard_error=se)
     if (se < 0).any():
         raise ValueError("'standard_error' must be non-negative.")
+    from scipy.stats import norm  # imported here: scipy.stats takes most of a second
+
     z = norm.ppf(0.5 + confidence / 2.0)
     return expit(eta - z * se), expit(eta + z * se)
 
