@@ -29,7 +29,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-from benchmarks._timing import machine_note
+from _timing import machine_note
 
 CHUNK = 2_500_000
 

@@ -55,10 +55,10 @@ def apply_local(calibrator, source, out, **kwargs):
 
 
 def apply_dask(calibrator, source, out, **kwargs):
-    """Apply on a Dask cluster through ``venncal.dask.cli_apply`` (same arguments and result)."""
+    """Apply with Dask through ``venncal.cli._dask.cli_apply`` (same arguments and result)."""
     require_extra("distributed", "dask", "--backend dask")
     try:
-        from venncal.dask import cli_apply
+        from venncal.cli._dask import cli_apply
     except ImportError:
         raise InputError("--backend dask is not available in this venncal installation.") from None
     return cli_apply(calibrator, source, out, **kwargs)
@@ -129,7 +129,10 @@ def _keep_list(keep):
     show_default=True,
     help="Where to apply: in this process (in chunks), or on a Dask cluster.",
 )
-def apply(model, inputs, out, score_col, keep, prefix, interval, force, progress, backend):
+@click.option("--scheduler", default=None, help="dask: address of the scheduler.")
+def apply(
+    model, inputs, out, score_col, keep, prefix, interval, force, progress, backend, scheduler
+):
     """Calibrate the scores of INPUT... with MODEL (written by venncal fit or venncal.save).
 
     Each INPUT is a CSV or Parquet file, or a folder of Parquet files; all need the same
@@ -143,6 +146,8 @@ def apply(model, inputs, out, score_col, keep, prefix, interval, force, progress
       venncal apply model.json new.csv -o new_calibrated.csv
     """
     check_table_file(out, "--out", doing="writing")
+    if scheduler is not None and backend != "dask":
+        raise InputError("--scheduler applies to --backend dask only.")
     for path in inputs:
         if not Path(path).is_dir():
             check_table_file(path, "INPUT")
@@ -179,6 +184,7 @@ def apply(model, inputs, out, score_col, keep, prefix, interval, force, progress
         method=type(calibrator).__name__,
         fitted_on=str(model),
         progress=progress,
+        **({"scheduler": scheduler} if backend == "dask" else {}),
     )
     n_files = len(source.files())
     click.echo(

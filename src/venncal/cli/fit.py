@@ -26,10 +26,10 @@ def fit_local(calibrator, cal_file, *, score, label, weight=None, positive=None,
 
 
 def fit_dask(calibrator, cal_file, *, score, label, weight=None, positive=None, method, scheduler):
-    """Fit on a Dask cluster through ``venncal.dask.cli_fit`` (same arguments and result)."""
+    """Fit with Dask through ``venncal.cli._dask.cli_fit`` (same arguments and result)."""
     require_extra("distributed", "dask", "--backend dask")
     try:
-        from venncal.dask import cli_fit
+        from venncal.cli._dask import cli_fit
     except ImportError:
         raise InputError("--backend dask is not available in this venncal installation.") from None
     return cli_fit(
