@@ -137,3 +137,24 @@ def test_paired_difference_matches_a_direct_computation():
     np.testing.assert_allclose(got[:4], [a.mean(), b.mean(), d.mean(), d.std(ddof=1) / np.sqrt(8)])
     assert got[4] == 8
     assert paired_difference(raw, "XOR/LR", "ABB", "nothing", "AUC") is None
+
+
+@pytest.mark.parametrize("ds", ["XOR", "Circular"])
+@pytest.mark.parametrize("m", ["SBB", "ABB"])
+@pytest.mark.parametrize("rival", ["IsoReg", "Platt"])
+def test_every_paired_claim_fails_when_the_method_is_worse(ds, m, rival):
+    panel = f"{ds}/LR"
+    r_auc, r_rmse, r_ece = GOOD[panel][rival]
+    worse_auc = _raw(override={(panel, m): lambda r, old: (r_auc - 0.1, old[1], old[2])})
+    assert _find(study_checks(worse_auc), f"{m} beats {rival} on {ds}") is False
+    worse_ece = _raw(override={(panel, m): lambda r, old: (old[0], old[1], r_ece + 0.05)})
+    assert _find(study_checks(worse_ece), f"{m} has lower ECE than {rival} on {ds}") is False
+
+
+@pytest.mark.parametrize("panel", ["XOR/LR", "Circular/LR", "Separable/LR"])
+def test_every_ceiling_check_fails_when_a_method_is_above_it(panel):
+    low = _raw(override={(panel, "ceiling"): lambda r, old: (old[0] - 0.1, old[1], old[2])})
+    ds = panel.split("/")[0]
+    assert (
+        _find(study_checks(low), f"No calibrator of the score beats the ceiling on {ds}:") is False
+    )
