@@ -31,9 +31,9 @@ class BayesianBinningCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
         best value in every setting, 5 and 20 within about 2% (see
         ``venncal.core.bayesian_binning.DEFAULT_LAM``).
     max_positions : int or None, default=None
-        None is the exact method on all N distinct calibration scores, in O(N^2) time (about
-        1 s at N = 10^4 and minutes at 2 x 10^5; a warning comes before a fit expected to
-        take more than about 10 s). An integer K caps the time at O(K^2): neighbouring scores
+        None is the exact method on all N distinct calibration scores, in O(N^2) time (ABB
+        on distinct scores: a few hundredths of a second at N = 10^4 and a few seconds at
+        10^5; a warning comes before a fit expected to take more than about 10 s). An integer K caps the time at O(K^2): neighbouring scores
         are pooled into at most K groups of about equal weight, and each calibration score
         gets its group's value.
     averaging : {"exact", "paper"}, default="exact"
