@@ -93,7 +93,7 @@ def isotonic_regression(y, sample_weight=None):
             "'sample_weight' must be positive for isotonic_regression; "
             "drop the rows whose weight is zero."
         )
-    mean, _, end = _pava(y, w)
+    mean, _, end = _pava.for_size(y.shape[0])(y, w)
     return np.repeat(mean, np.diff(end, prepend=0))
 
 
@@ -271,7 +271,7 @@ def interpolate_monotone(x, y, t):
     if x.shape[0] == 1:
         return np.full(t.shape[0], y[0])
     if HAVE_NUMBA:
-        return _interpolate_kernel(x, y, t)
+        return _interpolate_kernel.for_size(t.shape[0] + x.shape[0])(x, y, t)
     return _interpolate_numpy(x, y, t)  # pragma: no cover
 
 
@@ -311,7 +311,7 @@ def fit_isotonic(scores, y, sample_weight=None):
     # only the ratios of the weights matter: scale them so their sums cannot overflow
     w = rescale_sample_weight(check_sample_weight(sample_weight, s.shape[0]))
     x, weight, total = group_scores(s, yv, w)
-    mean, _, end = _pava(total / weight, weight)
+    mean, _, end = _pava.for_size(weight.shape[0])(total / weight, weight)
     # PAVA leaves strictly increasing block means, so each block is a maximal constant run.
     # Inside a block both rules give the block's value from any two of its scores, and between
     # blocks they read only the last score of one block and the first of the next: keeping

@@ -50,7 +50,7 @@ def _unit_diagram(s, y01):
     u = np.empty(n)
     cw = np.empty(n + 1, dtype=count_type)
     ca = np.empty(n + 1, dtype=count_type)
-    k = merge_sorted_groups(neg_sorted, pos_sorted, u, cw, ca)
+    k = merge_sorted_groups.for_size(n)(neg_sorted, pos_sorted, u, cw, ca)
     return u[:k], cw[: k + 1], ca[: k + 1]
 
 
@@ -117,7 +117,7 @@ def _cumulative(v):
 
 def _cumulative_float(v):
     out = np.empty(v.shape[0] + 1)
-    compensated_cumsum(np.ascontiguousarray(v, dtype=np.float64), out)
+    compensated_cumsum.for_size(v.shape[0])(np.ascontiguousarray(v, dtype=np.float64), out)
     return out
 
 
@@ -136,7 +136,7 @@ def _sweep(cw, ca, unit, mirror, scratch):
     if isinstance(cw, list):
         return np.array(hull_sweep_exact(cw, ca, unit, mirror), dtype=np.float64)
     sx, sy, out = scratch
-    hull_sweep(cw, ca, sx, sy, out, mirror)
+    hull_sweep.for_size(cw.shape[0])(cw, ca, sx, sy, out, mirror)
     if cw.dtype.kind == "f":  # rounding may carry a slope of 0 or 1 just past it
         np.clip(out, 0.0, 1.0, out=out)
     return out
@@ -193,8 +193,8 @@ def _compress(u, v):
     return u[changes], np.concatenate([v[:1], v[1:][changes]])
 
 
-# from this many test scores on, prediction searches them in sorted order
-_SORTED_SEARCH_MIN = 4096
+# from this many test scores on, prediction searches the tables from a grid of first guesses
+_FAST_LOOKUP_MIN = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -242,20 +242,18 @@ class IVAPTables:
     def predict_unchecked(self, t):
         """Like :meth:`predict` for a clean float64 array (no checks).
 
-        Many test scores against long tables are searched in sorted order (one sort, then
-        binary searches whose branches the processor predicts): about twice as fast from
-        10^4 scores on, with the same values.
+        From ``_FAST_LOOKUP_MIN`` test scores on, against tables of 64 breakpoints or more,
+        the tables are searched from a grid of first guesses
+        (:func:`venncal.core._step_lookup.step_lookup`): the same values, 5-10 times faster.
         """
-        if t.shape[0] < _SORTED_SEARCH_MIN or self.breaks0.shape[0] < 64:
+        if t.shape[0] < _FAST_LOOKUP_MIN or self.breaks0.shape[0] < 64:
             p0 = self.values0[np.searchsorted(self.breaks0, t, side="right")]
             p1 = self.values1[np.searchsorted(self.breaks1, t, side="left")]
             return p0, p1
-        order = np.argsort(t)
-        ts = t[order]
-        p0 = np.empty(t.shape[0])
-        p1 = np.empty(t.shape[0])
-        p0[order] = self.values0[np.searchsorted(self.breaks0, ts, side="right")]
-        p1[order] = self.values1[np.searchsorted(self.breaks1, ts, side="left")]
+        from venncal.core._step_lookup import step_lookup
+
+        p0 = step_lookup(self.breaks0, self.values0, t, right=True)
+        p1 = step_lookup(self.breaks1, self.values1, t, right=False)
         return p0, p1
 
 

@@ -29,7 +29,6 @@ Examples
 (0.158125, 0.75)
 """
 
-from venncal.metrics import ranking
 from venncal.metrics._bootstrap import BootstrapResult, bootstrap_ci
 from venncal.metrics._brier_curve import BrierCurve, brier_curve
 from venncal.metrics._calibration import (
@@ -114,3 +113,12 @@ __all__ = [
     "top_label_reliability_curve",
     "classwise_reliability_curves",
 ]
+
+
+def __getattr__(name):
+    # the rank tests need scipy.stats (most of a second to import): loaded on first use
+    if name == "ranking":
+        from importlib import import_module
+
+        return import_module("venncal.metrics.ranking")
+    raise AttributeError(f"module 'venncal.metrics' has no attribute {name!r}")
