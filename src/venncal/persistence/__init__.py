@@ -23,9 +23,11 @@ from venncal.persistence._model_file import (
     FORMAT_VERSION,
     ModelFile,
     ModelFileError,
+    ModelState,
     checksum,
     load,
     read_model_file,
+    read_model_state,
     save,
 )
 from venncal.persistence._registry import register_model_class, registered_names
@@ -35,6 +37,8 @@ __all__ = [
     "load",
     "read_model_file",
     "ModelFile",
+    "ModelState",
+    "read_model_state",
     "ModelFileError",
     "register_model_class",
     "registered_names",

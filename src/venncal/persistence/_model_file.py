@@ -13,13 +13,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from venncal.persistence._codec import DecodeError, decode, encode
-from venncal.persistence._registry import model_class, registered_names
+from venncal.persistence._registry import model_class, model_types, registered_names
 
 __all__ = [
     "save",
     "load",
     "read_model_file",
     "ModelFile",
+    "ModelState",
+    "read_model_state",
     "ModelFileError",
     "FORMAT",
     "FORMAT_VERSION",
@@ -52,6 +54,30 @@ class ModelFile:
     """
 
     calibrator: object
+    metadata: dict
+    venncal_version: str
+    format_version: int
+
+
+@dataclass(frozen=True)
+class ModelState:
+    """The decoded content of a model file, before a calibrator is built from it.
+
+    Attributes
+    ----------
+    class_name : str
+    params : dict
+        The calibrator's parameters.
+    fitted : dict
+        Its fitted attributes (numpy arrays and the fitted-state objects of ``venncal.core``).
+    metadata : dict
+    venncal_version : str
+    format_version : int
+    """
+
+    class_name: str
+    params: dict
+    fitted: dict
     metadata: dict
     venncal_version: str
     format_version: int
@@ -377,26 +403,10 @@ def read_model_file(path):
     >>> read_model_file(path).metadata
     {'score': 'margin'}
     """
+    state = read_model_state(path)
     where = repr(os.fspath(path))
-    with open(path, "rb") as fh:
-        raw = fh.read()
-    doc = _parse(raw, where)
-    _check_header(doc, where)
-    name = doc["class"]
-    spec = model_class(name) if isinstance(name, str) else None
-    if spec is None:
-        raise ModelFileError(
-            f"{where} holds a {name!r}, which this venncal cannot load (it knows "
-            f"{', '.join(registered_names())})."
-        )
-    params, fitted = doc["params"], doc["fitted"]
-    if not isinstance(params, dict) or not isinstance(fitted, dict):
-        raise ModelFileError(f"{where}: 'params' and 'fitted' must be objects.")
-    try:
-        kwargs = {k: decode(v, f"parameter {k!r}", spec.types) for k, v in params.items()}
-        state = {k: decode(v, f"{name}.{k}", spec.types) for k, v in fitted.items()}
-    except DecodeError as exc:
-        raise ModelFileError(f"{where}: {exc}.") from None
+    name, kwargs = state.class_name, state.params
+    spec = model_class(name)
     try:
         calibrator = spec.cls(**kwargs)
     except TypeError:
@@ -405,16 +415,61 @@ def read_model_file(path):
             f"{where}: {name} of this venncal has no parameter "
             f"{unknown[0] if unknown else '?'!r}; upgrade venncal."
         ) from None
-    missing = [a for a in spec.fitted if a not in state]
+    missing = [a for a in spec.fitted if a not in state.fitted]
     if missing:
         raise ModelFileError(f"{where}: the fitted attribute {missing[0]!r} of {name} is missing.")
-    for attr, value in state.items():
+    for attr, value in state.fitted.items():
+        setattr(calibrator, attr, value)
+    return ModelFile(calibrator, state.metadata, state.venncal_version, state.format_version)
+
+
+def read_model_state(path):
+    """Read and check a model file and decode its values, without building the calibrator.
+
+    Only the fitted-state types of the named class are imported (for the built-in classes,
+    from ``venncal.core``), not the calibrator class itself: what a program that only
+    predicts needs. :func:`read_model_file` builds the calibrator from it.
+
+    Parameters
+    ----------
+    path : str or path-like
+
+    Returns
+    -------
+    ModelState
+
+    Raises
+    ------
+    ModelFileError
+        As :func:`load`.
+    """
+    where = repr(os.fspath(path))
+    with open(path, "rb") as fh:
+        raw = fh.read()
+    doc = _parse(raw, where)
+    _check_header(doc, where)
+    name = doc["class"]
+    types = model_types(name) if isinstance(name, str) else None
+    if types is None:
+        raise ModelFileError(
+            f"{where} holds a {name!r}, which this venncal cannot load (it knows "
+            f"{', '.join(registered_names())})."
+        )
+    params, fitted = doc["params"], doc["fitted"]
+    if not isinstance(params, dict) or not isinstance(fitted, dict):
+        raise ModelFileError(f"{where}: 'params' and 'fitted' must be objects.")
+    try:
+        kwargs = {k: decode(v, f"parameter {k!r}", types) for k, v in params.items()}
+        state = {k: decode(v, f"{name}.{k}", types) for k, v in fitted.items()}
+    except DecodeError as exc:
+        raise ModelFileError(f"{where}: {exc}.") from None
+    for attr in state:
         if not _ATTRIBUTE.match(attr):
             raise ModelFileError(f"{where}: {attr!r} is not a fitted attribute name.")
-        setattr(calibrator, attr, value)
-    metadata = doc.get("metadata", {})
     try:
-        metadata = _check_metadata(metadata)
+        metadata = _check_metadata(doc.get("metadata", {}))
     except (TypeError, ValueError):
         raise ModelFileError(f"{where}: 'metadata' must map names to strings or numbers.") from None
-    return ModelFile(calibrator, metadata, str(doc["venncal_version"]), doc["format_version"])
+    return ModelState(
+        name, kwargs, state, metadata, str(doc["venncal_version"]), doc["format_version"]
+    )

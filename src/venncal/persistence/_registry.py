@@ -12,7 +12,13 @@ import dataclasses
 from dataclasses import dataclass
 from importlib import import_module
 
-__all__ = ["ModelClass", "register_model_class", "model_class", "registered_names"]
+__all__ = [
+    "ModelClass",
+    "register_model_class",
+    "model_class",
+    "model_types",
+    "registered_names",
+]
 
 #: fitted attributes every score calibrator has (set by ``BaseScoreCalibrator.fit``)
 COMMON_FITTED = ("classes_", "n_features_in_")
@@ -170,6 +176,25 @@ def model_class(name):
     if name not in _REGISTRY and name in _BUILTIN:
         _register_builtin(name)
     return _REGISTRY.get(name)
+
+
+def model_types(name):
+    """The fitted-state types of the class called ``name``, without importing the class.
+
+    For a built-in class only the modules of its types (``venncal.core``) are imported; None
+    for an unknown name.
+    """
+    if name in _REGISTRY:
+        return _REGISTRY[name].types
+    if name not in _BUILTIN:
+        return None
+    found = []
+    for path in _BUILTIN[name][2]:
+        try:
+            found.append(_attribute(path))
+        except (ImportError, AttributeError):  # pragma: no cover - e.g. no partial_fit yet
+            continue
+    return tuple(found)
 
 
 def registered_names():
