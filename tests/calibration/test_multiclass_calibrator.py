@@ -177,3 +177,18 @@ def test_predict_errors():
     weights[y == 1] = 0
     with pytest.raises(ValueError, match="class index 1"):
         MulticlassVennAbersCalibrator().fit(Z, y, sample_weight=weights)
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_pairwise_price_and_ovr_agree_with_venn_abers_package(seed):
+    """Manokhin's multiclass Venn-Abers (the venn-abers package, if installed): one-vs-one with
+    Price et al.'s coupling, and one-vs-rest, on probabilities."""
+    va = pytest.importorskip("venn_abers.venn_abers")
+    Z, y, Zt = make(seed, n=300, m=50, K=4, ties=False)
+    P, Pt = np.exp(log_softmax(Z)), np.exp(log_softmax(Zt))
+    ours = MulticlassVennAbersCalibrator(strategy="pairwise", pooled=False, coupling="price")
+    theirs = va.predict_proba_prefitted_va(P, y, Pt)[0]
+    np.testing.assert_allclose(ours.fit(P, y).predict_proba(Pt), theirs, atol=1e-9)
+    ours = MulticlassVennAbersCalibrator(strategy="ovr", pooled=False)
+    theirs = va.predict_proba_prefitted_va(P, y, Pt, va_tpe="one_vs_rest")[0]
+    np.testing.assert_allclose(ours.fit(P, y).predict_proba(Pt), theirs, atol=1e-9)
