@@ -347,22 +347,22 @@ def test_max_positions_pools_neighbours_consistently(method):
 def test_warns_before_a_long_fit_and_names_the_way_out(monkeypatch):
     # the O(N^2) fits the warning is for: many distinct scores, or tied ones (not carried)
     assert bbmod.expected_seconds(10**6) > 100
-    assert bbmod.expected_seconds(200_000, single=0.0) > 100
+    assert bbmod.expected_seconds(200_000, carried=0.0) > 100
     assert bbmod.expected_seconds(200_000, averaging="paper") > 100
-    assert bbmod.expected_seconds(5_000, single=0.0) < bbmod._WARN_SECONDS
+    assert bbmod.expected_seconds(5_000, carried=0.0) < bbmod._WARN_SECONDS
     s = np.linspace(0, 1, 200)
     y = (s > 0.5).astype(int)
     monkeypatch.setattr(bbmod, "_WARN_SECONDS", 1e-6)  # 200^2 * 4e-10 = 1.6e-5 s > 1e-6 s
     with pytest.warns(VenncalWarning, match="max_positions="):
         fit_bayesian_binning(s, y)
-    # 100 groups of two scores each (not carried): 100^2 * 5e-9 = 5e-5 s < 1e-4 s
+    # 100 groups of two scores each (carried): 100^2 * 4e-10 = 4e-6 s < 1e-4 s
     monkeypatch.setattr(bbmod, "_WARN_SECONDS", 1e-4)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         fit_bayesian_binning(s, y, max_positions=100)
-    # the same 200 scores, each tied with another: not carried, 200^2 * 5e-9 = 2e-4 s > 1e-4 s
+    # the same 200 scores, each held by 10 examples: not carried, 200^2 * 5e-9 = 2e-4 s
     with pytest.warns(VenncalWarning, match="max_positions="):
-        fit_bayesian_binning(np.repeat(s, 2), np.repeat(y, 2))
+        fit_bayesian_binning(np.repeat(s, 10), np.repeat(y, 10))
 
 
 def test_max_positions_is_validated():

@@ -76,7 +76,8 @@ def test_python_passes_grow_and_give_up_the_range(monkeypatch):
 
 @needs_numba
 @pytest.mark.parametrize(
-    "case", ["independent", "logistic", "steep", "runs", "ties and singles", "big counts"]
+    "case",
+    ["independent", "logistic", "steep", "runs", "ties and singles", "small ties", "big counts"],
 )
 def test_compiled_passes_agree_with_numpy(case):
     rng = np.random.default_rng(60)
@@ -94,6 +95,9 @@ def test_compiled_passes_agree_with_numpy(case):
     elif case == "ties and singles":
         s = np.where(rng.random(n) < 0.5, np.round(s, 2), s)
         y = (rng.random(n) < s).astype(int)
+    elif case == "small ties":  # 1 to 12 examples per score: carried up to 8, fresh above
+        s = np.repeat(s[:600], rng.integers(1, 13, 600))
+        y = (rng.random(s.size) < 0.5).astype(int)
     else:  # a few positions with thousands of examples among single ones
         s = np.r_[s, np.full(4000, 0.25), np.full(3000, 0.75)]
         y = np.r_[(rng.random(n) < s[:n]).astype(int), np.zeros(4000, int), np.ones(3000, int)]

@@ -6,25 +6,29 @@ space, relative to a reference, and carried from one row to the next by the pred
 probability of the example that joins every bin: when position ``u`` holds a single example
 of class ``c``, the marginal likelihood of a bin ``[l, u - 1]`` becomes that of ``[l, u]`` on
 multiplying by ``(n_c + 1) / (n + 2)``, with ``n_c`` and ``n`` the bin's counts before. One
-multiplication and one division per term replace the log-factorials and the exponential.
+multiplication and one division per term replace the log-factorials and the exponential. A
+position with a few examples (at most ``_MAX_CARRY = 8``) is carried one example at a time.
 
 Exactness. A row is computed afresh from the log-factorials (one exponential per term, as
-before) when its position holds more than one example, at least every ``_STEPS = 128`` rows,
-and whenever the growth bound below would pass ``_GROWTH = 600``. In between, each term carries
-the rounding of at most 128 multiplications and divisions (relative error below
-``3 * 128 * 2^-53 < 5e-14``). After each row the terms are multiplied by a power of two (no
+before) when its position holds more than 8 examples, once 128 examples (``_STEPS``) have been
+carried since the last fresh row, and whenever the growth bound below would pass
+``_GROWTH = 600``. In between, each term carries the rounding of at most 128 multiplications
+and divisions (relative error below ``3 * 128 * 2^-53 < 5e-14``). After each row the terms are multiplied by a power of two (no
 rounding) that brings their sum into ``[0.5, 1)``, and the exponent is kept apart from the
 reference, so the reference is not rounded from row to row either.
 
-Underflow. The largest of at most N terms that sum to at least 1/2 is at least ``1 / (2N)``, and
-after one carried step at least ``1 / (2N (n + 2))`` for bins of at most ``n`` examples. A term
-that falls below ``2^-1022`` (where rounding stops being relative, down to zero) is then below
-``2^-1021 N (n + 2)`` of the largest. One carried step changes the ratio of two terms of a row
-by less than ``n + 2`` (a predictive probability lies in ``[1 / (n + 2), (n + 1) / (n + 2)]``),
-and the sum of ``log(n + 2)`` over the carried steps between two fresh rows is at most 600, so
-until the next fresh row such a term stays below ``2^-1021 N (n + 2) e^600 < e^-77`` of its
-row's largest term (N and n below the 4 million of the log-factorial tables): far less than the
-``e^-50`` that the pruned scans neglect anyway (``_LOG_CUTOFF`` in the main module).
+Underflow. Each carried example multiplies every term by a predictive probability in
+``[1 / (n + 2), (n + 1) / (n + 2)]`` for bins of at most ``n`` examples: it shrinks a term by
+less than ``n + 2`` and changes the ratio of two terms by less than ``n + 2``. A fresh row
+comes before the sum of ``log(n + 2)`` over the carried examples passes 600 (each row counts
+``k log(n + k + 1)`` for its ``k`` examples). At the start of a row the terms sum to at least
+1/2, so the largest of them, at ``l*``, is at least ``1 / (2N)``. Suppose a term falls below
+``2^-1022`` (where rounding stops being relative, down to zero) after carried examples of
+total growth ``g1`` since then: the term at ``l*`` is still at least ``e^-g1 / (2N)``, so the
+ratio of the two is below ``2^-1021 N e^g1``; until the next fresh row it grows by at most
+``e^g2`` more, with ``g1 + g2 <= 600``. Such a term thus stays below ``2^-1021 N e^600 < e^-92``
+of its row's largest term (N below the 4 million of the log-factorial tables): far less than
+the ``e^-50`` that the pruned scans neglect anyway (``_LOG_CUTOFF`` in the main module).
 
 Pruning. A row covers the bins ``[l, u]`` with ``l`` in an active range. Its ends move with the
 bound of the main module: every term beyond an end is at most the term at the end times
@@ -52,6 +56,7 @@ __all__ = ["forward_sums", "backward_averages", "EXP_TABLE_WIDE"]
 _LOG_CUTOFF = 50.0
 _GROWTH = 600.0
 _STEPS = 128
+_MAX_CARRY = 8  # positions with more examples start a fresh row
 _BLOCK = 256
 _WIDE = 720.0
 _LN2 = math.log(2.0)
@@ -98,6 +103,31 @@ def _carry_forward(v, cnt, tot, c_end, scale, n_end):
         v[k] = w
         s += w
     return s
+
+
+def _carry_plain(v, cnt, tot, c_start, scale, n_start):
+    """Multiply each term by ``scale (cnt[k] - c_start) / (tot[k] - n_start)``; return nothing."""
+    for k in range(v.shape[0]):
+        v[k] = v[k] * (scale * (cnt[k] - c_start)) / (tot[k] - n_start)
+
+
+def _accumulate_backward(v, inv, tot, pos, d_mass, d_num, n_start, b_start, post):
+    """The accumulation of :func:`_carry_backward` on terms carried already."""
+    s = 0.0
+    row = 0.0
+    row_num = 0.0
+    for k in range(v.shape[0]):
+        w = v[k]
+        s += w
+        r = 1.0 / (tot[k] - n_start)
+        inv[k] = r
+        p = post * w
+        est = p * (pos[k] - b_start) * r
+        row += p
+        row_num += est
+        d_mass[k] -= p
+        d_num[k] -= est
+    return s, row, row_num
 
 
 def _carry_backward(v, inv, cnt, tot, pos, d_mass, d_num, scale, c_start, n_start, b_start, post):
@@ -152,22 +182,33 @@ def forward_sums_py(c0, c1, ct, log_q, x, table, klogk, etab):
         head[u] = log_f[u] + x[u]
         a_end = c0[u + 1]
         b_end = c1[u + 1]
-        n_end = ct[u + 1]
         da = a_end - c0[u]
         db = b_end - c1[u]
         t_new = head[u] + _log_ml(da, db, table)
-        step = np.log(ct[u] - ct[lo] + 2.0)  # carried bins hold at most ct[u] - ct[lo]
+        k_new = da + db
+        # carried bins hold at most ct[u] - ct[lo] examples before the k_new new ones
+        step = k_new * np.log(ct[u] - ct[lo] + k_new + 1.0)
         s = 0.0
-        if da + db == 1 and steps < _STEPS and growth + step <= _GROWTH:
+        if 1 <= k_new <= _MAX_CARRY and steps + k_new <= _STEPS and growth + step <= _GROWTH:
             growth += step
-            steps += 1
-            fa_end = float(a_end)
-            fb_end = float(b_end)
-            fn_end = float(n_end + 1)
-            if db == 1:
-                s = _carry_forward(v[lo:u], f1[lo:u], ft[lo:u], fb_end, scale, fn_end)
-            else:
-                s = _carry_forward(v[lo:u], f0[lo:u], ft[lo:u], fa_end, scale, fn_end)
+            steps += k_new
+            # the examples at u join every bin [l, u - 1] one at a time, positives first:
+            # multiply by (n_c + 1) / (n + 2) with the bin's counts so far
+            for j in range(db):
+                s = _carry_forward(
+                    v[lo:u], f1[lo:u], ft[lo:u], float(c1[u] + j + 1), scale, float(ct[u] + j + 2)
+                )
+                scale = 1.0
+            for j in range(da):
+                s = _carry_forward(
+                    v[lo:u],
+                    f0[lo:u],
+                    ft[lo:u],
+                    float(c0[u] + j + 1),
+                    scale,
+                    float(ct[u] + db + j + 2),
+                )
+                scale = 1.0
             w = np.exp(min(t_new - ref, 700.0))
             v[u] = w
             s += w
@@ -280,9 +321,11 @@ def backward_averages_py(c0, c1, ct, log_q, x, table, klogk, etab, log_f):
         s = 0.0
         row = 0.0
         row_num = 0.0
-        if da + db == 1 and steps < _STEPS and growth + step <= _GROWTH:
+        k_new = da + db
+        step = k_new * np.log(ct[hi] - ct[l + 1] + k_new + 1.0)
+        if 1 <= k_new <= _MAX_CARRY and steps + k_new <= _STEPS and growth + step <= _GROWTH:
             growth += step
-            steps += 1
+            steps += k_new
             post = np.exp(head + ref)
             w = np.exp(min(t_new - ref, 700.0))
             v[l] = w
@@ -295,28 +338,66 @@ def backward_averages_py(c0, c1, ct, log_q, x, table, klogk, etab, log_f):
             row_num += est
             d_mass[l + 1] -= p
             d_num[l + 1] -= est
-            # the example at l joins every bin [l + 1, u]: multiply by its predictive probability
-            # (n_c + 1) / (n + 2), with 1 / (n + 2) kept from the last row
-            if db == 1:
-                cc = f1
-                cc_start = float(b_start)
+            if k_new > 1:
+                # several examples at l join every bin [l + 1, u], one at a time, positives
+                # first: multiply by (n_c + 1) / (n + 2) with the bin's counts so far
+                b_next = c1[l + 1]
+                a_next = c0[l + 1]
+                n_next = ct[l + 1]
+                for j in range(db):
+                    _carry_plain(
+                        v[l + 1 : hi],
+                        f1[l + 2 : hi + 1],
+                        ft[l + 2 : hi + 1],
+                        float(b_next - j - 1),
+                        scale,
+                        float(n_next - j - 2),
+                    )
+                    scale = 1.0
+                for j in range(da):
+                    _carry_plain(
+                        v[l + 1 : hi],
+                        f0[l + 2 : hi + 1],
+                        ft[l + 2 : hi + 1],
+                        float(a_next - j - 1),
+                        scale,
+                        float(n_next - db - j - 2),
+                    )
+                    scale = 1.0
+                sums = _accumulate_backward(
+                    v[l + 1 : hi],
+                    inv[l + 1 : hi],
+                    ft[l + 2 : hi + 1],
+                    f1[l + 2 : hi + 1],
+                    d_mass[l + 2 : hi + 1],
+                    d_num[l + 2 : hi + 1],
+                    fn_start,
+                    fb_start,
+                    post,
+                )
             else:
-                cc = f0
-                cc_start = float(a_start)
-            sums = _carry_backward(
-                v[l + 1 : hi],
-                inv[l + 1 : hi],
-                cc[l + 2 : hi + 1],
-                ft[l + 2 : hi + 1],
-                f1[l + 2 : hi + 1],
-                d_mass[l + 2 : hi + 1],
-                d_num[l + 2 : hi + 1],
-                scale,
-                cc_start,
-                fn_start,
-                fb_start,
-                post,
-            )
+                # the example at l joins every bin [l + 1, u]: multiply by its predictive
+                # probability (n_c + 1) / (n + 2), with 1 / (n + 2) kept from the last row
+                if db == 1:
+                    cc = f1
+                    cc_start = float(b_start)
+                else:
+                    cc = f0
+                    cc_start = float(a_start)
+                sums = _carry_backward(
+                    v[l + 1 : hi],
+                    inv[l + 1 : hi],
+                    cc[l + 2 : hi + 1],
+                    ft[l + 2 : hi + 1],
+                    f1[l + 2 : hi + 1],
+                    d_mass[l + 2 : hi + 1],
+                    d_num[l + 2 : hi + 1],
+                    scale,
+                    cc_start,
+                    fn_start,
+                    fb_start,
+                    post,
+                )
             s += sums[0]
             row += sums[1]
             row_num += sums[2]
@@ -412,6 +493,8 @@ if HAVE_NUMBA:  # pragma: no cover - exercised through the compiled kernels
     _log_factor = jit(_log_factor, inline="always", fastmath=_FLAGS)
     _carry_forward = jit(_carry_forward, fastmath=_FLAGS, error_model="numpy")
     _carry_backward = jit(_carry_backward, fastmath=_FLAGS, error_model="numpy")
+    _carry_plain = jit(_carry_plain, fastmath=_FLAGS, error_model="numpy")
+    _accumulate_backward = jit(_accumulate_backward, fastmath=_FLAGS, error_model="numpy")
     # error_model="numpy": no zero-division checks (no denominator is zero), which lets the
     # carried loops vectorise
     forward_sums = jit(forward_sums_py, fastmath=_FLAGS, error_model="numpy")

@@ -44,9 +44,9 @@ per pass. For the exact ABB with whole-number counts, the compiled passes of
 :mod:`venncal.core._bayesian_binning_scan` make each term cheap instead: a position that holds a
 single example changes every bin term of the next row by the predictive probability of that
 example, ``(n_c + 1) / (n + 2)``, so a row is the previous one times a vectorised ratio (one
-multiplication and one division per term) instead of log-factorials and an exponential per
-term; rows are computed afresh from the log-factorials at positions with several examples and
-at least every 128 rows, which bounds rounding (relative 5e-14 per term) and underflow (a term
+multiplication and one division per term, per example at the position) instead of
+log-factorials and an exponential per term; rows are computed afresh from the log-factorials
+at positions with more than 8 examples and at least every 128 carried examples, which bounds rounding (relative 5e-14 per term) and underflow (a term
 that underflows stays below e^-77 of its row's largest until the next fresh row). The bound on
 each ABB value is the one above. At N = 10^5 distinct scores this takes a few seconds on either
 kind of labels (BENCHMARKS.md, "Bayesian binning"), 13-15x less than the direct evaluation.
@@ -601,7 +601,8 @@ def fit_bayesian_binning(
     Time O(N^2) and memory O(N) for N distinct scores, for both methods: with the compiled
     kernels and distinct scores, ABB takes about 0.03 s at N = 10^4 and 2-4 s at N = 10^5
     (labels informative or independent of the scores; 5-13 s for SBB and for
-    ``averaging="paper"``, 10 times more for ABB when most scores are tied with others). With
+    ``averaging="paper"``, 10 times more for ABB when most scores hold more than 8 examples).
+    With
     whole-number
     counts (no weights or equal weights, total up to 4 million) log-factorials come from a
     table and the compiled kernels run; unequal weights (fractional once scaled to average one)
@@ -740,7 +741,7 @@ def _fit_counts(positions, n0, n1, max_positions, options):
 _WARN_SECONDS = 10.0
 #: Seconds per N^2 (N distinct scores) measured on one core of a 2020s laptop CPU: the compiled
 #: kernels with whole-number counts, and the numpy loops (fractional counts or no numba). The
-#: exact ABB carries the rows of positions that hold one example at a tenth of that cost
+#: exact ABB carries the rows of positions that hold at most 8 examples at a tenth of that cost
 #: (``_SECONDS_PER_N2_CARRIED``, labels independent of the scores: the slowest case).
 _SECONDS_PER_N2 = {
     ("averaging", True): 5e-9,
@@ -757,7 +758,7 @@ def _is_integer(n0, n1):
 
 
 def expected_seconds(
-    n_positions, method="averaging", *, compiled=True, averaging="exact", single=1.0
+    n_positions, method="averaging", *, compiled=True, averaging="exact", carried=1.0
 ):
     """Rough time of an exact Bayesian-binning fit of ``n_positions`` distinct scores.
 
@@ -770,10 +771,10 @@ def expected_seconds(
         Whether the compiled kernels run (numba installed and whole-number counts).
     averaging : {"exact", "paper"}, default="exact"
         The ABB weighting (see :func:`fit_bayesian_binning`).
-    single : float, default=1.0
-        The share of the distinct scores that hold a single calibration example (1 when no
-        two scores tie). The compiled exact ABB carries their rows from one to the next at
-        about a tenth of the cost of the others.
+    carried : float, default=1.0
+        The share of the distinct scores that hold at most 8 calibration examples (1 when
+        scores rarely tie). The compiled exact ABB carries their rows from the previous row,
+        at about a tenth of the cost of the others.
 
     Returns
     -------
@@ -785,21 +786,23 @@ def expected_seconds(
     --------
     >>> round(expected_seconds(200_000))
     16
-    >>> round(expected_seconds(200_000, single=0.0))
+    >>> round(expected_seconds(200_000, carried=0.0))
     200
     """
     rate = _SECONDS_PER_N2[(method, bool(compiled))]
     if method == "averaging" and compiled and averaging == "exact":
-        rate = single * _SECONDS_PER_N2_CARRIED + (1.0 - single) * rate
+        rate = carried * _SECONDS_PER_N2_CARRIED + (1.0 - carried) * rate
     return rate * float(n_positions) ** 2
 
 
 def _warn_if_slow(big_n, n0, n1, method, engine, averaging="exact"):
     compiled = HAVE_NUMBA and engine != "numpy" and _is_integer(n0, n1)
-    single = float(np.mean((n0 + n1) == 1)) if big_n else 1.0
-    seconds = expected_seconds(big_n, method, compiled=compiled, averaging=averaging, single=single)
+    carried = float(np.mean((n0 + n1) <= _scan._MAX_CARRY)) if big_n else 1.0
+    seconds = expected_seconds(
+        big_n, method, compiled=compiled, averaging=averaging, carried=carried
+    )
     if seconds > _WARN_SECONDS:
-        # pooled groups hold several examples each: the rate of positions that are not carried
+        # pooled groups hold many examples each: the rate of positions that are not carried
         suggested = int(np.sqrt(_WARN_SECONDS / _SECONDS_PER_N2[(method, compiled)]))
         warnings.warn(
             f"Bayesian binning of {big_n} distinct scores takes O(N^2) time, about "
