@@ -377,3 +377,28 @@ def test_apply_rounds_scores_like_the_model(files, cls):
     assert res.exit_code == 0, res.output
     want = model.predict_proba(test["score"])[:, 1]
     np.testing.assert_array_equal(pd.read_parquet(tmp / "o.parquet")["p"], want)
+
+
+_NO_SKLEARN = """
+import sys
+from venncal.cli import main
+try:
+    main(sys.argv[1:], standalone_mode=False)
+finally:
+    print("sklearn imported:", "sklearn" in sys.modules)
+"""
+
+
+def test_applying_a_venn_abers_model_needs_no_scikit_learn(files):
+    """The saved tables predict by themselves: a fast start, the same numbers."""
+    import subprocess
+    import sys
+
+    tmp, *_ = files
+    assert _fit(tmp).exit_code == 0
+    args = ["apply", tmp / "model.json", tmp / "test.parquet", "-o", tmp / "o.parquet"]
+    result = subprocess.run(
+        [sys.executable, "-c", _NO_SKLEARN, *map(str, args)], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    assert "sklearn imported: False" in result.stdout

@@ -23,7 +23,16 @@ from venncal.cli._extras import require_extra
 from venncal.cli._io import _PARQUET, InputError, _check_csv_layout, _kind, _reword
 from venncal.experiments._files import TMP_PREFIX
 
-__all__ = ["Source", "Sink", "open_source", "apply_stream", "calibrated_columns", "BATCH_ROWS"]
+__all__ = [
+    "Source",
+    "Sink",
+    "SavedVennAbers",
+    "open_source",
+    "apply_stream",
+    "calibrated_columns",
+    "model_name",
+    "BATCH_ROWS",
+]
 
 #: rows per chunk: about 8 MB per float column, large enough for full speed
 BATCH_ROWS = 1 << 20
@@ -207,6 +216,59 @@ def score_array(chunk, name, path, offset, option="--score"):
             text = str(_reword(exc, option, name, path)).split(": ", 1)[-1]
         raise InputError(f"{str(path)!r}: {text} (first at row {offset + first})") from None
     return values
+
+
+class SavedVennAbers:
+    """A saved Venn-Abers calibrator that only predicts: its tables, merge and rounding.
+
+    Built from a model file's content with ``venncal.core`` alone (no scikit-learn), it
+    predicts what the calibrator predicts (the same functions on the same tables), for a
+    command that only applies a model and should start fast.
+    """
+
+    model_name = "VennAbersCalibrator"
+
+    def __init__(self, tables, merge, decimals=None):
+        self.tables_ = tables
+        self.merge = merge
+        self.decimals_ = decimals
+
+    @classmethod
+    def from_state(cls, state):
+        """The predictor of a :class:`~venncal.persistence.ModelState`, or None if it cannot."""
+        from venncal.core.merge import MERGES
+        from venncal.core.venn_abers import IVAPTables
+
+        params, fitted = state.params, state.fitted
+        if (
+            state.class_name != cls.model_name
+            or not set(params) <= {"merge", "decimals"}
+            or params.get("merge") not in MERGES
+            or not isinstance(fitted.get("tables_"), IVAPTables)
+            or "classes_" not in fitted
+        ):
+            return None
+        decimals = fitted.get("decimals_")
+        if decimals is not None and type(decimals) is not int:
+            return None
+        return cls(fitted["tables_"], params["merge"], decimals)
+
+    def _check_predict_input(self, scores):
+        if self.decimals_ is None:
+            return scores
+        from venncal.core.counts import round_scores
+
+        return round_scores(scores, self.decimals_)
+
+    def predict_interval(self, scores):
+        """(p0, p1) of clean float64 scores, shape (m, 2)."""
+        p0, p1 = self.tables_.predict_unchecked(self._check_predict_input(scores))
+        return np.column_stack([p0, p1])
+
+
+def model_name(calibrator):
+    """The class name of a calibrator (or of the calibrator a :class:`SavedVennAbers` was)."""
+    return getattr(calibrator, "model_name", type(calibrator).__name__)
 
 
 def calibrated_columns(calibrator, scores, prefix="", interval=None):

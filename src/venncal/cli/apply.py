@@ -9,17 +9,33 @@ import click
 
 from venncal.cli._extras import require_extra
 from venncal.cli._io import InputError, check_not_an_input, check_output_free, check_table_file
-from venncal.cli._stream import Sink, apply_stream, new_column_names, open_source
+from venncal.cli._stream import (
+    SavedVennAbers,
+    Sink,
+    apply_stream,
+    model_name,
+    new_column_names,
+    open_source,
+)
 
 __all__ = ["apply", "apply_local", "BACKENDS", "read_model", "plan_columns"]
 
 
-def read_model(path):
-    """The model file's calibrator and metadata; a bad file is one line with exit code 2."""
-    from venncal.persistence import ModelFileError, read_model_file
+def read_model(path, *, full=False):
+    """The model file's calibrator and metadata; a bad file is one line with exit code 2.
+
+    A Venn-Abers model comes back as a :class:`SavedVennAbers` (its tables, no
+    scikit-learn import) unless ``full``; any other model as the calibrator itself.
+    """
+    from venncal.persistence import ModelFileError, read_model_file, read_model_state
 
     try:
-        return read_model_file(path)
+        state = read_model_state(path)
+        light = None if full else SavedVennAbers.from_state(state)
+        if light is not None:
+            return light, state.metadata
+        model = read_model_file(path)
+        return model.calibrator, model.metadata
     except ModelFileError as exc:
         raise InputError(str(exc)) from None
     except OSError as exc:
@@ -151,16 +167,15 @@ def apply(
     for path in inputs:
         if not Path(path).is_dir():
             check_table_file(path, "INPUT")
-    model_file = read_model(model)
-    calibrator = model_file.calibrator
-    score = score_col or model_file.metadata.get("score")
+    calibrator, metadata = read_model(model, full=backend != "local")
+    score = score_col or metadata.get("score")
     if not isinstance(score, str):
         raise InputError(
             f"MODEL {model!r} does not name its score column; pass --score with the column of "
             "scores."
         )
-    if interval is not None and type(calibrator).__name__ != "ACPCalibrator":
-        raise InputError(f"--interval applies to ACP models only, not {type(calibrator).__name__}.")
+    if interval is not None and model_name(calibrator) != "ACPCalibrator":
+        raise InputError(f"--interval applies to ACP models only, not {model_name(calibrator)}.")
     source = open_source(inputs, "INPUT")
     check_not_an_input(out, [model, *source.files()], "--out")
     _check_not_inside(out, inputs)
@@ -181,13 +196,13 @@ def apply(
         keep=keep_cols,
         prefix=prefix,
         interval=interval,
-        method=type(calibrator).__name__,
+        method=model_name(calibrator),
         fitted_on=str(model),
         progress=progress,
         **({"scheduler": scheduler} if backend == "dask" else {}),
     )
     n_files = len(source.files())
     click.echo(
-        f"Applied {type(calibrator).__name__} from {model} to {rows} rows of {n_files} "
+        f"Applied {model_name(calibrator)} from {model} to {rows} rows of {n_files} "
         f"file{'s' if n_files != 1 else ''}; wrote {', '.join(new_cols)} to {out}."
     )
