@@ -137,7 +137,7 @@ def main(argv=None):
             "(probability 1/2). Before: the passes that evaluate every bin term from its "
             "log-factorials and take one exponential per term; after: the passes that carry each "
             "row's terms into the next (one vectorised multiplication and division per term, a "
-            "row from the log-factorials at least every 128 rows). Interleaved rounds (before, "
+            "row from the log-factorials every 50 to 128 rows). Interleaved rounds (before, "
             "then after, on the same arrays); medians over rounds, and the median of the "
             "per-round CPU ratios. Goal: at most 30 s at N = 10^5 in both cases.",
             "",

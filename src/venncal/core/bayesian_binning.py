@@ -47,7 +47,7 @@ example, ``(n_c + 1) / (n + 2)``, so a row is the previous one times a vectorise
 multiplication and one division per term, per example at the position) instead of
 log-factorials and an exponential per term; rows are computed afresh from the log-factorials
 at positions with more than 8 examples and at least every 128 carried examples, which bounds rounding (relative 5e-14 per term) and underflow (a term
-that underflows stays below e^-77 of its row's largest until the next fresh row). The bound on
+that underflows stays below e^-92 of its row's largest until the next fresh row). The bound on
 each ABB value is the one above. At N = 10^5 distinct scores this takes a few seconds on either
 kind of labels (BENCHMARKS.md, "Bayesian binning"), 13-15x less than the direct evaluation.
 
