@@ -78,3 +78,29 @@ def test_step_lookup_equals_searchsorted(kind, right):
         out = np.empty(200)
         python(b, v, lo, scale, starts, right, t[:200], out)
         np.testing.assert_array_equal(out, want[:200])
+
+
+def test_both_routes_agree_in_a_fresh_process():
+    """Before numba is loaded lookups sort the scores; after, the compiled search runs."""
+    import subprocess
+    import sys
+
+    code = """
+import sys, numpy as np
+from venncal.core import _step_lookup as sl
+rng = np.random.default_rng(0)
+b = np.sort(np.round(rng.normal(size=3000), 2)); v = rng.random(b.shape[0] + 1)
+t = np.r_[rng.normal(size=50000), b, np.nextafter(b, 1.0)]
+want = [v[np.searchsorted(b, t, side=s)] for s in ("right", "left")]
+first = [sl.step_lookup(b, v, t, right=r) for r in (True, False)]
+assert "numba" not in sys.modules
+sl.warm()
+second = [sl.step_lookup(b, v, t, right=r) for r in (True, False)]
+for got in (first, second):
+    for g, w in zip(got, want):
+        assert np.array_equal(g, w)
+print("ok", sl.HAVE_NUMBA and "numba" in sys.modules)
+"""
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("ok")

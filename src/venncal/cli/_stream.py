@@ -21,6 +21,7 @@ import numpy as np
 from venncal._validation import check_scores
 from venncal.cli._extras import require_extra
 from venncal.cli._io import _PARQUET, InputError, _check_csv_layout, _kind, _reword
+from venncal.core._step_lookup import KERNEL_MIN, warm
 from venncal.experiments._files import TMP_PREFIX
 
 __all__ = [
@@ -469,6 +470,8 @@ def apply_stream(
     progress : bool or None
         Progress bar on standard error; None: only on a terminal.
     """
+    if source.num_rows is not None and source.num_rows >= KERNEL_MIN:
+        warm()  # the compiled table search pays off over this many rows
     keep = list(source.columns) if keep is None else list(keep)
     needed = list(dict.fromkeys([*keep, score, *(interval or ())]))
     offset = 0
