@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import sys
 import time
 import warnings
@@ -128,10 +129,20 @@ def main(argv=None):
     sizes = (10_000, 30_000) if args.quick else (10_000, 30_000, 100_000)
     rounds = {10_000: 7, 30_000: 5, 100_000: 3}
     rows = run(sizes, rounds, args.old)
-    body = "\n".join(
+    body = section(rows, args.old is not None)
+    print(body)
+    if args.write:
+        write_section("Bayesian binning", body)
+
+
+def section(rows, with_old):
+    """The text of the ``## Bayesian binning`` section of BENCHMARKS.md."""
+    return "\n".join(
         [
             f"`python benchmarks/bench_bayesian_binning.py --old PATH --write` "
-            f"({machine_note()}; the 2 cores are shared with other jobs). Exact ABB "
+            f"({machine_note()}; the 2 cores are shared with other jobs, load average "
+            f"{os.getloadavg()[1]:.1f} over the 5 minutes before the end of the run, so wall "
+            "times run far above CPU times). Exact ABB "
             "(`fit_bayesian_binning`, lam = 10, compiled kernels) on N distinct uniform scores, "
             "labels from a logistic posterior of the score (informative) or independent of it "
             "(probability 1/2). Before: the passes that evaluate every bin term from its "
@@ -141,12 +152,9 @@ def main(argv=None):
             "then after, on the same arrays); medians over rounds, and the median of the "
             "per-round CPU ratios. Goal: at most 30 s at N = 10^5 in both cases.",
             "",
-            table(rows, args.old is not None),
+            table(rows, with_old),
         ]
     )
-    print(body)
-    if args.write:
-        write_section("Bayesian binning", body)
 
 
 if __name__ == "__main__":
