@@ -38,18 +38,21 @@ than e^-50 of the row's largest weight (see ``_LOG_CUTOFF``): this changes each 
 than ``2 N^2 e^-50`` (under 4e-12 at N = 10^5), leaves SBB exact, and makes the cost grow more
 slowly than N^2 when the posterior varies along the scores.
 
-When the labels do not depend on the scores, no bin is negligible and no scan can stop early:
-every one of the N^2 / 2 bins carries posterior mass, and the exact average costs N^2 / 2 terms
-per pass. For the exact ABB with whole-number counts, the compiled passes of
-:mod:`venncal.core._bayesian_binning_scan` make each term cheap instead: a position that holds a
-single example changes every bin term of the next row by the predictive probability of that
-example, ``(n_c + 1) / (n + 2)``, so a row is the previous one times a vectorised ratio (one
-multiplication and one division per term, per example at the position) instead of
-log-factorials and an exponential per term; rows are computed afresh from the log-factorials
-at positions with more than 8 examples and at least every 128 carried examples, which bounds rounding (relative 5e-14 per term) and underflow (a term
-that underflows stays below e^-92 of its row's largest until the next fresh row). The bound on
-each ABB value is the one above. At N = 10^5 distinct scores this takes a few seconds on either
-kind of labels (BENCHMARKS.md, "Bayesian binning"), 13-15x less than the direct evaluation.
+When the labels do not depend on the scores, no scan can stop early: a boundary costs only a
+few tens of nats (``log q`` and an Occam factor of about ``0.5 log n``), so every one of the
+``N^2 / 2`` bin terms of a row lies within e^-50 of the row's largest, and a method that sums
+the terms touches them all. The exact ABB with whole-number counts makes each term cheap
+instead, in the compiled passes of :mod:`venncal.core._bayesian_binning_scan`: a position that
+holds a single example changes every bin term of the next row by the predictive probability
+of that example, ``(n_c + 1) / (n + 2)``, so a row is the previous one times a vectorised ratio
+(one multiplication and one division per term, per example at the position) instead of
+log-factorials and an exponential per term. Rows are computed afresh from the log-factorials
+at positions with more than 8 examples and at least every 128 carried examples, which bounds
+rounding (relative 5e-14 per term) and underflow (a term that underflows stays below e^-92 of
+its row's largest until the next fresh row); the scans stop by the same bound, so the bound on
+each ABB value is the one above. At N = 10^5 distinct scores the fit takes a few seconds on
+either kind of labels, 13-15x less than with an exponential per term (BENCHMARKS.md, "Bayesian
+binning"). SBB and ``averaging="paper"`` (maxima, not sums) keep the direct evaluation.
 
 References
 ----------
