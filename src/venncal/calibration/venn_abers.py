@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from venncal._validation import check_option
 from venncal.calibration._base import BaseScoreCalibrator
 from venncal.calibration._counts import CountCalibratorMixin
+from venncal.calibration._groups import GROUP_FALLBACKS, check_groups, group_rows
 from venncal.core.merge import MERGES, merge
 from venncal.core.venn_abers import ivap_fit, ivap_fit_counts
+from venncal.exceptions import VenncalWarning
 
 __all__ = ["VennAbersCalibrator"]
 
@@ -36,6 +40,12 @@ class VennAbersCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
         Round every score (calibration and test alike) to this many decimal places before
         use, to bound the number of distinct scores; recorded as ``decimals_`` at fit.
         None: no rounding.
+    group_fallback : {"error", "pooled"}, default="error"
+        With ``groups`` (calibration within groups): what a group gets that cannot be
+        calibrated on its own (its calibration examples are all of one class) or that is
+        unknown at prediction. ``"error"``: a ValueError naming the group. ``"pooled"``: the
+        predictor fitted on all groups together, with a warning naming the groups (at fit for
+        one-class groups, listed in ``pooled_groups_``; at prediction for unknown ones).
 
     Attributes
     ----------
@@ -49,6 +59,12 @@ class VennAbersCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
         The calibration data pooled by distinct score (kept for :meth:`partial_fit`).
     decimals_ : int or None
         The rounding applied to every score.
+    groups_ : list or None
+        The groups calibrated on their own (None when fitted without ``groups``).
+    group_tables_ : list of IVAPTables or None
+        Their step tables, in the order of ``groups_``.
+    pooled_groups_ : list or None
+        Groups seen at fit that use the pooled predictor (``group_fallback="pooled"``).
 
     Notes
     -----
@@ -57,6 +73,12 @@ class VennAbersCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
     label) with their counts, by :meth:`fit_aggregate` or as ``sample_weight`` of :meth:`fit`,
     gives the predictor fitted on the expanded rows, bit for bit (whole-number counts: exact
     integer geometry in both). :meth:`partial_fit` adds data and equals refitting on the union.
+
+    **Within groups.** With ``groups=`` at fit and at prediction, each group of a categorical
+    variable (patient group, region, product line) gets its own Venn-Abers predictor, fitted
+    on that group's calibration examples only: a Venn predictor with the Mondrian taxonomy
+    "group x isotonic step", so the validity guarantee holds within every group, not only on
+    average over them. ``tables_`` stays the predictor of all groups pooled.
 
     References
     ----------
@@ -81,9 +103,149 @@ class VennAbersCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
     True
     """
 
-    def __init__(self, *, merge="log", decimals=None):
+    def __init__(self, *, merge="log", decimals=None, group_fallback="error"):
         self.merge = merge
         self.decimals = decimals
+        self.group_fallback = group_fallback
+
+    def fit(self, scores, y, sample_weight=None, *, groups=None):
+        """Fit the calibrator, within groups if ``groups`` is given.
+
+        Parameters
+        ----------
+        scores : array-like of shape (n,) or (n, 1)
+            Scores of a classifier on the calibration set: larger means more likely positive.
+        y : array-like of shape (n,)
+            Labels; any two values. The larger in sorted order (``classes_[1]``) is positive.
+        sample_weight : array-like of shape (n,), default=None
+            Non-negative weights of the calibration examples.
+        groups : array-like of shape (n,), default=None
+            Group of each calibration example (integers or strings): each group is calibrated
+            on its own examples, and prediction then needs the groups of the test objects.
+
+        Returns
+        -------
+        self : object
+            The fitted calibrator.
+        """
+        owner = type(self).__name__
+        check_option(self.group_fallback, GROUP_FALLBACKS, name="group_fallback", owner=owner)
+        super().fit(scores, y, sample_weight)
+        self.groups_ = self.group_tables_ = self.pooled_groups_ = None
+        if groups is None:
+            return self
+        s, y01, _, w = self._check_fit_input(scores, y, sample_weight)
+        g = check_groups(groups, s.shape[0])
+        calibrated, tables, pooled = [], [], []
+        for label, rows in group_rows(g):
+            if y01[rows].min() == y01[rows].max():
+                if self.group_fallback == "error":
+                    raise ValueError(
+                        f"{owner}: group {label!r} has calibration examples of one class only "
+                        f"({rows.shape[0]}); merge small groups, give them more data, or pass "
+                        "group_fallback='pooled'."
+                    )
+                pooled.append(label)
+                continue
+            part = VennAbersCalibrator(merge=self.merge, decimals=self.decimals)
+            part.fit(s[rows], y01[rows], None if w is None else w[rows])
+            calibrated.append(label)
+            tables.append(part.tables_)
+        if pooled:
+            warnings.warn(
+                f"{owner}: groups {pooled!r} have calibration examples of one class only and "
+                "use the predictor of all groups pooled (group_fallback='pooled').",
+                VenncalWarning,
+                stacklevel=2,
+            )
+        self.groups_, self.group_tables_, self.pooled_groups_ = calibrated, tables, pooled
+        return self
+
+    def partial_fit(self, scores, y, sample_weight=None, *, classes=None):
+        if getattr(self, "groups_", None) is not None:
+            raise ValueError(
+                f"{type(self).__name__}: partial_fit adds data to the pooled predictor only; "
+                "this one was fitted within groups: refit it with fit(..., groups=...)."
+            )
+        return super().partial_fit(scores, y, sample_weight, classes=classes)
+
+    partial_fit.__doc__ = CountCalibratorMixin.partial_fit.__doc__
+
+    def _interval(self, s, groups):
+        """(p0, p1) of checked scores, within groups when the calibrator was fitted so."""
+        owner = type(self).__name__
+        fitted_groups = getattr(self, "groups_", None)
+        if fitted_groups is None:
+            if groups is not None:
+                raise ValueError(
+                    f"{owner} was fitted without groups; pass groups= to fit to calibrate "
+                    "within groups."
+                )
+            return self.tables_.predict_unchecked(s)
+        if groups is None:
+            raise ValueError(
+                f"{owner} was fitted within groups: pass groups= with the group of each test score."
+            )
+        g = check_groups(groups, s.shape[0])
+        index = {label: k for k, label in enumerate(fitted_groups)}
+        p0, p1 = np.empty(s.shape[0]), np.empty(s.shape[0])
+        unknown = []
+        for label, rows in group_rows(g):
+            if label in index:
+                tables = self.group_tables_[index[label]]
+            else:
+                if label not in self.pooled_groups_:
+                    unknown.append(label)
+                tables = self.tables_
+            p0[rows], p1[rows] = tables.predict_unchecked(s[rows])
+        if unknown:
+            if self.group_fallback == "error":
+                raise ValueError(
+                    f"{owner}: groups {unknown!r} were not seen at fit; pass "
+                    "group_fallback='pooled' to give them the pooled predictor."
+                )
+            warnings.warn(
+                f"{owner}: groups {unknown!r} were not seen at fit and get the predictor of "
+                "all groups pooled.",
+                VenncalWarning,
+                stacklevel=3,
+            )
+        return p0, p1
+
+    def predict_proba(self, scores, *, groups=None):
+        """Return calibrated probabilities of both classes (the merge of p0 and p1).
+
+        Parameters
+        ----------
+        scores : array-like of shape (m,) or (m, 1)
+            Scores of the test objects.
+        groups : array-like of shape (m,), default=None
+            Their groups; required when the calibrator was fitted within groups.
+
+        Returns
+        -------
+        proba : ndarray of shape (m, 2)
+            Columns are the probabilities of ``classes_[0]`` and ``classes_[1]``.
+        """
+        p0, p1 = self._interval(self._check_predict_input(scores), groups)
+        p = merge(p0, p1, self.merge)
+        return np.column_stack([1.0 - p, p])
+
+    def predict(self, scores, *, groups=None):
+        """Return the more probable class of each test object (``classes_[0]`` on a tie).
+
+        Parameters
+        ----------
+        scores : array-like of shape (m,) or (m, 1)
+        groups : array-like of shape (m,), default=None
+            Required when the calibrator was fitted within groups.
+
+        Returns
+        -------
+        labels : ndarray of shape (m,)
+        """
+        p = self.predict_proba(scores, groups=groups)[:, 1]
+        return self.classes_[(p > 0.5).astype(np.intp)]
 
     def _fit_rows(self, s, y01, w, table):
         if w is None:  # the table is the unweighted diagram: no second pass over the rows
@@ -102,13 +264,15 @@ class VennAbersCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
             )
         self.tables_ = ivap_fit_counts(table.values, n0, n1)
 
-    def predict_interval(self, scores):
+    def predict_interval(self, scores, *, groups=None):
         """Return the Venn-Abers interval [p0, p1] of the positive class.
 
         Parameters
         ----------
         scores : array-like of shape (m,) or (m, 1)
             Test scores.
+        groups : array-like of shape (m,), default=None
+            Their groups; required when the calibrator was fitted within groups.
 
         Returns
         -------
@@ -116,9 +280,9 @@ class VennAbersCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
             Columns p0 <= p1, probabilities of ``classes_[1]``.
         """
         s = self._check_predict_input(scores)
-        p0, p1 = self.tables_.predict_unchecked(s)
+        p0, p1 = self._interval(s, groups)
         return np.column_stack([p0, p1])
 
     def _predict_positive(self, s):
-        p0, p1 = self.tables_.predict_unchecked(s)
+        p0, p1 = self._interval(s, None)
         return merge(p0, p1, self.merge)

@@ -1,0 +1,57 @@
+"""Group labels for calibration within groups (a Mondrian taxonomy)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["GROUP_FALLBACKS", "check_groups", "group_rows"]
+
+#: what happens to a group that cannot be calibrated on its own, or is unknown at prediction
+GROUP_FALLBACKS = ("error", "pooled")
+
+
+def check_groups(groups, n, *, name="groups"):
+    """Return group labels as a 1-D array of ``n`` integers or strings, or raise one line.
+
+    Examples
+    --------
+    >>> check_groups(["a", "b", "a"], 3)
+    array(['a', 'b', 'a'], dtype='<U1')
+    >>> check_groups([1.5, 2.0], 2)
+    Traceback (most recent call last):
+    ...
+    TypeError: 'groups' must hold integers, strings or booleans (a categorical variable); got float64.
+    """
+    arr = np.asarray(groups.to_numpy() if hasattr(groups, "to_numpy") else groups)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    if arr.ndim != 1:
+        raise ValueError(f"'{name}' must be 1-D, one label per row; got shape {arr.shape}.")
+    if arr.shape[0] != n:
+        raise ValueError(f"'{name}' has {arr.shape[0]} labels for {n} scores; they must match.")
+    if arr.dtype.kind == "O":
+        kinds = {type(v) for v in arr.tolist()}
+        if kinds <= {str}:
+            arr = arr.astype(str)
+        elif kinds <= {int, bool}:
+            arr = arr.astype(np.int64)
+        else:
+            names = ", ".join(sorted(k.__name__ for k in kinds))
+            raise TypeError(
+                f"'{name}' must hold integers or strings of one kind (a categorical variable); "
+                f"got {names}."
+            )
+    if arr.dtype.kind not in "iubU":
+        raise TypeError(
+            f"'{name}' must hold integers, strings or booleans (a categorical variable); "
+            f"got {arr.dtype}."
+        )
+    return arr
+
+
+def group_rows(groups):
+    """``[(label, row indices)]`` of each distinct group, labels as Python scalars, sorted."""
+    labels, inverse = np.unique(groups, return_inverse=True)
+    order = np.argsort(inverse, kind="stable")
+    bounds = np.searchsorted(inverse[order], np.arange(labels.shape[0] + 1))
+    return [(labels[k].item(), order[bounds[k] : bounds[k + 1]]) for k in range(labels.shape[0])]
