@@ -20,9 +20,9 @@ from venncal.core._jit import HAVE_NUMBA, jit
 
 __all__ = ["step_lookup", "warm"]
 
-#: the compiled search pays for numba's import and cache load (about 0.5 s of CPU) once per
+#: the compiled search pays for numba's import and cache load (0.5-2 s of CPU) once per
 #: process; before that, lookups of fewer scores than this sort them instead
-KERNEL_MIN = 1 << 22
+KERNEL_MIN = 1 << 25
 
 #: grid cells per breakpoint, and their largest number
 _CELLS_PER_BREAK = 4
