@@ -48,6 +48,11 @@ class CountCalibratorMixin:
     def _owner(self):
         return type(self).__name__
 
+    def _forget_groups(self):
+        """A fit from a table is a fit of all the data together (not within groups)."""
+        if getattr(self, "groups_", None) is not None:
+            self.groups_ = self.group_tables_ = self.pooled_groups_ = None
+
     def _fit(self, s, y01, w):
         decimals = check_decimals(self.decimals, owner=self._owner())
         s = round_scores(s, decimals)
@@ -94,6 +99,7 @@ class CountCalibratorMixin:
         check_weighted_classes(y01, rescale_sample_weight(c), name="counts")
         decimals = check_decimals(self.decimals, owner=self._owner())
         table = count_table(round_scores(s, decimals), y01, c, counts=True)
+        self._forget_groups()
         self.decimals_ = decimals
         self._fit_table(table)
         self.aggregate_ = table
@@ -155,6 +161,7 @@ class CountCalibratorMixin:
                 "both classes with positive weight."
             )
         self.decimals_ = check_decimals(self.decimals, owner=self._owner())
+        self._forget_groups()
         self._fit_table(table)
         self.aggregate_ = table
         self.classes_ = np.asarray(classes)

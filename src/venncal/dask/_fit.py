@@ -252,6 +252,11 @@ def apply(calibrator, frame, *, score):
     _require_dask("venncal.dask.apply")
     _check_frame(frame, {"score": score}, "venncal.dask.apply")
     check_is_fitted(calibrator)
+    if getattr(calibrator, "groups_", None) is not None:
+        raise ValueError(
+            f"{type(calibrator).__name__} was fitted within groups; venncal.dask.apply "
+            "calibrates without groups: apply it per group, or fit it without groups."
+        )
     columns = ["p", "p0", "p1"] if isinstance(calibrator, VennAbersCalibrator) else ["p"]
     taken = [c for c in columns if c in frame.columns]
     if taken:
