@@ -140,8 +140,36 @@ def class_log_scores(S, score_type):
     if score_type == "probabilities":
         with np.errstate(divide="ignore"):
             return np.maximum(np.log(S), _LOG_TINY)
-    top = S.max(axis=1, keepdims=True)
-    return S - top - np.log(np.exp(S - top).sum(axis=1, keepdims=True))
+    return np.subtract(S, log_sum_exp(S)[:, None])
+
+
+def log_sum_exp(S):
+    """log sum_k exp(S[i, k]) per row, by blocks of rows (small temporaries at large n K)."""
+    lse = np.empty(S.shape[0])
+    step = max(1, 2**20 // S.shape[1])
+    for lo in range(0, S.shape[0], step):
+        block = S[lo : lo + step]
+        top = block.max(axis=1, keepdims=True)
+        lse[lo : lo + step] = top[:, 0] + np.log(np.exp(block - top).sum(axis=1))
+    return lse
+
+
+class ShiftedColumns:
+    """The columns of S - shift[:, None], computed one at a time (one-vs-rest needs no more).
+
+    At n = 5 * 10^4 and K = 1000 this saves building a second n x K matrix.
+    """
+
+    def __init__(self, S, shift):
+        self.S = S
+        self.shift = shift
+        self.shape = S.shape
+
+    def column(self, k):
+        return self.S[:, k] - self.shift
+
+    def __getitem__(self, rows):
+        return ShiftedColumns(self.S[rows], self.shift[rows])
 
 
 def resolve_score_type(S, score_type, *, owner):
@@ -170,13 +198,17 @@ def _check_class_weights(y, w, K, owner):
         )
 
 
+def _column(t, k):
+    return t.column(k) if isinstance(t, ShiftedColumns) else t[:, k]
+
+
 class OneVsRestTables:
     """K binary Venn-Abers predictors, class k against the rest with the score column k."""
 
     def __init__(self, t, y, w, K):
         self.K = K
         self.tables = [
-            ivap_fit(t[:, k], (y == k).astype(np.int8), sample_weight=w) for k in range(K)
+            ivap_fit(_column(t, k), (y == k).astype(np.int8), sample_weight=w) for k in range(K)
         ]
 
     def pairs(self, t):
@@ -185,7 +217,7 @@ class OneVsRestTables:
         p0 = np.empty((m, self.K))
         p1 = np.empty((m, self.K))
         for k, tab in enumerate(self.tables):
-            p0[:, k], p1[:, k] = tab.predict_unchecked(np.ascontiguousarray(t[:, k]))
+            p0[:, k], p1[:, k] = tab.predict_unchecked(np.ascontiguousarray(_column(t, k)))
         return p0, p1
 
 
@@ -469,9 +501,12 @@ class MulticlassVennAbersCalibrator(ClassifierMixin, BaseEstimator):
         return self
 
     def _class_scores(self, S):
-        # pairwise differences of logits are those of their log-softmax: skip its rounding
-        if self.strategy_ == "pairwise" and self.score_type_ == "logits":
-            return S
+        if self.score_type_ == "logits":
+            # pairwise differences of logits are those of their log-softmax: skip its rounding
+            if self.strategy_ == "pairwise":
+                return S
+            if not self.pooled:
+                return ShiftedColumns(S, log_sum_exp(S))
         return class_log_scores(S, self.score_type_)
 
     def _predict(self, scores):
