@@ -54,3 +54,21 @@ def test_weights_off_the_integer_route_are_left_to_the_caller():
     s, y = np.array([0.1, 0.5, 0.7]), np.array([0, 1, 1])
     w = np.array([0.5, 1.0, 2.0])
     assert loo_ivap_predict(s, y, w, np.array([0]), np.array([0.4])) is None
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_gap_bridges_give_the_inductive_values(seed):
+    from venncal.core._loo_ivap import _gap_bridges
+    from venncal.core.venn_abers import ivap_gap_values
+
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(1, 60))
+    weight = rng.integers(1, 4, k)
+    positives = rng.integers(0, weight + 1)
+    px = np.r_[0, np.cumsum(weight)].astype(np.int64)
+    py = np.r_[0, np.cumsum(positives)].astype(np.int64)
+    vnum, vden, left, right = (np.empty(k + 1, dtype=np.int64) for _ in range(4))
+    _gap_bridges(px, py, 1, vnum, vden, left, right)
+    np.testing.assert_array_equal(vnum / vden, ivap_gap_values(weight, positives)[1])
+    g = np.arange(k + 1)
+    assert ((left <= g) & (g <= right)).all()  # the test object's block holds its gap

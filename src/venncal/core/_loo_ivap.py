@@ -191,6 +191,58 @@ def _range_best(
 
 
 @jit
+def _coords(px, py, unit, k, idx):
+    """P_idx for idx <= k, L_j = P_j - (unit, unit) for idx = k + 1 + j."""
+    if idx <= k:
+        return px[idx], py[idx]
+    j = idx - k - 1
+    return px[j] - unit, py[j] - unit
+
+
+@jit
+def _gap_bridges(px, py, unit, vnum, vden, left, right):
+    """Without removal, p1 = vnum[g] / vden[g] for a test score above exactly g groups, the
+    slope of the bridge from L_left[g] to P_right[g] (the test object's block holds groups
+    left[g] + 1 .. right[g]); the stack sweep of :func:`~venncal.core._ivap_kernels.hull_sweep`
+    on point indices."""
+    k = px.shape[0] - 1
+    st = np.empty(k + 3, dtype=np.int64)
+    top = -1
+    for j in range(k, -2, -1):
+        idx = j if j >= 0 else k + 1
+        x, y = _coords(px, py, unit, k, idx)
+        while top >= 1:
+            x1, y1 = _coords(px, py, unit, k, st[top - 1])
+            x2, y2 = _coords(px, py, unit, k, st[top])
+            if (x1 - x) * (y2 - y) - (y1 - y) * (x2 - x) >= 0:
+                top -= 1
+            else:
+                break
+        top += 1
+        st[top] = idx
+    for g in range(k + 1):
+        xt, yt = _coords(px, py, unit, k, st[top])
+        xn, yn = _coords(px, py, unit, k, st[top - 1])
+        vnum[g] = yn - yt
+        vden[g] = xn - xt
+        left[g] = st[top] - k - 1
+        right[g] = st[top - 1]
+        if g < k:
+            x, y = _coords(px, py, unit, k, k + 2 + g)
+            if (xn - xt) * (y - yt) - (yn - yt) * (x - xt) < 0:
+                top -= 1
+                while top >= 1:
+                    x1, y1 = _coords(px, py, unit, k, st[top - 1])
+                    x2, y2 = _coords(px, py, unit, k, st[top])
+                    if (x1 - x) * (y2 - y) - (y1 - y) * (x2 - x) >= 0:
+                        top -= 1
+                    else:
+                        break
+                top += 1
+                st[top] = k + 2 + g
+
+
+@jit
 def loo_p1(px, py, unit, gaps, groups, dw, da, num, den):
     """p1 = num / den for each query (test above ``gaps[i]`` groups, the example of weight
     ``dw[i]`` and weighted positives ``da[i]`` in group ``groups[i]`` (1-based) left out).
@@ -203,6 +255,11 @@ def loo_p1(px, py, unit, gaps, groups, dw, da, num, den):
     while size < k + 1:
         size *= 2
     begin, count, verts = build_hull_tree(px, py, size)
+    vnum = np.empty(k + 1, dtype=np.int64)
+    vden = np.empty(k + 1, dtype=np.int64)
+    left = np.empty(k + 1, dtype=np.int64)
+    right = np.empty(k + 1, dtype=np.int64)
+    _gap_bridges(px, py, unit, vnum, vden, left, right)
     m = gaps.shape[0]
     order = np.argsort(gaps, kind="mergesort")
     stack = np.empty(k + 1, dtype=np.int64)
