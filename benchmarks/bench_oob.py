@@ -149,6 +149,29 @@ def memory_rows():
     )
 
 
+COMPLEXITY = (
+    "Why no single pair of step tables: in eqs. (10)-(11) the calibration scores do not "
+    "depend on the test object, but the calibration set does, since z_r is left out of it, "
+    "so the inductive tables cannot be computed once; refitting per distinct z_r is "
+    "O(min(m, l) l log l). Leaving out an example of weight w and label y in group q shifts "
+    "every point P_j, j >= q, of the cumulative-sum diagram by -(w, w y), and p1 is the "
+    "max-min slope between the points left of the test object and those right of it, that is "
+    "the bridge of two lower hulls. A union on the max side (or on the min side) splits into "
+    "a max (min) of bridges, so each query is a max or min, over the O(log l) nodes of a "
+    "segment tree of hulls covering one or two index ranges, of the bridge between a node's "
+    "hull and the prefix or suffix hull held by a monotone-chain sweep; p0 is the same on the "
+    "mirrored diagram, and each value is an exact integer ratio, hence the same float as the "
+    "refit. Cost: O(l log l) for the tree and the sweeps plus O(log l * log h * log l) per "
+    "query (a binary search of binary searches per node, h the node's hull size, a few "
+    "vertices in practice); a query whose left-out example lies outside the test object's "
+    "block (most of them) needs one range or none. This is O(l log l + m log^2 l log h), not "
+    "the O((l + m) log l) of the goal, and we have no proof that the goal cannot be met: the "
+    "step that would close the gap is a bridge between a range hull and a prefix hull in "
+    "O(log l) (Overmars-van Leeuwen's search per node would make it O(m log^2 l)). Weights "
+    "that need float or Python-integer geometry still refit per z_r."
+)
+
+
 def mib(b):
     return f"{b / 2**20:.1f} MiB"
 
@@ -186,6 +209,8 @@ def write(rows, mem):
         f"of {mib(mem['peak_mask'])}). Prediction of l = m = {mem['l']:,} (distinct scores): "
         f"peak {mib(mem['peak_pred'])} (segment tree of hulls, O(l log l) integers, transient), "
         f"inductive predictor {mib(mem['peak_ind'])}.",
+        "",
+        COMPLEXITY,
     ]
     _timing.write_section("Out-of-bag Venn-Abers", "\n".join(lines))
 
