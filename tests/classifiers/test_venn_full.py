@@ -236,3 +236,12 @@ def test_isotonic_taxonomy_is_full_venn_abers():
         va = VennAbersClassifier(est, method="full", response_method="predict_proba").fit(X, y)
         P = vp.predict_multiprobability(Xt)
         np.testing.assert_allclose(P[:, :, 1], va.predict_interval(Xt), atol=1e-12)
+
+
+def test_editing_the_training_array_after_fit_changes_nothing():
+    X, y, Xt, _ = make_data(8)
+    tree = DecisionTreeClassifier(max_depth=2, random_state=0)
+    vp = VennClassifier(tree, taxonomy="bins", n_bins=3, method="full").fit(X, y)
+    before = vp.predict_multiprobability(Xt)
+    X[:] = 0.0
+    np.testing.assert_array_equal(vp.predict_multiprobability(Xt), before)

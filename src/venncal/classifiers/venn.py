@@ -395,7 +395,7 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
         from venncal.classifiers._venn_full import updater_for
 
         self.estimator_ = clone(self.estimator).fit(X, y_enc)
-        self.X_fit_ = X
+        self.X_fit_ = X.copy() if hasattr(X, "copy") else X  # later edits of X change nothing
         self.cal_scores_ = _model_scores(self.estimator_, X, K)
         self.cal_labels_ = y_enc
         self.updater_ = updater_for(self.estimator, X, y_enc, K)
