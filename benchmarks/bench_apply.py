@@ -9,6 +9,10 @@ the medians of wall time and peak resident memory (``os.wait4``) are printed:
 - ``floor``: pyarrow reads the input in record batches and writes the same number of float64
   columns as ``venncal apply`` writes (score, and three copies of it for p, p0, p1), with the
   same writer settings: the I/O floor, no calibration;
+- ``copy floor``: pyarrow reads the output of ``apply`` (score, p, p0, p1) and writes it again:
+  the same values and encodings written as ``apply`` writes (the calibrated columns hold a few
+  thousand distinct values, which Parquet's dictionary encoding writes cheaply, while copies of
+  the score do not), with three more columns read;
 - ``apply``: ``venncal apply model.json scores.parquet -o out.parquet``, the whole command
   (interpreter start and imports included);
 - with ``--calibrate``: ``venncal calibrate`` with a calibration file and a test file of n rows
@@ -39,7 +43,7 @@ BATCH = 1 << 20
 FLOOR = """
 import sys, pyarrow as pa, pyarrow.parquet as pq
 src, out, batch = sys.argv[1], sys.argv[2], int(sys.argv[3])
-f = pq.ParquetFile(src)
+f = pq.ParquetFile(src, pre_buffer=False)  # as venncal reads (memory bounded)
 writer = None
 for b in f.iter_batches(batch_size=batch, columns=["score"]):
     s = b.column(0)
@@ -47,6 +51,18 @@ for b in f.iter_batches(batch_size=batch, columns=["score"]):
     if writer is None:
         writer = pq.ParquetWriter(out, t.schema)
     writer.write_batch(t)
+writer.close()
+"""
+
+COPY_FLOOR = """
+import sys, pyarrow.parquet as pq
+src, out, batch = sys.argv[1], sys.argv[2], int(sys.argv[3])
+f = pq.ParquetFile(src, pre_buffer=False)
+writer = None
+for b in f.iter_batches(batch_size=batch):
+    if writer is None:
+        writer = pq.ParquetWriter(out, b.schema)
+    writer.write_batch(b)
 writer.close()
 """
 
@@ -131,6 +147,15 @@ def bench(folder, rows, rounds, calibrate, skip_apply=False):
                 "--score",
                 "score",
             ],
+            # after apply in each round: it copies apply's output of this size
+            "copy floor": [
+                sys.executable,
+                "-c",
+                COPY_FLOOR,
+                str(folder / "out.parquet"),
+                str(folder / "copy.parquet"),
+                str(BATCH),
+            ],
         }
         if skip_apply:
             jobs = {}
@@ -160,7 +185,7 @@ def bench(folder, rows, rounds, calibrate, skip_apply=False):
         times = {k: [] for k in jobs}
         for _ in range(rounds):
             for name, args in jobs.items():
-                for leftover in ("floor.parquet", "pfloor.parquet"):
+                for leftover in ("floor.parquet", "pfloor.parquet", "copy.parquet"):
                     (folder / leftover).unlink(missing_ok=True)
                 times[name].append(run(args))
         for name, runs in times.items():
@@ -171,7 +196,7 @@ def bench(folder, rows, rounds, calibrate, skip_apply=False):
                 f"cpu {cpu:7.2f} s  peak {peak:6.0f} MiB",
                 flush=True,
             )
-        for a, b in (("apply", "floor"), ("calibrate", "pandas floor")):
+        for a, b in (("apply", "floor"), ("apply", "copy floor"), ("calibrate", "pandas floor")):
             if a in times:
                 (wa, ca, _), (wb, cb, _) = results[(n, a)], results[(n, b)]
                 print(f"n={n:>11,}  {a} / {b}: wall {wa / wb:.2f}, cpu {ca / cb:.2f}")

@@ -402,3 +402,17 @@ def test_applying_a_venn_abers_model_needs_no_scikit_learn(files):
     )
     assert result.returncode == 0, result.stderr
     assert "sklearn imported: False" in result.stdout
+
+
+def test_a_model_fitted_within_groups_is_not_applied_as_a_pooled_one(files):
+    """Its predictions need each row's group: one line, no output (never the pooled tables)."""
+    tmp, s, y, _ = files
+    try:
+        model = venncal.VennAbersCalibrator().fit(s, y, groups=np.resize(["a", "b"], len(s)))
+    except TypeError:
+        pytest.skip("no groups in this version")
+    venncal.save(model, tmp / "grouped.json")
+    res = run("apply", tmp / "grouped.json", tmp / "test.parquet", "-o", tmp / "o.parquet",
+              "--score", "score")  # fmt: skip
+    one_line_error(res, "groups")
+    assert not (tmp / "o.parquet").exists()

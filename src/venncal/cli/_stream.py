@@ -124,7 +124,8 @@ class Source:
             if kind == "parquet":
                 import pyarrow.parquet as pq
 
-                reader = pq.ParquetFile(path)
+                # without pre-buffering: pyarrow would keep every chunk it read until the end
+                reader = pq.ParquetFile(path, pre_buffer=False)
                 try:
                     for batch in reader.iter_batches(batch_size=BATCH_ROWS, columns=columns):
                         yield path, batch
@@ -243,7 +244,8 @@ class SavedVennAbers:
         params, fitted = state.params, state.fitted
         if (
             state.class_name != cls.model_name
-            or not set(params) <= {"merge", "decimals"}
+            or not set(params) <= {"merge", "decimals", "group_fallback"}
+            or fitted.get("groups_") is not None
             or params.get("merge") not in MERGES
             or not isinstance(fitted.get("tables_"), IVAPTables)
             or "classes_" not in fitted
@@ -262,7 +264,7 @@ class SavedVennAbers:
         return round_scores(scores, self.decimals_)
 
     def predict_interval(self, scores):
-        """(p0, p1) of clean float64 scores, shape (m, 2)."""
+        """(p0, p1) of clean float64 scores, shape (m, 2) (a model fitted without groups)."""
         p0, p1 = self.tables_.predict_unchecked(self._check_predict_input(scores))
         return np.column_stack([p0, p1])
 
@@ -278,28 +280,32 @@ def calibrated_columns(calibrator, scores, prefix="", interval=None):
     Venn-Abers computes (p0, p1) once and merges them into p (no second prediction).
     ``interval`` (an (m, 2) array) goes to an ACP calibrator's ``predict_proba``.
     """
-    # the calibrator's own preparation of test scores (e.g. the rounding of ``decimals``)
-    scores = calibrator._check_predict_input(scores)
-    tables = getattr(calibrator, "tables_", None)
-    if hasattr(calibrator, "predict_interval") and hasattr(tables, "predict_unchecked"):
+    if _has_interval(calibrator):
         from venncal.core.merge import merge
 
-        p0, p1 = tables.predict_unchecked(scores)
-        p = merge(p0, p1, calibrator.merge)
-        return {prefix + "p": p, prefix + "p0": p0, prefix + "p1": p1}
+        interval = calibrator.predict_interval(scores)  # prepares the scores itself
+        p0 = np.ascontiguousarray(interval[:, 0])
+        p1 = np.ascontiguousarray(interval[:, 1])
+        return {prefix + "p": merge(p0, p1, calibrator.merge), prefix + "p0": p0, prefix + "p1": p1}
     if interval is not None:
         p = calibrator.predict_proba(scores, interval=interval)[:, 1]
     else:
-        p = calibrator._predict_positive(scores)
+        # the calibrator's own preparation of test scores (e.g. the rounding of ``decimals``)
+        p = calibrator._predict_positive(calibrator._check_predict_input(scores))
     return {prefix + "p": np.ascontiguousarray(p, dtype=np.float64)}
+
+
+def _has_interval(calibrator):
+    """Whether the calibrator gives (p0, p1) merged into p (Venn-Abers)."""
+    return hasattr(calibrator, "predict_interval") and isinstance(
+        getattr(calibrator, "merge", None), str
+    )
 
 
 def new_column_names(calibrator, prefix=""):
     """Names of the columns :func:`calibrated_columns` adds."""
-    has_interval = hasattr(calibrator, "predict_interval") and hasattr(
-        getattr(calibrator, "tables_", None), "predict_unchecked"
-    )
-    return [prefix + "p"] + ([prefix + "p0", prefix + "p1"] if has_interval else [])
+    extra = [prefix + "p0", prefix + "p1"] if _has_interval(calibrator) else []
+    return [prefix + "p", *extra]
 
 
 def _check_probabilities(new, method, source, weighted):
