@@ -169,7 +169,8 @@ def write(rows, tops, trees):
         lines.append(f"| {name} | {tree} | {wall:.3f} | {cpu:.3f} | {loaded or '-'} |")
     lines += [
         "",
-        "`python -X importtime` of the three imports (cumulative, top-level modules):",
+        "`python -X importtime` of the three imports (one run, cumulative wall time of the "
+        "top-level modules, inflated by the load like the wall times above):",
         "",
     ]
     for tree, top in tops.items():
