@@ -413,6 +413,21 @@ def loo_ivap_predict(scores, y01, sample_weight, left_out, test_scores):
     left_out : ndarray of shape (m,) of int
         Position of the example to leave out, per query.
     test_scores : ndarray of shape (m,)
+
+    Returns
+    -------
+    (p0, p1) : ndarrays of shape (m,), or None
+
+    Examples
+    --------
+    Leaving out example 3 (score 0.4, positive) is refitting on the first three:
+
+    >>> from venncal.core.venn_abers import ivap_fit
+    >>> s, y = np.array([0.1, 0.2, 0.3, 0.4]), np.array([0, 1, 0, 1])
+    >>> p0, p1 = loo_ivap_predict(s, y, None, np.array([3]), np.array([0.25]))
+    >>> ref = ivap_fit(s[:3], y[:3]).predict([0.25])
+    >>> bool(p0[0] == ref[0][0] and p1[0] == ref[1][0])
+    True
     """
     from venncal.core.venn_abers import _diagram
 
