@@ -25,8 +25,8 @@ P(y = k | x), its log-softmax does. Pairwise differences are unchanged by it
 on the pooled binary problems. With n calibration examples, a separate predictor sees about
 n / K positives (one-vs-rest) or 2 n / K examples (pairwise); a Venn-Abers probability cannot
 exceed about 1 - 1 / (number of positives in its top block), and pairwise coupling adds up the
-shortfall of K - 1 pairs. With 45 examples per class (digits), separate pairwise predictors give
-r_ij of about 0.96 at best, and coupling K = 10 classes at r = 0.96 gives
+shortfall of K - 1 pairs. With 25 calibration examples per class (digits), separate pairwise
+predictors give r_ij of about 25 / 26 = 0.96 at best, and coupling K = 10 classes at r = 0.96 gives
 0.96 / (0.96 + 9 * 0.04) = 0.73 for the most likely class, so a 97%-accurate model comes out
 strongly underconfident. The pooled predictor sees n K or 2 n (K - 1) pairs. Pooling assumes
 that a score means the same for every class (as temperature scaling, with one parameter for all
