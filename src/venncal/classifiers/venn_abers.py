@@ -52,8 +52,21 @@ def _split_fit_params(fit_params, indices, n_samples):
     return out
 
 
-def _fit_fold(estimator, X, y, train, cal, y01, weight, fit_params, response_method):
-    """Fit a clone on ``train`` and a Venn-Abers predictor on its scores of ``cal``."""
+def _calibrate(scores, y01, weight, groups, merge_rule, group_fallback):
+    """Venn-Abers step tables of calibration scores, or a calibrator fitted within groups."""
+    if groups is None:
+        return ivap_fit(scores, y01, sample_weight=weight)
+    from venncal.calibration.venn_abers import VennAbersCalibrator
+
+    cal = VennAbersCalibrator(merge=merge_rule, group_fallback=group_fallback)
+    return cal.fit(scores, y01, weight, groups=groups)
+
+
+def _fit_fold(estimator, X, y, train, cal, y01, weight, fit_params, response_method, grouping):
+    """Fit a clone on ``train`` and a Venn-Abers predictor on its scores of ``cal``.
+
+    ``grouping`` is None, or ``(groups, merge, group_fallback)`` to calibrate within groups.
+    """
     n = len(y01)
     est = clone(estimator).fit(
         _safe_indexing(X, train),
@@ -62,7 +75,10 @@ def _fit_fold(estimator, X, y, train, cal, y01, weight, fit_params, response_met
     )
     scores = positive_scores(est, _safe_indexing(X, cal), response_method)
     w = None if weight is None else weight[cal]
-    return est, ivap_fit(scores, y01[cal], sample_weight=w)
+    if grouping is None:
+        return est, _calibrate(scores, y01[cal], w, None, None, None)
+    groups, merge_rule, fallback = grouping
+    return est, _calibrate(scores, y01[cal], w, groups[cal], merge_rule, fallback)
 
 
 class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
@@ -108,6 +124,11 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     n_jobs : int, default=None
         Parallel jobs through joblib for the folds of ``"cross"`` and the test objects of
         ``"full"``; any joblib backend (including Dask) applies.
+    group_fallback : {"error", "pooled"}, default="error"
+        With ``groups`` at fit: what a group gets whose calibration examples are of one class
+        only, or that is unknown at prediction (as in
+        :class:`~venncal.VennAbersCalibrator`): an error naming it, or the predictor of all
+        groups pooled, with a warning.
 
     Attributes
     ----------
@@ -164,6 +185,7 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         response_method="auto",
         random_state=None,
         n_jobs=None,
+        group_fallback="error",
     ):
         self.estimator = estimator
         self.method = method
@@ -173,6 +195,7 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         self.response_method = response_method
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.group_fallback = group_fallback
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -194,7 +217,7 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
                 )
         self._response_ = resolve_response_method(self.estimator, self.response_method, owner=owner)
 
-    def fit(self, X, y, **fit_params):
+    def fit(self, X, y, groups=None, **fit_params):
         """Fit the estimator(s) and the Venn-Abers calibration.
 
         Parameters
@@ -203,6 +226,12 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             Training objects, in any form the estimator takes (arrays, DataFrames, ...).
         y : array-like of shape (n_samples,)
             Binary labels (any two values); ``classes_[1]`` is the positive class.
+        groups : array-like of shape (n_samples,), default=None
+            Group of each object (integers or strings): the calibration is done within each
+            group (methods ``"inductive"``, ``"simplified"`` and ``"cross"``), so the validity
+            guarantee holds in every group; prediction then needs the groups of the test
+            objects. The estimator is fitted on all groups together. See
+            :class:`~venncal.VennAbersCalibrator` for ``group_fallback``.
         **fit_params : dict
             Passed to the estimator's ``fit``; per-sample entries are split with the data.
             A ``sample_weight`` entry also weights the calibration examples; when the
@@ -223,6 +252,18 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         check_features(X, self.estimator, owner=type(self).__name__)
         n = _num_samples(X)
         check_consistent_length(X=range(n), y=y01)
+        self._grouping = None
+        if groups is not None:
+            from venncal.calibration._groups import GROUP_FALLBACKS, check_groups
+
+            owner = type(self).__name__
+            if self.method not in ("inductive", "simplified", "cross"):
+                raise ValueError(
+                    f"{owner}: groups= works with method 'inductive', 'simplified' or 'cross', "
+                    f"not {self.method!r}."
+                )
+            check_option(self.group_fallback, GROUP_FALLBACKS, name="group_fallback", owner=owner)
+            self._grouping = (check_groups(groups, n), self.merge, self.group_fallback)
         weight = check_sample_weight(fit_params.get("sample_weight"), n)
         check_weighted_classes(y01, weight)
         if self.method == "inductive" and not isinstance(self.estimator, FrozenEstimator):
@@ -248,6 +289,8 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             )
             fit_params = {k: v for k, v in fit_params.items() if k != "sample_weight"}
         getattr(self, f"_fit_{self.method}")(X, y_arr, y01, weight, fit_params)
+        self.grouped_ = self._grouping is not None
+        del self._grouping
         self.classes_ = classes
         fitted = getattr(self, "estimator_", None) or getattr(self, "estimators_", [None])[0]
         if fitted is not None and hasattr(fitted, "n_features_in_"):
@@ -282,7 +325,14 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         scores = positive_scores(est, _safe_indexing(X, cal), self._response_)
         w = None if weight is None else weight[cal]
         self.estimator_ = est
-        self.calibrators_ = [ivap_fit(scores, y01[cal], sample_weight=w)]
+        self.calibrators_ = [self._calibrate_rows(scores, y01, w, cal)]
+
+    def _calibrate_rows(self, scores, y01, weight, rows):
+        """Calibrate the scores of ``rows``, within their groups when fitted with groups."""
+        if self._grouping is None:
+            return _calibrate(scores, y01[rows], weight, None, None, None)
+        groups, merge_rule, fallback = self._grouping
+        return _calibrate(scores, y01[rows], weight, groups[rows], merge_rule, fallback)
 
     def _fit_simplified(self, X, y, y01, weight, fit_params):
         if isinstance(self.estimator, FrozenEstimator):
@@ -291,7 +341,7 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             est = clone(self.estimator).fit(X, y, **fit_params)
         scores = positive_scores(est, X, self._response_)
         self.estimator_ = est
-        self.calibrators_ = [ivap_fit(scores, y01, sample_weight=weight)]
+        self.calibrators_ = [self._calibrate_rows(scores, y01, weight, np.arange(len(y01)))]
 
     def _fit_cross(self, X, y, y01, weight, fit_params):
         counts = np.bincount(y01, minlength=2)
@@ -303,7 +353,16 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         folds = StratifiedKFold(self.n_splits, shuffle=True, random_state=self.random_state)
         results = Parallel(n_jobs=self.n_jobs)(
             delayed(_fit_fold)(
-                self.estimator, X, y, train, cal, y01, weight, fit_params, self._response_
+                self.estimator,
+                X,
+                y,
+                train,
+                cal,
+                y01,
+                weight,
+                fit_params,
+                self._response_,
+                self._grouping,
             )
             for train, cal in folds.split(np.zeros(len(y01)), y01)
         )
@@ -339,17 +398,35 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             n_features=getattr(self, "n_features_in_", None),
         )
 
-    def _fold_pairs(self, X):
+    def _check_groups(self, groups):
+        owner = type(self).__name__
+        grouped = getattr(self, "grouped_", False)
+        if groups is not None and not grouped:
+            raise ValueError(
+                f"{owner} was fitted without groups; pass groups= to fit to calibrate within "
+                "groups."
+            )
+        if grouped and groups is None:
+            raise ValueError(
+                f"{owner} was fitted within groups: pass groups= with the group of each test "
+                "object."
+            )
+
+    def _fold_pairs(self, X, groups=None):
         """Per-estimator (p0, p1), each of shape (K, m)."""
         estimators = getattr(self, "estimators_", None) or [self.estimator_]
         p0, p1 = [], []
         for est, tables in zip(estimators, self.calibrators_):
-            a, b = tables.predict_unchecked(positive_scores(est, X, self._response_))
+            scores = positive_scores(est, X, self._response_)
+            if groups is None:
+                a, b = tables.predict_unchecked(scores)
+            else:
+                a, b = tables.predict_interval(scores, groups=groups).T
             p0.append(a)
             p1.append(b)
         return np.array(p0), np.array(p1)
 
-    def predict_interval(self, X):
+    def predict_interval(self, X, groups=None):
         """Return the Venn-Abers interval [p0, p1] for the positive class.
 
         For ``method="cross"`` the interval is the envelope ``[min_k p0_k, max_k p1_k]`` of the
@@ -360,6 +437,8 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (m, n_features)
+        groups : array-like of shape (m,), default=None
+            The groups of the test objects; required when fitted with ``groups``.
 
         Returns
         -------
@@ -370,19 +449,22 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             (Algorithm 1 of Vovk & Petej 2014 allows it).
         """
         self._check_test_objects(X)
+        self._check_groups(groups)
         if hasattr(self, "_delegate"):
             return self._delegate.predict_interval(X)
-        p0, p1 = self._fold_pairs(X)
+        p0, p1 = self._fold_pairs(X, groups)
         if p0.shape[0] == 1:
             return np.column_stack([p0[0], p1[0]])
         return np.column_stack(cross_interval(p0, p1))
 
-    def predict_proba(self, X):
+    def predict_proba(self, X, groups=None):
         """Return merged probabilities of both classes.
 
         Parameters
         ----------
         X : array-like of shape (m, n_features)
+        groups : array-like of shape (m,), default=None
+            The groups of the test objects; required when fitted with ``groups``.
 
         Returns
         -------
@@ -390,29 +472,32 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             Probabilities of ``classes_[0]`` and ``classes_[1]``.
         """
         self._check_test_objects(X)
+        self._check_groups(groups)
         if hasattr(self, "_delegate"):
             interval = self._delegate.predict_interval(X)
             p = merge(interval[:, 0], interval[:, 1], self.merge)
         else:
-            p0, p1 = self._fold_pairs(X)
+            p0, p1 = self._fold_pairs(X, groups)
             if p0.shape[0] == 1:
                 p = merge(p0[0], p1[0], self.merge)
             else:
                 p = merge_cross(p0, p1, self.merge)
         return np.column_stack([1.0 - p, p])
 
-    def predict_log_proba(self, X):
+    def predict_log_proba(self, X, groups=None):
         """Return the natural logarithm of :meth:`predict_proba` (-inf where it is zero).
 
         Parameters
         ----------
         X : array-like of shape (m, n_features)
+        groups : array-like of shape (m,), default=None
+            Required when fitted with ``groups``.
 
         Returns
         -------
         log_proba : ndarray of shape (m, 2)
         """
-        return log_proba(self.predict_proba(X))
+        return log_proba(self.predict_proba(X, groups=groups))
 
     def get_metadata_routing(self):
         """Return the metadata routing of this classifier.
@@ -433,16 +518,18 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             )
         )
 
-    def predict(self, X):
+    def predict(self, X, groups=None):
         """Return the more probable class (``classes_[0]`` when p = 1/2, as argmax does).
 
         Parameters
         ----------
         X : array-like of shape (m, n_features)
+        groups : array-like of shape (m,), default=None
+            Required when fitted with ``groups``.
 
         Returns
         -------
         labels : ndarray of shape (m,)
         """
-        p = self.predict_proba(X)[:, 1]
+        p = self.predict_proba(X, groups=groups)[:, 1]
         return self.classes_[(p > 0.5).astype(np.intp)]
