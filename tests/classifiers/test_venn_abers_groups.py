@@ -23,15 +23,18 @@ def _data(seed, n=600):
 def test_frozen_model_calibrates_each_group_on_its_own_rows():
     X, y, g = _data(0)
     model = LogisticRegression().fit(X[:300], y[:300])
-    clf = VennAbersClassifier(FrozenEstimator(model)).fit(X[300:], y[300:], groups=g[300:])
+    clf = VennAbersClassifier(FrozenEstimator(model)).fit(
+        X[300:], y[300:], calibration_groups=g[300:]
+    )
     Xt, _, gt = _data(1, 200)
     scores_cal = positive_scores(model, X[300:], "decision_function")
     ref = VennAbersCalibrator().fit(scores_cal, y[300:], groups=g[300:])
     expected = ref.predict_interval(positive_scores(model, Xt, "decision_function"), groups=gt)
-    np.testing.assert_array_equal(clf.predict_interval(Xt, groups=gt), expected)
-    p = clf.predict_proba(Xt, groups=gt)[:, 1]
+    np.testing.assert_array_equal(clf.predict_interval(Xt, calibration_groups=gt), expected)
+    p = clf.predict_proba(Xt, calibration_groups=gt)[:, 1]
     np.testing.assert_allclose(p, expected[:, 1] / (1 - expected[:, 0] + expected[:, 1]))
-    # each group differs from the pooled calibration
+    # each group differs from the pooled calibration, and the estimator's own `groups` fit
+    # parameter is not taken for calibration groups
     pooled = VennAbersClassifier(FrozenEstimator(model)).fit(X[300:], y[300:])
     assert not np.allclose(pooled.predict_interval(Xt), expected)
 
@@ -40,33 +43,35 @@ def test_frozen_model_calibrates_each_group_on_its_own_rows():
 def test_methods_take_groups_and_need_them_at_prediction(method):
     X, y, g = _data(2)
     clf = VennAbersClassifier(LogisticRegression(), method=method, random_state=0)
-    clf.fit(X, y, groups=g)
+    clf.fit(X, y, calibration_groups=g)
     Xt, _, gt = _data(3, 50)
-    iv = clf.predict_interval(Xt, groups=gt)
+    iv = clf.predict_interval(Xt, calibration_groups=gt)
     assert iv.shape == (50, 2) and (iv[:, 0] <= iv[:, 1] + 1e-12).all()
-    assert clf.predict(Xt, groups=gt).shape == (50,)
-    with pytest.raises(ValueError, match="fitted within groups: pass groups="):
+    assert clf.predict(Xt, calibration_groups=gt).shape == (50,)
+    with pytest.raises(ValueError, match="fitted within groups: pass calibration_groups="):
         clf.predict_proba(Xt)
     plain = clone(clf).fit(X, y)
     with pytest.raises(ValueError, match="fitted without groups"):
-        plain.predict_proba(Xt, groups=gt)
+        plain.predict_proba(Xt, calibration_groups=gt)
 
 
 @pytest.mark.parametrize("method", ["full", "oob"])
 def test_methods_without_groups_say_so(method):
     X, y, g = _data(4, 60)
-    with pytest.raises(ValueError, match="groups= works with method"):
-        VennAbersClassifier(LogisticRegression(), method=method).fit(X, y, groups=g)
+    with pytest.raises(ValueError, match="calibration_groups= works with method"):
+        VennAbersClassifier(LogisticRegression(), method=method).fit(X, y, calibration_groups=g)
 
 
 def test_unknown_group_and_fallback():
     X, y, g = _data(5)
-    clf = VennAbersClassifier(LogisticRegression(), random_state=0).fit(X, y, groups=g)
+    clf = VennAbersClassifier(LogisticRegression(), random_state=0).fit(X, y, calibration_groups=g)
     with pytest.raises(ValueError, match=r"groups \['west'\] were not seen at fit"):
-        clf.predict_proba(X[:2], groups=["west", "north"])
+        clf.predict_proba(X[:2], calibration_groups=["west", "north"])
     soft = VennAbersClassifier(LogisticRegression(), random_state=0, group_fallback="pooled")
-    soft.fit(X, y, groups=g)
+    soft.fit(X, y, calibration_groups=g)
     with pytest.warns(UserWarning, match="were not seen at fit"):
-        soft.predict_proba(X[:2], groups=["west", "north"])
+        soft.predict_proba(X[:2], calibration_groups=["west", "north"])
     with pytest.raises(ValueError, match="group_fallback"):
-        VennAbersClassifier(LogisticRegression(), group_fallback="x").fit(X, y, groups=g)
+        VennAbersClassifier(LogisticRegression(), group_fallback="x").fit(
+            X, y, calibration_groups=g
+        )

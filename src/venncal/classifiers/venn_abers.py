@@ -125,7 +125,7 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         Parallel jobs through joblib for the folds of ``"cross"`` and the test objects of
         ``"full"``; any joblib backend (including Dask) applies.
     group_fallback : {"error", "pooled"}, default="error"
-        With ``groups`` at fit: what a group gets whose calibration examples are of one class
+        With ``calibration_groups`` at fit: what a group gets whose calibration examples are of one class
         only, or that is unknown at prediction (as in
         :class:`~venncal.VennAbersCalibrator`): an error naming it, or the predictor of all
         groups pooled, with a warning.
@@ -217,7 +217,7 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
                 )
         self._response_ = resolve_response_method(self.estimator, self.response_method, owner=owner)
 
-    def fit(self, X, y, groups=None, **fit_params):
+    def fit(self, X, y, calibration_groups=None, **fit_params):
         """Fit the estimator(s) and the Venn-Abers calibration.
 
         Parameters
@@ -226,12 +226,13 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             Training objects, in any form the estimator takes (arrays, DataFrames, ...).
         y : array-like of shape (n_samples,)
             Binary labels (any two values); ``classes_[1]`` is the positive class.
-        groups : array-like of shape (n_samples,), default=None
+        calibration_groups : array-like of shape (n_samples,), default=None
             Group of each object (integers or strings): the calibration is done within each
             group (methods ``"inductive"``, ``"simplified"`` and ``"cross"``), so the validity
             guarantee holds in every group; prediction then needs the groups of the test
-            objects. The estimator is fitted on all groups together. See
-            :class:`~venncal.VennAbersCalibrator` for ``group_fallback``.
+            objects (``calibration_groups=`` of the predict methods). The estimator is fitted on
+            all groups together. The name differs from the calibrator's ``groups=`` because a
+            ``groups`` fit parameter goes to the estimator's ``fit``, as in scikit-learn.
         **fit_params : dict
             Passed to the estimator's ``fit``; per-sample entries are split with the data.
             A ``sample_weight`` entry also weights the calibration examples; when the
@@ -253,13 +254,15 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         n = _num_samples(X)
         check_consistent_length(X=range(n), y=y01)
         self._grouping = None
+        groups = calibration_groups
         if groups is not None:
             from venncal.calibration._groups import GROUP_FALLBACKS, check_groups
 
             owner = type(self).__name__
             if self.method not in ("inductive", "simplified", "cross"):
                 raise ValueError(
-                    f"{owner}: groups= works with method 'inductive', 'simplified' or 'cross', "
+                    f"{owner}: calibration_groups= works with method 'inductive', 'simplified' or "
+                    "'cross', "
                     f"not {self.method!r}."
                 )
             check_option(self.group_fallback, GROUP_FALLBACKS, name="group_fallback", owner=owner)
@@ -403,13 +406,13 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         grouped = getattr(self, "grouped_", False)
         if groups is not None and not grouped:
             raise ValueError(
-                f"{owner} was fitted without groups; pass groups= to fit to calibrate within "
-                "groups."
+                f"{owner} was fitted without groups; pass calibration_groups= to fit to "
+                "calibrate within groups."
             )
         if grouped and groups is None:
             raise ValueError(
-                f"{owner} was fitted within groups: pass groups= with the group of each test "
-                "object."
+                f"{owner} was fitted within groups: pass calibration_groups= with the group of "
+                "each test object."
             )
 
     def _fold_pairs(self, X, groups=None):
@@ -426,7 +429,7 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             p1.append(b)
         return np.array(p0), np.array(p1)
 
-    def predict_interval(self, X, groups=None):
+    def predict_interval(self, X, calibration_groups=None):
         """Return the Venn-Abers interval [p0, p1] for the positive class.
 
         For ``method="cross"`` the interval is the envelope ``[min_k p0_k, max_k p1_k]`` of the
@@ -437,8 +440,8 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (m, n_features)
-        groups : array-like of shape (m,), default=None
-            The groups of the test objects; required when fitted with ``groups``.
+        calibration_groups : array-like of shape (m,), default=None
+            The groups of the test objects; required when fitted with groups.
 
         Returns
         -------
@@ -449,22 +452,22 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             (Algorithm 1 of Vovk & Petej 2014 allows it).
         """
         self._check_test_objects(X)
-        self._check_groups(groups)
+        self._check_groups(calibration_groups)
         if hasattr(self, "_delegate"):
             return self._delegate.predict_interval(X)
-        p0, p1 = self._fold_pairs(X, groups)
+        p0, p1 = self._fold_pairs(X, calibration_groups)
         if p0.shape[0] == 1:
             return np.column_stack([p0[0], p1[0]])
         return np.column_stack(cross_interval(p0, p1))
 
-    def predict_proba(self, X, groups=None):
+    def predict_proba(self, X, calibration_groups=None):
         """Return merged probabilities of both classes.
 
         Parameters
         ----------
         X : array-like of shape (m, n_features)
-        groups : array-like of shape (m,), default=None
-            The groups of the test objects; required when fitted with ``groups``.
+        calibration_groups : array-like of shape (m,), default=None
+            The groups of the test objects; required when fitted with groups.
 
         Returns
         -------
@@ -472,32 +475,34 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             Probabilities of ``classes_[0]`` and ``classes_[1]``.
         """
         self._check_test_objects(X)
-        self._check_groups(groups)
+        self._check_groups(calibration_groups)
         if hasattr(self, "_delegate"):
             interval = self._delegate.predict_interval(X)
             p = merge(interval[:, 0], interval[:, 1], self.merge)
         else:
-            p0, p1 = self._fold_pairs(X, groups)
+            p0, p1 = self._fold_pairs(X, calibration_groups)
             if p0.shape[0] == 1:
                 p = merge(p0[0], p1[0], self.merge)
             else:
                 p = merge_cross(p0, p1, self.merge)
         return np.column_stack([1.0 - p, p])
 
-    def predict_log_proba(self, X, groups=None):
+    def predict_log_proba(self, X, calibration_groups=None):
         """Return the natural logarithm of :meth:`predict_proba` (-inf where it is zero).
 
         Parameters
         ----------
         X : array-like of shape (m, n_features)
-        groups : array-like of shape (m,), default=None
-            Required when fitted with ``groups``.
+        calibration_groups : array-like of shape (m,), default=None
+            Required when fitted with groups.
 
         Returns
         -------
         log_proba : ndarray of shape (m, 2)
         """
-        return log_proba(self.predict_proba(X, groups=groups))
+        if calibration_groups is None:
+            return log_proba(self.predict_proba(X))
+        return log_proba(self.predict_proba(X, calibration_groups=calibration_groups))
 
     def get_metadata_routing(self):
         """Return the metadata routing of this classifier.
@@ -518,18 +523,21 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             )
         )
 
-    def predict(self, X, groups=None):
+    def predict(self, X, calibration_groups=None):
         """Return the more probable class (``classes_[0]`` when p = 1/2, as argmax does).
 
         Parameters
         ----------
         X : array-like of shape (m, n_features)
-        groups : array-like of shape (m,), default=None
-            Required when fitted with ``groups``.
+        calibration_groups : array-like of shape (m,), default=None
+            Required when fitted with groups.
 
         Returns
         -------
         labels : ndarray of shape (m,)
         """
-        p = self.predict_proba(X, groups=groups)[:, 1]
+        if calibration_groups is None:
+            p = self.predict_proba(X)[:, 1]
+        else:
+            p = self.predict_proba(X, calibration_groups=calibration_groups)[:, 1]
         return self.classes_[(p > 0.5).astype(np.intp)]
