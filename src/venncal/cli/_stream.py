@@ -263,10 +263,13 @@ class SavedVennAbers:
 
         return round_scores(scores, self.decimals_)
 
+    def predict_p0_p1(self, scores):
+        """p0 and p1 of clean float64 scores, two arrays of shape (m,)."""
+        return self.tables_.predict_unchecked(self._check_predict_input(scores))
+
     def predict_interval(self, scores):
         """(p0, p1) of clean float64 scores, shape (m, 2) (a model fitted without groups)."""
-        p0, p1 = self.tables_.predict_unchecked(self._check_predict_input(scores))
-        return np.column_stack([p0, p1])
+        return np.column_stack(self.predict_p0_p1(scores))
 
 
 def model_name(calibrator):
@@ -283,9 +286,12 @@ def calibrated_columns(calibrator, scores, prefix="", interval=None):
     if _has_interval(calibrator):
         from venncal.core.merge import merge
 
-        interval = calibrator.predict_interval(scores)  # prepares the scores itself
-        p0 = np.ascontiguousarray(interval[:, 0])
-        p1 = np.ascontiguousarray(interval[:, 1])
+        if isinstance(calibrator, SavedVennAbers):  # the two columns, no (m, 2) array
+            p0, p1 = calibrator.predict_p0_p1(scores)
+        else:
+            interval = calibrator.predict_interval(scores)  # prepares the scores itself
+            p0 = np.ascontiguousarray(interval[:, 0])
+            p1 = np.ascontiguousarray(interval[:, 1])
         return {prefix + "p": merge(p0, p1, calibrator.merge), prefix + "p0": p0, prefix + "p1": p1}
     if interval is not None:
         p = calibrator.predict_proba(scores, interval=interval)[:, 1]
@@ -310,6 +316,9 @@ def new_column_names(calibrator, prefix=""):
 
 def _check_probabilities(new, method, source, weighted):
     for column, values in new.items():
+        low, high = np.min(values), np.max(values)  # NaN propagates: it fails the test below
+        if low >= 0 and high <= 1:
+            continue
         bad = ~((values >= 0) & (values <= 1))  # False for NaN too
         if bad.any():
             hint = " (rescale --weight)" if weighted else ""
