@@ -15,6 +15,15 @@ from venncal import (
     VennAbersCalibrator,
 )
 
+
+def _optional(cls, **params):
+    """A calibrator with parameters that other versions may not have (else None)."""
+    try:
+        return cls(**params)
+    except TypeError:
+        return None
+
+
 CALIBRATORS = {
     "venn-abers": VennAbersCalibrator(),
     "venn-abers-square": VennAbersCalibrator(merge="square"),
@@ -29,8 +38,15 @@ CALIBRATORS = {
     "acp": ACPCalibrator(),
     "acp-smoothed": ACPCalibrator(confidence=0.9, alpha=1.0),
     "beta-logit": BetaCalibrator(score_scale="logit"),
+    "isotonic-decimals": IsotonicCalibrator(decimals=1),
+    "venn-abers-decimals": VennAbersCalibrator(decimals=2),
+    "abb-paper": _optional(BayesianBinningCalibrator, averaging="paper", lam=3.0),
+    "acp-no-adjustment": _optional(ACPCalibrator, interval_adjustment="none"),
     "beta-am-logit": BetaCalibrator(parameters="am", score_scale="logit"),
 }
+
+
+CALIBRATORS = {k: v for k, v in CALIBRATORS.items() if v is not None}
 
 
 def data(seed, n=300, *, labels="int", weighted=False, scale=1.0):
