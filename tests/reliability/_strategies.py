@@ -36,6 +36,12 @@ VARIANTS = {
         {"n_bins": 4, "alpha": 1.0},
     ],
     "BayesianBinningCalibrator": [{"method": "averaging"}, {"method": "selection"}],
+    # the battery draws real scores: beta calibration reads them as log-odds
+    "BetaCalibrator": [
+        {"score_scale": "logit"},
+        {"parameters": "am", "score_scale": "logit"},
+        {"parameters": "ab", "score_scale": "logit"},
+    ],
 }
 
 # Documented monotonicity: isotonic is non-decreasing; Venn-Abers p0 and p1 are each

@@ -13,7 +13,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import LinearRegression, LogisticRegression
 from sklearn.utils import get_tags
 
-from tests.reliability._strategies import CALIBRATORS
+from tests.reliability._strategies import CALIBRATORS, VARIANTS, make
 from venncal import (
     MulticlassVennAbersClassifier,
     ProbingClassifier,
@@ -117,6 +117,9 @@ OPTION_CASES = [
     ("BayesianBinningCalibrator", {"lam": float("nan")}, ["lam"]),
     ("BayesianBinningCalibrator", {"lam": float("inf")}, ["lam"]),
     ("BayesianBinningCalibrator", {"lam": "10"}, ["lam"]),
+    ("BetaCalibrator", {"parameters": "abc"}, ["parameters"]),
+    ("BetaCalibrator", {"score_scale": "odds"}, ["score_scale"]),
+    ("BetaCalibrator", {"max_iter": 0}, ["max_iter"]),
 ]
 
 
@@ -133,7 +136,8 @@ def test_calibrator_fit_refuses_bad_data(name, case):
 @pytest.mark.parametrize("name", sorted(CALIBRATORS))
 def test_calibrator_predict_refuses_bad_scores(name, case):
     t, names = PREDICT_CASES[case]
-    cal = CALIBRATORS[name]().fit(S, Y)
+    # the first setting of the battery: beta calibration reads these real scores as log-odds
+    cal = make(name, VARIANTS.get(name, [{}])[0]).fit(S, Y)
     methods = ["predict_proba", "predict"]
     if hasattr(cal, "predict_interval"):
         methods.append("predict_interval")

@@ -24,7 +24,7 @@ from tests.reliability._strategies import (
 )
 from tests.reliability.test_weight_scaling import separable
 
-ITERATIVE = {"PlattCalibrator", "ACPCalibrator"}
+ITERATIVE = {"PlattCalibrator", "ACPCalibrator", "BetaCalibrator"}
 
 COUNTS_AS_COPIES = [
     p

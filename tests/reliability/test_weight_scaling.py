@@ -33,7 +33,7 @@ scale_exponents = st.integers(-200, 200)
 
 # every calibrator but Venn-Abers, in each of its settings
 SCALE_INVARIANT = calibrator_params({name for name in CALIBRATORS if name != "VennAbersCalibrator"})
-ITERATIVE = {"PlattCalibrator", "ACPCalibrator"}
+ITERATIVE = {"PlattCalibrator", "ACPCalibrator", "BetaCalibrator"}
 
 
 def separable(s, y, w):

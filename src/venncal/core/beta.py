@@ -177,7 +177,7 @@ def _nll(z, y, w):
     return float(np.sum(w * (np.logaddexp(0.0, z) - y * z)))
 
 
-def fit_logistic(X, y, w, *, offset=None, max_iter=100, sigma=1e-12, min_step=1e-10):
+def fit_logistic(X, y, w, *, offset=None, max_iter=100, rcond=1e-12, min_step=1e-10):
     """Maximum-likelihood logistic regression by Newton's method with backtracking.
 
     Parameters
@@ -192,9 +192,10 @@ def fit_logistic(X, y, w, *, offset=None, max_iter=100, sigma=1e-12, min_step=1e
         A fixed term added to the linear predictor.
     max_iter : int, default=100
         Most Newton iterations.
-    sigma : float, default=1e-12
-        Ridge added to the Hessian's diagonal (relative to its largest diagonal entry), which
-        keeps the Newton system solvable when features are collinear.
+    rcond : float, default=1e-12
+        Singular values of the Hessian below ``rcond`` times the largest count as zero: the
+        Newton step is the minimum-norm solution, so directions the data leave undetermined
+        stay at 0 and the result is unique.
     min_step : float, default=1e-10
         Smallest step of the line search.
 
@@ -214,6 +215,11 @@ def fit_logistic(X, y, w, *, offset=None, max_iter=100, sigma=1e-12, min_step=1e
     """
     n, d = X.shape
     off = np.zeros(n) if offset is None else offset
+    # columns scaled to at most 1 in absolute value: the Hessian stays finite for features of
+    # any magnitude (log-odds near the largest float), and the fit is the same up to rounding
+    col_scale = np.max(np.abs(X), axis=0) if n else np.ones(d)
+    col_scale = np.where(col_scale > 0, col_scale, 1.0)
+    X = X / col_scale
     beta = np.zeros(d)
     fval = _nll(off, y, w)
     scale = float(np.sum(w)) + 1.0
@@ -222,15 +228,14 @@ def fit_logistic(X, y, w, *, offset=None, max_iter=100, sigma=1e-12, min_step=1e
         p = expit(z)
         grad = X.T @ (w * (p - y))
         hess = (X * (w * p * (1.0 - p))[:, None]).T @ X
-        hess[np.diag_indices(d)] += sigma * max(float(np.max(np.diag(hess))), 1e-300)
-        try:
-            step_dir = -np.linalg.solve(hess, grad)
-        except np.linalg.LinAlgError:
-            step_dir = -np.linalg.lstsq(hess, grad, rcond=None)[0]
+        # the minimum-norm Newton step: directions the data do not determine (collinear
+        # features, fewer distinct scores than parameters) get no step, so the iterates stay
+        # in the row space and the fit is the unique minimum-norm maximum-likelihood solution
+        step_dir = -np.linalg.lstsq(hess, grad, rcond=rcond)[0]
         gd = float(grad @ step_dir)
         # the Newton decrement at the rounding level of the objective: converged
         if -gd < 1e-13 * (abs(fval) + scale):
-            return beta, it, True
+            return beta / col_scale, it, True
         step = 1.0
         while step >= min_step:
             new = beta + step * step_dir
@@ -240,8 +245,8 @@ def fit_logistic(X, y, w, *, offset=None, max_iter=100, sigma=1e-12, min_step=1e
                 break
             step /= 2.0
         else:
-            return beta, it, -gd < 1e-8 * (abs(fval) + scale)
-    return beta, max_iter, False
+            return beta / col_scale, it, -gd < 1e-8 * (abs(fval) + scale)
+    return beta / col_scale, max_iter, False
 
 
 def fit_beta(
@@ -365,7 +370,7 @@ def fit_beta(
             # back to the form a ln s - b ln(1 - s) + c
             c = _LN2 * (a - b)
     pos, neg = s[y == 1], s[y == 0]
-    separated = pos.size and neg.size and pos.min() >= neg.max()
+    separated = pos.size and neg.size and pos.min() > neg.max()
     if separated or not converged:
         warnings.warn(
             "Beta calibration: the scores separate the classes or the logistic fit did not "
