@@ -124,3 +124,16 @@ def test_bayesian_binning_weights_stay_relative_to_their_mean_across_batches():
     )
     t = np.unique(s)
     np.testing.assert_allclose(a.predict_proba(t), b.predict_proba(t), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("cal", CALIBRATORS[3:], ids=repr)
+def test_weights_near_the_largest_float_count_relative_to_their_mean(cal):
+    """Weights of 1e308 are pooled in units of a power of two: no overflow, same fit."""
+    s, y = data(9, n=120)
+    w = np.random.default_rng(2).integers(1, 4, s.size).astype(float)
+    t = probe_scores(s, np.random.default_rng(0))
+    base = outputs(new(cal).fit(s[:60], y[:60], w[:60]).partial_fit(s[60:], y[60:], w[60:]), t)
+    huge = new(cal).fit(s[:60], y[:60], w[:60] * (1e308 / 4))
+    huge = outputs(huge.partial_fit(s[60:], y[60:], w[60:] * (1e308 / 4)), t)
+    for key in base:
+        np.testing.assert_allclose(huge[key], base[key], rtol=0, atol=1e-9, err_msg=key)

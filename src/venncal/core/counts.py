@@ -74,8 +74,7 @@ class CountTable:
     def mean_weight(self):
         """The mean weight of an example, in the units of ``n0`` and ``n1`` (1 for counts)."""
         total = float(np.sum(self.n0) + np.sum(self.n1))
-        n = float(np.ldexp(self.n_examples, -self.exponent)) if self.exponent else self.n_examples
-        return 1.0 if total == n else total / n
+        return 1.0 if total == self.n_examples else total / self.n_examples
 
     def relative_counts(self):
         """Return ``(n0, n1)`` with the weights taken relative to their mean weight.
@@ -87,7 +86,7 @@ class CountTable:
         total_true = float(np.ldexp(total, self.exponent)) if self.exponent else total
         if total_true == self.n_examples:
             return self.n0, self.n1
-        factor = float(np.ldexp(self.n_examples / total, -self.exponent))
+        factor = self.n_examples / total  # the power of two cancels
         return self.n0 * factor, self.n1 * factor
 
     def rows(self, *, absolute=True):
