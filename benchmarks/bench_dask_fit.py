@@ -16,7 +16,7 @@ The fitted predictor is checked against the in-memory fit on a 10^6-row sample f
 
 Usage::
 
-    python benchmarks/bench_dask_fit.py --rows 10000000 --distinct 100000 --rounds 3
+    python benchmarks/bench_dask_fit.py --rows 100000000 --distinct 100000 --rounds 2
 """
 
 from __future__ import annotations
