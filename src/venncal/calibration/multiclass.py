@@ -45,6 +45,7 @@ estimates", KDD 2002 (one-vs-rest with normalisation).
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -62,7 +63,7 @@ from venncal._validation import (
 )
 from venncal.core.coupling import COUPLINGS, couple
 from venncal.core.merge import MERGES, merge, merge_cross
-from venncal.core.venn_abers import ivap_fit
+from venncal.core.venn_abers import IVAPTables, ivap_fit
 
 __all__ = [
     "MulticlassVennAbersCalibrator",
@@ -202,14 +203,12 @@ def _column(t, k):
     return t.column(k) if isinstance(t, ShiftedColumns) else t[:, k]
 
 
+@dataclass(frozen=True)
 class OneVsRestTables:
     """K binary Venn-Abers predictors, class k against the rest with the score column k."""
 
-    def __init__(self, t, y, w, K):
-        self.K = K
-        self.tables = [
-            ivap_fit(_column(t, k), (y == k).astype(np.int8), sample_weight=w) for k in range(K)
-        ]
+    K: int
+    tables: tuple
 
     def pairs(self, t):
         """(p0, p1), each of shape (m, K)."""
@@ -221,21 +220,35 @@ class OneVsRestTables:
         return p0, p1
 
 
-class PairwiseTables:
+def _fit_one_vs_rest(t, y, w, K):
+    tables = tuple(
+        ivap_fit(_column(t, k), (y == k).astype(np.int8), sample_weight=w) for k in range(K)
+    )
+    return OneVsRestTables(int(K), tables)
+
+
+class _Pairs:
+    """The pairs i < j of K classes, and the (m, K, K) matrix of pairwise probabilities."""
+
+    @property
+    def iu(self):
+        return np.triu_indices(self.K, 1)
+
+    def matrix(self, r):
+        """The (m, K, K) matrix of a pairwise probability r of shape (m, n_pairs)."""
+        R = np.full((r.shape[0], self.K, self.K), 0.5)
+        i, j = self.iu
+        R[:, i, j] = r
+        R[:, j, i] = 1.0 - r
+        return R
+
+
+@dataclass(frozen=True)
+class PairwiseTables(_Pairs):
     """K(K - 1)/2 binary Venn-Abers predictors, class i against class j on their examples."""
 
-    def __init__(self, t, y, w, K, owner):
-        self.K = K
-        members = [np.flatnonzero(y == k) for k in range(K)]
-        self.iu = np.triu_indices(K, 1)
-        self.tables = []
-        for i, j in zip(*self.iu):
-            idx = np.concatenate([members[i], members[j]])
-            y01 = np.zeros(idx.shape[0], dtype=np.int8)
-            y01[: members[i].shape[0]] = 1
-            self.tables.append(
-                ivap_fit(t[idx, i] - t[idx, j], y01, sample_weight=None if w is None else w[idx])
-            )
+    K: int
+    tables: tuple
 
     def pairs(self, t):
         """(p0, p1), each of shape (m, n_pairs): P(y = i | y in {i, j}) for i < j."""
@@ -247,15 +260,21 @@ class PairwiseTables:
             p0[:, q], p1[:, q] = tab.predict_unchecked(t[:, i] - t[:, j])
         return p0, p1
 
-    def matrix(self, r):
-        """The (m, K, K) matrix of a pairwise probability r of shape (m, n_pairs)."""
-        R = np.full((r.shape[0], self.K, self.K), 0.5)
-        i, j = self.iu
-        R[:, i, j] = r
-        R[:, j, i] = 1.0 - r
-        return R
+
+def _fit_pairwise(t, y, w, K):
+    members = [np.flatnonzero(y == k) for k in range(K)]
+    tables = []
+    for i, j in zip(*np.triu_indices(K, 1)):
+        idx = np.concatenate([members[i], members[j]])
+        y01 = np.zeros(idx.shape[0], dtype=np.int8)
+        y01[: members[i].shape[0]] = 1
+        tables.append(
+            ivap_fit(t[idx, i] - t[idx, j], y01, sample_weight=None if w is None else w[idx])
+        )
+    return PairwiseTables(int(K), tuple(tables))
 
 
+@dataclass(frozen=True)
 class PooledOneVsRestTables:
     """One binary Venn-Abers predictor shared by the K one-vs-rest problems.
 
@@ -264,11 +283,8 @@ class PooledOneVsRestTables:
     scaling shares one parameter among the classes).
     """
 
-    def __init__(self, t, y, w, K):
-        self.K = K
-        y01 = (y[:, None] == np.arange(K)[None, :]).astype(np.int8).ravel()
-        ww = None if w is None else np.repeat(w, K)
-        self.table = ivap_fit(t.ravel(), y01, sample_weight=ww)
+    K: int
+    table: IVAPTables
 
     def pairs(self, t):
         """(p0, p1), each of shape (m, K)."""
@@ -276,7 +292,14 @@ class PooledOneVsRestTables:
         return p0.reshape(t.shape), p1.reshape(t.shape)
 
 
-class PooledPairwiseTables(PairwiseTables):
+def _fit_pooled_one_vs_rest(t, y, w, K):
+    y01 = (y[:, None] == np.arange(K)[None, :]).astype(np.int8).ravel()
+    ww = None if w is None else np.repeat(w, K)
+    return PooledOneVsRestTables(int(K), ivap_fit(t.ravel(), y01, sample_weight=ww))
+
+
+@dataclass(frozen=True)
+class PooledPairwiseTables(_Pairs):
     """One binary Venn-Abers predictor shared by the K(K - 1)/2 pairwise problems.
 
     Its calibration pairs are, for every example i and every class j != y_i, the score
@@ -285,18 +308,8 @@ class PooledPairwiseTables(PairwiseTables):
     does not matter.
     """
 
-    def __init__(self, t, y, w, K):
-        self.K = K
-        self.iu = np.triu_indices(K, 1)
-        n = t.shape[0]
-        d = t[np.arange(n), y][:, None] - t
-        other = np.arange(K)[None, :] != y[:, None]
-        d = d[other]
-        scores = np.concatenate([d, -d])
-        y01 = np.zeros(scores.shape[0], dtype=np.int8)
-        y01[: d.shape[0]] = 1
-        ww = None if w is None else np.tile(np.repeat(w, K - 1), 2)
-        self.table = ivap_fit(scores, y01, sample_weight=ww)
+    K: int
+    table: IVAPTables
 
     def pairs(self, t):
         """(p0, p1), each of shape (m, n_pairs): P(y = i | y in {i, j}) for i < j."""
@@ -304,6 +317,18 @@ class PooledPairwiseTables(PairwiseTables):
         D = t[:, i] - t[:, j]
         p0, p1 = self.table.predict_unchecked(D.ravel())
         return p0.reshape(D.shape), p1.reshape(D.shape)
+
+
+def _fit_pooled_pairwise(t, y, w, K):
+    n = t.shape[0]
+    d = t[np.arange(n), y][:, None] - t
+    other = np.arange(K)[None, :] != y[:, None]
+    d = d[other]
+    scores = np.concatenate([d, -d])
+    y01 = np.zeros(scores.shape[0], dtype=np.int8)
+    y01[: d.shape[0]] = 1
+    ww = None if w is None else np.tile(np.repeat(w, K - 1), 2)
+    return PooledPairwiseTables(int(K), ivap_fit(scores, y01, sample_weight=ww))
 
 
 def resolve_strategy(strategy, K):
@@ -323,14 +348,14 @@ def fit_tables(t, y, w, K, strategy, pooled, *, owner):
         )
     _check_class_weights(y, w, K, owner)
     if strategy == "ovr":
-        return PooledOneVsRestTables(t, y, w, K) if pooled else OneVsRestTables(t, y, w, K)
+        return (_fit_pooled_one_vs_rest if pooled else _fit_one_vs_rest)(t, y, w, K)
     if K > PAIRWISE_MAX_CLASSES:
         raise ValueError(
             f"strategy='pairwise' of {owner} needs K(K - 1)/2 = {K * (K - 1) // 2} pairwise "
             f"probabilities and a K x K coupling per object; it is offered up to "
             f"{PAIRWISE_MAX_CLASSES} classes, got {K}. Use strategy='ovr'."
         )
-    return PooledPairwiseTables(t, y, w, K) if pooled else PairwiseTables(t, y, w, K, owner)
+    return (_fit_pooled_pairwise if pooled else _fit_pairwise)(t, y, w, K)
 
 
 def combine(pairs, tables, strategy, merge_rule, coupling):

@@ -148,6 +148,18 @@ _BUILTIN = {
         ["venncal.core.beta:BetaMap"],
         [],
     ),
+    "MulticlassVennAbersCalibrator": (
+        "venncal.calibration.multiclass",
+        ["tables_", "score_type_", "strategy_"],
+        [
+            "venncal.core.venn_abers:IVAPTables",
+            "venncal.calibration.multiclass:OneVsRestTables",
+            "venncal.calibration.multiclass:PairwiseTables",
+            "venncal.calibration.multiclass:PooledOneVsRestTables",
+            "venncal.calibration.multiclass:PooledPairwiseTables",
+        ],
+        [],
+    ),
 }
 
 
