@@ -6,6 +6,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+from sklearn.base import clone
 
 from venncal._validation import (
     check_binary_labels,
@@ -134,8 +135,6 @@ def _splits(cv, y, rng_seed):
 
 
 def _check_calibrators(calibrators, probabilities):
-    from sklearn.base import clone
-
     if calibrators is None:
         return default_calibrators(probabilities)
     if isinstance(calibrators, dict):
@@ -328,20 +327,20 @@ def compare_calibrators(
     folds = _splits(cv, y01, int(rng.integers(2**31)))
 
     fold_of = np.empty(s.shape[0], dtype=np.int64)
+    for k, (train, test) in enumerate(folds):
+        fold_of[test] = k
+        if np.unique(y01[train]).size < 2:
+            raise ValueError(f"{owner}: a training fold holds one class only; use fewer folds.")
     probas, seconds = {}, {}
     if include_uncalibrated is True or (include_uncalibrated == "auto" and probabilities):
         probas[_UNCALIBRATED], seconds[_UNCALIBRATED] = s.copy(), 0.0
-    from sklearn.base import clone
 
     n_params = {_UNCALIBRATED: 0}
     for name, est in cals.items():
         p = np.empty(s.shape[0])
         total = 0.0
         params = []
-        for k, (train, test) in enumerate(folds):
-            fold_of[test] = k
-            if np.unique(y01[train]).size < 2:
-                raise ValueError(f"{owner}: a training fold holds one class only; use fewer folds.")
+        for train, test in folds:
             fitted = clone(est)
             t0 = time.perf_counter()
             fitted.fit(s[train], y01[train])
