@@ -39,7 +39,8 @@ from venncal.calibration import MulticlassVennAbersCalibrator, VennAbersCalibrat
 from venncal.metrics import multiclass_brier_score, multiclass_log_loss, top_label_ece
 
 VENNCAL = {
-    "venncal default (pooled pairwise, wu2)": {},
+    "venncal default (pooled pairwise, wu2, mean merge)": {},
+    "venncal pooled pairwise, log merge": {"merge": "log"},
     "venncal pooled one-vs-rest": {"strategy": "ovr"},
     "venncal one-vs-rest per class": {"strategy": "ovr", "pooled": False},
     "venncal pairwise per pair, wu2": {"strategy": "pairwise", "pooled": False},

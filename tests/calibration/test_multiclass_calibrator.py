@@ -33,7 +33,7 @@ def log_softmax(Z):
 @pytest.mark.parametrize("seed", range(3))
 def test_ovr_separate_matches_naive(seed):
     Z, y, Zt = make(seed)
-    cal = MulticlassVennAbersCalibrator(strategy="ovr", pooled=False).fit(Z, y)
+    cal = MulticlassVennAbersCalibrator(strategy="ovr", pooled=False, merge="log").fit(Z, y)
     T, Tt = log_softmax(Z), log_softmax(Zt)
     iv = cal.predict_interval(Zt)
     for k in range(3):
@@ -56,7 +56,7 @@ def test_ovr_pooled_matches_naive(seed):
     np.testing.assert_allclose(iv[..., 1], np.reshape(p1, Tt.shape), atol=1e-12)
 
 
-def naive_pairwise_R(S, y, St, K, pooled):
+def naive_pairwise_R(S, y, St, K, pooled, merge_rule=merge_log):
     """Merged pairwise probabilities r_ij (i < j) from naive Venn-Abers, as K x K matrices."""
     m = St.shape[0]
     R = np.full((m, K, K), 0.5)
@@ -73,18 +73,26 @@ def naive_pairwise_R(S, y, St, K, pooled):
                 sel = (y == i) | (y == j)
                 s, lab = S[sel, i] - S[sel, j], (y[sel] == i).astype(int)
             p0, p1 = venn_abers_naive(np.array(s), np.array(lab), St[:, i] - St[:, j])
-            R[:, i, j] = merge_log(np.array(p0), np.array(p1))
+            R[:, i, j] = merge_rule(np.array(p0), np.array(p1))
             R[:, j, i] = 1 - R[:, i, j]
     return R
 
 
+def naive_midpoint(p0, p1):
+    return (p0 + p1) / 2
+
+
+@pytest.mark.parametrize("merge", ["log", "mean"])
 @pytest.mark.parametrize("pooled", [False, True])
 @pytest.mark.parametrize("coupling", ["wu2", "wu1", "price"])
-def test_pairwise_matches_naive(pooled, coupling):
+def test_pairwise_matches_naive(pooled, coupling, merge):
     Z, y, Zt = make(1, n=30, m=4, K=4)
-    cal = MulticlassVennAbersCalibrator(strategy="pairwise", pooled=pooled, coupling=coupling)
+    cal = MulticlassVennAbersCalibrator(
+        strategy="pairwise", pooled=pooled, coupling=coupling, merge=merge
+    )
     got = cal.fit(Z, y).predict_proba(Zt)
-    R = naive_pairwise_R(Z, y, Zt, 4, pooled)  # z_i - z_j: differences of log-softmax
+    rule = merge_log if merge == "log" else naive_midpoint
+    R = naive_pairwise_R(Z, y, Zt, 4, pooled, rule)  # z_i - z_j: differences of log-softmax
     ref = np.array([NAIVE_COUPLING[coupling](r) for r in R])
     np.testing.assert_allclose(got, ref, atol=1e-6)
 
@@ -189,9 +197,11 @@ def test_pairwise_price_and_ovr_agree_with_venn_abers_package(seed):
     va = pytest.importorskip("venn_abers.venn_abers")
     Z, y, Zt = make(seed, n=300, m=50, K=4, ties=False)
     P, Pt = np.exp(log_softmax(Z)), np.exp(log_softmax(Zt))
-    ours = MulticlassVennAbersCalibrator(strategy="pairwise", pooled=False, coupling="price")
+    ours = MulticlassVennAbersCalibrator(
+        strategy="pairwise", pooled=False, coupling="price", merge="log"
+    )
     theirs = va.predict_proba_prefitted_va(P, y, Pt)[0]
     np.testing.assert_allclose(ours.fit(P, y).predict_proba(Pt), theirs, atol=1e-9)
-    ours = MulticlassVennAbersCalibrator(strategy="ovr", pooled=False)
+    ours = MulticlassVennAbersCalibrator(strategy="ovr", pooled=False, merge="log")
     theirs = va.predict_proba_prefitted_va(P, y, Pt, va_tpe="one_vs_rest")[0]
     np.testing.assert_allclose(ours.fit(P, y).predict_proba(Pt), theirs, atol=1e-9)

@@ -31,7 +31,7 @@ def split(n, y, seed):
 def test_ovr_intervals_match_naive(seed, k):
     X, y, Xt, _ = make_data(seed, k=k)
     clf = MulticlassVennAbersClassifier(
-        LogisticRegression(), strategy="ovr", pooled=False, random_state=seed
+        LogisticRegression(), strategy="ovr", pooled=False, merge="log", random_state=seed
     ).fit(X, y)
     _, cal = split(len(y), y, seed)
     est = clf.estimators_[0]
@@ -48,12 +48,13 @@ def test_ovr_intervals_match_naive(seed, k):
     np.testing.assert_array_equal(clf.predict(Xt), clf.classes_[np.argmax(proba, axis=1)])
 
 
+@pytest.mark.parametrize("merge", ["log", "mean"])
 @pytest.mark.parametrize("seed", range(3))
-def test_pairwise_matches_naive(seed):
+def test_pairwise_matches_naive(seed, merge):
     k = 3
     X, y, Xt, _ = make_data(seed, k=k)
     clf = MulticlassVennAbersClassifier(
-        GaussianNB(), strategy="pairwise", pooled=False, random_state=seed
+        GaussianNB(), strategy="pairwise", pooled=False, merge=merge, random_state=seed
     ).fit(X, y)
     _, cal = split(len(y), y, seed)
     est = clf.estimators_[0]
@@ -66,7 +67,7 @@ def test_pairwise_matches_naive(seed):
             p0, p1 = venn_abers_naive(
                 S[sel, i] - S[sel, j], (y[cal][sel] == i).astype(int), St[:, i] - St[:, j]
             )
-            R[:, i, j] = merge_log(p0, p1)
+            R[:, i, j] = merge_log(p0, p1) if merge == "log" else (p0 + p1) / 2
             R[:, j, i] = 1 - R[:, i, j]
     np.testing.assert_allclose(clf.predict_proba(Xt), couple_pairwise(R), atol=1e-12)
     iv = clf.predict_interval(Xt)

@@ -40,7 +40,12 @@ def test_cross_merges_the_folds(data, strategy):
 
     X, y, Xt, _ = data
     clf = MulticlassVennAbersClassifier(
-        LogisticRegression(), strategy=strategy, method="cross", n_splits=3, random_state=0
+        LogisticRegression(),
+        strategy=strategy,
+        method="cross",
+        n_splits=3,
+        merge="log",
+        random_state=0,
     ).fit(X, y)
     assert len(clf.estimators_) == len(clf.calibrations_) == 3
     p0, p1 = clf._fold_pairs(Xt)

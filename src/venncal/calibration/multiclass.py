@@ -30,8 +30,9 @@ predictors give r_ij of about 25 / 26 = 0.96 at best, and coupling K = 10 classe
 0.96 / (0.96 + 9 * 0.04) = 0.73 for the most likely class, so a 97%-accurate model comes out
 strongly underconfident. The pooled predictor sees n K or 2 n (K - 1) pairs. Pooling assumes
 that a score means the same for every class (as temperature scaling, with one parameter for all
-classes, does). The default, pooled pairwise Venn-Abers up to 100 classes, was chosen by
-measurement (``benchmarks/bench_multiclass.py``, BENCHMARKS.md).
+classes, does). The default, pooled pairwise Venn-Abers up to 100 classes with each pairwise
+(p0, p1) merged by its midpoint (half as far from 0 and 1 in the extreme blocks as the log
+merge), was chosen by measurement (``benchmarks/bench_multiclass.py``, BENCHMARKS.md).
 
 References
 ----------
@@ -304,7 +305,7 @@ class PooledPairwiseTables(_Pairs):
 
     Its calibration pairs are, for every example i and every class j != y_i, the score
     difference d = t_{y_i}(x_i) - t_j(x_i) labelled 1 and its mirror -d labelled 0: 2 n (K - 1)
-    pairs, symmetric, so that r(-d) = 1 - r(d) for the log merge and the orientation of a pair
+    pairs, symmetric, so that r(-d) = 1 - r(d) for the log and mean merges, and the orientation of a pair
     does not matter.
     """
 
@@ -409,8 +410,13 @@ class MulticlassVennAbersCalibrator(ClassifierMixin, BaseEstimator):
     coupling : {"wu2", "wu1", "price"}, default="wu2"
         Pairwise coupling rule (:mod:`venncal.core.coupling`): Wu, Lin & Weng (2004) method 2
         or 1, or Price et al. (1995) normalised, as in Manokhin's multiclass Venn-Abers.
-    merge : {"log", "square", "mean"}, default="log"
-        Merge of each binary (p0, p1) into one probability (Vovk & Petej 2014, eqs. 10-11).
+    merge : {"log", "square", "mean"}, default="mean"
+        Merge of each binary (p0, p1) into one probability (Vovk & Petej 2014, eqs. 10-11;
+        ``"mean"`` is (p0 + p1) / 2). The minimax argument behind ``"log"`` is about one
+        binary probability; here the merged probabilities are coupled or normalised, and the
+        midpoint, which halves the distance a Venn-Abers probability keeps from 0 and 1 in the
+        extreme blocks, gave the lower multiclass log loss where it mattered and no worse
+        elsewhere (``benchmarks/bench_multiclass.py``, BENCHMARKS.md).
     score_type : {"auto", "logits", "probabilities", "raw"}, default="auto"
         What the columns are: ``"logits"`` (any real scores, turned into log-softmax),
         ``"probabilities"`` (rows in [0, 1], logarithms taken), ``"raw"`` (used as they are:
@@ -452,7 +458,7 @@ class MulticlassVennAbersCalibrator(ClassifierMixin, BaseEstimator):
     """
 
     def __init__(
-        self, *, strategy="auto", pooled=True, coupling="wu2", merge="log", score_type="auto"
+        self, *, strategy="auto", pooled=True, coupling="wu2", merge="mean", score_type="auto"
     ):
         self.strategy = strategy
         self.pooled = pooled

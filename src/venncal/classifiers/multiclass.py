@@ -135,8 +135,10 @@ class MulticlassVennAbersClassifier(ClassifierMixin, BaseEstimator):
         Ignored with a ``FrozenEstimator``.
     n_splits : int, default=5
         Number of folds (``method="cross"``).
-    merge : {"log", "square", "mean"}, default="log"
-        Merge of each binary (p0, p1) into one probability (Vovk & Petej 2014, eqs. 10-11).
+    merge : {"log", "square", "mean"}, default="mean"
+        Merge of each binary (p0, p1) into one probability (Vovk & Petej 2014, eqs. 10-11;
+        ``"mean"`` is (p0 + p1) / 2), before coupling or normalisation; the default is
+        :class:`~venncal.calibration.MulticlassVennAbersCalibrator`'s, chosen by measurement.
     response_method : {"auto", "decision_function", "predict_proba"}, default="auto"
         Per-class scores: ``decision_function`` (one column per class, taken as logits) if
         the estimator has it, else ``predict_proba``. ``method="oob"`` always uses the
@@ -185,7 +187,7 @@ class MulticlassVennAbersClassifier(ClassifierMixin, BaseEstimator):
         method="inductive",
         cal_size=0.2,
         n_splits=5,
-        merge="log",
+        merge="mean",
         response_method="auto",
         random_state=None,
     ):
