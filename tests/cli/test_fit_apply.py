@@ -386,6 +386,8 @@ try:
     main(sys.argv[1:], standalone_mode=False)
 finally:
     print("sklearn imported:", "sklearn" in sys.modules)
+    print("pandas imported:", "pandas" in sys.modules)
+    print("numba imported:", "numba" in sys.modules)
 """
 
 
@@ -402,6 +404,40 @@ def test_applying_a_venn_abers_model_needs_no_scikit_learn(files):
     )
     assert result.returncode == 0, result.stderr
     assert "sklearn imported: False" in result.stdout
+    # Parquet in and out through pyarrow's buffers, the tables searched in numpy
+    assert "pandas imported: False" in result.stdout
+    assert "numba imported: False" in result.stdout
+    got = pq.read_table(tmp / "o.parquet")
+    model = venncal.load(tmp / "model.json")
+    score = pq.read_table(tmp / "test.parquet").column("score").to_numpy()
+    np.testing.assert_array_equal(got.column("p").to_numpy(), model.predict_proba(score)[:, 1])
+    np.testing.assert_array_equal(
+        np.column_stack([got.column("p0").to_numpy(), got.column("p1").to_numpy()]),
+        model.predict_interval(score),
+    )
+
+
+@pytest.mark.parametrize(
+    "arrow_type",
+    ["float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint32",
+     "uint64"],
+)  # fmt: skip
+def test_arrow_columns_become_the_same_numbers(arrow_type):
+    """Read from the data buffer, slices included, as pyarrow's own conversion reads them."""
+    from venncal.cli._stream import _arrow_numbers, arrow_float64
+
+    rng = np.random.default_rng(0)
+    values = (rng.normal(size=1000) * 50).astype(np.dtype(arrow_type).type)
+    if arrow_type.startswith("uint"):
+        values = np.abs(values)
+    arr = pa.array(values, type=getattr(pa, arrow_type)())
+    for piece in (arr, arr.slice(3), arr.slice(17, 500), arr.slice(1000)):
+        got = _arrow_numbers(piece)
+        np.testing.assert_array_equal(got, piece.to_numpy(zero_copy_only=False))
+        assert got.dtype == np.dtype(arrow_type)
+    back = arrow_float64(values.astype(np.float64)[5:])
+    assert back.type == pa.float64() and back.null_count == 0
+    np.testing.assert_array_equal(back.to_numpy(), values.astype(np.float64)[5:])
 
 
 def test_a_model_fitted_within_groups_is_not_applied_as_a_pooled_one(files):

@@ -8,6 +8,13 @@ by a galloping search (steps of 1, 2, 4, ... and a binary search in the last one
 lands on or next to its answer, so a lookup costs a few comparisons, and O(log n) whatever the
 spacing of the breakpoints (one huge outlier puts every score in one grid cell). The guess
 only sets where the search starts, so the result is exact whatever the rounding of the grid.
+
+Without the compiled kernel (numba not loaded: its import and cache load cost more than the
+search of a few million scores), :class:`CellTable` answers in numpy alone: a finer uniform grid
+whose cells each hold the answer when it is the same at both ends of the cell and of its two
+neighbours, so that a score the rounded grid puts in the cell gets it exactly; the few scores in
+cells next to a breakpoint (about 3 cells in ``_CELLS_PER_BREAK_NUMPY``) fall back to
+``np.searchsorted``.
 """
 
 from __future__ import annotations
@@ -18,15 +25,103 @@ import numpy as np
 
 from venncal.core._jit import HAVE_NUMBA, jit
 
-__all__ = ["step_lookup", "warm"]
+__all__ = ["CellTable", "step_lookup", "use_kernel", "warm"]
 
 #: the compiled search pays for numba's import and cache load (0.5-2 s of CPU) once per
-#: process; before that, lookups of fewer scores than this sort them instead
+#: process; before that, lookups of fewer scores than this use the numpy grid (CellTable)
 KERNEL_MIN = 1 << 25
 
 #: grid cells per breakpoint, and their largest number
 _CELLS_PER_BREAK = 4
 _MAX_CELLS = 1 << 16
+
+
+#: cells per breakpoint of the numpy grid, its bounds, and the cells it adds beyond each end
+_CELLS_PER_BREAK_NUMPY = 256
+_MIN_CELLS_NUMPY = 1 << 12
+_MAX_CELLS_NUMPY = 1 << 21
+_PAD = 3
+
+
+class CellTable:
+    """The answers of ``np.searchsorted`` on a uniform grid of cells, for lookups in numpy.
+
+    Parameters
+    ----------
+    lo, hi : float
+        The range the cells cover (finite, ``lo < hi``): the breakpoints of every table looked
+        up with it. ``_PAD`` cells are added beyond each end, and the cells clipped there hold
+        the answers below ``lo`` and above ``hi``.
+    n_breaks : int
+        The number of breakpoints of the largest table (sets the number of cells).
+
+    Notes
+    -----
+    A score t falls in cell ``floor((t - lo) * scale)``, computed in floating point. The
+    number of cells is capped so that one unit in the last place of ``max(|lo|, |hi|)`` is at
+    most 1/8 of a cell: the rounded cell then differs from the true position by less than a
+    quarter of a cell, so a score the grid puts in cell k lies strictly between the edges of
+    cells k - 1 and k + 2, and if ``np.searchsorted`` gives the same answer at those two edges
+    (it is monotone in t) it gives that answer at t. Other cells hold -1 and their scores are
+    searched. ``is_usable`` is False when the range is too narrow for a useful grid.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> breaks, values = np.array([0.0, 1.0, 2.0]), np.array([0.1, 0.2, 0.3, 0.4])
+    >>> grid = CellTable(0.0, 2.0, 3)
+    >>> table = grid.table(breaks, right=True)
+    >>> t = np.array([-1.0, 0.5, 1.0, 1.5, 9.0])
+    >>> grid.lookup(breaks, values, table, grid.cells_of(t), t, right=True)
+    array([0.1, 0.2, 0.3, 0.3, 0.4])
+    """
+
+    def __init__(self, lo, hi, n_breaks):
+        self.lo = float(lo)
+        cells = int(min(_MAX_CELLS_NUMPY, max(_MIN_CELLS_NUMPY, _CELLS_PER_BREAK_NUMPY * n_breaks)))
+        width = float(hi) - self.lo
+        self.is_usable = False
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            ulp = float(np.spacing(max(abs(self.lo), abs(float(hi)))))
+            if np.isfinite(width) and width > 0:
+                cells = int(min(cells, width / (8.0 * ulp)))
+            else:
+                cells = 0
+        self.cells = cells
+        self.scale = cells / width if cells >= 16 else 0.0
+        self.is_usable = cells >= 16 and np.isfinite(self.scale) and self.scale > 0
+
+    def cells_of(self, t):
+        """The (clipped, offset) cell of each score: an intp array for :meth:`lookup`."""
+        f = np.subtract(t, self.lo)
+        with np.errstate(over="ignore", invalid="ignore"):
+            np.multiply(f, self.scale, out=f)
+        np.clip(f, -_PAD, self.cells + _PAD - 1, out=f)
+        np.add(f, _PAD, out=f)
+        return f.astype(np.intp)
+
+    def table(self, breaks, *, right):
+        """The answer in each cell (the index ``np.searchsorted`` gives), or -1 if not one."""
+        side = "right" if right else "left"
+        k = np.arange(-_PAD - 1, self.cells + _PAD + 2, dtype=np.float64)
+        with np.errstate(over="ignore"):
+            edges = self.lo + k / self.scale
+        at = np.searchsorted(breaks, edges, side=side)  # at[j] is the answer at edge j - PAD - 1
+        # cell c (offset index c + PAD) spans edges c - 1 .. c + 2, i.e. at[c + PAD] .. at[c + PAD + 3]
+        lower, upper = at[: self.cells + 2 * _PAD], at[3 : self.cells + 2 * _PAD + 3]
+        out = np.where(lower == upper, lower, -1).astype(np.int32)
+        out[0] = 0  # below every edge: below lo, so below every breakpoint
+        out[-1] = breaks.shape[0]  # above every edge: above hi
+        return out
+
+    def lookup(self, breaks, values, table, cells, t, *, right):
+        """``values[np.searchsorted(breaks, t, side)]`` from the cells of ``t``."""
+        idx = table[cells]
+        miss = np.flatnonzero(idx < 0)
+        if miss.shape[0]:
+            side = "right" if right else "left"
+            idx[miss] = np.searchsorted(breaks, t[miss], side=side)
+        return values[idx]
 
 
 @jit
@@ -117,16 +212,21 @@ def step_lookup(breaks, values, t, *, right):
     side = "right" if right else "left"
     if breaks.shape[0] == 0:
         return np.full(t.shape[0], values[0])
-    if not (HAVE_NUMBA and (t.shape[0] >= KERNEL_MIN or "numba" in sys.modules)):
-        # one sort, then searches in order: about twice the speed of the plain search
-        order = np.argsort(t)
-        out = np.empty(t.shape[0], dtype=values.dtype)
-        out[order] = values[np.searchsorted(breaks, t[order], side=side)]
-        return out
+    if not use_kernel(t.shape[0]):
+        cells = CellTable(breaks[0], breaks[-1], breaks.shape[0])
+        if cells.is_usable:
+            table = cells.table(breaks, right=right)
+            return cells.lookup(breaks, values, table, cells.cells_of(t), t, right=right)
+        return values[np.searchsorted(breaks, t, side=side)]
     starts, lo, scale = _grid(breaks)
     out = np.empty(t.shape[0], dtype=values.dtype)
     _lookup(breaks, values, lo, scale, starts, bool(right), t, out)
     return out
+
+
+def use_kernel(m):
+    """Whether a lookup of ``m`` scores should use the compiled kernel (else the numpy grid)."""
+    return HAVE_NUMBA and (m >= KERNEL_MIN or "numba" in sys.modules)
 
 
 def warm():

@@ -10,6 +10,7 @@ rule for test scores equal to a calibration score, and compressed step tables fo
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import dataclass
 
@@ -250,11 +251,37 @@ class IVAPTables:
             p0 = self.values0[np.searchsorted(self.breaks0, t, side="right")]
             p1 = self.values1[np.searchsorted(self.breaks1, t, side="left")]
             return p0, p1
-        from venncal.core._step_lookup import step_lookup
+        from venncal.core._step_lookup import step_lookup, use_kernel
 
-        p0 = step_lookup(self.breaks0, self.values0, t, right=True)
-        p1 = step_lookup(self.breaks1, self.values1, t, right=False)
+        grid = None if use_kernel(t.shape[0]) else self._cell_tables
+        if grid is None:
+            p0 = step_lookup(self.breaks0, self.values0, t, right=True)
+            p1 = step_lookup(self.breaks1, self.values1, t, right=False)
+            return p0, p1
+        cells, table0, table1 = grid
+        k = cells.cells_of(t)
+        p0 = cells.lookup(self.breaks0, self.values0, table0, k, t, right=True)
+        p1 = cells.lookup(self.breaks1, self.values1, table1, k, t, right=False)
         return p0, p1
+
+    @functools.cached_property
+    def _cell_tables(self):
+        """The numpy grid of both tables (:class:`~venncal.core._step_lookup.CellTable`) and
+        their cells' answers, built on first use; None when the grid cannot serve."""
+        from venncal.core._step_lookup import CellTable
+
+        lo = min(self.breaks0[0], self.breaks1[0])
+        hi = max(self.breaks0[-1], self.breaks1[-1])
+        cells = CellTable(lo, hi, max(self.breaks0.shape[0], self.breaks1.shape[0]))
+        if not cells.is_usable:
+            return None
+        return cells, cells.table(self.breaks0, right=True), cells.table(self.breaks1, right=False)
+
+    def __getstate__(self):
+        """The fields only: the lookup grid is rebuilt when needed, not pickled."""
+        state = dict(self.__dict__)
+        state.pop("_cell_tables", None)
+        return state
 
 
 def ivap_fit(scores, y01, sample_weight=None):
