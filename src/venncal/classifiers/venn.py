@@ -201,6 +201,14 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
         ``(L_j + U_j) / 2``; ``"square"`` (two classes) is eq. (11).
     random_state : int, RandomState, Generator or None, default=None
         Seeds the calibration split and the out-of-bag draws of z_r.
+    group_fallback : {"error", "pooled"}, default="error"
+        With ``calibration_groups`` at fit (calibration within groups): what a group gets that
+        cannot be calibrated on its own (no calibration example; with ``taxonomy="isotonic"``,
+        calibration examples of one class, as for :class:`~venncal.VennAbersCalibrator`) or
+        that is unknown at prediction. ``"error"``: a ValueError naming the group.
+        ``"pooled"``: the predictor of all groups pooled, i.e. the prediction of the fit
+        without groups, with a warning naming the groups (at fit for the groups listed in
+        ``pooled_groups_``, at prediction for unknown ones).
 
     Attributes
     ----------
@@ -213,6 +221,23 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
     uses_update_ : bool
         ``method="full"`` only: whether the extended fits come from an updatable scorer
         instead of refits.
+    cal_groups_ : ndarray of shape (n_cal,) or None
+        Group of each calibration example (None when fitted without groups).
+    groups_ : list or None
+        The groups calibrated on their own; ``pooled_groups_``: groups seen at fit that use
+        the pooled predictor (``group_fallback="pooled"``).
+
+    Notes
+    -----
+    **Within groups.** With ``calibration_groups=`` at fit and at prediction (methods
+    ``"inductive"`` and ``"oob"``), the category of an object is the pair (group, taxonomy
+    category): a test object is compared with the calibration examples of its own group only,
+    the bin edges of ``"bins"`` and the isotonic fit of ``"isotonic"`` are computed within the
+    group, and the out-of-bag z_r is drawn from the group. Each group gets the Venn predictor
+    of its calibration examples alone (a Mondrian taxonomy), so the validity guarantee holds
+    within every group, not only on average. The estimator and the calibration split are
+    those of the fit without groups. ``method="full"`` takes no groups: fit one predictor per
+    group instead.
 
     References
     ----------
@@ -252,6 +277,22 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
     >>> bool(np.allclose(full.predict_interval(X[400:403]),
     ...                  np.sort(P[:, :, 1], axis=1)))  # [min, max] of p0 = P[:, 0, 1], p1
     True
+
+    Within groups (a Mondrian taxonomy), each group is calibrated on its own calibration
+    examples. Group "b" is mostly positive, which the model cannot see:
+
+    >>> g = np.where(rng.random(600) < 0.3, "b", "a")
+    >>> y = np.where(g == "b", rng.random(600) < 0.8, y).astype(int)
+    >>> vg = VennClassifier(LogisticRegression(), cal_size=0.5, random_state=0)
+    >>> vg = vg.fit(X[:400], y[:400], calibration_groups=g[:400])
+    >>> b = g[400:] == "b"; freq = y[400:][b].mean()
+    >>> lo, hi = vg.predict_interval(X[400:], calibration_groups=g[400:])[b].mean(axis=0)
+    >>> bool(lo - 0.07 < freq < hi + 0.07)
+    True
+    >>> from sklearn.base import clone
+    >>> lo, hi = clone(vg).fit(X[:400], y[:400]).predict_interval(X[400:])[b].mean(axis=0)
+    >>> bool(hi < freq - 0.1)  # calibrated on all groups pooled, it under-predicts group "b"
+    True
     """
 
     def __init__(
@@ -264,6 +305,7 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
         n_bins=10,
         merge="log",
         random_state=None,
+        group_fallback="error",
     ):
         self.estimator = estimator
         self.taxonomy = taxonomy
@@ -272,6 +314,7 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
         self.n_bins = n_bins
         self.merge = merge
         self.random_state = random_state
+        self.group_fallback = group_fallback
 
     def _check_params(self, n_classes):
         if not (
@@ -296,7 +339,7 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
                 "use 'log' or 'mean'."
             )
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, calibration_groups=None):
         """Fit the underlying classifier and keep the calibration scores.
 
         Parameters
@@ -311,6 +354,10 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
             whose category frequencies become weighted frequencies (a weight of 2 counts as a
             duplicated example; the test object has weight one); the frequencies of the
             other taxonomies stay unweighted, and a ``VenncalWarning`` says so.
+        calibration_groups : array-like of shape (n,), default=None
+            Group of each example (integers, strings or booleans): calibrate within groups
+            (``method="inductive"`` or ``"oob"``; see Notes), and prediction then needs the
+            groups of the test objects. The estimator is fitted on all groups together.
 
         Returns
         -------
@@ -322,6 +369,9 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
         self._check_params(K)
         n = y_enc.shape[0]
         weight = check_sample_weight(sample_weight, n)
+        from venncal.classifiers._venn_groups import check_fit_groups, set_calibration_groups
+
+        groups = check_fit_groups(self, calibration_groups, n)
         frozen = isinstance(self.estimator, FrozenEstimator)
         if self.method == "inductive" and not frozen:
             test_size = check_cal_size(self.cal_size, n, owner=_OWNER)
@@ -368,6 +418,7 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
             self.cal_labels_ = y_enc[cal]
             if weight is not None:
                 self.cal_weights_ = weight[cal]
+            set_calibration_groups(self, groups, cal)
         else:
             from venncal.classifiers._oob import check_bagged_ensemble, fit_oob_ensemble
 
@@ -386,6 +437,7 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
             self.cal_labels_ = y_enc[has]
             if weight is not None:
                 self.cal_weights_ = weight[has]
+            set_calibration_groups(self, groups, self.cal_index_)
         self.classes_ = classes
         copy_fitted_attributes(self, self.estimator_)
         return self
@@ -400,13 +452,16 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
         self.cal_labels_ = y_enc
         self.updater_ = updater_for(self.estimator, X, y_enc, K)
         self.uses_update_ = self.updater_ is not None
+        self.cal_groups_ = self.groups_ = self.pooled_groups_ = None
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags = get_tags(self.estimator).input_tags
         return tags
 
-    def _test_scores(self, X):
+    def _test_scores(self, X, members=None):
+        """Test scores, and for ``"oob"`` the calibration example z_r left out for each object,
+        drawn from the calibration examples ``members`` (all by default)."""
         check_features(
             X, self.estimator, owner=_OWNER, n_features=getattr(self, "n_features_in_", None)
         )
@@ -416,7 +471,8 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
         X = indexable(X)[0]
         from venncal.classifiers._oob import draw_reference_examples
 
-        r = draw_reference_examples(self.seed_, self.cal_index_, X)
+        valid = self.cal_index_ if members is None else self.cal_index_[members]
+        r = draw_reference_examples(self.seed_, valid, X)
         probas = self.oob_.test_probas(X, r)
         exclude = np.searchsorted(self.cal_index_, r)
         return (probas[:, 1] if K == 2 else probas), exclude
@@ -436,12 +492,14 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
             return (scores > threshold).astype(np.int64)
         return np.argmax(scores, axis=1)
 
-    def predict_multiprobability(self, X):
+    def predict_multiprobability(self, X, calibration_groups=None):
         """Return the multiprobability prediction: one distribution per hypothetical label.
 
         Parameters
         ----------
         X : array-like of shape (m, n_features)
+        calibration_groups : array-like of shape (m,), default=None
+            The groups of the test objects; required when fitted with groups, refused otherwise.
 
         Returns
         -------
@@ -464,9 +522,9 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
         True
         """
         check_is_fitted(self, "classes_")
-        if self.method == "full":
+        if self.method == "full" and calibration_groups is None:
             return self._full_multiprobability(X)
-        pred = self.predict_venn(X)
+        pred = self.predict_venn(X, calibration_groups)
         K = self.classes_.shape[0]
         # test object labelled k: label k at its upper probability, the others at their lower
         eye = np.eye(K, dtype=bool)
@@ -493,12 +551,14 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
             owner=_OWNER,
         )
 
-    def predict_venn(self, X):
+    def predict_venn(self, X, calibration_groups=None):
         """Return the Venn prediction: lower and upper probabilities of every class.
 
         Parameters
         ----------
         X : array-like of shape (m, n_features)
+        calibration_groups : array-like of shape (m,), default=None
+            The groups of the test objects; required when fitted with groups, refused otherwise.
 
         Returns
         -------
@@ -510,39 +570,44 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
             category changes with the hypothetical label).
         """
         check_is_fitted(self, "classes_")
-        K = self.classes_.shape[0]
+        from venncal.classifiers._venn_groups import check_predict_groups, grouped_venn
+
+        check_predict_groups(self, calibration_groups)
         if self.method == "full":
             P = self._full_multiprobability(X)
             lower, upper = P.min(axis=1), P.max(axis=1)
             m = lower.shape[0]
             return VennPrediction(lower, upper, np.argmax(lower, axis=1), np.full(m, -1))
-        scores, exclude = self._test_scores(X)
+        if calibration_groups is not None:
+            return grouped_venn(self, X, calibration_groups)
+        return self._venn(*self._test_scores(X))
+
+    def _venn(self, scores, exclude, members=None):
+        """Venn prediction of scored test objects from the calibration examples ``members``
+        (indices into ``cal_scores_``, sorted; all by default)."""
+        K = self.classes_.shape[0]
+        cs, cl, w = self.cal_scores_, self.cal_labels_, getattr(self, "cal_weights_", None)
+        if members is not None:
+            cs, cl, w = cs[members], cl[members], None if w is None else w[members]
+            if exclude is not None:  # z_r is one of the members
+                exclude = np.searchsorted(members, exclude)
         if self.taxonomy == "isotonic":
-            return self._isotonic(scores, exclude)
+            return self._isotonic(cs, cl, w, scores, exclude)
         if self.taxonomy == "bins":
             if scores.ndim == 1:
                 return equal_mass_venn_predict(
-                    self.cal_scores_,
-                    self.cal_labels_,
-                    scores,
-                    n_bins=self.n_bins,
-                    n_classes=K,
-                    exclude=exclude,
+                    cs, cl, scores, n_bins=self.n_bins, n_classes=K, exclude=exclude
                 )
-            return self._bins_by_label(scores, exclude)
+            return self._bins_by_label(cs, cl, scores, exclude)
         return venn_predict(
-            self._categories(self.cal_scores_),
-            self.cal_labels_,
-            self._categories(scores),
-            n_classes=K,
-            exclude=exclude,
+            self._categories(cs), cl, self._categories(scores), n_classes=K, exclude=exclude
         )
 
-    def _bins_by_label(self, scores, exclude):
+    def _bins_by_label(self, cal_scores, cal_labels, scores, exclude):
         """Multiclass bins: the predicted label, then equal-mass bins of its probability."""
         K = self.classes_.shape[0]
         m = scores.shape[0]
-        cal_lab = np.argmax(self.cal_scores_, axis=1)
+        cal_lab = np.argmax(cal_scores, axis=1)
         test_lab = np.argmax(scores, axis=1)
         lower = np.empty((m, K))
         upper = np.empty((m, K))
@@ -555,12 +620,12 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
                 continue
             ex = None
             if exclude is not None:
-                local = np.full(self.cal_labels_.shape[0], -1)
+                local = np.full(cal_labels.shape[0], -1)
                 local[members] = np.arange(members.size)
                 ex = local[exclude[rows]]
             pred = equal_mass_venn_predict(
-                self.cal_scores_[members, c],
-                self.cal_labels_[members],
+                cal_scores[members, c],
+                cal_labels[members],
                 scores[rows, c],
                 n_bins=self.n_bins,
                 n_classes=K,
@@ -569,23 +634,20 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
             lower[rows], upper[rows], size[rows] = pred.lower, pred.upper, pred.category_size
         return VennPrediction(lower, upper, np.argmax(lower, axis=1), size)
 
-    def _isotonic(self, scores, exclude):
+    def _isotonic(self, cal_scores, cal_labels, w, scores, exclude):
         m = scores.shape[0]
         p0 = np.empty(m)
         p1 = np.empty(m)
-        w = getattr(self, "cal_weights_", None)
         if exclude is None:
-            p0[:], p1[:] = ivap_fit(self.cal_scores_, self.cal_labels_, sample_weight=w).predict(
-                scores
-            )
+            p0[:], p1[:] = ivap_fit(cal_scores, cal_labels, sample_weight=w).predict(scores)
         else:
             for e in np.unique(exclude):
                 rows = np.flatnonzero(exclude == e)
-                keep = np.ones(self.cal_labels_.shape[0], dtype=bool)
+                keep = np.ones(cal_labels.shape[0], dtype=bool)
                 keep[e] = False
                 tables = ivap_fit(
-                    self.cal_scores_[keep],
-                    self.cal_labels_[keep],
+                    cal_scores[keep],
+                    cal_labels[keep],
                     sample_weight=None if w is None else w[keep],
                 )
                 p0[rows], p1[rows] = tables.predict(scores[rows])
@@ -594,8 +656,14 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
         # category sizes are not single numbers under a label-dependent taxonomy
         return VennPrediction(lower, upper, np.argmax(lower, axis=1), np.full(m, -1))
 
-    def predict_interval(self, X):
+    def predict_interval(self, X, calibration_groups=None):
         """Return ``[p0, p1]``: lower and upper probability of ``classes_[1]`` (two classes).
+
+        Parameters
+        ----------
+        X : array-like of shape (m, n_features)
+        calibration_groups : array-like of shape (m,), default=None
+            The groups of the test objects; required when fitted with groups, refused otherwise.
 
         Returns
         -------
@@ -607,16 +675,22 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
                 f"predict_interval of {_OWNER} is for two classes, got "
                 f"{self.classes_.shape[0]}; use predict_venn for per-class bounds."
             )
-        return self.predict_venn(X).p0_p1
+        return self.predict_venn(X, calibration_groups).p0_p1
 
-    def predict_proba(self, X):
+    def predict_proba(self, X, calibration_groups=None):
         """Return one probability distribution per object, merged from the Venn bounds.
+
+        Parameters
+        ----------
+        X : array-like of shape (m, n_features)
+        calibration_groups : array-like of shape (m,), default=None
+            The groups of the test objects; required when fitted with groups, refused otherwise.
 
         Returns
         -------
         ndarray of shape (m, n_classes)
         """
-        pred = self.predict_venn(X)
+        pred = self.predict_venn(X, calibration_groups)
         if self.merge == "log":
             p = pred.upper / pred.upper.sum(axis=1, keepdims=True)
         elif self.merge == "mean":
@@ -629,16 +703,33 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
             p = np.column_stack([1.0 - q, q])
         return p
 
-    def predict_log_proba(self, X):
+    def predict_log_proba(self, X, calibration_groups=None):
         """Return the natural logarithm of :meth:`predict_proba` (-inf where it is zero).
+
+        Parameters
+        ----------
+        X : array-like of shape (m, n_features)
+        calibration_groups : array-like of shape (m,), default=None
+            The groups of the test objects; required when fitted with groups, refused otherwise.
 
         Returns
         -------
         ndarray of shape (m, n_classes)
         """
-        return log_proba(self.predict_proba(X))
+        return log_proba(self.predict_proba(X, calibration_groups))
 
-    def predict(self, X):
-        """Return the label of largest lower probability (eq. 5)."""
+    def predict(self, X, calibration_groups=None):
+        """Return the label of largest lower probability (eq. 5).
+
+        Parameters
+        ----------
+        X : array-like of shape (m, n_features)
+        calibration_groups : array-like of shape (m,), default=None
+            The groups of the test objects; required when fitted with groups, refused otherwise.
+
+        Returns
+        -------
+        ndarray of shape (m,)
+        """
         check_is_fitted(self, "classes_")
-        return self.classes_[self.predict_venn(X).label]
+        return self.classes_[self.predict_venn(X, calibration_groups).label]
