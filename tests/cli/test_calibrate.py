@@ -70,6 +70,61 @@ def test_venn_abers_output_matches_the_calibrator(files):
     assert "wrote 150 rows" in result.output
 
 
+_NO_SKLEARN = """
+import sys
+from venncal.cli import main
+try:
+    main(sys.argv[1:], standalone_mode=False)
+finally:
+    print("sklearn imported:", "sklearn" in sys.modules)
+"""
+
+
+@pytest.mark.parametrize("merge", ["log", "square", "mean"])
+@pytest.mark.parametrize("decimals", [None, 2])
+def test_parquet_venn_abers_is_the_calibrator_bit_for_bit(tmp_path, merge, decimals):
+    """Fitted by the core alone (no scikit-learn), the same numbers as VennAbersCalibrator."""
+    import subprocess
+    import sys
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from venncal import VennAbersCalibrator
+
+    rng = np.random.default_rng(len(merge))
+    s, y = _scores(rng, 30_000)
+    t, _ = _scores(rng, 70_000)  # enough test scores for the grid search of the tables
+    if decimals is not None:  # ties in both files
+        s, t = np.round(s, decimals), np.round(t, decimals)
+    t = np.r_[t, s[:500], np.nextafter(s[:500], np.inf), -1e308, 1e308]
+    pq.write_table(pa.table({"score": s, "y": y}), tmp_path / "cal.parquet")
+    t32 = t[:-2].astype(np.float32)  # without the extremes, infinite in float32
+    pq.write_table(pa.table({"score": t32, "id": np.arange(t32.shape[0])}),
+                   tmp_path / "t32.parquet")  # fmt: skip
+    pq.write_table(pa.table({"score": t}), tmp_path / "test.parquet")
+    args = ["calibrate", tmp_path / "cal.parquet", tmp_path / "test.parquet", "--score",
+            "score", "--label", "y", "--merge", merge, "-o", tmp_path / "out.parquet"]  # fmt: skip
+    result = subprocess.run(
+        [sys.executable, "-c", _NO_SKLEARN, *map(str, args)], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    assert "sklearn imported: False" in result.stdout
+    got = pd.read_parquet(tmp_path / "out.parquet")
+    ref = VennAbersCalibrator(merge=merge).fit(s, y)
+    np.testing.assert_array_equal(got["score"], t)
+    np.testing.assert_array_equal(got["p"], ref.predict_proba(t)[:, 1])
+    np.testing.assert_array_equal(got[["p0", "p1"]].to_numpy(), ref.predict_interval(t))
+    # float32 scores are read as their float64 values
+    res = run(tmp_path / "cal.parquet", tmp_path / "t32.parquet", "--score", "score", "--label",
+              "y", "--merge", merge, "-o", tmp_path / "o32.parquet")  # fmt: skip
+    assert res.exit_code == 0, res.output
+    t32 = t32.astype(np.float64)
+    np.testing.assert_array_equal(
+        pd.read_parquet(tmp_path / "o32.parquet")["p"], ref.predict_proba(t32)[:, 1]
+    )
+
+
 @pytest.mark.parametrize(
     "method", ["isotonic", "platt", "histogram", "sbb", "abb", "acp", "beta-logit"]
 )

@@ -252,6 +252,21 @@ def test_bad_scores_in_parquet(files, table, fragments):
     assert not (tmp / "o.parquet").exists()
 
 
+@pytest.mark.parametrize("bad", [np.inf, -np.inf, np.nan])
+def test_a_bad_score_is_named_by_its_row_in_the_file(files, monkeypatch, bad):
+    """Read in chunks of 4 rows, a bad score at row 9 is row 9, not index 1 of its chunk."""
+    tmp, *_ = files
+    assert _fit(tmp).exit_code == 0
+    score = np.linspace(-1, 1, 12)
+    score[9] = bad
+    pq.write_table(pa.table({"score": score}), tmp / "bad.parquet")
+    monkeypatch.setattr(_stream, "BATCH_ROWS", 4)
+    res = run("apply", tmp / "model.json", tmp / "bad.parquet", "-o", tmp / "o.parquet")
+    message = one_line_error(res, "row 9")
+    assert "index" not in message
+    assert not (tmp / "o.parquet").exists()
+
+
 def test_bad_model_files(files):
     tmp, *_ = files
     assert _fit(tmp).exit_code == 0

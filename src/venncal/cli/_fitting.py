@@ -11,6 +11,7 @@ import numpy as np
 
 from venncal._validation import check_sample_weight
 from venncal.cli._io import InputError, get_column, labels_column, read_table, scores_column
+from venncal.cli._stream import SavedVennAbers, arrow_frame
 
 __all__ = [
     "CALIBRATORS",
@@ -38,8 +39,33 @@ CALIBRATORS = {
 }
 
 
-def make_calibrator(method, *, merge=None, n_bins=None, strategy=None):
-    """Build the calibrator named ``method`` with the options that apply to it."""
+class CoreVennAbers(SavedVennAbers):
+    """Inductive Venn-Abers fitted with :func:`venncal.core.venn_abers.ivap_fit` alone.
+
+    For ``venncal calibrate`` without weights: the same tables as
+    :class:`~venncal.VennAbersCalibrator` fitted on the same rows (tested), without importing
+    scikit-learn, which would take longer than the fit itself.
+    """
+
+    def __init__(self, merge):
+        super().__init__(None, merge)
+
+    def fit(self, scores, y01, sample_weight=None):
+        """Fit the tables to clean scores and 0/1 labels (unweighted only)."""
+        from venncal.core.venn_abers import ivap_fit
+
+        if sample_weight is not None:
+            raise TypeError("CoreVennAbers fits unweighted rows only.")
+        self.tables_ = ivap_fit(scores, y01)
+        return self
+
+
+def make_calibrator(method, *, merge=None, n_bins=None, strategy=None, unweighted=False):
+    """Build the calibrator named ``method`` with the options that apply to it.
+
+    ``unweighted=True`` (calibration rows without weights, fitted and applied at once) gives
+    Venn-Abers as a :class:`CoreVennAbers`.
+    """
     public, fixed, _ = CALIBRATORS[method]
     params = dict(fixed)
     if merge is not None:
@@ -54,6 +80,8 @@ def make_calibrator(method, *, merge=None, n_bins=None, strategy=None):
             if method != "histogram":
                 raise InputError(f"{option} applies to --method histogram only, not {method!r}.")
             params[key] = value
+    if unweighted and method == "venn-abers":
+        return CoreVennAbers(params.get("merge", "log"))
     try:
         cls = getattr(import_module("venncal"), public)
     except (AttributeError, ImportError):
@@ -121,7 +149,8 @@ def _read_columns(path, columns, what):
             if not missing:
                 import pyarrow.parquet as pq
 
-                frame = pq.read_table(path, columns=columns).to_pandas()
+                # the file's own reader: pq.read_table would import pyarrow.dataset (0.25 s)
+                frame = arrow_frame(pq.ParquetFile(path).read(columns=columns))
                 if frame.shape[0] == 0:
                     raise InputError(f"{what} {str(path)!r} has no data rows.")
                 return frame
@@ -137,7 +166,7 @@ def _read_columns(path, columns, what):
     import pyarrow as pa
 
     tables = [batch for _, batch in source.chunks(columns)]
-    frame = pa.Table.from_batches(tables).to_pandas() if tables else None
+    frame = arrow_frame(pa.Table.from_batches(tables)) if tables else None
     if frame is None or frame.shape[0] == 0:
         raise InputError(f"{what} {str(path)!r} has no data rows.")
     return frame

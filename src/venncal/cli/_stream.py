@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -216,6 +217,8 @@ def score_array(chunk, name, path, offset, option="--score"):
             text = "holds values that are not finite numbers"
         except (ValueError, TypeError) as exc:
             text = str(_reword(exc, option, name, path)).split(": ", 1)[-1]
+            # the index within this chunk means nothing to the user: the row is given below
+            text = re.sub(r" \(first at index \d+\)", "", text).rstrip(".")
         raise InputError(f"{str(path)!r}: {text} (first at row {offset + first})") from None
     return values
 
@@ -241,6 +244,26 @@ _ARROW_NUMPY = {
     **{name: np.dtype(name) for name in ("int8", "int16", "int32", "int64")},
     **{name: np.dtype(name) for name in ("uint8", "uint16", "uint32", "uint64")},
 }
+
+
+def arrow_frame(table):
+    """A pandas frame of a pyarrow table; numeric columns without nulls are not copied.
+
+    pyarrow's ``to_pandas`` copies every column into pandas' blocks (0.4 s for two columns of
+    10^7 rows); a frame over the columns' own buffers holds the same values.
+    """
+    import pandas as pd
+
+    columns = {}
+    for name, col in zip(table.column_names, table.columns):
+        if col.num_chunks == 1:
+            col = col.chunk(0)
+        elif str(col.type) in _ARROW_NUMPY and col.null_count == 0:
+            col = col.combine_chunks()
+        if str(col.type) not in _ARROW_NUMPY or col.null_count or not hasattr(col, "buffers"):
+            return table.to_pandas()
+        columns[name] = _arrow_numbers(col)
+    return pd.DataFrame(columns, copy=False)
 
 
 def arrow_float64(values):

@@ -83,7 +83,9 @@ def calibrate(
     check_table_file(out, "--out", doing="writing")
     check_not_an_input(out, [cal_file, test_file], "--out")
     check_output_free(out, force, "--out")
-    calibrator = make_calibrator(method, merge=merge, n_bins=n_bins, strategy=strategy)
+    calibrator = make_calibrator(
+        method, merge=merge, n_bins=n_bins, strategy=strategy, unweighted=weight_col is None
+    )
     s_cal, y_cal, weights = read_calibration(cal_file, score_col, label_col, weight_col, positive)
     source = open_source([test_file], "TEST_FILE")
     _, new_cols = plan_columns(
