@@ -716,6 +716,8 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
         -------
         ndarray of shape (m, n_classes)
         """
+        if calibration_groups is None:  # predict_proba(X) as without groups
+            return log_proba(self.predict_proba(X))
         return log_proba(self.predict_proba(X, calibration_groups))
 
     def predict(self, X, calibration_groups=None):
