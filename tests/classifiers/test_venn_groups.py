@@ -122,6 +122,20 @@ def test_isotonic_taxonomy_is_venn_abers_on_the_group():
         np.testing.assert_allclose(got[rows], np.column_stack(ref), atol=1e-12)
 
 
+def test_weighted_isotonic_taxonomy_uses_the_group_weights():
+    model = _model()
+    X, y, g = _data(16, 200)
+    Xt, _, gt = _data(17, 40)
+    w = np.random.default_rng(16).uniform(0.2, 3.0, size=200)
+    vp = VennClassifier(FrozenEstimator(model), taxonomy="isotonic")
+    got = vp.fit(X, y, w, calibration_groups=g).predict_interval(Xt, calibration_groups=gt)
+    for name in ("north", "south", "east"):
+        own = VennClassifier(FrozenEstimator(model), taxonomy="isotonic")
+        own.fit(X[g == name], y[g == name], w[g == name])
+        rows = gt == name
+        np.testing.assert_array_equal(got[rows], own.predict_interval(Xt[rows]))
+
+
 @pytest.mark.parametrize("taxonomy", ["label", "bins", "isotonic"])
 def test_oob_draws_z_r_from_the_group_and_leaves_it_out(taxonomy):
     from venncal.classifiers._oob import draw_reference_examples

@@ -66,7 +66,7 @@ def set_calibration_groups(vc, groups, cal_rows, *, stacklevel=3):
                 if vc.method == "inductive"
                 else "have no out-of-bag score; give it more rows or the ensemble more members"
             )
-            reason = f"has no calibration example (its {rows.shape[0]} row(s) {where})"
+            reason = f"has no calibration example: its {rows.shape[0]} row(s) {where}"
         elif vc.taxonomy == "isotonic" and np.unique(vc.cal_labels_[own]).shape[0] < 2:
             reason = (
                 f"has calibration examples of one class only ({own.shape[0]}); merge small "
