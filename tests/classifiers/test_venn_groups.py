@@ -214,6 +214,39 @@ def test_valid_within_every_group_where_pooled_calibration_is_not(taxonomy):
         assert lo - 3 * se <= f <= hi + 3 * se, (name, f, lo, hi, se)
 
 
+def test_oob_valid_within_every_group():
+    """The same within a bagged ensemble calibrated out of bag, z_r drawn within the group."""
+    rng = np.random.default_rng(15)
+    stats = {m: {"major": [], "minor": []} for m in ("pooled", "groups")}
+    for rep in range(100):
+        X, y, g = _shifted(rng, 200)
+        Xt, yt, gt = _shifted(rng, 50)
+        rf = RandomForestClassifier(n_estimators=15, max_depth=3, random_state=rep)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", VenncalWarning)  # rows without out-of-bag score
+            pooled = VennClassifier(rf, method="oob", random_state=rep).fit(X, y)
+            grouped = VennClassifier(rf, method="oob", random_state=rep, group_fallback="pooled")
+            grouped.fit(X, y, calibration_groups=g)
+            intervals = {
+                "pooled": pooled.predict_interval(Xt),
+                "groups": grouped.predict_interval(Xt, calibration_groups=gt),
+            }
+        for method, iv in intervals.items():
+            for name in ("major", "minor"):
+                rows = gt == name
+                stats[method][name].append(np.column_stack([yt[rows], iv[rows]]))
+
+    def summary(method, name):
+        y, p0, p1 = np.vstack(stats[method][name]).T
+        return y.mean(), p0.mean(), p1.mean(), np.sqrt(y.mean() * (1 - y.mean()) / y.size)
+
+    f, lo, hi, se = summary("pooled", "minor")
+    assert lo - f > 0.1 and lo - f > 5 * se
+    for name in ("major", "minor"):
+        f, lo, hi, se = summary("groups", name)
+        assert lo - 3 * se <= f <= hi + 3 * se, (name, f, lo, hi, se)
+
+
 def _one_line(info):
     assert "\n" not in str(info.value), str(info.value)
 
