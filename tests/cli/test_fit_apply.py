@@ -233,6 +233,54 @@ def test_a_failure_midway_leaves_no_output(files, monkeypatch):
     assert not [p for p in os.listdir(tmp) if p.startswith(".venncal-tmp")]
 
 
+@pytest.mark.parametrize("out_name", ["out.parquet", "out.csv"])
+@pytest.mark.parametrize("error", [OSError(28, "No space left on device"), RuntimeError("boom")])
+def test_a_failing_writer_leaves_no_output(files, monkeypatch, out_name, error):
+    """The writer thread fails on the third chunk: the error reaches the command, exit 2 for a
+    file system error (a traceback for a bug), no output, no temporary file, old output kept."""
+    tmp, *_ = files
+    assert _fit(tmp).exit_code == 0
+    (tmp / out_name).write_bytes(b"old")
+    monkeypatch.setattr(_stream, "BATCH_ROWS", 100)
+    original, calls = _stream.Sink._write_now, []
+
+    def failing(self, kept, new):
+        calls.append(threading.current_thread().name)
+        if len(calls) == 3:
+            raise error
+        return original(self, kept, new)
+
+    import threading
+
+    monkeypatch.setattr(_stream.Sink, "_write_now", failing)
+    res = run("apply", tmp / "model.json", tmp / "test.parquet", "-o", tmp / out_name, "--force")
+    if isinstance(error, OSError):
+        one_line_error(res, "No space left on device", out_name)
+    else:
+        assert res.exit_code != 0 and isinstance(res.exception, RuntimeError)
+    assert 3 <= len(calls) <= 3 + _stream.Sink.QUEUED + 1  # stopped soon after the failure
+    assert set(calls) == {"venncal-sink"}  # written in the writer thread
+    assert (tmp / out_name).read_bytes() == b"old"
+    assert not [p for p in os.listdir(tmp) if p.startswith(".venncal-tmp")]
+
+
+@pytest.mark.parametrize("background", [True, False])
+def test_the_writer_thread_writes_what_the_caller_would(tmp_path, background):
+    """Chunks written in the background are the chunks written in line, in order."""
+    from venncal.cli._stream import Sink
+
+    rng = np.random.default_rng(0)
+    chunks = [rng.normal(size=n) for n in (5, 1, 7, 3)]
+    for name in ("o.parquet", "o.csv"):
+        with Sink(tmp_path / name, background=background) as sink:
+            for k, c in enumerate(chunks):
+                sink.write(None, {"p": c, "k": np.full(c.shape[0], float(k))})
+        got = (pd.read_parquet if name.endswith("parquet") else pd.read_csv)(tmp_path / name)
+        np.testing.assert_array_equal(got["p"], np.concatenate(chunks))
+        np.testing.assert_array_equal(got["k"], np.repeat(np.arange(4.0), [5, 1, 7, 3]))
+        assert sink.rows == 16
+
+
 @pytest.mark.parametrize(
     "table,fragments",
     [

@@ -388,9 +388,17 @@ class Sink:
 
     Use as a context manager: the output appears only if the block ends without error; a
     failure (or an interrupt) removes the temporary file and leaves any old output as it was.
+
+    With ``background=True`` (the default) chunks are written by one writer thread, in order,
+    while the caller prepares the next ones (pyarrow and the file system release the GIL): at
+    most ``QUEUED`` chunks wait, so memory stays bounded. A failure of the writer is raised by
+    the next :meth:`write` or at the end of the block, and nothing is moved into place.
     """
 
-    def __init__(self, path, what="--out"):
+    #: chunks waiting for the writer thread at most
+    QUEUED = 2
+
+    def __init__(self, path, what="--out", background=True):
         self.path = Path(path)
         self.what = what
         self.kind = _kind(self.path, what)
@@ -400,6 +408,11 @@ class Sink:
         self._tmp = None
         self._schema = None
         self.rows = 0
+        self._background = bool(background)
+        self._queue = None
+        self._thread = None
+        self._error = None
+        self._written = 0  # rows written to the file so far
 
     def __enter__(self):
         folder = self.path.parent if str(self.path.parent) else Path(".")
@@ -418,11 +431,54 @@ class Sink:
 
     def write(self, kept, new):
         """Write the kept columns of a chunk (a record batch or a frame) and the new arrays."""
+        self.rows += len(next(iter(new.values())))
+        if not self._background:
+            self._write_now(kept, new)
+            return
+        if self._thread is None:
+            import queue
+            import threading
+
+            self._queue = queue.Queue(maxsize=self.QUEUED)
+            self._thread = threading.Thread(target=self._drain, name="venncal-sink", daemon=True)
+            self._thread.start()
+        if self._error is not None:
+            self._raise_error()
+        self._queue.put((kept, new))
+
+    def _raise_error(self):
+        """Raise the writer thread's error (a file system error as one line)."""
+        err = self._error
+        if isinstance(err, OSError):
+            raise InputError(
+                f"cannot write {self.what} {str(self.path)!r}: {err.strerror or err}."
+            ) from None
+        raise err
+
+    def _drain(self):
+        """The writer thread: write queued chunks in order until None; keep the first error."""
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            if self._error is None:
+                try:
+                    self._write_now(*item)
+                except BaseException as exc:  # raised again in the caller's thread
+                    self._error = exc
+
+    def _finish_thread(self):
+        if self._thread is not None:
+            self._queue.put(None)
+            self._thread.join()
+            self._thread = None
+
+    def _write_now(self, kept, new):
         if self.kind == "parquet":
             self._write_parquet(kept, new)
         else:
             self._write_csv(kept, new)
-        self.rows += len(next(iter(new.values())))
+        self._written += len(next(iter(new.values())))
 
     def _write_parquet(self, kept, new):
         import pyarrow as pa
@@ -459,14 +515,20 @@ class Sink:
         else:
             frame = kept.to_pandas() if hasattr(kept, "schema") else kept.reset_index(drop=True)
             frame = frame.assign(**{k: v for k, v in new.items()})
-        frame.to_csv(self._fh, index=False, header=self.rows == 0, sep=self.sep)
+        frame.to_csv(self._fh, index=False, header=self._written == 0, sep=self.sep)
 
     def __exit__(self, exc_type, exc, tb):
         try:
-            if self._writer is not None:
-                self._writer.close()
-            if self._fh is not None:
-                self._fh.close()
+            self._finish_thread()
+            with contextlib.ExitStack() as closing:
+                if self._error is not None or exc_type is not None:  # a half-written file
+                    closing.enter_context(contextlib.suppress(Exception))
+                if self._writer is not None:
+                    self._writer.close()
+                if self._fh is not None:
+                    self._fh.close()
+            if self._error is not None and exc_type is None:
+                self._raise_error()
             if exc_type is None:
                 if self.rows == 0:
                     raise InputError(f"the input has no data rows; {self.what} was not written.")
