@@ -224,8 +224,9 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
     cal_groups_ : ndarray of shape (n_cal,) or None
         Group of each calibration example (None when fitted without groups).
     groups_ : list or None
-        The groups calibrated on their own; ``pooled_groups_``: groups seen at fit that use
-        the pooled predictor (``group_fallback="pooled"``).
+        The groups calibrated on their own (None when fitted without groups).
+    pooled_groups_ : list or None
+        Groups seen at fit that use the pooled predictor (``group_fallback="pooled"``).
 
     Notes
     -----
