@@ -8,6 +8,7 @@ N (N <= 14 runs in well under a second).
 
 import itertools
 import math
+from fractions import Fraction
 
 import numpy as np
 
@@ -27,45 +28,64 @@ def pool(scores, y, w=None):
     return keys, n0, n1
 
 
-def _prior_q(v, lam):
-    """Return the boundary probabilities q_k and 1 - q_k (each computed without cancellation)."""
+def _prior_logs(v, lam):
+    """Return log q_k and log(1 - q_k) of every boundary, from exact rational gaps.
+
+    The gap lam (v_{k+1} - v_k) / (v_N - v_1) is taken in exact fractions, so a range beyond
+    the largest float and a gap that underflows against the range are still exact; log q is
+    log(1 - exp(-g)), or log g (to 1e-300) for a gap below 1e-300.
+    """
     big_n = len(v)
     if big_n == 1:
         return [], []
-    span = v[-1] - v[0]
-    gaps = [lam * (v[k + 1] - v[k]) / span for k in range(big_n - 1)]
-    return [-math.expm1(-g) for g in gaps], [math.exp(-g) for g in gaps]
+    span = Fraction(v[-1]) - Fraction(v[0])
+    log_q, log_not_q = [], []
+    for k in range(big_n - 1):
+        g = Fraction(lam) * (Fraction(v[k + 1]) - Fraction(v[k])) / span
+        if g < Fraction(1, 10**300):
+            log_q.append(math.log(g.numerator) - math.log(g.denominator))
+        else:
+            log_q.append(math.log(-math.expm1(-float(g))))
+        log_not_q.append(-float(g))
+    return log_q, log_not_q
+
+
+def _log_prior(log_q, log_not_q, l, u, big_n):
+    """Log prior of the bin [l, u]: no boundary inside it, a boundary at its right end."""
+    return (log_q[u] if u < big_n - 1 else 0.0) + sum(log_not_q[l:u])
 
 
 def log_score(bins, v, n0, n1, lam):
     """Log of eq. (6) for a binning given as a list of (l, u) inclusive index pairs."""
-    q, not_q = _prior_q(v, lam)
+    log_q, log_not_q = _prior_logs(v, lam)
     big_n = len(v)
     total = 0.0
     for l, u in bins:
-        prior = q[u] if u < big_n - 1 else 1.0
-        for k in range(l, u):
-            prior *= not_q[k]
         a = sum(n0[l : u + 1])
         b = sum(n1[l : u + 1])
-        total += math.log(prior) + math.lgamma(a + 1) + math.lgamma(b + 1) - math.lgamma(a + b + 2)
+        total += (
+            _log_prior(log_q, log_not_q, l, u, big_n)
+            + math.lgamma(a + 1)
+            + math.lgamma(b + 1)
+            - math.lgamma(a + b + 2)
+        )
     return total
 
 
 def bin_table(v, n0, n1, lam):
     """Log factor W[l, u] of eq. (6) and estimate E[l, u] of every possible bin, literally."""
     big_n = len(v)
-    q, not_q = _prior_q(v, lam)
+    log_q, log_not_q = _prior_logs(v, lam)
     w = np.full((big_n, big_n), -np.inf)
     e = np.full((big_n, big_n), np.nan)
     for l in range(big_n):
         for u in range(l, big_n):
-            prior = q[u] if u < big_n - 1 else 1.0
-            for k in range(l, u):
-                prior *= not_q[k]
             a, b = sum(n0[l : u + 1]), sum(n1[l : u + 1])
             w[l, u] = (
-                math.log(prior) + math.lgamma(a + 1) + math.lgamma(b + 1) - math.lgamma(a + b + 2)
+                _log_prior(log_q, log_not_q, l, u, big_n)
+                + math.lgamma(a + 1)
+                + math.lgamma(b + 1)
+                - math.lgamma(a + b + 2)
             )
             e[l, u] = (b + 1.0) / (a + b + 2.0)
     return w, e

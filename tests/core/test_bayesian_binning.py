@@ -382,3 +382,28 @@ def test_a_gap_that_underflows_against_the_range_stays_finite():
                 fit = fit_bayesian_binning(s, y, w, lam=3.0, method=method, engine=engine)
                 assert np.all(np.isfinite(fit.values))
                 assert np.all((fit.values > 0) & (fit.values < 1))
+
+
+@pytest.mark.parametrize("method", ["averaging", "selection"])
+def test_a_range_beyond_the_largest_float_with_subnormal_neighbours(method):
+    """The range overflows (so it is measured in halves) while two scores differ by the
+    smallest subnormal (which halving would merge): the fit equals enumeration with exact
+    gaps, and stays a finite probability."""
+    s = np.array([0.0, 5e-324, 1.7976931348623157e308, -9.9792015476736e291, 5e-324, 1e-320])
+    y = np.array([0, 1, 0, 0, 1, 1])
+    for w in (None, np.array([1.0, 1.0, 1.0, 0.5, 2.0, 1.0])):
+        w_rel = None if w is None else w * (w.size / w.sum())  # counts relative to the mean
+        v, sbb_v, sbb_log, abb_v, abb_log, second = brute_force(s, y, w_rel, lam=3.0)
+        for engine in ENGINES:
+            if w is not None and engine == "numba":
+                continue  # fractional counts run the numpy loops
+            fit = fit_bayesian_binning(s, y, w, lam=3.0, method=method, engine=engine)
+            np.testing.assert_array_equal(fit.positions, v)
+            assert np.all(np.isfinite(fit.values)) and np.isfinite(fit.log_score)
+            if method == "averaging":
+                np.testing.assert_allclose(fit.values, abb_v, rtol=0, atol=1e-10)
+                assert fit.log_score == pytest.approx(abb_log, abs=1e-9)
+            else:
+                assert fit.log_score == pytest.approx(sbb_log, abs=1e-9)
+                if sbb_log - second > 1e-9:
+                    np.testing.assert_allclose(fit.values, sbb_v, rtol=0, atol=1e-10)

@@ -147,19 +147,27 @@ def _log_q(positions, lam):
     v = positions
     with np.errstate(over="ignore"):
         span = v[-1] - v[0]
-    if not np.isfinite(span):  # a range beyond the largest float: halving is exact up there
-        v = 0.5 * positions
-        span = v[-1] - v[0]
-    x = lam * ((v - v[0]) / span)
-    diff = np.diff(v)
-    gaps = lam * (diff / span)
+        diff = np.diff(v)  # finite but where the range is beyond the largest float
+    if np.isfinite(span):
+        x = lam * ((v - v[0]) / span)
+        gaps = lam * (diff / span)
+        log_span = np.log(span)
+    else:  # a range beyond the largest float: measured in halves (exact up there), but the
+        # gaps between subnormal scores, which halving would merge, are kept whole
+        h = 0.5 * v
+        span_h = h[-1] - h[0]
+        x = lam * ((h - h[0]) / span_h)
+        big = ~np.isfinite(diff)
+        with np.errstate(invalid="ignore"):
+            gaps = lam * np.where(big, (h[1:] - h[:-1]) / span_h, (diff / span_h) * 0.5)
+        log_span = np.log(span_h) + np.log(2.0)
     with np.errstate(divide="ignore"):
         log_q = np.log(-np.expm1(-gaps))
         # a gap below 1e-300 of the range: log q = log(lam gap / span) up to 1e-300, computed
         # in log space so that it stays finite when lam gap / span underflows
         tiny = gaps < 1e-300
         if tiny.any():
-            log_q[tiny] = np.log(lam) + np.log(diff[tiny]) - np.log(span)
+            log_q[tiny] = np.log(lam) + np.log(diff[tiny]) - log_span
     log_q = np.append(log_q, 0.0)  # the last bin has no right boundary
     return log_q, x
 
