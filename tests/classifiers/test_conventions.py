@@ -215,7 +215,7 @@ def test_predict_log_proba_of_zero_is_minus_inf_without_warning(cls, monkeypatch
 
 
 def test_log_proba_helper_gives_minus_inf_silently():
-    from venncal.classifiers.venn import log_proba
+    from venncal.classifiers._common import log_proba
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")

@@ -41,14 +41,14 @@ from venncal.calibration.multiclass import (
     resolve_score_type,
     resolve_strategy,
 )
-from venncal.classifiers._response import check_features, resolve_response_method
-from venncal.classifiers.venn import (
+from venncal.classifiers._common import (
     check_cal_size,
     check_fit_data,
     copy_fitted_attributes,
     fit_weighted,
     log_proba,
 )
+from venncal.classifiers._response import check_features, resolve_response_method
 from venncal.core.coupling import COUPLINGS, couple_wu2
 from venncal.core.merge import MERGES
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numbers
 import warnings
 
 import numpy as np
@@ -10,13 +9,21 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.frozen import FrozenEstimator
 from sklearn.model_selection import train_test_split
 from sklearn.utils import _safe_indexing, get_tags, indexable
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, column_or_1d, has_fit_parameter
+from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
 from venncal._validation import check_option, check_positive_int, check_sample_weight
+from venncal.classifiers._common import (
+    check_cal_size,
+    check_fit_data,
+    copy_fitted_attributes,
+    fit_weighted,
+    log_proba,
+    model_scores,
+    warn_unweighted_fit,
+)
 from venncal.classifiers._response import check_features
+from venncal.classifiers._venn_taxonomies import bins_by_label, isotonic_venn
 from venncal.core.venn import VennPrediction, equal_mass_venn_predict, venn_predict
-from venncal.core.venn_abers import ivap_fit
 from venncal.exceptions import VenncalWarning
 
 __all__ = ["VennClassifier"]
@@ -25,123 +32,6 @@ TAXONOMIES = ("label", "bins", "isotonic")
 METHODS = ("inductive", "oob", "full")
 MERGES = ("log", "square", "mean")
 _OWNER = "VennClassifier"
-
-
-def _check_labels(y):
-    arr = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
-    if arr.ndim == 2 and arr.shape[1] == 1:
-        arr = arr[:, 0]
-    if arr.ndim != 1 or arr.shape[0] == 0:
-        raise ValueError(f"'y' must be a non-empty 1-D array of labels, got shape {arr.shape}.")
-    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
-        raise ValueError("'y' holds NaN or infinite values; every object needs a label.")
-    classes, y_enc = np.unique(arr, return_inverse=True)
-    if classes.shape[0] < 2:
-        raise ValueError(
-            f"'y' holds one class only ({classes[0]!r}); a Venn predictor needs at least two."
-        )
-    return classes, y_enc.reshape(-1).astype(np.int64)
-
-
-def check_fit_data(X, y, owner):
-    """Validate (X, y) of a classifier's fit: X indexable, y class labels (two or more).
-
-    Returns
-    -------
-    X, classes, y_enc
-        ``y_enc`` holds indices into ``classes``.
-    """
-    if y is None:
-        raise ValueError(f"{owner} requires y to be passed, but the target y is None.")
-    X = indexable(X)[0]
-    arr = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
-    if arr.ndim == 2 and arr.shape[1] == 1:
-        arr = column_or_1d(arr, warn=True)
-    if arr.dtype.kind == "f" and arr.ndim == 1 and not np.isfinite(arr).all():
-        raise ValueError("'y' holds NaN or infinite values; every object needs a label.")
-    if arr.ndim == 1 and arr.shape[0] > 0:
-        check_classification_targets(arr)
-    classes, y_enc = _check_labels(arr)
-    n = X.shape[0] if hasattr(X, "shape") else len(X)
-    if n != y_enc.shape[0]:
-        raise ValueError(
-            f"Inconsistent lengths: X has {n} row(s), y has {y_enc.shape[0]}; they must match."
-        )
-    return X, classes, y_enc
-
-
-def check_cal_size(cal_size, n_samples, *, owner):
-    """Validate ``cal_size``: an int count in [1, n_samples) or a float fraction in (0, 1).
-
-    Returns
-    -------
-    int or float
-        The value to pass as ``test_size`` to ``train_test_split``.
-    """
-    if isinstance(cal_size, numbers.Integral) and not isinstance(cal_size, (bool, np.bool_)):
-        if 1 <= cal_size < n_samples:
-            return int(cal_size)
-        raise ValueError(
-            f"The 'cal_size' parameter of {owner} as an int is a number of calibration "
-            f"examples in [1, {n_samples}) for {n_samples} samples. Got {cal_size!r} instead."
-        )
-    if (
-        isinstance(cal_size, numbers.Real)
-        and not isinstance(cal_size, (bool, np.bool_))
-        and 0 < cal_size < 1
-    ):
-        return float(cal_size)
-    raise ValueError(
-        f"The 'cal_size' parameter of {owner} must be a float in (0, 1) (a fraction) or an int "
-        f">= 1 (a number of examples). Got {cal_size!r} instead."
-    )
-
-
-def fit_weighted(estimator, X, y, sample_weight, *, stacklevel=3):
-    """Fit ``estimator`` with ``sample_weight`` when its ``fit`` takes it, else unweighted.
-
-    Unweighted fitting of weighted data is announced with a ``VenncalWarning``.
-    """
-    if sample_weight is None or isinstance(estimator, FrozenEstimator):
-        return estimator.fit(X, y)
-    if has_fit_parameter(estimator, "sample_weight"):
-        return estimator.fit(X, y, sample_weight=sample_weight)
-    warn_unweighted_fit(estimator, stacklevel=stacklevel + 1)
-    return estimator.fit(X, y)
-
-
-def warn_unweighted_fit(estimator, *, stacklevel):
-    """Warn that ``estimator`` is fitted unweighted because its ``fit`` takes no weights."""
-    warnings.warn(
-        f"{type(estimator).__name__}.fit does not take sample_weight, so the weights are used "
-        "for the calibration only and the estimator is fitted unweighted.",
-        VenncalWarning,
-        stacklevel=stacklevel + 1,
-    )
-
-
-def log_proba(proba):
-    """Natural logarithm of probabilities; a zero gives -inf without a warning."""
-    with np.errstate(divide="ignore"):
-        return np.log(proba)
-
-
-def copy_fitted_attributes(dst, fitted):
-    """Expose the fitted estimator's ``n_features_in_`` and ``feature_names_in_``."""
-    for attr in ("n_features_in_", "feature_names_in_"):
-        if hasattr(fitted, attr):
-            setattr(dst, attr, getattr(fitted, attr))
-
-
-def _model_scores(estimator, X, n_classes):
-    """Class probabilities (or decision values) of a fitted estimator: (m, K), or (m,) binary."""
-    if hasattr(estimator, "predict_proba"):
-        out = np.asarray(estimator.predict_proba(X), dtype=np.float64)
-        return out[:, 1] if n_classes == 2 else out
-    out = np.asarray(estimator.decision_function(X), dtype=np.float64)
-    if out.ndim == 2 and out.shape[1] == 1:
-        out = out[:, 0]
-    return out
 
 
 class VennClassifier(ClassifierMixin, BaseEstimator):
@@ -415,7 +305,7 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
             self.estimator_ = fit_weighted(
                 clone(self.estimator), _safe_indexing(X, train), y_enc[train], w_train
             )
-            self.cal_scores_ = _model_scores(self.estimator_, _safe_indexing(X, cal), K)
+            self.cal_scores_ = model_scores(self.estimator_, _safe_indexing(X, cal), K)
             self.cal_labels_ = y_enc[cal]
             if weight is not None:
                 self.cal_weights_ = weight[cal]
@@ -449,7 +339,7 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
 
         self.estimator_ = clone(self.estimator).fit(X, y_enc)
         self.X_fit_ = X.copy() if hasattr(X, "copy") else X  # later edits of X change nothing
-        self.cal_scores_ = _model_scores(self.estimator_, X, K)
+        self.cal_scores_ = model_scores(self.estimator_, X, K)
         self.cal_labels_ = y_enc
         self.updater_ = updater_for(self.estimator, X, y_enc, K)
         self.uses_update_ = self.updater_ is not None
@@ -468,7 +358,7 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
         )
         K = self.classes_.shape[0]
         if self.method == "inductive":
-            return _model_scores(self.estimator_, X, K), None
+            return model_scores(self.estimator_, X, K), None
         X = indexable(X)[0]
         from venncal.classifiers._oob import draw_reference_examples
 
@@ -546,7 +436,7 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
             n_classes=K,
             taxonomy=self.taxonomy,
             n_bins=self.n_bins,
-            score_fn=lambda est, Z: _model_scores(est, Z, K),
+            score_fn=lambda est, Z: model_scores(est, Z, K),
             threshold=0.5 if hasattr(self.estimator_, "predict_proba") else 0.0,
             updater=self.updater_,
             owner=_OWNER,
@@ -593,69 +483,16 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
             if exclude is not None:  # z_r is one of the members
                 exclude = np.searchsorted(members, exclude)
         if self.taxonomy == "isotonic":
-            return self._isotonic(cs, cl, w, scores, exclude)
+            return isotonic_venn(cs, cl, w, scores, exclude)
         if self.taxonomy == "bins":
             if scores.ndim == 1:
                 return equal_mass_venn_predict(
                     cs, cl, scores, n_bins=self.n_bins, n_classes=K, exclude=exclude
                 )
-            return self._bins_by_label(cs, cl, scores, exclude)
+            return bins_by_label(cs, cl, scores, exclude, n_bins=self.n_bins, n_classes=K)
         return venn_predict(
             self._categories(cs), cl, self._categories(scores), n_classes=K, exclude=exclude
         )
-
-    def _bins_by_label(self, cal_scores, cal_labels, scores, exclude):
-        """Multiclass bins: the predicted label, then equal-mass bins of its probability."""
-        K = self.classes_.shape[0]
-        m = scores.shape[0]
-        cal_lab = np.argmax(cal_scores, axis=1)
-        test_lab = np.argmax(scores, axis=1)
-        lower = np.empty((m, K))
-        upper = np.empty((m, K))
-        size = np.empty(m, dtype=np.intp)
-        for c in np.unique(test_lab):
-            rows = np.flatnonzero(test_lab == c)
-            members = np.flatnonzero(cal_lab == c)
-            if members.size == 0:  # an empty category: nothing is known
-                lower[rows], upper[rows], size[rows] = 0.0, 1.0, 0
-                continue
-            ex = None
-            if exclude is not None:
-                local = np.full(cal_labels.shape[0], -1)
-                local[members] = np.arange(members.size)
-                ex = local[exclude[rows]]
-            pred = equal_mass_venn_predict(
-                cal_scores[members, c],
-                cal_labels[members],
-                scores[rows, c],
-                n_bins=self.n_bins,
-                n_classes=K,
-                exclude=ex,
-            )
-            lower[rows], upper[rows], size[rows] = pred.lower, pred.upper, pred.category_size
-        return VennPrediction(lower, upper, np.argmax(lower, axis=1), size)
-
-    def _isotonic(self, cal_scores, cal_labels, w, scores, exclude):
-        m = scores.shape[0]
-        p0 = np.empty(m)
-        p1 = np.empty(m)
-        if exclude is None:
-            p0[:], p1[:] = ivap_fit(cal_scores, cal_labels, sample_weight=w).predict(scores)
-        else:
-            for e in np.unique(exclude):
-                rows = np.flatnonzero(exclude == e)
-                keep = np.ones(cal_labels.shape[0], dtype=bool)
-                keep[e] = False
-                tables = ivap_fit(
-                    cal_scores[keep],
-                    cal_labels[keep],
-                    sample_weight=None if w is None else w[keep],
-                )
-                p0[rows], p1[rows] = tables.predict(scores[rows])
-        lower = np.column_stack([1.0 - p1, p0])
-        upper = np.column_stack([1.0 - p0, p1])
-        # category sizes are not single numbers under a label-dependent taxonomy
-        return VennPrediction(lower, upper, np.argmax(lower, axis=1), np.full(m, -1))
 
     def predict_interval(self, X, calibration_groups=None):
         """Return ``[p0, p1]``: lower and upper probability of ``classes_[1]`` (two classes).

@@ -26,12 +26,12 @@ from venncal._validation import (
     check_sample_weight,
     check_weighted_classes,
 )
+from venncal.classifiers._common import check_cal_size, log_proba
 from venncal.classifiers._response import (
     check_features,
     positive_scores,
     resolve_response_method,
 )
-from venncal.classifiers.venn import check_cal_size, log_proba
 from venncal.core.merge import MERGES, cross_interval, merge, merge_cross
 from venncal.core.venn_abers import ivap_fit
 from venncal.exceptions import VenncalWarning

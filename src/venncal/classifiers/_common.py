@@ -1,0 +1,141 @@
+"""Helpers shared by the classifiers: fit-data checks, weighted fitting, scores, logs."""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+from sklearn.frozen import FrozenEstimator
+from sklearn.utils import indexable
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import column_or_1d, has_fit_parameter
+
+from venncal.exceptions import VenncalWarning
+
+__all__ = [
+    "check_fit_data",
+    "check_cal_size",
+    "fit_weighted",
+    "warn_unweighted_fit",
+    "log_proba",
+    "copy_fitted_attributes",
+    "model_scores",
+]
+
+
+def _check_labels(y):
+    arr = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    if arr.ndim != 1 or arr.shape[0] == 0:
+        raise ValueError(f"'y' must be a non-empty 1-D array of labels, got shape {arr.shape}.")
+    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+        raise ValueError("'y' holds NaN or infinite values; every object needs a label.")
+    classes, y_enc = np.unique(arr, return_inverse=True)
+    if classes.shape[0] < 2:
+        raise ValueError(
+            f"'y' holds one class only ({classes[0]!r}); a Venn predictor needs at least two."
+        )
+    return classes, y_enc.reshape(-1).astype(np.int64)
+
+
+def check_fit_data(X, y, owner):
+    """Validate (X, y) of a classifier's fit: X indexable, y class labels (two or more).
+
+    Returns
+    -------
+    X, classes, y_enc
+        ``y_enc`` holds indices into ``classes``.
+    """
+    if y is None:
+        raise ValueError(f"{owner} requires y to be passed, but the target y is None.")
+    X = indexable(X)[0]
+    arr = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = column_or_1d(arr, warn=True)
+    if arr.dtype.kind == "f" and arr.ndim == 1 and not np.isfinite(arr).all():
+        raise ValueError("'y' holds NaN or infinite values; every object needs a label.")
+    if arr.ndim == 1 and arr.shape[0] > 0:
+        check_classification_targets(arr)
+    classes, y_enc = _check_labels(arr)
+    n = X.shape[0] if hasattr(X, "shape") else len(X)
+    if n != y_enc.shape[0]:
+        raise ValueError(
+            f"Inconsistent lengths: X has {n} row(s), y has {y_enc.shape[0]}; they must match."
+        )
+    return X, classes, y_enc
+
+
+def check_cal_size(cal_size, n_samples, *, owner):
+    """Validate ``cal_size``: an int count in [1, n_samples) or a float fraction in (0, 1).
+
+    Returns
+    -------
+    int or float
+        The value to pass as ``test_size`` to ``train_test_split``.
+    """
+    if isinstance(cal_size, numbers.Integral) and not isinstance(cal_size, (bool, np.bool_)):
+        if 1 <= cal_size < n_samples:
+            return int(cal_size)
+        raise ValueError(
+            f"The 'cal_size' parameter of {owner} as an int is a number of calibration "
+            f"examples in [1, {n_samples}) for {n_samples} samples. Got {cal_size!r} instead."
+        )
+    if (
+        isinstance(cal_size, numbers.Real)
+        and not isinstance(cal_size, (bool, np.bool_))
+        and 0 < cal_size < 1
+    ):
+        return float(cal_size)
+    raise ValueError(
+        f"The 'cal_size' parameter of {owner} must be a float in (0, 1) (a fraction) or an int "
+        f">= 1 (a number of examples). Got {cal_size!r} instead."
+    )
+
+
+def fit_weighted(estimator, X, y, sample_weight, *, stacklevel=3):
+    """Fit ``estimator`` with ``sample_weight`` when its ``fit`` takes it, else unweighted.
+
+    Unweighted fitting of weighted data is announced with a ``VenncalWarning``.
+    """
+    if sample_weight is None or isinstance(estimator, FrozenEstimator):
+        return estimator.fit(X, y)
+    if has_fit_parameter(estimator, "sample_weight"):
+        return estimator.fit(X, y, sample_weight=sample_weight)
+    warn_unweighted_fit(estimator, stacklevel=stacklevel + 1)
+    return estimator.fit(X, y)
+
+
+def warn_unweighted_fit(estimator, *, stacklevel):
+    """Warn that ``estimator`` is fitted unweighted because its ``fit`` takes no weights."""
+    warnings.warn(
+        f"{type(estimator).__name__}.fit does not take sample_weight, so the weights are used "
+        "for the calibration only and the estimator is fitted unweighted.",
+        VenncalWarning,
+        stacklevel=stacklevel + 1,
+    )
+
+
+def log_proba(proba):
+    """Natural logarithm of probabilities; a zero gives -inf without a warning."""
+    with np.errstate(divide="ignore"):
+        return np.log(proba)
+
+
+def copy_fitted_attributes(dst, fitted):
+    """Expose the fitted estimator's ``n_features_in_`` and ``feature_names_in_``."""
+    for attr in ("n_features_in_", "feature_names_in_"):
+        if hasattr(fitted, attr):
+            setattr(dst, attr, getattr(fitted, attr))
+
+
+def model_scores(estimator, X, n_classes):
+    """Class probabilities (or decision values) of a fitted estimator: (m, K), or (m,) binary."""
+    if hasattr(estimator, "predict_proba"):
+        out = np.asarray(estimator.predict_proba(X), dtype=np.float64)
+        return out[:, 1] if n_classes == 2 else out
+    out = np.asarray(estimator.decision_function(X), dtype=np.float64)
+    if out.ndim == 2 and out.shape[1] == 1:
+        out = out[:, 0]
+    return out
