@@ -75,3 +75,14 @@ def test_unknown_group_and_fallback():
         VennAbersClassifier(LogisticRegression(), group_fallback="x").fit(
             X, y, calibration_groups=g
         )
+
+
+@pytest.mark.parametrize("method", ["inductive", "cross", "simplified", "full", "oob"])
+@pytest.mark.parametrize("bad", ["x", "Pooled", None, 1])
+def test_group_fallback_is_checked_without_groups(method, bad):
+    """A bad group_fallback is refused at every fit, not only when groups are given."""
+    X, y, _ = _data(6, 60)
+    clf = VennAbersClassifier(LogisticRegression(), method=method, group_fallback=bad)
+    with pytest.raises(ValueError, match="'group_fallback' parameter of VennAbersClassifier") as e:
+        clf.fit(X, y)
+    assert "\n" not in str(e.value)

@@ -208,6 +208,9 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         owner = type(self).__name__
         check_option(self.method, METHODS, name="method", owner=owner)
         check_option(self.merge, MERGES, name="merge", owner=owner)
+        from venncal.calibration._groups import GROUP_FALLBACKS
+
+        check_option(self.group_fallback, GROUP_FALLBACKS, name="group_fallback", owner=owner)
         if self.method == "cross":
             check_positive_int(self.n_splits, name="n_splits", owner=owner, minimum=2)
             if isinstance(self.estimator, FrozenEstimator):
@@ -256,7 +259,7 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         self._grouping = None
         groups = calibration_groups
         if groups is not None:
-            from venncal.calibration._groups import GROUP_FALLBACKS, check_groups
+            from venncal.calibration._groups import check_groups
 
             owner = type(self).__name__
             if self.method not in ("inductive", "simplified", "cross"):
@@ -265,7 +268,6 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
                     "'cross', "
                     f"not {self.method!r}."
                 )
-            check_option(self.group_fallback, GROUP_FALLBACKS, name="group_fallback", owner=owner)
             self._grouping = (check_groups(groups, n), self.merge, self.group_fallback)
         weight = check_sample_weight(fit_params.get("sample_weight"), n)
         check_weighted_classes(y01, weight)
