@@ -163,3 +163,16 @@ def test_without_groups_nothing_changes():
     ref = venn_abers_naive(s[:60], y[:60], s[60:90])
     b = VennAbersCalibrator().fit(s[:60], y[:60])
     np.testing.assert_allclose(b.predict_interval(s[60:90]), np.column_stack(ref), atol=1e-12)
+
+
+def test_length_error_counts_scores():
+    """The calibrator's groups label scores, at fit and at prediction."""
+    s = np.linspace(-1, 1, 10)
+    y = np.array([0, 1] * 5)
+    with pytest.raises(ValueError) as info:
+        VennAbersCalibrator().fit(s, y, groups=np.zeros(9, dtype=int))
+    assert str(info.value) == "'groups' has 9 labels for 10 scores; they must match."
+    cal = VennAbersCalibrator().fit(s, y, groups=np.zeros(10, dtype=int))
+    with pytest.raises(ValueError) as info:
+        cal.predict_interval(s[:3], groups=[0, 0])
+    assert str(info.value) == "'groups' has 2 labels for 3 scores; they must match."

@@ -86,3 +86,19 @@ def test_group_fallback_is_checked_without_groups(method, bad):
     with pytest.raises(ValueError, match="'group_fallback' parameter of VennAbersClassifier") as e:
         clf.fit(X, y)
     assert "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("method", ["inductive", "simplified", "cross"])
+def test_length_error_counts_rows_at_fit_and_objects_at_prediction(method):
+    X, y, g = _data(7, 200)
+    clf = VennAbersClassifier(LogisticRegression(), method=method, random_state=0)
+    with pytest.raises(ValueError) as info:
+        clf.fit(X, y, calibration_groups=g[:199])
+    assert str(info.value) == "'calibration_groups' has 199 labels for 200 rows; they must match."
+    clf.fit(X, y, calibration_groups=g)
+    for predict in (clf.predict_interval, clf.predict_proba, clf.predict_log_proba, clf.predict):
+        with pytest.raises(ValueError) as info:
+            predict(X[:5], calibration_groups=g[:4])
+        assert str(info.value) == (
+            "'calibration_groups' has 4 labels for 5 objects; they must match."
+        )

@@ -389,3 +389,14 @@ def test_bad_parameters():
     with pytest.raises(ValueError, match="not 'full'; use method='inductive'") as info:
         VennClassifier(GaussianNB(), method="full").fit(X, y, calibration_groups=g)
     _one_line(info)
+
+
+def test_length_error_counts_rows_at_fit_and_objects_at_prediction():
+    X, y, g = _data(15, 200)
+    with pytest.raises(ValueError) as info:
+        VennClassifier(FrozenEstimator(_model())).fit(X, y, calibration_groups=g[:199])
+    assert str(info.value) == "'calibration_groups' has 199 labels for 200 rows; they must match."
+    vp = VennClassifier(FrozenEstimator(_model())).fit(X, y, calibration_groups=g)
+    with pytest.raises(ValueError) as info:
+        vp.predict_proba(X[:5], calibration_groups=g[:4])
+    assert str(info.value) == "'calibration_groups' has 4 labels for 5 objects; they must match."

@@ -10,13 +10,20 @@ __all__ = ["GROUP_FALLBACKS", "check_groups", "group_rows"]
 GROUP_FALLBACKS = ("error", "pooled")
 
 
-def check_groups(groups, n, *, name="groups"):
+def check_groups(groups, n, *, name="groups", what="scores"):
     """Return group labels as a 1-D array of ``n`` integers or strings, or raise one line.
+
+    ``name`` is the parameter that holds the groups and ``what`` the plural noun of the ``n``
+    things they label (``"scores"``, or ``"rows"`` of X), both for the error messages.
 
     Examples
     --------
     >>> check_groups(["a", "b", "a"], 3)
     array(['a', 'b', 'a'], dtype='<U1')
+    >>> check_groups([0, 1], 3, name="calibration_groups", what="rows")
+    Traceback (most recent call last):
+    ...
+    ValueError: 'calibration_groups' has 2 labels for 3 rows; they must match.
     >>> check_groups([1.5, 2.0], 2)
     Traceback (most recent call last):
     ...
@@ -28,7 +35,7 @@ def check_groups(groups, n, *, name="groups"):
     if arr.ndim != 1:
         raise ValueError(f"'{name}' must be 1-D, one label per row; got shape {arr.shape}.")
     if arr.shape[0] != n:
-        raise ValueError(f"'{name}' has {arr.shape[0]} labels for {n} scores; they must match.")
+        raise ValueError(f"'{name}' has {arr.shape[0]} labels for {n} {what}; they must match.")
     if arr.dtype.kind == "O":
         kinds = {type(v) for v in arr.tolist()}
         if kinds <= {str}:

@@ -43,7 +43,7 @@ def check_fit_groups(vc, groups, n):
             f"{_OWNER}: calibration_groups= works with method 'inductive' or 'oob', not 'full'; "
             "use method='inductive', or fit one VennClassifier(method='full') per group."
         )
-    return check_groups(groups, n, name=_NAME)
+    return check_groups(groups, n, name=_NAME, what="rows")
 
 
 def set_calibration_groups(vc, groups, cal_rows, *, stacklevel=3):
@@ -109,7 +109,7 @@ def grouped_venn(vc, X, groups, *, stacklevel=4):
     """The Venn prediction of each test object from the calibration examples of its group."""
     X = indexable(X)[0]
     m = _num_samples(X)
-    g = check_groups(groups, m, name=_NAME)
+    g = check_groups(groups, m, name=_NAME, what="objects")
     parts = group_rows(g)
     own = dict(group_rows(vc.cal_groups_))
     calibrated = set(vc.groups_)

@@ -268,7 +268,8 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
                     "'cross', "
                     f"not {self.method!r}."
                 )
-            self._grouping = (check_groups(groups, n), self.merge, self.group_fallback)
+            groups = check_groups(groups, n, name="calibration_groups", what="rows")
+            self._grouping = (groups, self.merge, self.group_fallback)
         weight = check_sample_weight(fit_params.get("sample_weight"), n)
         check_weighted_classes(y01, weight)
         if self.method == "inductive" and not isinstance(self.estimator, FrozenEstimator):
@@ -420,6 +421,11 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     def _fold_pairs(self, X, groups=None):
         """Per-estimator (p0, p1), each of shape (K, m)."""
         estimators = getattr(self, "estimators_", None) or [self.estimator_]
+        if groups is not None:
+            from venncal.calibration._groups import check_groups
+
+            m = _num_samples(X)
+            groups = check_groups(groups, m, name="calibration_groups", what="objects")
         p0, p1 = [], []
         for est, tables in zip(estimators, self.calibrators_):
             scores = positive_scores(est, X, self._response_)
