@@ -400,3 +400,33 @@ def test_length_error_counts_rows_at_fit_and_objects_at_prediction():
     with pytest.raises(ValueError) as info:
         vp.predict_proba(X[:5], calibration_groups=g[:4])
     assert str(info.value) == "'calibration_groups' has 4 labels for 5 objects; they must match."
+
+
+@pytest.mark.parametrize("method", ["inductive", "oob"])
+@pytest.mark.parametrize(
+    "predict",
+    [
+        "predict",
+        "predict_proba",
+        "predict_log_proba",
+        "predict_interval",
+        "predict_venn",
+        "predict_multiprobability",
+    ],
+)
+def test_unknown_group_warning_points_at_the_call(method, predict):
+    """The warning names the line that called the predict method, not a line of venncal."""
+    X, y, g = _data(16, 300)
+    if method == "oob":
+        est = RandomForestClassifier(n_estimators=15, max_depth=3, random_state=0)
+    else:
+        est = FrozenEstimator(_model())
+    vp = VennClassifier(est, method=method, group_fallback="pooled", random_state=0)
+    vp.fit(X, y, calibration_groups=g)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        getattr(vp, predict)(X[:6], calibration_groups=["west"] + list(g[1:6]))
+    unseen = [w for w in caught if "were not seen at fit" in str(w.message)]
+    assert len(unseen) == 1, [str(w.message) for w in caught]
+    assert unseen[0].category is VenncalWarning
+    assert unseen[0].filename == __file__

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import numbers
+import os
+import sys
 import warnings
 
 import numpy as np
@@ -21,7 +23,10 @@ __all__ = [
     "log_proba",
     "copy_fitted_attributes",
     "model_scores",
+    "user_stacklevel",
 ]
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 def _check_labels(y):
@@ -139,3 +144,18 @@ def model_scores(estimator, X, n_classes):
     if out.ndim == 2 and out.shape[1] == 1:
         out = out[:, 0]
     return out
+
+
+def user_stacklevel():
+    """The ``stacklevel`` at which a warning raised by the caller points at the user's call.
+
+    That is the first frame outside venncal, however many venncal functions lie between it
+    and the caller (``predict_log_proba`` calls ``predict_proba``, which calls
+    ``predict_venn``).
+    """
+    frame = sys._getframe(1)  # the caller: stacklevel 1
+    level = 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame = frame.f_back
+        level += 1
+    return level

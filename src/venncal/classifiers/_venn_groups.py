@@ -24,6 +24,7 @@ from sklearn.utils.validation import _num_samples
 
 from venncal._validation import check_option
 from venncal.calibration._groups import GROUP_FALLBACKS, check_groups, group_rows
+from venncal.classifiers._common import user_stacklevel
 from venncal.core.venn import VennPrediction
 from venncal.exceptions import VenncalWarning
 
@@ -105,7 +106,7 @@ def check_predict_groups(vc, groups):
         )
 
 
-def grouped_venn(vc, X, groups, *, stacklevel=4):
+def grouped_venn(vc, X, groups):
     """The Venn prediction of each test object from the calibration examples of its group."""
     X = indexable(X)[0]
     m = _num_samples(X)
@@ -124,7 +125,7 @@ def grouped_venn(vc, X, groups, *, stacklevel=4):
             f"{_OWNER}: groups {unknown!r} were not seen at fit and get the predictor of all "
             "groups pooled.",
             VenncalWarning,
-            stacklevel=stacklevel,
+            stacklevel=user_stacklevel(),
         )
     jobs = [(rows, own[lab]) for lab, rows in parts if lab in calibrated]
     pooled = [rows for lab, rows in parts if lab not in calibrated]
