@@ -159,3 +159,18 @@ def user_stacklevel():
         frame = frame.f_back
         level += 1
     return level
+
+
+def check_groups_match(owner, grouped, groups):
+    """Raise one line when prediction groups are given to a model fitted without them, or are
+    missing for one fitted within groups (``grouped``)."""
+    if groups is not None and not grouped:
+        raise ValueError(
+            f"{owner} was fitted without groups; pass calibration_groups= to fit to calibrate "
+            "within groups."
+        )
+    if grouped and groups is None:
+        raise ValueError(
+            f"{owner} was fitted within groups: pass calibration_groups= with the group of each "
+            "test object."
+        )

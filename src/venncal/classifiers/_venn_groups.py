@@ -24,7 +24,7 @@ from sklearn.utils.validation import _num_samples
 
 from venncal._validation import check_option
 from venncal.calibration._groups import GROUP_FALLBACKS, check_groups, group_rows
-from venncal.classifiers._common import user_stacklevel
+from venncal.classifiers._common import check_groups_match, user_stacklevel
 from venncal.core.venn import VennPrediction
 from venncal.exceptions import VenncalWarning
 
@@ -93,17 +93,7 @@ def set_calibration_groups(vc, groups, cal_rows, *, stacklevel=3):
 
 def check_predict_groups(vc, groups):
     """Raise when groups are given to a model fitted without them, or missing for one with."""
-    grouped = getattr(vc, "groups_", None) is not None
-    if groups is not None and not grouped:
-        raise ValueError(
-            f"{_OWNER} was fitted without groups; pass calibration_groups= to fit to calibrate "
-            "within groups."
-        )
-    if grouped and groups is None:
-        raise ValueError(
-            f"{_OWNER} was fitted within groups: pass calibration_groups= with the group of each "
-            "test object."
-        )
+    check_groups_match(_OWNER, getattr(vc, "groups_", None) is not None, groups)
 
 
 def grouped_venn(vc, X, groups):

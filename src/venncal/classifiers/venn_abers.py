@@ -26,7 +26,7 @@ from venncal._validation import (
     check_sample_weight,
     check_weighted_classes,
 )
-from venncal.classifiers._common import check_cal_size, log_proba
+from venncal.classifiers._common import check_cal_size, check_groups_match, log_proba
 from venncal.classifiers._response import (
     check_features,
     positive_scores,
@@ -405,18 +405,7 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         )
 
     def _check_groups(self, groups):
-        owner = type(self).__name__
-        grouped = getattr(self, "grouped_", False)
-        if groups is not None and not grouped:
-            raise ValueError(
-                f"{owner} was fitted without groups; pass calibration_groups= to fit to "
-                "calibrate within groups."
-            )
-        if grouped and groups is None:
-            raise ValueError(
-                f"{owner} was fitted within groups: pass calibration_groups= with the group of "
-                "each test object."
-            )
+        check_groups_match(type(self).__name__, getattr(self, "grouped_", False), groups)
 
     def _fold_pairs(self, X, groups=None):
         """Per-estimator (p0, p1), each of shape (K, m)."""
