@@ -310,9 +310,18 @@ def test_a_bad_score_is_named_by_its_row_in_the_file(files, monkeypatch, bad):
     pq.write_table(pa.table({"score": score}), tmp / "bad.parquet")
     monkeypatch.setattr(_stream, "BATCH_ROWS", 4)
     res = run("apply", tmp / "model.json", tmp / "bad.parquet", "-o", tmp / "o.parquet")
-    message = one_line_error(res, "row 9")
+    message = one_line_error(res, "row 9", "NaN" if np.isnan(bad) else "infinite")
     assert "index" not in message
     assert not (tmp / "o.parquet").exists()
+
+
+def test_a_nan_after_an_infinite_score_is_named_with_its_own_row(files):
+    """The message and the row it gives name the same value."""
+    tmp, *_ = files
+    assert _fit(tmp).exit_code == 0
+    pq.write_table(pa.table({"score": [0.1, np.inf, 0.2, np.nan]}), tmp / "bad.parquet")
+    res = run("apply", tmp / "model.json", tmp / "bad.parquet", "-o", tmp / "o.parquet")
+    one_line_error(res, "NaN", "row 3")
 
 
 def test_bad_model_files(files):

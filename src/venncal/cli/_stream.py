@@ -12,16 +12,14 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
-from venncal._validation import check_scores
 from venncal.cli._extras import require_extra
-from venncal.cli._io import _PARQUET, InputError, _check_csv_layout, _kind, _reword
+from venncal.cli._io import _PARQUET, InputError, _check_csv_layout, _kind
 from venncal.experiments._files import TMP_PREFIX
 
 __all__ = [
@@ -211,15 +209,16 @@ def score_array(chunk, name, path, offset, option="--score"):
             )
         values = numbers
     if not np.isfinite(values).all():
-        first = int(np.flatnonzero(~np.isfinite(values))[0])
-        try:  # the library's own message for what is wrong
-            check_scores(values, name="scores")
-            text = "holds values that are not finite numbers"
-        except (ValueError, TypeError) as exc:
-            text = str(_reword(exc, option, name, path)).split(": ", 1)[-1]
-            # the index within this chunk means nothing to the user: the row is given below
-            text = re.sub(r" \(first at index \d+\)", "", text).rstrip(".")
-        raise InputError(f"{str(path)!r}: {text} (first at row {offset + first})") from None
+        nan = np.isnan(values)
+        if nan.any():
+            first = int(np.flatnonzero(nan)[0])
+            text = "holds NaN values; remove or impute them first"
+        else:
+            first = int(np.flatnonzero(~np.isfinite(values))[0])
+            text = "holds infinite values; scores must be finite"
+        raise InputError(
+            f"{str(path)!r}: column {name!r} ({option}) {text} (first at row {offset + first})."
+        )
     return values
 
 
@@ -260,7 +259,7 @@ def arrow_frame(table):
             col = col.chunk(0)
         elif str(col.type) in _ARROW_NUMPY and col.null_count == 0:
             col = col.combine_chunks()
-        if str(col.type) not in _ARROW_NUMPY or col.null_count or not hasattr(col, "buffers"):
+        if str(col.type) not in _ARROW_NUMPY or col.null_count:
             return table.to_pandas()
         columns[name] = _arrow_numbers(col)
     return pd.DataFrame(columns, copy=False)
@@ -412,7 +411,7 @@ class Sink:
         self._queue = None
         self._thread = None
         self._error = None
-        self._written = 0  # rows written to the file so far
+        self._csv_header = False  # whether the CSV header line is written
 
     def __enter__(self):
         folder = self.path.parent if str(self.path.parent) else Path(".")
@@ -448,12 +447,12 @@ class Sink:
 
     def _raise_error(self):
         """Raise the writer thread's error (a file system error as one line)."""
-        err = self._error
-        if isinstance(err, OSError):
-            raise InputError(
-                f"cannot write {self.what} {str(self.path)!r}: {err.strerror or err}."
-            ) from None
-        raise err
+        if isinstance(self._error, OSError):
+            raise self._cannot_write(self._error) from None
+        raise self._error
+
+    def _cannot_write(self, err):
+        return InputError(f"cannot write {self.what} {str(self.path)!r}: {err.strerror or err}.")
 
     def _drain(self):
         """The writer thread: write queued chunks in order until None; keep the first error."""
@@ -478,7 +477,6 @@ class Sink:
             self._write_parquet(kept, new)
         else:
             self._write_csv(kept, new)
-        self._written += len(next(iter(new.values())))
 
     def _write_parquet(self, kept, new):
         import pyarrow as pa
@@ -515,7 +513,8 @@ class Sink:
         else:
             frame = kept.to_pandas() if hasattr(kept, "schema") else kept.reset_index(drop=True)
             frame = frame.assign(**{k: v for k, v in new.items()})
-        frame.to_csv(self._fh, index=False, header=self._written == 0, sep=self.sep)
+        frame.to_csv(self._fh, index=False, header=not self._csv_header, sep=self.sep)
+        self._csv_header = True
 
     def __exit__(self, exc_type, exc, tb):
         try:
@@ -536,9 +535,7 @@ class Sink:
                 os.chmod(self._tmp, 0o666 & ~_umask())
                 os.replace(self._tmp, self.path)
         except OSError as err:
-            raise InputError(
-                f"cannot write {self.what} {str(self.path)!r}: {err.strerror or err}."
-            ) from None
+            raise self._cannot_write(err) from None
         finally:
             if os.path.exists(self._tmp):
                 with contextlib.suppress(OSError):

@@ -244,24 +244,27 @@ class IVAPTables:
         """Like :meth:`predict` for a clean float64 array (no checks).
 
         From ``_FAST_LOOKUP_MIN`` test scores on, against tables of 64 breakpoints or more,
-        the tables are searched from a grid of first guesses
-        (:func:`venncal.core._step_lookup.step_lookup`): the same values, 5-10 times faster.
+        the tables are searched by the compiled kernel when numba is loaded
+        (:func:`venncal.core._step_lookup.step_lookup`), else from a numpy grid of cells
+        (:class:`venncal.core._step_lookup.CellTable`, built once): the same values as the
+        plain search, several times faster.
         """
-        if t.shape[0] < _FAST_LOOKUP_MIN or self.breaks0.shape[0] < 64:
-            p0 = self.values0[np.searchsorted(self.breaks0, t, side="right")]
-            p1 = self.values1[np.searchsorted(self.breaks1, t, side="left")]
-            return p0, p1
-        from venncal.core._step_lookup import step_lookup, use_kernel
+        if t.shape[0] >= _FAST_LOOKUP_MIN and self.breaks0.shape[0] >= 64:
+            from venncal.core._step_lookup import step_lookup, use_kernel
 
-        grid = None if use_kernel(t.shape[0]) else self._cell_tables
-        if grid is None:
-            p0 = step_lookup(self.breaks0, self.values0, t, right=True)
-            p1 = step_lookup(self.breaks1, self.values1, t, right=False)
-            return p0, p1
-        cells, table0, table1 = grid
-        k = cells.cells_of(t)
-        p0 = cells.lookup(self.breaks0, self.values0, table0, k, t, right=True)
-        p1 = cells.lookup(self.breaks1, self.values1, table1, k, t, right=False)
+            if use_kernel(t.shape[0]):
+                p0 = step_lookup(self.breaks0, self.values0, t, right=True)
+                p1 = step_lookup(self.breaks1, self.values1, t, right=False)
+                return p0, p1
+            grid = self._cell_tables
+            if grid is not None:
+                cells, table0, table1 = grid
+                k = cells.cells_of(t)
+                p0 = cells.lookup(self.breaks0, self.values0, table0, k, t, right=True)
+                p1 = cells.lookup(self.breaks1, self.values1, table1, k, t, right=False)
+                return p0, p1
+        p0 = self.values0[np.searchsorted(self.breaks0, t, side="right")]
+        p1 = self.values1[np.searchsorted(self.breaks1, t, side="left")]
         return p0, p1
 
     @functools.cached_property
