@@ -80,7 +80,6 @@ class CellTable:
         self.lo = float(lo)
         cells = int(min(_MAX_CELLS_NUMPY, max(_MIN_CELLS_NUMPY, _CELLS_PER_BREAK_NUMPY * n_breaks)))
         width = float(hi) - self.lo
-        self.is_usable = False
         with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
             ulp = float(np.spacing(max(abs(self.lo), abs(float(hi)))))
             if np.isfinite(width) and width > 0:
