@@ -72,3 +72,24 @@ def test_gap_bridges_give_the_inductive_values(seed):
     np.testing.assert_array_equal(vnum / vden, ivap_gap_values(weight, positives)[1])
     g = np.arange(k + 1)
     assert ((left <= g) & (g <= right)).all()  # the test object's block holds its gap
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_large_blocks_and_left_out_examples_near_the_test_score(seed):
+    # uninformative scores make blocks of hundreds of groups; informative ones make small
+    # blocks. Leaving out a calibration example ranked near the test score puts it inside the
+    # test object's block or just outside it, on either side and with either label, where
+    # leaving it out may or may not move p0 and p1.
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(300, 1500))
+    s = rng.random(n) if seed % 3 else np.round(rng.random(n) * 50) / 50
+    informative = seed % 2 == 0
+    y = (rng.random(n) < (s if informative else 0.3)).astype(np.int64)
+    m = 400
+    t = rng.random(m)
+    rank = np.argsort(np.argsort(s, kind="stable"), kind="stable")
+    by_rank = np.argsort(rank)
+    near = np.clip(np.searchsorted(np.sort(s), t) + rng.integers(-40, 40, m), 0, n - 1)
+    left_out = np.where(rng.random(m) < 0.8, by_rank[near], rng.integers(0, n, m))
+    p0, p1 = loo_ivap_predict(s, y, None, left_out, t)
+    np.testing.assert_array_equal(np.c_[p0, p1], oob_venn_abers_naive(s, y, t, left_out))

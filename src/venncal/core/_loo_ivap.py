@@ -24,6 +24,21 @@ their ranges (O(k log k) vertices in all). A bridge of two chains is found by a 
 over one chain of a binary search over the other. p0 is p1 of the mirrored diagram (scores
 negated, labels flipped), as in :mod:`venncal.core._ivap_kernels`.
 
+Most queries need no range. Without removal, p1 is the slope of the line through L_a and P_b
+(a = left[g] <= g <= b = right[g]: the test object's block holds groups a + 1 .. b), and every
+point lies on or above it. An example left out of group q <= a leaves [q, g] holding L_a, so
+that bridge is p1 itself; if it is positive, its shift (w, w) along a line of slope 1 lowers
+every slope from the points moved, so p1 is unchanged; if it is negative, p1 grows exactly when
+a moved point P_i + (w, 0) - (1, 1), i < q, falls below the line, a test of the vertex of the
+prefix hull of P_0..P_{q-1} lowest under it. Mirrored, an example left out of group q > b
+changes nothing when negative and lowers p1 exactly when a moved point P_j - (w, w), j >= q,
+falls below the line. Only the queries whose left-out example lies in the test object's block,
+or outside it and moving p1, fold bridges over ranges.
+
+Cost: O(l log l) for the tree and the sweeps, O(log l) per query outside the block that leaves
+p1 alone, and O(log^2 l log h) per other query (O(log l) tree nodes, a binary search of binary
+searches per node, h a node's hull size).
+
 Each value comes out as an exact integer ratio (num, den) on integer coordinates, so the float
 the caller forms with one division equals the one the refitting algorithm gives.
 """
@@ -243,6 +258,113 @@ def _gap_bridges(px, py, unit, vnum, vden, left, right):
 
 
 @jit
+def _extreme(px, py, stack, lo, hi, step, vnum, vden):
+    """Vertex of the lower chain ``stack[lo], stack[lo + step], ...`` (``hi - lo`` edges,
+    left to right) that minimises vden y - vnum x, the lowest under lines of slope vnum / vden."""
+    n = (hi - lo) * step
+    a = 0
+    b = n
+    while a < b:
+        mid = (a + b) // 2
+        i1 = stack[lo + step * mid]
+        i2 = stack[lo + step * (mid + 1)]
+        if vden * (py[i2] - py[i1]) - vnum * (px[i2] - px[i1]) < 0:
+            a = mid + 1
+        else:
+            b = mid
+    return stack[lo + step * a]
+
+
+@jit
+def _outside_changes(px, py, unit, gaps, groups, dw, da, vnum, vden, left, right, change):
+    """Mark the queries whose left-out example lies outside the test object's block, on the side
+    where it can move p1 (a negative left of the block, a positive right of it), and does.
+
+    Without removal p1 is the slope of the line through L_left[g] and P_right[g], below every
+    point. A negative left of the block (q <= left[g]) moves the points P_i, i < q, of the left
+    set by (w, 0), and p1 grows exactly when one of them falls below that line; a positive right
+    of the block (q > right[g]) moves the points P_j, j >= q, of the right set by -(w, w), and
+    p1 falls exactly when one of them falls below it. Each is a test of the vertex of a prefix
+    (or suffix) hull lowest under the line, found by a binary search on the stack of a
+    monotone-chain sweep over q.
+    """
+    k = px.shape[0] - 1
+    m = gaps.shape[0]
+    qkey = np.full(m, -1, dtype=np.int64)
+    for t in range(m):
+        g = gaps[t]
+        q = groups[t]
+        if dw[t] == 0:
+            continue
+        if q <= left[g] and da[t] < dw[t]:
+            qkey[t] = q
+        elif q > right[g] and da[t] > 0:
+            qkey[t] = q
+    order = np.argsort(qkey, kind="mergesort")
+    stack = np.empty(k + 1, dtype=np.int64)
+    # left of the block: the prefix hull of P_0 .. P_{q-1}, q increasing
+    ptr = 0
+    while ptr < m and qkey[order[ptr]] < 0:
+        ptr += 1
+    first = ptr
+    top = 0
+    for p in range(k + 1):
+        x = px[p]
+        y = py[p]
+        while top >= 2:
+            i1 = stack[top - 2]
+            i2 = stack[top - 1]
+            if _orient(px[i1], py[i1], px[i2], py[i2], x, y) <= 0:
+                top -= 1
+            else:
+                break
+        stack[top] = p
+        top += 1
+        while ptr < m and qkey[order[ptr]] == p + 1:
+            t = order[ptr]
+            ptr += 1
+            g = gaps[t]
+            if groups[t] > g:
+                continue
+            v = _extreme(px, py, stack, 0, top - 1, 1, vnum[g], vden[g])
+            a = left[g]
+            b = right[g]
+            cx = px[v] + dw[t] - unit
+            cy = py[v] + da[t] - unit
+            if _orient(px[a] - unit, py[a] - unit, px[b], py[b], cx, cy) < 0:
+                change[t] = 1
+    # right of the block: the suffix hull of P_q .. P_k, q decreasing
+    ptr = m - 1
+    top = 0
+    for p in range(k, -1, -1):
+        x = px[p]
+        y = py[p]
+        while top >= 2:
+            i1 = stack[top - 2]
+            i2 = stack[top - 1]
+            if _orient(px[i1], py[i1], px[i2], py[i2], x, y) >= 0:
+                top -= 1
+            else:
+                break
+        stack[top] = p
+        top += 1
+        while ptr >= first and qkey[order[ptr]] == p:
+            t = order[ptr]
+            ptr -= 1
+            g = gaps[t]
+            if groups[t] <= g:
+                continue
+            # the stack lists the hull right to left: walk it from its top
+            v = _extreme(px, py, stack, top - 1, 0, -1, vnum[g], vden[g])
+            a = left[g]
+            b = right[g]
+            cx = px[v] - dw[t]
+            cy = py[v] - da[t]
+            if _orient(px[a] - unit, py[a] - unit, px[b], py[b], cx, cy) < 0:
+                change[t] = 1
+
+
+@jit
 def loo_p1(px, py, unit, gaps, groups, dw, da, num, den):
     """p1 = num / den for each query (test above ``gaps[i]`` groups, the example of weight
     ``dw[i]`` and weighted positives ``da[i]`` in group ``groups[i]`` (1-based) left out).
@@ -261,6 +383,8 @@ def loo_p1(px, py, unit, gaps, groups, dw, da, num, den):
     right = np.empty(k + 1, dtype=np.int64)
     _gap_bridges(px, py, unit, vnum, vden, left, right)
     m = gaps.shape[0]
+    change = np.zeros(m, dtype=np.int8)
+    _outside_changes(px, py, unit, gaps, groups, dw, da, vnum, vden, left, right, change)
     order = np.argsort(gaps, kind="mergesort")
     stack = np.empty(k + 1, dtype=np.int64)
     # right of the removed group (q <= g): sweep g down, the stack is the hull of P_g..P_k
@@ -285,8 +409,15 @@ def loo_p1(px, py, unit, gaps, groups, dw, da, num, den):
             q = groups[t]
             if q > g:
                 continue
+            if dw[t] == 0 or (q <= left[g] and (da[t] == dw[t] or change[t] == 0)):
+                num[t] = vnum[g]
+                den[t] = vden[g]
+                continue
             bn = 0
             bd = 0
+            if q <= left[g]:  # [q, g] holds the block's left end: that bridge is p1 itself
+                bn = vnum[g]
+                bd = vden[g]
             bn, bd = _range_best(
                 px,
                 py,
@@ -308,6 +439,10 @@ def loo_p1(px, py, unit, gaps, groups, dw, da, num, den):
                 bn,
                 bd,
             )
+            if q <= left[g]:
+                num[t] = bn
+                den[t] = bd
+                continue
             bn, bd = _range_best(
                 px,
                 py,
@@ -352,29 +487,37 @@ def loo_p1(px, py, unit, gaps, groups, dw, da, num, den):
             q = groups[t]
             if q <= g:
                 continue
+            if dw[t] == 0 or (q > right[g] and (da[t] == 0 or change[t] == 0)):
+                num[t] = vnum[g]
+                den[t] = vden[g]
+                continue
             bn = 0
             bd = 0
-            bn, bd = _range_best(
-                px,
-                py,
-                begin,
-                count,
-                verts,
-                size,
-                g,
-                q - 1,
-                0,
-                0,
-                stack,
-                0,
-                top,
-                1,
-                -unit,
-                -unit,
-                1,
-                bn,
-                bd,
-            )
+            if q > right[g]:  # [g, q - 1] holds the block's right end: that bridge is p1
+                bn = vnum[g]
+                bd = vden[g]
+            else:
+                bn, bd = _range_best(
+                    px,
+                    py,
+                    begin,
+                    count,
+                    verts,
+                    size,
+                    g,
+                    q - 1,
+                    0,
+                    0,
+                    stack,
+                    0,
+                    top,
+                    1,
+                    -unit,
+                    -unit,
+                    1,
+                    bn,
+                    bd,
+                )
             bn, bd = _range_best(
                 px,
                 py,
