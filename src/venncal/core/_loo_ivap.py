@@ -33,7 +33,9 @@ a moved point P_i + (w, 0) - (1, 1), i < q, falls below the line, a test of the 
 prefix hull of P_0..P_{q-1} lowest under it. Mirrored, an example left out of group q > b
 changes nothing when negative and lowers p1 exactly when a moved point P_j - (w, w), j >= q,
 falls below the line. Only the queries whose left-out example lies in the test object's block,
-or outside it and moving p1, fold bridges over ranges.
+or outside it and moving p1, fold bridges over ranges; in the block, a negative left of the
+test object (or a positive right of it) needs only the range of the moved points, since
+L_a + (w, 0) (or P_b - (w, w)) lies on or below the line.
 
 Cost: O(l log l) for the tree and the sweeps, O(log l) per query outside the block that leaves
 p1 alone, and O(log^2 l log h) per other query (O(log l) tree nodes, a binary search of binary
@@ -439,7 +441,10 @@ def loo_p1(px, py, unit, gaps, groups, dw, da, num, den):
                 bn,
                 bd,
             )
-            if q <= left[g]:
+            if q <= left[g] or da[t] == 0:
+                # a negative in the block: L_left + (w, 0) lies below the unremoved line (of
+                # positive slope), so the moved points' bridge exceeds p1, and the bridge
+                # from [q, g] is at most p1
                 num[t] = bn
                 den[t] = bd
                 continue
@@ -496,7 +501,10 @@ def loo_p1(px, py, unit, gaps, groups, dw, da, num, den):
             if q > right[g]:  # [g, q - 1] holds the block's right end: that bridge is p1
                 bn = vnum[g]
                 bd = vden[g]
-            else:
+            elif da[t] < dw[t]:
+                # (a positive in the block needs no range here: P_right - (w, w) lies on or
+                # below the unremoved line, whose slope is at most 1, so the moved points'
+                # bridge is at most p1, and this range's bridge at least p1)
                 bn, bd = _range_best(
                     px,
                     py,
