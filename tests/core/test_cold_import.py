@@ -90,3 +90,32 @@ def _for_size_forced(small):
         return self.python if small else self.compiled
 
     return for_size
+
+
+def test_many_small_fits_end_up_compiled_with_the_same_values():
+    # each fit is small, so the first ones run as plain Python; once their work passes the
+    # budget the kernels compile (numba is imported) and the values stay the same
+    script = textwrap.dedent(
+        """
+        import sys
+        import numpy as np
+        from venncal.core import _jit
+        from venncal.core.venn_abers import ivap_fit
+        rng = np.random.default_rng(0)
+        s = rng.random(1000)
+        y = (rng.random(1000) < s).astype(int)
+        first = ivap_fit(s, y).predict(s)
+        before = "numba" in sys.modules
+        for _ in range(_jit.PYTHON_BUDGET // 1000 + 2):
+            last = ivap_fit(s, y).predict(s)
+        same = all(np.array_equal(a, b) for a, b in zip(first, last))
+        print(before, "numba" in sys.modules, same)
+        """
+    )
+    assert _loaded(script) == ["False", str(_jit_available()), "True"]
+
+
+def _jit_available():
+    from venncal.core import _jit
+
+    return _jit.HAVE_NUMBA

@@ -9,7 +9,8 @@ these it is compiled without the disk cache (once per process) instead of failin
 never sets ``NUMBA_CACHE_DIR`` or any other numba setting itself.
 
 Callers with small inputs can run a kernel as plain Python through :meth:`Kernel.for_size`,
-so that a first small fit pays neither the numba import nor a compilation; only kernels whose
+so that a first small fit pays neither the numba import nor a compilation (and many small fits
+end up compiled once their plain-Python work exceeds what the import costs); only kernels whose
 compiled arithmetic is exactly the Python one (no ``fastmath``) are called that way. Without
 numba every kernel runs as plain Python with identical results. A kernel keeps its Python
 original as ``kernel.py_func``, which the tests compare against.
@@ -22,7 +23,7 @@ import importlib.util
 import threading
 import types
 
-__all__ = ["jit", "Kernel", "HAVE_NUMBA", "SMALL_INPUT"]
+__all__ = ["jit", "Kernel", "HAVE_NUMBA", "SMALL_INPUT", "PYTHON_BUDGET"]
 
 HAVE_NUMBA = importlib.util.find_spec("numba") is not None
 
@@ -30,6 +31,12 @@ HAVE_NUMBA = importlib.util.find_spec("numba") is not None
 #: kernel is not compiled yet (a few milliseconds, against ~0.3 s of numba import and cache
 #: load on the first compiled call of a process).
 SMALL_INPUT = 2048
+
+#: Elements of small inputs a kernel processes as plain Python before it is compiled anyway:
+#: many small calls (a fit per group or per fold) then pay the numba import once instead of
+#: running slowly for ever; at a few microseconds per element this budget costs about what
+#: the import and the cache load save.
+PYTHON_BUDGET = 65536
 
 _LOCK = threading.RLock()
 
@@ -96,6 +103,7 @@ class Kernel:
         self._compiled = None
         self._python = None
         self._quiet = None
+        self._python_work = 0
         functools.update_wrapper(self, func)
 
     @property
@@ -137,10 +145,14 @@ class Kernel:
 
     def for_size(self, n):
         """The compiled kernel, or its Python version for an input of fewer than
-        :data:`SMALL_INPUT` elements while the kernel is not compiled yet."""
-        if self._compiled is not None or (n >= SMALL_INPUT and _njit() is not None):
-            return self.compiled
-        return self.python
+        :data:`SMALL_INPUT` elements while the kernel is not compiled yet and its small
+        inputs so far total at most :data:`PYTHON_BUDGET` elements."""
+        if self._compiled is None and (
+            (n < SMALL_INPUT and self._python_work < PYTHON_BUDGET) or _njit() is None
+        ):
+            self._python_work += n  # a count for this choice only: a lost update is harmless
+            return self.python
+        return self.compiled
 
     def __call__(self, *args, **kwargs):
         compiled = self.compiled
