@@ -93,3 +93,19 @@ def test_large_blocks_and_left_out_examples_near_the_test_score(seed):
     left_out = np.where(rng.random(m) < 0.8, by_rank[near], rng.integers(0, n, m))
     p0, p1 = loo_ivap_predict(s, y, None, left_out, t)
     np.testing.assert_array_equal(np.c_[p0, p1], oob_venn_abers_naive(s, y, t, left_out))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_shortcuts_agree_with_ranges_for_every_query_at_scale(seed):
+    # too large to refit per left-out example: the answers from the unremoved bridge must be
+    # those of the bridges over both ranges, which the tests above hold to refitting
+    rng = np.random.default_rng(seed)
+    n = 30_000
+    s = rng.random(n) if seed % 2 else np.round(rng.random(n) * 300) / 300
+    y = (rng.random(n) < (s if seed < 2 else 0.2)).astype(np.int64)
+    w = None if seed % 2 else rng.integers(0, 5, n).astype(np.float64)
+    t = rng.random(n)
+    left_out = rng.integers(0, n, n)
+    fast = loo_ivap_predict(s, y, w, left_out, t)
+    slow = loo_ivap_predict(s, y, w, left_out, t, shortcuts=False)
+    np.testing.assert_array_equal(np.c_[fast], np.c_[slow])

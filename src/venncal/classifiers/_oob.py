@@ -341,9 +341,10 @@ class OOBVennAbers:
         """Return ``[p0, p1]`` per test object (eqs. 10-11 with the isotonic taxonomy).
 
         Every test object is answered from one cumulative-sum diagram of the calibration set
-        without refitting per z_r (:mod:`venncal.core._loo_ivap`): O(l log l + m log^3 l) for
-        l calibration and m test objects, with the values of the refitting algorithm bit for
-        bit. Weights that are not integers (or total more than 2^31 - 2) refit per distinct
+        without refitting per z_r (:mod:`venncal.core._loo_ivap`), with the values of the
+        refitting algorithm bit for bit: O(l log l) plus O(log l) per test object whose z_r
+        lies outside its block of the isotonic fit and leaves p0 or p1 alone (most of them
+        when the scores are informative), O(log^3 l) per other one. Weights that are not integers (or total more than 2^31 - 2) refit per distinct
         z_r instead.
 
         Returns

@@ -367,12 +367,13 @@ def _outside_changes(px, py, unit, gaps, groups, dw, da, vnum, vden, left, right
 
 
 @jit
-def loo_p1(px, py, unit, gaps, groups, dw, da, num, den):
+def loo_p1(px, py, unit, gaps, groups, dw, da, num, den, shortcuts=True):
     """p1 = num / den for each query (test above ``gaps[i]`` groups, the example of weight
     ``dw[i]`` and weighted positives ``da[i]`` in group ``groups[i]`` (1-based) left out).
 
     ``px``, ``py`` are the cumulative-sum diagram P_0..P_k (integers); ``unit`` the test
-    object's weight on their scale.
+    object's weight on their scale. ``shortcuts=False`` folds the bridges over both ranges for
+    every query (the same values by another route, for tests and benchmarks).
     """
     k = px.shape[0] - 1
     size = 1
@@ -386,7 +387,11 @@ def loo_p1(px, py, unit, gaps, groups, dw, da, num, den):
     _gap_bridges(px, py, unit, vnum, vden, left, right)
     m = gaps.shape[0]
     change = np.zeros(m, dtype=np.int8)
-    _outside_changes(px, py, unit, gaps, groups, dw, da, vnum, vden, left, right, change)
+    if shortcuts:
+        _outside_changes(px, py, unit, gaps, groups, dw, da, vnum, vden, left, right, change)
+    else:  # no query is outside the test object's block
+        left[:] = -1
+        right[:] = k + 1
     order = np.argsort(gaps, kind="mergesort")
     stack = np.empty(k + 1, dtype=np.int64)
     # right of the removed group (q <= g): sweep g down, the stack is the hull of P_g..P_k
@@ -411,7 +416,7 @@ def loo_p1(px, py, unit, gaps, groups, dw, da, num, den):
             q = groups[t]
             if q > g:
                 continue
-            if dw[t] == 0 or (q <= left[g] and (da[t] == dw[t] or change[t] == 0)):
+            if shortcuts and (dw[t] == 0 or (q <= left[g] and (da[t] == dw[t] or change[t] == 0))):
                 num[t] = vnum[g]
                 den[t] = vden[g]
                 continue
@@ -441,7 +446,7 @@ def loo_p1(px, py, unit, gaps, groups, dw, da, num, den):
                 bn,
                 bd,
             )
-            if q <= left[g] or da[t] == 0:
+            if q <= left[g] or (shortcuts and da[t] == 0):
                 # a negative in the block: L_left + (w, 0) lies below the unremoved line (of
                 # positive slope), so the moved points' bridge exceeds p1, and the bridge
                 # from [q, g] is at most p1
@@ -492,7 +497,7 @@ def loo_p1(px, py, unit, gaps, groups, dw, da, num, den):
             q = groups[t]
             if q <= g:
                 continue
-            if dw[t] == 0 or (q > right[g] and (da[t] == 0 or change[t] == 0)):
+            if shortcuts and (dw[t] == 0 or (q > right[g] and (da[t] == 0 or change[t] == 0))):
                 num[t] = vnum[g]
                 den[t] = vden[g]
                 continue
@@ -501,7 +506,7 @@ def loo_p1(px, py, unit, gaps, groups, dw, da, num, den):
             if q > right[g]:  # [g, q - 1] holds the block's right end: that bridge is p1
                 bn = vnum[g]
                 bd = vden[g]
-            elif da[t] < dw[t]:
+            elif not shortcuts or da[t] < dw[t]:
                 # (a positive in the block needs no range here: P_right - (w, w) lies on or
                 # below the unremoved line, whose slope is at most 1, so the moved points'
                 # bridge is at most p1, and this range's bridge at least p1)
@@ -551,7 +556,7 @@ def loo_p1(px, py, unit, gaps, groups, dw, da, num, den):
             den[t] = bd
 
 
-def loo_ivap_predict(scores, y01, sample_weight, left_out, test_scores):
+def loo_ivap_predict(scores, y01, sample_weight, left_out, test_scores, *, shortcuts=True):
     """(p0, p1) of test score i by the inductive Venn-Abers predictor fitted to the calibration
     set without example ``left_out[i]``; None when the weights need float or Python-integer
     geometry (the caller then refits per left-out example).
@@ -564,6 +569,10 @@ def loo_ivap_predict(scores, y01, sample_weight, left_out, test_scores):
     left_out : ndarray of shape (m,) of int
         Position of the example to leave out, per query.
     test_scores : ndarray of shape (m,)
+    shortcuts : bool, default=True
+        Answer the queries whose left-out example lies outside the test object's block from
+        the unremoved bridge; False folds bridges over ranges for every query (the same
+        values, slower: for tests and benchmarks).
 
     Returns
     -------
@@ -601,12 +610,12 @@ def loo_ivap_predict(scores, y01, sample_weight, left_out, test_scores):
     num = np.empty(m, dtype=np.int64)
     den = np.empty(m, dtype=np.int64)
     g1 = np.searchsorted(u, test_scores, side="left").astype(np.int64)
-    loo_p1(px, py, int(unit), g1, q, dw, da, num, den)
+    loo_p1(px, py, int(unit), g1, q, dw, da, num, den, shortcuts)
     p1 = num / den
     # p0: p1 of the mirrored diagram (scores negated, labels flipped), 1 minus its value
     mx = px[k] - px[::-1]
     my = mx - (py[k] - py[::-1])
     g0 = k - np.searchsorted(u, test_scores, side="right").astype(np.int64)
-    loo_p1(mx, my, int(unit), g0, k + 1 - q, dw, dw - da, num, den)
+    loo_p1(mx, my, int(unit), g0, k + 1 - q, dw, dw - da, num, den, shortcuts)
     p0 = (den - num) / den
     return p0, p1
