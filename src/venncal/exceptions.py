@@ -8,8 +8,28 @@ Examples
 True
 """
 
-__all__ = ["VenncalWarning"]
+import os
+import sys
+
+__all__ = ["VenncalWarning", "user_stacklevel"]
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 class VenncalWarning(UserWarning):
     """Warning emitted by venncal for a questionable but usable input or result."""
+
+
+def user_stacklevel():
+    """The ``stacklevel`` at which a warning raised by the caller points at the user's call.
+
+    That is the first frame outside venncal, however many venncal functions lie between it
+    and the caller (``predict_log_proba`` calls ``predict_proba``, which calls
+    ``predict_venn``).
+    """
+    frame = sys._getframe(1)  # the caller: stacklevel 1
+    level = 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame = frame.f_back
+        level += 1
+    return level

@@ -102,3 +102,41 @@ def test_length_error_counts_rows_at_fit_and_objects_at_prediction(method):
         assert str(info.value) == (
             "'calibration_groups' has 4 labels for 5 objects; they must match."
         )
+
+
+@pytest.mark.parametrize("method", ["inductive", "simplified", "cross"])
+@pytest.mark.parametrize("predict", ["predict_interval", "predict_proba", "predict"])
+def test_unknown_group_is_said_once_for_all_folds_at_the_users_call(method, predict):
+    import warnings
+
+    from venncal.exceptions import VenncalWarning
+
+    X, y, g = _data(7)
+    clf = VennAbersClassifier(
+        LogisticRegression(), method=method, n_splits=4, random_state=0, group_fallback="pooled"
+    ).fit(X, y, calibration_groups=g)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        getattr(clf, predict)(X[:3], calibration_groups=["west", "north", "up"])
+    unseen = [w for w in caught if "were not seen at fit" in str(w.message)]
+    assert len(unseen) == 1, [str(w.message) for w in caught]
+    assert unseen[0].category is VenncalWarning
+    assert str(unseen[0].message).startswith("VennAbersClassifier: groups ['up', 'west']")
+    assert unseen[0].filename == __file__
+    strict = clone(clf).set_params(group_fallback="error").fit(X, y, calibration_groups=g)
+    with pytest.raises(ValueError, match=r"^VennAbersClassifier: groups \['up'\] were not seen"):
+        getattr(strict, predict)(X[:2], calibration_groups=["north", "up"])
+
+
+def test_calibrator_warning_for_an_unknown_group_points_at_the_call():
+    import warnings
+
+    rng = np.random.default_rng(0)
+    s = rng.random(200)
+    y = (rng.random(200) < s).astype(int)
+    cal = VennAbersCalibrator(group_fallback="pooled").fit(s, y, groups=np.repeat([0, 1], 100))
+    for method in ("predict_interval", "predict_proba", "predict"):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            getattr(cal, method)(s[:3], groups=[0, 2, 1])
+        assert [w.filename for w in caught] == [__file__], method

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
-__all__ = ["GROUP_FALLBACKS", "check_groups", "group_rows"]
+from venncal.exceptions import VenncalWarning, user_stacklevel
+
+__all__ = ["GROUP_FALLBACKS", "check_groups", "group_rows", "unseen_groups"]
 
 #: what happens to a group that cannot be calibrated on its own, or is unknown at prediction
 GROUP_FALLBACKS = ("error", "pooled")
@@ -62,3 +66,30 @@ def group_rows(groups):
     order = np.argsort(inverse, kind="stable")
     bounds = np.searchsorted(inverse[order], np.arange(labels.shape[0] + 1))
     return [(labels[k].item(), order[bounds[k] : bounds[k + 1]]) for k in range(labels.shape[0])]
+
+
+def unseen_groups(owner, unknown, fallback):
+    """Raise one line for groups not seen at fit (``fallback="error"``), or warn once, at the
+    user's call, that they get the pooled predictor.
+
+    Examples
+    --------
+    >>> unseen_groups("VennAbersCalibrator", [], "error")  # nothing unseen: nothing said
+    >>> unseen_groups("VennAbersCalibrator", ["c"], "error")
+    Traceback (most recent call last):
+    ...
+    ValueError: VennAbersCalibrator: groups ['c'] were not seen at fit; pass group_fallback='pooled' to give them the pooled predictor.
+    """
+    if not unknown:
+        return
+    if fallback == "error":
+        raise ValueError(
+            f"{owner}: groups {unknown!r} were not seen at fit; pass "
+            "group_fallback='pooled' to give them the pooled predictor."
+        )
+    warnings.warn(
+        f"{owner}: groups {unknown!r} were not seen at fit and get the predictor of all "
+        "groups pooled.",
+        VenncalWarning,
+        stacklevel=user_stacklevel(),
+    )

@@ -9,7 +9,7 @@ import numpy as np
 from venncal._validation import check_option
 from venncal.calibration._base import BaseScoreCalibrator
 from venncal.calibration._counts import CountCalibratorMixin
-from venncal.calibration._groups import GROUP_FALLBACKS, check_groups, group_rows
+from venncal.calibration._groups import GROUP_FALLBACKS, check_groups, group_rows, unseen_groups
 from venncal.core.merge import MERGES, merge
 from venncal.core.venn_abers import ivap_fit, ivap_fit_counts
 from venncal.exceptions import VenncalWarning
@@ -186,8 +186,15 @@ class VennAbersCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
             raise ValueError(
                 f"{owner} was fitted within groups: pass groups= with the group of each test score."
             )
-        g = check_groups(groups, s.shape[0])
-        index = {label: k for k, label in enumerate(fitted_groups)}
+        p0, p1, unknown = self._grouped_interval(s, check_groups(groups, s.shape[0]))
+        unseen_groups(owner, unknown, self.group_fallback)
+        return p0, p1
+
+    def _grouped_interval(self, s, g):
+        """(p0, p1, unseen) of checked scores and group labels, each group by its own
+        predictor; the groups not seen at fit (listed in ``unseen``) and those pooled at fit
+        get the pooled one."""
+        index = {label: k for k, label in enumerate(self.groups_)}
         p0, p1 = np.empty(s.shape[0]), np.empty(s.shape[0])
         unknown = []
         for label, rows in group_rows(g):
@@ -198,19 +205,7 @@ class VennAbersCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
                     unknown.append(label)
                 tables = self.tables_
             p0[rows], p1[rows] = tables.predict_unchecked(s[rows])
-        if unknown:
-            if self.group_fallback == "error":
-                raise ValueError(
-                    f"{owner}: groups {unknown!r} were not seen at fit; pass "
-                    "group_fallback='pooled' to give them the pooled predictor."
-                )
-            warnings.warn(
-                f"{owner}: groups {unknown!r} were not seen at fit and get the predictor of "
-                "all groups pooled.",
-                VenncalWarning,
-                stacklevel=3,
-            )
-        return p0, p1
+        return p0, p1, unknown
 
     def predict_proba(self, scores, *, groups=None):
         """Return calibrated probabilities of both classes (the merge of p0 and p1).

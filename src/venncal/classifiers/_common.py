@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import numbers
-import os
-import sys
 import warnings
 
 import numpy as np
@@ -23,10 +21,7 @@ __all__ = [
     "log_proba",
     "copy_fitted_attributes",
     "model_scores",
-    "user_stacklevel",
 ]
-
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 def _check_labels(y):
@@ -144,21 +139,6 @@ def model_scores(estimator, X, n_classes):
     if out.ndim == 2 and out.shape[1] == 1:
         out = out[:, 0]
     return out
-
-
-def user_stacklevel():
-    """The ``stacklevel`` at which a warning raised by the caller points at the user's call.
-
-    That is the first frame outside venncal, however many venncal functions lie between it
-    and the caller (``predict_log_proba`` calls ``predict_proba``, which calls
-    ``predict_venn``).
-    """
-    frame = sys._getframe(1)  # the caller: stacklevel 1
-    level = 1
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
-        frame = frame.f_back
-        level += 1
-    return level
 
 
 def check_groups_match(owner, grouped, groups):

@@ -23,8 +23,13 @@ from sklearn.utils import _safe_indexing, indexable
 from sklearn.utils.validation import _num_samples
 
 from venncal._validation import check_option
-from venncal.calibration._groups import GROUP_FALLBACKS, check_groups, group_rows
-from venncal.classifiers._common import check_groups_match, user_stacklevel
+from venncal.calibration._groups import (
+    GROUP_FALLBACKS,
+    check_groups,
+    group_rows,
+    unseen_groups,
+)
+from venncal.classifiers._common import check_groups_match
 from venncal.core.venn import VennPrediction
 from venncal.exceptions import VenncalWarning
 
@@ -105,18 +110,7 @@ def grouped_venn(vc, X, groups):
     own = dict(group_rows(vc.cal_groups_))
     calibrated = set(vc.groups_)
     unknown = [lab for lab, _ in parts if lab not in calibrated and lab not in vc.pooled_groups_]
-    if unknown:
-        if vc.group_fallback == "error":
-            raise ValueError(
-                f"{_OWNER}: groups {unknown!r} were not seen at fit; pass "
-                "group_fallback='pooled' to give them the pooled predictor."
-            )
-        warnings.warn(
-            f"{_OWNER}: groups {unknown!r} were not seen at fit and get the predictor of all "
-            "groups pooled.",
-            VenncalWarning,
-            stacklevel=user_stacklevel(),
-        )
+    unseen_groups(_OWNER, unknown, vc.group_fallback)
     jobs = [(rows, own[lab]) for lab, rows in parts if lab in calibrated]
     pooled = [rows for lab, rows in parts if lab not in calibrated]
     if pooled:

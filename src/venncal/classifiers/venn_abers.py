@@ -411,19 +411,23 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         """Per-estimator (p0, p1), each of shape (K, m)."""
         estimators = getattr(self, "estimators_", None) or [self.estimator_]
         if groups is not None:
-            from venncal.calibration._groups import check_groups
+            from venncal.calibration._groups import check_groups, unseen_groups
 
             m = _num_samples(X)
             groups = check_groups(groups, m, name="calibration_groups", what="objects")
         p0, p1 = [], []
+        unknown = {}
         for est, tables in zip(estimators, self.calibrators_):
             scores = positive_scores(est, X, self._response_)
             if groups is None:
                 a, b = tables.predict_unchecked(scores)
             else:
-                a, b = tables.predict_interval(scores, groups=groups).T
+                a, b, new = tables._grouped_interval(tables._check_predict_input(scores), groups)
+                unknown.update(dict.fromkeys(new))
             p0.append(a)
             p1.append(b)
+        if groups is not None:  # one error or warning for all folds, naming this class
+            unseen_groups(type(self).__name__, list(unknown), self.group_fallback)
         return np.array(p0), np.array(p1)
 
     def predict_interval(self, X, calibration_groups=None):
