@@ -11,7 +11,7 @@ True
 import os
 import sys
 
-__all__ = ["VenncalWarning", "user_stacklevel"]
+__all__ = ["VenncalWarning"]
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 

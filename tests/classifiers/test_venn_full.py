@@ -245,3 +245,35 @@ def test_editing_the_training_array_after_fit_changes_nothing():
     before = vp.predict_multiprobability(Xt)
     X[:] = 0.0
     np.testing.assert_array_equal(vp.predict_multiprobability(Xt), before)
+
+
+@pytest.mark.parametrize("backend", ["loky", "threading"])
+def test_parallel_refits_give_the_serial_prediction(backend):
+    # the refit route (a tree has no update) over batches of test objects in joblib workers
+    from joblib import parallel_config
+
+    X, y, Xt, _ = make_data(11, n=50, m=9, k=3)
+    est = DecisionTreeClassifier(max_depth=3, random_state=0)
+    serial = VennClassifier(est, taxonomy="label", method="full").fit(X, y)
+    want = serial.predict_multiprobability(Xt)
+    with parallel_config(backend=backend):
+        par = VennClassifier(est, taxonomy="label", method="full", n_jobs=2).fit(X, y)
+        np.testing.assert_array_equal(par.predict_multiprobability(Xt), want)
+        a, b = par.predict_venn(Xt), serial.predict_venn(Xt)
+        np.testing.assert_array_equal(a.lower, b.lower)
+        np.testing.assert_array_equal(a.upper, b.upper)
+    naive = full_venn_naive(est, X, y, Xt, taxonomy="label", n_classes=3, n_bins=10)
+    np.testing.assert_allclose(want, naive, atol=1e-12)
+
+
+def test_a_failing_refit_in_a_worker_is_the_same_clear_error():
+    class Exploding(DecisionTreeClassifier):
+        def predict_proba(self, X):
+            p = super().predict_proba(X)
+            return np.where(X[:, :1] > 1e6, np.nan, p)
+
+    X, y, Xt, _ = make_data(12, n=40, m=6)
+    Xt = np.r_[Xt, [[1e7, 0.0]]]
+    vp = VennClassifier(Exploding(max_depth=2), method="full", n_jobs=2).fit(X, y)
+    with pytest.raises(ValueError, match="test object 6 of X joins the training set"):
+        vp.predict_interval(Xt)

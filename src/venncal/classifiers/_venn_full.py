@@ -24,6 +24,7 @@ This module is used by ``VennClassifier(method="full")``.
 from __future__ import annotations
 
 import numpy as np
+from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import clone
 
 from venncal.classifiers._full import _append_row, _n_rows, isotonic_value_at_last
@@ -182,6 +183,7 @@ def full_venn_multiprobability(
     threshold,
     updater=None,
     owner="VennClassifier",
+    n_jobs=None,
 ):
     """Multiprobability prediction of the transductive Venn predictor.
 
@@ -207,6 +209,8 @@ def full_venn_multiprobability(
         A fitted :class:`venncal.classifiers._full.FullVennAbers` whose updatable scorer gives
         the extended set's scores for two classes without a refit.
     owner : str
+    n_jobs : int or None, default=None
+        Parallel jobs (joblib) over batches of test objects; the result does not depend on it.
 
     Returns
     -------
@@ -215,11 +219,38 @@ def full_venn_multiprobability(
         labelled ``k``.
     """
     m = _n_rows(X_test)
-    out = np.empty((m, n_classes, n_classes))
     X_dense = None
     if updater is not None:
         X_dense = np.asarray(X_test, dtype=np.float64)
-    for i in range(m):
+    args = (estimator, X, y, X_test, X_dense, n_classes, taxonomy, n_bins, score_fn, threshold)
+    jobs = effective_n_jobs(n_jobs)
+    if jobs == 1 or m < 2:
+        return _multiprobability_rows(np.arange(m), *args, updater, owner)
+    batches = np.array_split(np.arange(m), min(m, 4 * jobs))
+    parts = Parallel(n_jobs=n_jobs)(
+        delayed(_multiprobability_rows)(rows, *args, updater, owner) for rows in batches
+    )
+    return np.concatenate(parts)
+
+
+def _multiprobability_rows(
+    rows,
+    estimator,
+    X,
+    y,
+    X_test,
+    X_dense,
+    n_classes,
+    taxonomy,
+    n_bins,
+    score_fn,
+    threshold,
+    updater,
+    owner,
+):
+    """The rows ``rows`` of :func:`full_venn_multiprobability`'s result."""
+    out = np.empty((rows.shape[0], n_classes, n_classes))
+    for r, i in enumerate(rows):
         pair = None
         if updater is not None:
             pair = _fast_pair(updater, X_dense[i])
@@ -238,7 +269,7 @@ def full_venn_multiprobability(
                         f"The estimator's scores are NaN or infinite once test object {i} of X "
                         f"joins the training set of {owner}; rescale X."
                     )
-            out[i, k] = _from_scores(
+            out[r, k] = _from_scores(
                 scores,
                 y_aug,
                 taxonomy,

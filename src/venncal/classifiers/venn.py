@@ -99,6 +99,10 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
         ``"pooled"``: the predictor of all groups pooled, i.e. the prediction of the fit
         without groups, with a warning naming the groups (at fit for the groups listed in
         ``pooled_groups_``, at prediction for unknown ones).
+    n_jobs : int, default=None
+        ``method="full"``: parallel jobs through joblib over the test objects, whose extended
+        fits are refits (``None`` is 1 unless in a ``joblib.parallel_config`` context; any
+        joblib backend, including Dask, applies). The predictions do not depend on it.
 
     Attributes
     ----------
@@ -197,6 +201,7 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
         merge="log",
         random_state=None,
         group_fallback="error",
+        n_jobs=None,
     ):
         self.estimator = estimator
         self.taxonomy = taxonomy
@@ -206,6 +211,7 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
         self.merge = merge
         self.random_state = random_state
         self.group_fallback = group_fallback
+        self.n_jobs = n_jobs
 
     def _check_params(self, n_classes):
         if not (
@@ -440,6 +446,7 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
             threshold=0.5 if hasattr(self.estimator_, "predict_proba") else 0.0,
             updater=self.updater_,
             owner=_OWNER,
+            n_jobs=self.n_jobs,
         )
 
     def predict_venn(self, X, calibration_groups=None):
