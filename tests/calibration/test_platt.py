@@ -47,3 +47,18 @@ def test_tiny_scores_give_the_same_probabilities():
     base = PlattCalibrator().fit(s, y).predict_proba(t)
     tiny = PlattCalibrator().fit(s * 1e-10, y).predict_proba(t * 1e-10)
     np.testing.assert_allclose(tiny, base, rtol=1e-9)
+
+
+def test_newton_warnings_point_at_the_users_call():
+    import warnings
+
+    rng = np.random.default_rng(0)
+    s = rng.normal(size=500)
+    y = (rng.random(500) < 1 / (1 + np.exp(-3 * s))).astype(int)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        PlattCalibrator(max_iter=1).fit(s, y)
+        fit_platt(s, y, max_iter=1)
+    said = [w for w in caught if "did not converge in 1 iterations" in str(w.message)]
+    assert len(said) == 2
+    assert all(w.filename == __file__ and w.category is VenncalWarning for w in said)

@@ -247,3 +247,24 @@ except ImportError as exc:
     assert out.stdout.strip() == (
         'venncal.dask.fit needs dask, which is not installed; pip install "venncal[dask]".'
     )
+
+
+def test_platt_on_dask_warns_at_the_users_call_and_agrees_when_stopped_early():
+    import warnings
+
+    from venncal import VenncalWarning
+    from venncal.dask import fit as dask_fit
+
+    rng = np.random.default_rng(1)
+    s = rng.normal(size=400)
+    y = (rng.random(400) < 1 / (1 + np.exp(-3 * s))).astype(int)
+    ddf = dd.from_pandas(pd.DataFrame({"score": s, "label": y}), npartitions=3, sort=False)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        dist = dask_fit(PlattCalibrator(max_iter=2), ddf, score="score", label="label")
+    said = [w for w in caught if "did not converge in 2 iterations" in str(w.message)]
+    assert len(said) == 1 and said[0].filename == __file__
+    with pytest.warns(VenncalWarning, match="did not converge"):
+        mem = PlattCalibrator(max_iter=2).fit(s, y)
+    np.testing.assert_allclose([dist.a_, dist.b_], [mem.a_, mem.b_], rtol=1e-9)
+    assert dist.n_iter_ == mem.n_iter_ == 2

@@ -31,9 +31,9 @@ from venncal._validation import (
     check_scores,
     relative_sample_weight,
 )
-from venncal.exceptions import VenncalWarning
+from venncal.exceptions import VenncalWarning, user_stacklevel
 
-__all__ = ["PlattSigmoid", "fit_platt", "platt_targets", "standardisation"]
+__all__ = ["PlattSigmoid", "fit_platt", "newton_sigmoid", "platt_targets", "standardisation"]
 
 # largest Newton step (on standardised scores) at which the fit counts as converged
 _STEP_TOL = 1e-7
@@ -257,19 +257,68 @@ def fit_platt(
     a, b = 0.0, float(np.log((n_neg + 1.0) / (n_pos + 1.0)))
     fval = _objective(a * f + b, t, w)
     gtol = tol * float(np.sum(w)) / f.shape[0]
-    converged = False
-    it = 0
-    for it in range(1, max_iter + 1):  # noqa: B007 - the count is reported
-        z = a * f + b
-        q = expit(z)  # 1 - p
+
+    def derivatives(a, b):
+        q = expit(a * f + b)  # 1 - p
         p = 1.0 - q
         d2 = w * p * q
-        h11 = sigma + float(np.sum(f * f * d2))
-        h22 = sigma + float(np.sum(d2))
-        h21 = float(np.sum(f * d2))
         d1 = w * (t - p)
-        g1 = float(np.sum(f * d1))
-        g2 = float(np.sum(d1))
+        return (
+            float(np.sum(f * f * d2)),
+            float(np.sum(d2)),
+            float(np.sum(f * d2)),
+            float(np.sum(f * d1)),
+            float(np.sum(d1)),
+        )
+
+    def objectives(points):
+        return [_objective(pa * f + pb, t, w) for pa, pb in points]
+
+    a, b, it, converged = newton_sigmoid(
+        derivatives, objectives, a, b, fval, gtol, max_iter=max_iter, min_step=min_step, sigma=sigma
+    )
+    # back to the user's units: a s + b == a_scaled (s - center) / scale + b_scaled (these may
+    # round to 0 or overflow for extreme scales; predict uses the scaled form)
+    with np.errstate(over="ignore", invalid="ignore"):
+        a_user = a / scale
+        b_user = b - a_user * center if a != 0 else b
+    return PlattSigmoid(
+        float(a_user), float(b_user), int(it), converged, center, scale, float(a), float(b)
+    )
+
+
+def newton_sigmoid(
+    derivatives, objectives, a, b, fval, gtol, *, max_iter, min_step, sigma, steps_per_call=1
+):
+    """The Newton iteration with backtracking of Lin, Lin & Weng (2007) on a sigmoid (a, b).
+
+    ``derivatives(a, b)`` gives the sums (f^2 d2, d2, f d2, f d1, d1) of the Hessian and the
+    gradient, ``objectives(points)`` the objective at each (a, b) of a list: in memory or
+    summed over the partitions of a distributed frame. The line search tries the step sizes
+    1, 1/2, 1/4, ... in that order and takes the first that decreases the objective enough
+    (Armijo rule), asking ``objectives`` for ``steps_per_call`` of them at a time. Warns, at
+    the user's call, when the line search fails or ``max_iter`` is reached.
+
+    Returns
+    -------
+    (a, b, n_iter, converged)
+
+    Examples
+    --------
+    The objective (a - 1)^2 + (b + 2)^2 has a constant Hessian: one full step reaches it.
+
+    >>> def derivatives(a, b):  # Hessian 2 I, gradient 2 (a - 1, b + 2)
+    ...     return 2.0, 2.0, 0.0, 2.0 * (a - 1.0), 2.0 * (b + 2.0)
+    >>> def objectives(points):
+    ...     return [(pa - 1.0) ** 2 + (pb + 2.0) ** 2 for pa, pb in points]
+    >>> newton_sigmoid(derivatives, objectives, 0.0, 0.0, 5.0, 1e-8,
+    ...                max_iter=10, min_step=1e-10, sigma=0.0)
+    (1.0, -2.0, 1, True)
+    """
+    converged, it = False, 0
+    for it in range(1, max_iter + 1):  # noqa: B007 - the count is reported
+        h11, h22, h21, g1, g2 = derivatives(a, b)
+        h11, h22 = sigma + h11, sigma + h22
         det = h11 * h22 - h21 * h21
         da = -(h22 * g1 - h21 * g2) / det
         db = -(-h21 * g1 + h11 * g2) / det
@@ -285,20 +334,22 @@ def fit_platt(
             # measurably decrease it any more
             converged = True
             break
-        step = 1.0
-        while step >= min_step:
-            new_a, new_b = a + step * da, b + step * db
-            new_f = _objective(new_a * f + new_b, t, w)
-            if new_f < fval + 1e-4 * step * gd:
-                a, b, fval = new_a, new_b, new_f
-                break
-            step /= 2.0
-        else:
+        step, accepted = 1.0, False
+        while step >= min_step and not accepted:
+            steps = [step / 2.0**k for k in range(steps_per_call)]
+            steps = [st for st in steps if st >= min_step]
+            points = [(a + st * da, b + st * db) for st in steps]
+            for st, (na, nb), nf in zip(steps, points, objectives(points), strict=True):
+                if nf < fval + 1e-4 * st * gd:
+                    a, b, fval, accepted = na, nb, float(nf), True
+                    break
+            step = steps[-1] / 2.0
+        if not accepted:
             warnings.warn(
                 "Platt scaling: the line search failed to decrease the objective; the sigmoid "
                 "may be inaccurate (separable data? try smoothing=True).",
                 VenncalWarning,
-                stacklevel=2,
+                stacklevel=user_stacklevel(),
             )
             break
     else:
@@ -306,13 +357,6 @@ def fit_platt(
             f"Platt scaling did not converge in {max_iter} iterations (separable data? try "
             "smoothing=True or a larger max_iter).",
             VenncalWarning,
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
-    # back to the user's units: a s + b == a_scaled (s - center) / scale + b_scaled (these may
-    # round to 0 or overflow for extreme scales; predict uses the scaled form)
-    with np.errstate(over="ignore", invalid="ignore"):
-        a_user = a / scale
-        b_user = b - a_user * center if a != 0 else b
-    return PlattSigmoid(
-        float(a_user), float(b_user), int(it), converged, center, scale, float(a), float(b)
-    )
+    return a, b, it, converged

@@ -17,8 +17,8 @@ import numpy as np
 from scipy.special import expit
 
 from venncal._validation import check_bool, check_positive_int
-from venncal.core.platt import _STEP_TOL, PlattSigmoid, _objective, _standardise
-from venncal.exceptions import VenncalWarning
+from venncal.core.platt import PlattSigmoid, _objective, _standardise, newton_sigmoid
+from venncal.exceptions import VenncalWarning, user_stacklevel
 
 __all__ = ["fit_platt"]
 
@@ -168,53 +168,24 @@ def fit_platt(calibrator, frame, *, score, label, weight=None):
                 "finite maximum-likelihood sigmoid exists and the fit approaches a step; use "
                 "smoothing=True.",
                 VenncalWarning,
-                stacklevel=3,
+                stacklevel=user_stacklevel(),
             )
     args = (*base, exponent, factor, center, scale, tp, tn)
     a, b = 0.0, float(np.log((n_neg + 1.0) / (n_pos + 1.0)))
     fval = float(_total(dask, parts, _objective_pass, args, [(a, b)])[0])
     gtol = _TOL * float(total_scaled * factor if weight is not None else n) / n
-    converged, it = False, 0
-    for it in range(1, max_iter + 1):  # noqa: B007 - the count is reported
-        h11, h22, h21, g1, g2 = _total(dask, parts, _newton_pass, args, a, b)
-        h11, h22 = h11 + _SIGMA, h22 + _SIGMA
-        det = h11 * h22 - h21 * h21
-        da = -(h22 * g1 - h21 * g2) / det
-        db = -(-h21 * g1 + h11 * g2) / det
-        gd = g1 * da + g2 * db
-        if abs(g1) < gtol and abs(g2) < gtol and max(abs(da), abs(db)) < _STEP_TOL:
-            converged = True
-            it -= 1
-            break
-        if -gd < 1e-12 * (abs(fval) + 1.0):
-            converged = True
-            break
-        step, accepted = 1.0, False
-        while step >= _MIN_STEP and not accepted:
-            steps = [step / 2.0**k for k in range(_STEPS_PER_PASS)]
-            steps = [st for st in steps if st >= _MIN_STEP]
-            points = [(a + st * da, b + st * db) for st in steps]
-            values = _total(dask, parts, _objective_pass, args, points)
-            for st, (na, nb), nf in zip(steps, points, values, strict=True):
-                if nf < fval + 1e-4 * st * gd:
-                    a, b, fval, accepted = na, nb, float(nf), True
-                    break
-            step = steps[-1] / 2.0
-        if not accepted:
-            warnings.warn(
-                "Platt scaling: the line search failed to decrease the objective; the sigmoid "
-                "may be inaccurate (separable data? try smoothing=True).",
-                VenncalWarning,
-                stacklevel=3,
-            )
-            break
-    else:
-        warnings.warn(
-            f"Platt scaling did not converge in {max_iter} iterations (separable data? try "
-            "smoothing=True or a larger max_iter).",
-            VenncalWarning,
-            stacklevel=3,
-        )
+    a, b, it, converged = newton_sigmoid(
+        lambda pa, pb: tuple(float(v) for v in _total(dask, parts, _newton_pass, args, pa, pb)),
+        lambda points: _total(dask, parts, _objective_pass, args, points),
+        a,
+        b,
+        fval,
+        gtol,
+        max_iter=max_iter,
+        min_step=_MIN_STEP,
+        sigma=_SIGMA,
+        steps_per_call=_STEPS_PER_PASS,
+    )
     with np.errstate(over="ignore", invalid="ignore"):
         a_user = a / scale
         b_user = b - a_user * center if a != 0 else b
