@@ -137,3 +137,21 @@ def test_weights_near_the_largest_float_count_relative_to_their_mean(cal):
     huge = outputs(huge.partial_fit(s[60:], y[60:], w[60:] * (1e308 / 4)), t)
     for key in base:
         np.testing.assert_allclose(huge[key], base[key], rtol=0, atol=1e-9, err_msg=key)
+
+
+@pytest.mark.parametrize("cal", CALIBRATORS, ids=repr)
+def test_a_model_file_without_its_data_refuses_partial_fit(cal, tmp_path):
+    # saved without with_data=True, the loaded calibrator has no table of its data: refitting
+    # on the new rows alone would silently drop the earlier ones
+    import venncal
+
+    s, y = data(3, n=300)
+    venncal.save(new(cal).fit(s[:200], y[:200]), tmp_path / "m.json")
+    loaded = venncal.load(tmp_path / "m.json")
+    before = outputs(loaded, s)
+    with pytest.raises(ValueError, match=r"partial_fit adds data to the calibration data of"):
+        loaded.partial_fit(s[200:], y[200:])
+    assert_identical(outputs(loaded, s), before)  # unchanged by the refusal
+    venncal.save(new(cal).fit(s[:200], y[:200]), tmp_path / "d.json", with_data=True)
+    kept = venncal.load(tmp_path / "d.json").partial_fit(s[200:], y[200:])
+    assert_identical(outputs(kept, s), outputs(new(cal).fit(s, y), s))

@@ -115,7 +115,9 @@ class CountCalibratorMixin:
         union; the result equals ``fit`` on the union of all the data (bit for bit for unit or
         whole-number weights, to the rounding of the weight sums otherwise). The labels must
         be among ``classes_``; a batch may hold one class only. Scores are rounded as at the
-        first fit (``decimals_``).
+        first fit (``decimals_``). A calibrator loaded from a model file saved without
+        ``with_data=True`` holds no ``aggregate_`` and refuses (a ValueError) rather than drop
+        the earlier data.
 
         Parameters
         ----------
@@ -131,6 +133,14 @@ class CountCalibratorMixin:
         self : object
         """
         fitted = hasattr(self, "aggregate_")
+        if not fitted and hasattr(self, "classes_"):
+            # fitted, but without the table of its data (a model file saved without
+            # with_data=True): a refit on the new rows alone would drop the earlier data
+            raise ValueError(
+                f"{self._owner()}.partial_fit adds data to the calibration data of the earlier "
+                "fit, which this calibrator does not hold (a model file saved without "
+                "with_data=True); refit it on all the data, or save it with with_data=True."
+            )
         if not fitted:
             self.fit(scores, y, sample_weight)
         if classes is not None:
