@@ -192,3 +192,26 @@ def test_metric_with_equal_extreme_weights_is_the_unweighted_metric(metric, weig
         clear_weight_error(exc)
         return
     assert_same(scaled, base, weight)
+
+
+@pytest.mark.parametrize("name, params", SCALE_INVARIANT)
+@pytest.mark.parametrize("tiny", [1e-310, 5e-324])
+def test_subnormal_weights_give_the_answer_of_moderate_ones(name, params, tiny):
+    # weights below the smallest normal float: n / total overflows when the weights are taken
+    # relative to their mean; the answer must still be that of the same weights at scale 1
+    rng = np.random.default_rng(0)
+    s = rng.random(120)
+    y = (rng.random(120) < s).astype(int)
+    y[:2] = [0, 1]
+    w = rng.integers(1, 4, 120).astype(np.float64) if tiny > 1e-320 else np.ones(120)
+    t = np.linspace(-0.1, 1.1, 15)
+    base = outputs(fit(name, params, s, y, w), t)
+    try:
+        scaled = outputs(fit(name, params, s, y, w * tiny), t)
+    except ValueError as exc:
+        clear_weight_error(exc)
+        return
+    check_probabilities(scaled)
+    tol = 1e-6 if name in ITERATIVE else 1e-9
+    for key in base:
+        np.testing.assert_allclose(scaled[key], base[key], rtol=0, atol=tol, err_msg=key)

@@ -87,7 +87,10 @@ class CountTable:
         if total_true == self.n_examples:
             return self.n0, self.n1
         factor = self.n_examples / total  # the power of two cancels
-        return self.n0 * factor, self.n1 * factor
+        if np.isfinite(factor):
+            return self.n0 * factor, self.n1 * factor
+        # weights so small (subnormal) that n / total overflows: divide first
+        return self.n0 / total * self.n_examples, self.n1 / total * self.n_examples
 
     def rows(self, *, absolute=True):
         """Return the table as aggregated rows ``(scores, y01, weight)``, negatives first.
