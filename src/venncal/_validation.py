@@ -54,7 +54,7 @@ def _as_array(values, name):
         raise ValueError(f"'{name}' could not be read as an array: {exc}") from None
 
 
-def check_scores(scores, *, name="scores", allow_column=True, min_samples=1):
+def check_scores(scores, *, name="scores", allow_column=True, min_samples=1, noun="scores"):
     """Return classifier scores as a finite 1-D float64 array.
 
     Parameters
@@ -67,6 +67,8 @@ def check_scores(scores, *, name="scores", allow_column=True, min_samples=1):
         Whether an (n, 1) array is accepted.
     min_samples : int, default=1
         The smallest accepted length.
+    noun : str, default="scores"
+        What the values are (plural), used in error messages.
 
     Returns
     -------
@@ -101,7 +103,7 @@ def check_scores(scores, *, name="scores", allow_column=True, min_samples=1):
             )
         arr = arr[:, 0]
     elif arr.ndim != 1:
-        raise ValueError(f"'{name}' must be a 1-D array of scores, got shape {arr.shape}.")
+        raise ValueError(f"'{name}' must be a 1-D array of {noun}, got shape {arr.shape}.")
     if arr.dtype.kind == "b":
         arr = arr.astype(np.float64)
     if arr.dtype.kind == "c":
@@ -132,7 +134,7 @@ def check_scores(scores, *, name="scores", allow_column=True, min_samples=1):
             )
         raise ValueError(
             f"'{name}' holds {bad.size} infinite value(s) (first at index {int(bad[0])}); "
-            "scores must be finite."
+            f"{noun} must be finite."
         )
     return arr
 
@@ -394,7 +396,7 @@ def check_sample_weight(sample_weight, n_samples, *, name="sample_weight"):
         return None
     if np.isscalar(sample_weight):
         sample_weight = np.full(n_samples, sample_weight, dtype=np.float64)
-    w = check_scores(sample_weight, name=name, allow_column=False)
+    w = check_scores(sample_weight, name=name, allow_column=False, noun="weights")
     if w.shape[0] != n_samples:
         raise ValueError(
             f"'{name}' has {w.shape[0]} value(s) but there are {n_samples} samples; "

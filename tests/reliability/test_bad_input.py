@@ -394,3 +394,19 @@ OTHER_CASES = {
 def test_other_entry_points_refuse_bad_input(case):
     call, names = OTHER_CASES[case]
     check_error(call, names)
+
+
+@pytest.mark.parametrize(
+    "w, said",
+    [
+        (with_value(W, 3, np.inf), "weights must be finite"),
+        (np.column_stack([W]), "must be a 1-D array of weights"),
+        (np.column_stack([W, W]), "must be a 1-D array of weights"),
+    ],
+)
+def test_weight_messages_speak_of_weights(w, said):
+    from venncal import IsotonicCalibrator
+
+    with pytest.raises(ValueError, match=said) as info:
+        IsotonicCalibrator().fit(S, Y, sample_weight=w)
+    assert "scores" not in str(info.value)
