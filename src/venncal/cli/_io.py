@@ -145,13 +145,23 @@ def read_table(path, what="input file"):
 def check_output_free(path, force, what="output", *, need_folder=True):
     """Refuse to overwrite an existing file unless ``force``; check the folder exists."""
     path = Path(path)
-    if path.exists() and not force:
+    if os.path.lexists(path) and not force:  # a symbolic link, dangling or not, is a file here
         raise InputError(f"{what} {str(path)!r} already exists; pass --force to overwrite it.")
     if path.exists() and path.is_dir():
         raise InputError(f"{what} {str(path)!r} is a folder; give a file name.")
     parent = path.parent if str(path.parent) else Path(".")
+    if need_folder and parent.exists() and not parent.is_dir():
+        raise InputError(f"the folder of {what} {str(path)!r} is a file, not a folder.")
     if need_folder and not parent.is_dir():
         raise InputError(f"the folder of {what} {str(path)!r} does not exist; create it first.")
+
+
+def appeared_meanwhile(path, what="output"):
+    """The one-line error for an output that appeared while venncal was writing it."""
+    return InputError(
+        f"{what} {str(path)!r} appeared while venncal was writing it and was left as it is; "
+        "pass --force to overwrite it."
+    )
 
 
 def check_not_an_input(path, inputs, what="output"):
@@ -177,12 +187,16 @@ def write_table(frame, path, force, what="output"):
     path = Path(path)
     kind = _kind(path, what)
     check_output_free(path, force, what)
+    # replace only a file that --force was given for: one that appears meanwhile is kept
+    overwrite = force and os.path.lexists(path)
     try:
         if kind == "parquet":
-            write_parquet(frame, path, index=False)
+            write_parquet(frame, path, index=False, overwrite=overwrite)
         else:
             sep = "\t" if path.suffix.lower() == ".tsv" else ","
-            write_csv(frame, path, index=False, sep=sep)
+            write_csv(frame, path, index=False, sep=sep, overwrite=overwrite)
+    except FileExistsError:
+        raise appeared_meanwhile(path, what) from None
     except ImportError:
         raise InputError(
             f'writing Parquet ({what} {str(path)!r}) needs pyarrow; pip install "venncal[parquet]".'

@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 
 from venncal.cli._extras import require_extra
-from venncal.cli._io import _PARQUET, InputError, _check_csv_layout, _kind
-from venncal.experiments._files import TMP_PREFIX
+from venncal.cli._io import _PARQUET, InputError, _check_csv_layout, _kind, appeared_meanwhile
+from venncal.experiments._files import TMP_PREFIX, move_into_place
 
 __all__ = [
     "Source",
@@ -415,6 +415,9 @@ class Sink:
 
     def __enter__(self):
         folder = self.path.parent if str(self.path.parent) else Path(".")
+        # the command refused an existing output without --force: replace only a file that
+        # existed now, never one that appears while the output is written
+        self._overwrite = os.path.lexists(self.path)
         try:
             fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX + self.path.name + ".", dir=folder)
         except OSError as exc:
@@ -533,7 +536,10 @@ class Sink:
                     raise InputError(f"the input has no data rows; {self.what} was not written.")
                 _fsync(self._tmp)
                 os.chmod(self._tmp, 0o666 & ~_umask())
-                os.replace(self._tmp, self.path)
+                try:
+                    move_into_place(self._tmp, self.path, overwrite=self._overwrite)
+                except FileExistsError:
+                    raise appeared_meanwhile(self.path, self.what) from None
         except OSError as err:
             raise self._cannot_write(err) from None
         finally:

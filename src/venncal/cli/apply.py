@@ -85,9 +85,10 @@ BACKENDS = {"local": apply_local, "dask": apply_dask}
 
 
 def _check_not_inside(out, inputs):
-    target = Path(os.path.abspath(out))
+    # real paths: a symbolic link to the input folder (or from it) is the same folder
+    target = Path(os.path.realpath(out))
     for source in inputs:
-        folder = Path(os.path.abspath(source))
+        folder = Path(os.path.realpath(source))
         if folder.is_dir() and folder in target.parents:
             raise InputError(
                 f"--out {out!r} is inside the input folder {str(source)!r}; a later run would "

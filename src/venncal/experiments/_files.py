@@ -67,8 +67,31 @@ def _fsync_folder(folder):
         os.close(fd)
 
 
+def move_into_place(tmp, path, *, overwrite=True):
+    """Move the finished temporary file ``tmp`` to ``path``.
+
+    With ``overwrite=False`` the move fails (FileExistsError) when ``path`` exists, whoever
+    created it and when: the file is hard-linked into place, which the system refuses for an
+    existing name, so a file that appeared after the caller checked is never replaced. On file
+    systems without hard links the check and the move are separate steps.
+    """
+    if overwrite:
+        os.replace(tmp, path)
+        return
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        raise FileExistsError(f"{os.fspath(path)!r} exists") from None
+    except OSError:  # file systems without hard links
+        if os.path.lexists(path):
+            raise FileExistsError(f"{os.fspath(path)!r} exists") from None
+        os.replace(tmp, path)
+        return
+    os.unlink(tmp)
+
+
 @contextlib.contextmanager
-def atomic_open(path, mode="w", *, encoding="utf-8", newline=None):
+def atomic_open(path, mode="w", *, encoding="utf-8", newline=None, overwrite=True):
     """Open a temporary file that replaces ``path`` only when the block ends without error.
 
     Parameters
@@ -79,6 +102,9 @@ def atomic_open(path, mode="w", *, encoding="utf-8", newline=None):
         Text or binary.
     encoding, newline
         As for :func:`open` (text mode only).
+    overwrite : bool, default=True
+        False: raise FileExistsError, leaving the destination alone, if it exists when the
+        file is moved into place (see :func:`move_into_place`).
 
     Yields
     ------
@@ -105,7 +131,7 @@ def atomic_open(path, mode="w", *, encoding="utf-8", newline=None):
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, perms)
-        os.replace(tmp, path)
+        move_into_place(tmp, path, overwrite=overwrite)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
@@ -125,22 +151,24 @@ def write_text(path, text, *, encoding="utf-8"):
         fh.write(text)
 
 
-def write_csv(frame, path, **to_csv_kwargs):
-    """Write a DataFrame as CSV atomically (``to_csv_kwargs`` go to :meth:`DataFrame.to_csv`)."""
-    with atomic_open(path, "w", encoding="utf-8", newline="") as fh:
+def write_csv(frame, path, *, overwrite=True, **to_csv_kwargs):
+    """Write a DataFrame as CSV atomically (``to_csv_kwargs`` go to :meth:`DataFrame.to_csv`;
+    ``overwrite`` as in :func:`atomic_open`)."""
+    with atomic_open(path, "w", encoding="utf-8", newline="", overwrite=overwrite) as fh:
         frame.to_csv(fh, **to_csv_kwargs)
 
 
-def write_parquet(frame, path, **to_parquet_kwargs):
-    """Write a DataFrame as Parquet atomically."""
-    with atomic_open(path, "wb") as fh:
+def write_parquet(frame, path, *, overwrite=True, **to_parquet_kwargs):
+    """Write a DataFrame as Parquet atomically (``overwrite`` as in :func:`atomic_open`)."""
+    with atomic_open(path, "wb", overwrite=overwrite) as fh:
         frame.to_parquet(fh, **to_parquet_kwargs)
 
 
-def save_figure(fig, path, **savefig_kwargs):
-    """Save a matplotlib figure atomically; the format follows the suffix (e.g. ``.png``)."""
+def save_figure(fig, path, *, overwrite=True, **savefig_kwargs):
+    """Save a matplotlib figure atomically; the format follows the suffix (e.g. ``.png``;
+    ``overwrite`` as in :func:`atomic_open`)."""
     fmt = savefig_kwargs.pop("format", None) or Path(path).suffix.lstrip(".").lower() or "png"
-    with atomic_open(path, "wb") as fh:
+    with atomic_open(path, "wb", overwrite=overwrite) as fh:
         fig.savefig(fh, format=fmt, **savefig_kwargs)
 
 
