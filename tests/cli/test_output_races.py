@@ -1,4 +1,5 @@
-"""Outputs that appear while venncal writes, links at the output path, linked input folders."""
+"""Outputs that appear while venncal writes, links at the output path, linked input folders,
+and inputs the streaming commands must refuse in one line."""
 
 import os
 
@@ -120,3 +121,30 @@ def test_an_output_whose_folder_is_a_file_says_so(files):
     assert _fit(tmp).exit_code == 0
     result = run("apply", tmp / "model.json", tmp / "test.csv", "-o", tmp / "test.csv" / "x.csv")
     one_line_error(result, "is a file, not a folder")
+
+
+@pytest.mark.parametrize("method", ["venn-abers", "isotonic"])
+def test_a_header_only_csv_is_one_line_for_every_model(files, method):
+    tmp, *_ = files
+    assert _fit(tmp, "--method", method).exit_code == 0
+    (tmp / "hdr.csv").write_text("score,y\n")
+    one_line_error(run("apply", tmp / "model.json", tmp / "hdr.csv", "-o", tmp / "o.csv"))
+    one_line_error(
+        run("calibrate", tmp / "cal.csv", tmp / "hdr.csv", "--score", "score", "--label", "y",
+            "--method", method, "-o", tmp / "o.csv")
+    )  # fmt: skip
+    assert not (tmp / "o.csv").exists() and _leftovers(tmp) == []
+
+
+def test_a_csv_that_is_not_utf8_is_one_line_in_apply_and_calibrate(files):
+    tmp, *_ = files
+    assert _fit(tmp).exit_code == 0
+    (tmp / "lat.csv").write_bytes("score,y,name\n0.1,0,caf\xe9\n".encode("latin-1"))
+    one_line_error(
+        run("apply", tmp / "model.json", tmp / "lat.csv", "-o", tmp / "o.csv"), "not UTF-8 text"
+    )
+    result = run(
+        "calibrate", tmp / "cal.csv", tmp / "lat.csv", "--score", "score", "--label", "y",
+        "-o", tmp / "o.csv",
+    )  # fmt: skip
+    one_line_error(result, "not UTF-8 text")

@@ -68,7 +68,18 @@ def check_table_file(path, what, doing="reading"):
 
 
 def _check_csv_layout(path, sep, what):
-    """Refuse what pandas would read silently wrong: ragged rows, repeated column names."""
+    """Refuse what pandas would read silently wrong: ragged rows, repeated column names, and
+    text that is not UTF-8."""
+    try:
+        _check_csv_rows(path, sep, what)
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"cannot read {what} {str(path)!r}: it is not UTF-8 text (byte {exc.start} cannot "
+            "be decoded); save it as UTF-8."
+        ) from None
+
+
+def _check_csv_rows(path, sep, what):
     with open(path, encoding="utf-8-sig", newline="") as fh:
         reader = csv.reader(fh, delimiter=sep)
         header = next(reader, None)

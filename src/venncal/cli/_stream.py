@@ -369,6 +369,8 @@ def new_column_names(calibrator, prefix=""):
 
 def _check_probabilities(new, method, source, weighted):
     for column, values in new.items():
+        if values.size == 0:  # a chunk without rows (a file with a header only)
+            continue
         low, high = np.min(values), np.max(values)  # NaN propagates: it fails the test below
         if low >= 0 and high <= 1:
             continue
