@@ -90,6 +90,12 @@ def encode(value, where="value", types=()):
     )
 
 
+#: the most dimensions of an array in a model file (venncal writes at most 2)
+_MAX_NDIM = 8
+#: a string dtype may declare this many characters more than its longest string needs
+_MIN_STRING_ROOM = 256
+
+
 def _expect(cond, message):
     if not cond:
         raise DecodeError(message)
@@ -143,17 +149,26 @@ def _decode_array(body, where):
     dtype = _decode_dtype(body["dtype"], where)
     shape, data = body["shape"], body["data"]
     _expect(
-        isinstance(shape, list) and all(type(n) is int and n >= 0 for n in shape),
-        f"{where}: the shape of an array must be a list of non-negative integers",
+        isinstance(shape, list)
+        and len(shape) <= _MAX_NDIM
+        and all(type(n) is int and n >= 0 for n in shape),
+        f"{where}: the shape of an array must be a list of at most {_MAX_NDIM} non-negative "
+        "integers",
     )
     _expect(isinstance(data, list), f"{where}: the data of an array must be a list")
     _expect(len(data) == math.prod(shape), f"{where}: {len(data)} values for the shape {shape}")
     values = _decode_elements(data, dtype, where)
+    if dtype.kind == "U":  # the memory is what the strings need, not what the file declares
+        longest = max((len(v) for v in values), default=0)
+        _expect(
+            dtype.itemsize // 4 <= max(longest, _MIN_STRING_ROOM),
+            f"{where}: the dtype {dtype.str!r} is far wider than its strings",
+        )
     try:
         arr = np.array(values, dtype=dtype) if values else np.empty(0, dtype=dtype)
+        return arr.reshape(shape)
     except (OverflowError, ValueError):
         raise DecodeError(f"{where} holds values out of the range of {dtype}") from None
-    return arr.reshape(shape)
 
 
 def _decode_scalar(body, where):

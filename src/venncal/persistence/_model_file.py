@@ -12,6 +12,7 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
+from venncal.persistence._checks import FittedStateError, check_fitted_state
 from venncal.persistence._codec import DecodeError, decode, encode
 from venncal.persistence._registry import model_class, model_types, registered_names
 
@@ -313,6 +314,9 @@ def _parse(raw, where):
         raise ModelFileError(f"{where} is not a venncal model file: {exc}.") from None
     except RecursionError:
         raise ModelFileError(f"{where} is not a venncal model file: nested too deeply.") from None
+    except ValueError as exc:  # e.g. an integer of more digits than Python converts
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ModelFileError(f"{where} is not a venncal model file: {first}.") from None
 
 
 def _check_header(doc, where):
@@ -466,6 +470,10 @@ def read_model_state(path):
     for attr in state:
         if not _ATTRIBUTE.match(attr):
             raise ModelFileError(f"{where}: {attr!r} is not a fitted attribute name.")
+    try:
+        check_fitted_state(name, state)
+    except FittedStateError as exc:
+        raise ModelFileError(f"{where}: {exc}; the file was edited or damaged.") from None
     try:
         metadata = _check_metadata(doc.get("metadata", {}))
     except (TypeError, ValueError):

@@ -1,0 +1,132 @@
+"""Model files edited by hand (checksum recomputed): a one-line ModelFileError, never a
+calibrator that predicts wrong numbers, a deep traceback or a huge allocation."""
+
+import json
+
+import numpy as np
+import pytest
+
+import venncal
+from venncal.persistence._model_file import ModelFileError, checksum
+
+
+def _saved(tmp_path, cal, name="m.json"):
+    path = venncal.save(cal, tmp_path / name)
+    return path, json.loads(path.read_text())
+
+
+def _rewrite(path, doc):
+    doc = {k: v for k, v in doc.items() if k != "sha256"}
+    doc["sha256"] = checksum(doc)
+    path.write_text(json.dumps(doc))
+
+
+def _one_line(path, *fragments):
+    with pytest.raises(ModelFileError) as info:
+        venncal.load(path)
+    text = str(info.value)
+    assert "\n" not in text
+    for fragment in fragments:
+        assert fragment in text, text
+
+
+def _data(n=300):
+    rng = np.random.default_rng(0)
+    s = rng.random(n)
+    return s, (rng.random(n) < s).astype(int)
+
+
+@pytest.fixture
+def va(tmp_path):
+    return _saved(tmp_path, venncal.VennAbersCalibrator().fit(*_data()))
+
+
+def test_an_integer_too_long_to_convert(va):
+    path, doc = va
+    text = path.read_text().replace('"format_version": 1', '"format_version": ' + "9" * 5000)
+    text = text.replace('"format_version":1', '"format_version":' + "9" * 5000)
+    path.write_text(text)
+    _one_line(path, "is not a venncal model file")
+
+
+def _arrays(node):
+    if isinstance(node, dict):
+        if set(node) == {"array"}:
+            yield node["array"]
+        for v in node.values():
+            yield from _arrays(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from _arrays(v)
+
+
+def test_an_array_of_too_many_dimensions(va):
+    path, doc = va
+    body = next(_arrays(doc["fitted"]))
+    body["shape"] = [0] + [1] * 70
+    body["data"] = []
+    _rewrite(path, doc)
+    _one_line(path, "at most 8")
+
+
+def test_a_string_dtype_far_wider_than_its_strings(tmp_path):
+    s, y = _data()
+    labels = np.where(y == 1, "pos", "neg")
+    path, doc = _saved(tmp_path, venncal.VennAbersCalibrator().fit(s, labels))
+    body = next(b for b in _arrays(doc) if b["dtype"].lstrip("<>|=").startswith("U"))
+    body["dtype"] = "<U999999"
+    _rewrite(path, doc)
+    _one_line(path, "far wider than its strings")
+
+
+def _tables(doc):
+    return doc["fitted"]["tables_"]["dataclass"]["fields"]
+
+
+def test_swapped_venn_abers_tables_are_refused(va):
+    path, doc = va
+    fields = _tables(doc)
+    fields["breaks0"], fields["breaks1"] = fields["breaks1"], fields["breaks0"]
+    fields["values0"], fields["values1"] = fields["values1"], fields["values0"]
+    _rewrite(path, doc)
+    _one_line(path, "p0 > p1", "edited or damaged")
+
+
+@pytest.mark.parametrize(
+    "edit, said",
+    [
+        (lambda f: f["values0"]["array"].update(data=f["values0"]["array"]["data"][:-1],
+                                                 shape=[len(f["values0"]["array"]["data"]) - 1]),
+         "one value more than breaks0"),
+        (lambda f: f["values1"]["array"]["data"].__setitem__(-1, 7.5), "outside [0, 1]"),
+        (lambda f: f["breaks1"]["array"]["data"].reverse(), "strictly increasing"),
+    ],
+)  # fmt: skip
+def test_broken_venn_abers_tables_are_refused(va, edit, said):
+    path, doc = va
+    edit(_tables(doc))
+    _rewrite(path, doc)
+    _one_line(path, said)
+
+
+def test_a_fitted_attribute_of_the_wrong_type_is_refused(va):
+    path, doc = va
+    doc["fitted"]["tables_"] = "hello"
+    _rewrite(path, doc)
+    _one_line(path, "must be a IVAPTables")
+
+
+def test_the_command_line_refuses_an_edited_model(va, tmp_path):
+    from click.testing import CliRunner
+
+    from venncal.cli import main
+
+    path, doc = va
+    fields = _tables(doc)
+    fields["values1"]["array"]["data"][-1] = 7.5
+    _rewrite(path, doc)
+    (tmp_path / "t.csv").write_text("score\n0.5\n")
+    result = CliRunner().invoke(main, ["apply", str(path), str(tmp_path / "t.csv"), "-o",
+                                       str(tmp_path / "o.csv")])  # fmt: skip
+    assert result.exit_code == 2 and "outside [0, 1]" in result.output
+    assert not (tmp_path / "o.csv").exists()
