@@ -50,7 +50,8 @@ def _kind(path, what):
     if suffix in _PARQUET:
         return "parquet"
     raise InputError(
-        f"{what} {str(path)!r} must end in .csv, .tsv or .parquet (got {suffix or 'no suffix'!r})."
+        f"{what} {str(path)!r} must end in .csv, .tsv, .txt (comma-separated), .parquet or .pq "
+        f"(got {suffix or 'no suffix'!r})."
     )
 
 
@@ -234,6 +235,17 @@ def _reword(exc, option, name, path):
     return InputError(f"{str(path)!r}: {text}")
 
 
+def _first_text(col):
+    """'row N holds V' for the first value of ``col`` that is not a number (rows from 0)."""
+    import pandas as pd
+
+    bad = pd.to_numeric(col, errors="coerce").isna().to_numpy() & col.notna().to_numpy()
+    if not bad.any():
+        return "found values that are not numbers"
+    row = int(np.flatnonzero(bad)[0])
+    return f"row {row} holds {str(col.iloc[row])!r}"
+
+
 def scores_column(frame, name, path, option="--score"):
     """Scores as a finite float64 array; NaN, inf or text exit with code 2."""
     import pandas as pd
@@ -243,8 +255,7 @@ def scores_column(frame, name, path, option="--score"):
         values = pd.to_numeric(col, errors="raise").to_numpy(dtype=np.float64, na_value=np.nan)
     except (ValueError, TypeError):
         raise InputError(
-            f"{str(path)!r}: column {name!r} ({option}) must hold numbers; "
-            f"found e.g. {col.astype(str).iloc[0]!r}."
+            f"{str(path)!r}: column {name!r} ({option}) must hold numbers; {_first_text(col)}."
         ) from None
     try:
         return check_scores(values, name="scores")

@@ -281,6 +281,12 @@ def evaluate(
     table = metrics_table(y, columns, n_bins=n_bins, strategy=strategy)
     click.echo(f"{file}: {len(y)} rows, {int(y.sum())} positive")
     click.echo(_format(table))
+    if y.min() == y.max():
+        click.echo(
+            "auc is not defined (nan): the labels hold one class only, so no pair of a "
+            "positive and a negative can be ranked.",
+            err=True,
+        )
     if intervals is not None:
         coverage = interval_table(y, *intervals, n_bins=n_bins, strategy=strategy)
         click.echo("")

@@ -1,0 +1,37 @@
+"""The command line names the offending value, explains a metric it cannot define, and lists
+every suffix it accepts."""
+
+import numpy as np
+import pandas as pd
+
+from tests.cli.test_fit_apply import one_line_error, run
+
+
+def test_a_non_numeric_score_is_named_by_its_row_and_value(tmp_path):
+    scores = ["0.1", "0.2", "0.3", "0.4", "0.5", "abc", "0.7"]
+    pd.DataFrame({"score": scores, "y": [0, 1, 0, 1, 0, 1, 1]}).to_csv(
+        tmp_path / "bad.csv", index=False
+    )
+    result = run("fit", tmp_path / "bad.csv", "--score", "score", "--label", "y", "-o",
+                 tmp_path / "m.json")  # fmt: skip
+    one_line_error(result, "row 5 holds 'abc'")
+    result = run("evaluate", tmp_path / "bad.csv", "--proba", "score", "--label", "y")
+    one_line_error(result, "row 5 holds 'abc'")
+
+
+def test_auc_of_one_class_is_explained(tmp_path):
+    pd.DataFrame({"p": np.linspace(0.1, 0.9, 10), "y": np.zeros(10, int)}).to_csv(
+        tmp_path / "one.csv", index=False
+    )
+    result = run("evaluate", tmp_path / "one.csv", "--proba", "p", "--label", "y")
+    assert result.exit_code == 0, result.output
+    assert "auc is not defined (nan): the labels hold one class only" in result.output
+
+
+def test_a_wrong_suffix_lists_every_accepted_one(tmp_path):
+    (tmp_path / "cal.csv").write_text("score,y\n0.1,0\n0.9,1\n0.4,0\n0.6,1\n")
+    result = run("fit", tmp_path / "cal.csv", "--score", "score", "--label", "y", "-o",
+                 tmp_path / "m.json")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    result = run("apply", tmp_path / "m.json", tmp_path / "cal.csv", "-o", tmp_path / "o.xlsx")
+    one_line_error(result, ".csv, .tsv, .txt (comma-separated), .parquet or .pq")
