@@ -24,7 +24,25 @@ _COMMANDS = {
 }
 
 
+def _terminated(signum, frame):
+    """SIGTERM ends a command like an interrupt: the cleanup of partial outputs runs."""
+    click.echo("Error: terminated; outputs not finished were not moved into place.", err=True)
+    raise SystemExit(128 + signum)
+
+
 class _LazyGroup(click.Group):
+    def main(self, *args, **kwargs):
+        import signal
+        import threading
+
+        if threading.current_thread() is not threading.main_thread():
+            return super().main(*args, **kwargs)
+        previous = signal.signal(signal.SIGTERM, _terminated)
+        try:
+            return super().main(*args, **kwargs)
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+
     def list_commands(self, ctx):
         return list(dict.fromkeys([*super().list_commands(ctx), *_COMMANDS]))
 
