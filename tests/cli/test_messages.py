@@ -35,3 +35,27 @@ def test_a_wrong_suffix_lists_every_accepted_one(tmp_path):
     assert result.exit_code == 0, result.output
     result = run("apply", tmp_path / "m.json", tmp_path / "cal.csv", "-o", tmp_path / "o.xlsx")
     one_line_error(result, ".csv, .tsv, .txt (comma-separated), .parquet or .pq")
+
+
+def test_a_parquet_folder_whose_files_store_a_column_with_two_types(tmp_path):
+    import venncal
+
+    rng = np.random.default_rng(0)
+    folder = tmp_path / "cal"
+    folder.mkdir()
+    ints = pd.DataFrame({"score": np.arange(60) % 7, "y": np.arange(60) % 2})
+    floats = pd.DataFrame({"score": rng.random(60), "y": (rng.random(60) < 0.5).astype(int)})
+    ints.to_parquet(folder / "a.parquet", index=False)
+    floats.to_parquet(folder / "b.parquet", index=False)
+    result = run("fit", folder, "--score", "score", "--label", "y", "-o", tmp_path / "m.json")
+    assert result.exit_code == 0, result.output
+    both = pd.concat([ints.astype({"score": float}), floats])
+    want = venncal.VennAbersCalibrator().fit(both["score"], both["y"])
+    got = venncal.load(tmp_path / "m.json")
+    t = np.linspace(-1, 8, 50)
+    np.testing.assert_array_equal(got.predict_interval(t), want.predict_interval(t))
+    pd.DataFrame({"score": ["x"] * 5, "y": [0, 1, 0, 1, 1]}).to_parquet(
+        folder / "c.parquet", index=False
+    )
+    result = run("fit", folder, "--score", "score", "--label", "y", "-o", tmp_path / "n.json")
+    one_line_error(result, "store a column with types that cannot be combined")

@@ -166,10 +166,30 @@ def _read_columns(path, columns, what):
     import pyarrow as pa
 
     tables = [batch for _, batch in source.chunks(columns)]
-    frame = arrow_frame(pa.Table.from_batches(tables)) if tables else None
+    frame = arrow_frame(_combined(pa, tables, what, path)) if tables else None
     if frame is None or frame.shape[0] == 0:
         raise InputError(f"{what} {str(path)!r} has no data rows.")
     return frame
+
+
+def _combined(pa, batches, what, path):
+    """One table of record batches whose files may store a column with different types (an
+    integer score in one file, a float score in another): the types are widened when they
+    can be, else one line."""
+    try:
+        return pa.Table.from_batches(batches)
+    except pa.ArrowInvalid:
+        pass
+    try:
+        return pa.concat_tables(
+            [pa.Table.from_batches([b]) for b in batches], promote_options="permissive"
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
+        first = str(exc).strip().splitlines()[0]
+        raise InputError(
+            f"the files of {what} {str(path)!r} store a column with types that cannot be "
+            f"combined ({first}); write it with one type in every file."
+        ) from None
 
 
 def read_calibration(path, score, label, weight=None, positive=None, what="CAL_FILE"):
