@@ -95,3 +95,22 @@ def test_help_lists_the_studies():
     assert res.exit_code == 0
     for name in studies.STUDIES:
         assert name in res.output
+
+
+@pytest.mark.parametrize("flag", ["--force", "--resume"])
+@pytest.mark.parametrize("name", ["results.csv", "report.md", "brier_curves.png"])
+def test_a_file_the_manifest_does_not_list_is_never_replaced(tmp_path, tiny, flag, name):
+    # an interrupted run's manifest lists only cells.csv; a user's file named like a report
+    # file must survive --force and --resume
+    import json
+
+    out = tmp_path / "r"
+    out.mkdir()
+    manifest = {"study": "tasche-2022", "mode": "quick", "files": ["cells.csv"],
+                "created_folder": False, "written_by": "venncal"}  # fmt: skip
+    (out / ".venncal-manifest.json").write_text(json.dumps(manifest))
+    (out / name).write_bytes(b"the user's notes\n")
+    res = CliRunner().invoke(reproduce, ["tasche-2022", "--out", str(out), flag, "--no-progress"])
+    assert res.exit_code == 2, res.output
+    assert f"{name!r} exists and was not written by venncal" in res.output
+    assert (out / name).read_bytes() == b"the user's notes\n"

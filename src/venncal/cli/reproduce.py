@@ -237,7 +237,15 @@ def reproduce(study, quick, out, force, resume, n_jobs, backend, scheduler, prog
         raise _UsageExit(f"--scheduler: {exc}") from None
     except OSError as exc:
         raise _os_error(exc, "write") from None
-    manifest["files"] = sorted(set(manifest["files"]) | set(report_files(result)))
+    report = set(report_files(result))
+    strangers = sorted(n for n in report - set(manifest["files"]) if os.path.lexists(out / n))
+    if strangers:
+        raise _UsageExit(
+            f"--out {out}: {strangers[0]!r} exists and was not written by venncal; move it "
+            "away (venncal never replaces files it did not write). The results are in "
+            f"{_CELLS_FILE}: rerun with --resume to write the report."
+        )
+    manifest["files"] = sorted(set(manifest["files"]) | report)
     _save_manifest(out, manifest)
     try:
         paths = write_report(result, out)
