@@ -130,3 +130,30 @@ def test_the_command_line_refuses_an_edited_model(va, tmp_path):
                                        str(tmp_path / "o.csv")])  # fmt: skip
     assert result.exit_code == 2 and "outside [0, 1]" in result.output
     assert not (tmp_path / "o.csv").exists()
+
+
+@pytest.mark.parametrize(
+    "cal, attr, field, value, said",
+    [
+        (venncal.HistogramCalibrator(), "binning_", "values", 7.5, "outside [0, 1]"),
+        (venncal.HistogramCalibrator(), "binning_", "edges", None, "strictly increasing"),
+        (venncal.BayesianBinningCalibrator(), "binning_", "values", 1.0, "strictly inside (0, 1)"),
+        (venncal.IsotonicCalibrator(), "step_function_", "y", -0.5, "outside [0, 1]"),
+    ],
+)
+def test_other_tables_are_checked_too(tmp_path, cal, attr, field, value, said):
+    path, doc = _saved(tmp_path, cal.fit(*_data()))
+    data = doc["fitted"][attr]["dataclass"]["fields"][field]["array"]["data"]
+    if value is None:
+        data.reverse()
+    else:
+        data[-1] = value
+    _rewrite(path, doc)
+    _one_line(path, said)
+
+
+def test_a_platt_sigmoid_with_a_non_finite_coefficient_is_refused(tmp_path):
+    path, doc = _saved(tmp_path, venncal.PlattCalibrator().fit(*_data()))
+    doc["fitted"]["sigmoid_"]["dataclass"]["fields"]["a_scaled"] = {"float": "nan"}
+    _rewrite(path, doc)
+    _one_line(path, "a_scaled must be a finite number")

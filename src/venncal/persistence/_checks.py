@@ -3,8 +3,11 @@
 The checksum of a model file detects damage, not edits (anyone can recompute it), so the
 decoded tables are checked against the invariants of the fit that made them: the Venn-Abers
 step tables (breaks strictly increasing and finite, one more value than breaks, values in
-[0, 1] and non-decreasing, and p0 <= p1 at every piece of the two step functions) and the
-points of an isotonic step function (increasing, finite, values in [0, 1]).
+[0, 1] and non-decreasing, and p0 <= p1 at every piece of the two step functions), the points
+of an isotonic step function (increasing, finite, values in [0, 1]), histogram bins (increasing
+edges, one value, count and positive total per bin, values in [0, 1]), Bayesian binning
+(increasing positions, values strictly inside (0, 1)) and Platt's sigmoid (finite
+coefficients, a positive scale).
 """
 
 from __future__ import annotations
@@ -67,9 +70,55 @@ def _check_isotonic(step, where):
     _increasing(y, f"{where}.y", strict=False)
 
 
+def _check_histogram(binning, where):
+    edges = _float_vector(binning.__dict__.get("edges"), f"{where}.edges")
+    _increasing(edges, f"{where}.edges")
+    n = edges.shape[0] - 1
+    for name in ("values", "counts", "positives"):
+        arr = _float_vector(binning.__dict__.get(name), f"{where}.{name}")
+        if arr.shape[0] != n:
+            raise FittedStateError(f"{where}.{name} must hold one value per bin ({n})")
+    _probabilities(binning.values, f"{where}.values")
+    if (binning.counts < 0).any() or (binning.positives < 0).any():
+        raise FittedStateError(f"{where}.counts and .positives must be non-negative")
+
+
+def _check_bayesian_binning(binning, where):
+    positions = _float_vector(binning.__dict__.get("positions"), f"{where}.positions")
+    values = _float_vector(binning.__dict__.get("values"), f"{where}.values")
+    _increasing(positions, f"{where}.positions")
+    if values.shape != positions.shape or values.size == 0:
+        raise FittedStateError(f"{where}.values must hold one value per position")
+    if ((values <= 0) | (values >= 1)).any():
+        raise FittedStateError(f"{where}.values must lie strictly inside (0, 1)")
+
+
+def _finite_number(x, what):
+    if isinstance(x, bool) or not isinstance(x, (int, float)) or not np.isfinite(x):
+        raise FittedStateError(f"{what} must be a finite number")
+
+
+def _check_platt(sigmoid, where):
+    fields = sigmoid.__dict__
+    _finite_number(fields.get("center"), f"{where}.center")
+    _finite_number(fields.get("scale"), f"{where}.scale")
+    if not fields["scale"] > 0:
+        raise FittedStateError(f"{where}.scale must be positive")
+    if fields.get("a_scaled") is None or fields.get("b_scaled") is None:
+        # predictions use a and b: they must be numbers
+        _finite_number(fields.get("a"), f"{where}.a")
+        _finite_number(fields.get("b"), f"{where}.b")
+    else:
+        _finite_number(fields["a_scaled"], f"{where}.a_scaled")
+        _finite_number(fields["b_scaled"], f"{where}.b_scaled")
+
+
 _CHECKS = {
     "venncal.core.venn_abers.IVAPTables": _check_ivap,
     "venncal.core.isotonic.IsotonicStepFunction": _check_isotonic,
+    "venncal.core.histogram.HistogramBinning": _check_histogram,
+    "venncal.core.bayesian_binning.BayesianBinning": _check_bayesian_binning,
+    "venncal.core.platt.PlattSigmoid": _check_platt,
 }
 
 
