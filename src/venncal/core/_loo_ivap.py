@@ -18,13 +18,17 @@ union on the max side (or on the min side) splits into a max (a min) of bridges:
 * q > g: the left set is the prefix {P_i - (1, 1) : i <= g}, the right set
   {P_j : g <= j < q} and {P_j - (w, w y) : j >= q}.
 
-The hull of a prefix or suffix is the stack of a monotone-chain sweep over g; the hull of any
-index range is the union of O(log k) nodes of a segment tree whose nodes hold the hulls of
-their ranges (O(k log k) vertices in all). A bridge of two chains is found by a binary search
-over one chain of a binary search over the other. p0 is p1 of the mirrored diagram (scores
-negated, labels flipped), as in :mod:`venncal.core._ivap_kernels`.
+Every prefix hull and every suffix hull is a path in one of two trees built by a
+monotone-chain sweep (:mod:`venncal.core._hull_paths`), and the bridge of two such paths is a
+simultaneous binary search of O(log k) steps. The sets moved by the removal (the first set for
+q <= g, the last one for q > g) are a prefix or a suffix. The other set is an index range,
+[q, g] or [g, q - 1]: it splits at the highest bit where its ends differ into a suffix of a
+dyadic block [s, mid] and a prefix of the next block [mid + 1, e]; one sweep down from mid and
+one up from mid + 1 per block and level holds the hulls of all these pieces in turn, in the
+order of the queries' ends, so the range costs two more bridges. p0 is p1 of the mirrored
+diagram (scores negated, labels flipped), as in :mod:`venncal.core._ivap_kernels`.
 
-Most queries need no range. Without removal, p1 is the slope of the line through L_a and P_b
+Most queries need no bridge. Without removal, p1 is the slope of the line through L_a and P_b
 (a = left[g] <= g <= b = right[g]: the test object's block holds groups a + 1 .. b), and every
 point lies on or above it. An example left out of group q <= a leaves [q, g] holding L_a, so
 that bridge is p1 itself; if it is positive, its shift (w, w) along a line of slope 1 lowers
@@ -33,13 +37,16 @@ a moved point P_i + (w, 0) - (1, 1), i < q, falls below the line, a test of the 
 prefix hull of P_0..P_{q-1} lowest under it. Mirrored, an example left out of group q > b
 changes nothing when negative and lowers p1 exactly when a moved point P_j - (w, w), j >= q,
 falls below the line. Only the queries whose left-out example lies in the test object's block,
-or outside it and moving p1, fold bridges over ranges; in the block, a negative left of the
-test object (or a positive right of it) needs only the range of the moved points, since
-L_a + (w, 0) (or P_b - (w, w)) lies on or below the line.
+or outside it and moving p1, need bridges; in the block, a negative left of the test object
+(or a positive right of it) needs only the moved points' bridge, since L_a + (w, 0) (or
+P_b - (w, w)) lies on or below the line.
 
-Cost: O(l log l) for the tree and the sweeps, O(log l) per query outside the block that leaves
-p1 alone, and O(log^2 l log h) per other query (O(log l) tree nodes, a binary search of binary
-searches per node, h a node's hull size).
+Cost: O(k log k) for the trees, their ancestor tables and the sweeps (O(k) per level, for
+the levels that hold a query), O(m + k) to order the queries by counting, and O(log k) per
+query, so O((l + m) log l) in all. The test at the separating line of a bridge multiplies
+three coordinate differences, exact in int64 while the coordinates span less than 2^20; a
+diagram of larger integer weights takes the earlier route of
+:mod:`venncal.core._loo_ranges` (O(log^2 l log h) per query that folds ranges).
 
 Each value comes out as an exact integer ratio (num, den) on integer coordinates, so the float
 the caller forms with one division equals the one the refitting algorithm gives.
@@ -49,162 +56,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from venncal.core._hull_paths import SPAN_LIMIT, _orient, hull_trees, path_bridge
 from venncal.core._jit import jit
+from venncal.core._loo_ranges import loo_p1_ranges
 
-__all__ = ["build_hull_tree", "loo_p1", "loo_ivap_predict"]
-
-
-@jit
-def _orient(ox, oy, ax, ay, bx, by):
-    """Twice the signed area of (o, a, b): positive for a counter-clockwise turn."""
-    return (ax - ox) * (by - oy) - (ay - oy) * (bx - ox)
-
-
-@jit
-def build_hull_tree(px, py, size):
-    """Lower hulls of the nodes of a segment tree over the points (px[i], py[i]), x increasing.
-
-    Node v (1 <= v < 2 size) covers leaves [lo, hi); its hull is ``verts[start[v]:start[v+1]]``
-    (point indices, left to right) is ``verts[begin[v]:begin[v] + count[v]]``. Returns
-    (begin, count, verts).
-    """
-    n = px.shape[0]
-    levels = 1
-    s = 1
-    while s < size:
-        s *= 2
-        levels += 1
-    cap = n * levels + 1
-    verts = np.empty(cap, dtype=np.int64)
-    # leaves first, then each parent from its children's hulls (a monotone chain over their
-    # vertices: a point off a child's hull is off the parent's), in decreasing v
-    begin = np.zeros(2 * size, dtype=np.int64)
-    count = np.zeros(2 * size, dtype=np.int64)
-    pos = 0
-    for v in range(2 * size - 1, size - 1, -1):
-        i = v - size
-        begin[v] = pos
-        if i < n:
-            verts[pos] = i
-            pos += 1
-            count[v] = 1
-    for v in range(size - 1, 0, -1):
-        begin[v] = pos
-        top = 0
-        for child in (2 * v, 2 * v + 1):
-            b = begin[child]
-            for t in range(count[child]):
-                idx = verts[b + t]
-                x = px[idx]
-                y = py[idx]
-                while top >= 2:
-                    i1 = verts[pos + top - 2]
-                    i2 = verts[pos + top - 1]
-                    if _orient(px[i1], py[i1], px[i2], py[i2], x, y) <= 0:
-                        top -= 1
-                    else:
-                        break
-                verts[pos + top] = idx
-                top += 1
-        count[v] = top
-        pos += top
-    return begin, count, verts
-
-
-@jit
-def _tangent(qx, qy, px, py, arr, s, nb, step, tx, ty):
-    """Index (0..nb-1, along the chain) of the vertex b minimising slope(q, b + t) over a lower
-    chain ``arr[s + step * i]`` lying right of q."""
-    lo = 0
-    hi = nb - 1
-    while lo < hi:
-        mid = (lo + hi) // 2
-        i1 = arr[s + step * mid]
-        i2 = arr[s + step * (mid + 1)]
-        if _orient(qx, qy, px[i1] + tx, py[i1] + ty, px[i2] + tx, py[i2] + ty) < 0:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
-@jit
-def _bridge(px, py, a_arr, a_s, na, a_step, ax, ay, b_arr, b_s, nb, b_step, bx, by):
-    """Slope (num, den > 0) of the bridge from chain A (shifted by (ax, ay)) to chain B
-    (shifted by (bx, by)), A strictly left of B: max over a in A of min over b in B."""
-    lo = 0
-    hi = na - 1
-    while lo < hi:
-        mid = (lo + hi) // 2
-        i1 = a_arr[a_s + a_step * mid]
-        x1 = px[i1] + ax
-        y1 = py[i1] + ay
-        jb = b_arr[b_s + b_step * _tangent(x1, y1, px, py, b_arr, b_s, nb, b_step, bx, by)]
-        i2 = a_arr[a_s + a_step * (mid + 1)]
-        # the next vertex of A below the line from a to its tangent point: the bridge is right
-        if _orient(x1, y1, px[jb] + bx, py[jb] + by, px[i2] + ax, py[i2] + ay) < 0:
-            lo = mid + 1
-        else:
-            hi = mid
-    i1 = a_arr[a_s + a_step * lo]
-    x1 = px[i1] + ax
-    y1 = py[i1] + ay
-    jb = b_arr[b_s + b_step * _tangent(x1, y1, px, py, b_arr, b_s, nb, b_step, bx, by)]
-    return py[jb] + by - y1, px[jb] + bx - x1
-
-
-@jit
-def _range_best(
-    px,
-    py,
-    begin,
-    count,
-    verts,
-    size,
-    lo,
-    hi,
-    tx,
-    ty,
-    c_arr,
-    c_s,
-    nc,
-    c_step,
-    cx,
-    cy,
-    side,
-    best_num,
-    best_den,
-):
-    """Fold the bridges between the tree nodes covering [lo, hi] (shifted by t) and chain C
-    into (best_num, best_den): the max with side 0 (nodes left of C), the min with side 1."""
-    l = lo + size
-    r = hi + 1 + size
-    while l < r:
-        for take in range(2):
-            v = -1
-            if take == 0 and (l & 1) == 1:
-                v = l
-                l += 1
-            elif take == 1 and (r & 1) == 1:
-                r -= 1
-                v = r
-            if v < 0:
-                continue
-            if side == 0:
-                num, den = _bridge(
-                    px, py, verts, begin[v], count[v], 1, tx, ty, c_arr, c_s, nc, c_step, cx, cy
-                )
-                if best_den == 0 or num * best_den > best_num * den:
-                    best_num, best_den = num, den
-            else:
-                num, den = _bridge(
-                    px, py, c_arr, c_s, nc, c_step, cx, cy, verts, begin[v], count[v], 1, tx, ty
-                )
-                if best_den == 0 or num * best_den < best_num * den:
-                    best_num, best_den = num, den
-        l //= 2
-        r //= 2
-    return best_num, best_den
+__all__ = ["loo_p1", "loo_ivap_predict"]
 
 
 @jit
@@ -302,7 +158,7 @@ def _outside_changes(px, py, unit, gaps, groups, dw, da, vnum, vden, left, right
             qkey[t] = q
         elif q > right[g] and da[t] > 0:
             qkey[t] = q
-    order = np.argsort(qkey, kind="mergesort")
+    order = _bucket_order(qkey, k + 1)
     stack = np.empty(k + 1, dtype=np.int64)
     # left of the block: the prefix hull of P_0 .. P_{q-1}, q increasing
     ptr = 0
@@ -367,196 +223,226 @@ def _outside_changes(px, py, unit, gaps, groups, dw, da, vnum, vden, left, right
 
 
 @jit
-def loo_p1(px, py, unit, gaps, groups, dw, da, num, den, shortcuts=True):
+def _bucket_order(keys, nb):
+    """A stable order of ``keys`` (integers in -1 .. nb - 1) by counting, in O(len + nb)."""
+    count = np.zeros(nb + 2, dtype=np.int64)
+    for key in keys:
+        count[key + 2] += 1
+    for b in range(1, nb + 2):
+        count[b] += count[b - 1]
+    order = np.empty(keys.shape[0], dtype=np.int64)
+    for i in range(keys.shape[0]):
+        b = keys[i] + 1
+        order[count[b]] = i
+        count[b] += 1
+    return order
+
+
+@jit
+def _fold(num, den, t, n2, d2, side):
+    """num[t] / den[t] becomes the max (side 0) or min (side 1) of itself and n2 / d2; a zero
+    den[t] holds no value yet."""
+    if den[t] == 0 or (n2 * den[t] > num[t] * d2 if side == 0 else n2 * den[t] < num[t] * d2):
+        num[t] = n2
+        den[t] = d2
+
+
+@jit
+def _range_part(px, py, unit, arr, base, step, n, t, g, need, num, den, pre_par, pre_jump,
+                suf_par, suf_jump, no_par, no_jump):  # fmt: skip
+    """Fold the bridge of a piece of a query's range (the chain ``arr[base + step * i]``,
+    i < n) into its value: L-points against the suffix from g (max), or P-points against the
+    prefix hull up to g, shifted to L (min)."""
+    if need == 1:
+        n2, d2 = path_bridge(
+            px, py, 0, arr, base, step, n, no_par, no_jump, 0, -unit, -unit,
+            2, arr, 0, 1, 0, suf_par, suf_jump, g, 0, 0,
+        )  # fmt: skip
+        _fold(num, den, t, n2, d2, 0)
+    else:
+        n2, d2 = path_bridge(
+            px, py, 1, arr, 0, 1, 0, pre_par, pre_jump, g, -unit, -unit,
+            0, arr, base, step, n, no_par, no_jump, 0, 0, 0,
+        )  # fmt: skip
+        _fold(num, den, t, n2, d2, 1)
+
+
+@jit
+def _loo_paths(px, py, unit, gaps, groups, dw, da, num, den, vnum, vden, left, right, change):
+    """p1 = num / den for each query through the prefix and suffix hull trees, O(log k) each.
+
+    A query needs the bridges of at most three pairs of hulls: a prefix hull against a suffix
+    hull (the points the removal moves against the other side), answered at once from the two
+    trees, and the hull of an index range [q, g] (or [g, q - 1]) against the suffix hull from g
+    (the prefix hull up to g). Such a range splits at the highest bit where its ends differ into
+    a suffix of a left block [s, mid] and a prefix of a right block [mid + 1, e] of an aligned
+    dyadic partition; per level, one sweep down from mid and one up from mid + 1 of each block
+    that holds a query end has the hulls of all those pieces on its stack, in query order:
+    O(k) per level, O(k log k) in all.
+    """
+    k = px.shape[0] - 1
+    pre_par, pre_jump, suf_par, suf_jump = hull_trees(px, py)
+    no_arr = np.zeros(1, dtype=np.int64)
+    no_par = np.zeros(1, dtype=np.int32)
+    no_jump = np.zeros((1, 1), dtype=np.int32)
+    m = gaps.shape[0]
+    need = np.zeros(m, dtype=np.int8)
+    # in the order of the test objects' gaps: neighbouring queries share their hull paths
+    by_gap = _bucket_order(gaps, k + 1)
+    for t in by_gap:
+        g = gaps[t]
+        q = groups[t]
+        num[t] = 0
+        den[t] = 0
+        if q <= g:
+            if dw[t] == 0 or (q <= left[g] and (da[t] == dw[t] or change[t] == 0)):
+                num[t] = vnum[g]
+                den[t] = vden[g]
+                continue
+            if q <= left[g]:  # [q, g] holds the block's left end: that bridge is p1 itself
+                num[t] = vnum[g]
+                den[t] = vden[g]
+            # the moved points P_0..P_q-1 + (w, w y) - (1, 1) against the suffix from g
+            n2, d2 = path_bridge(
+                px, py, 1, no_arr, 0, 1, 0, pre_par, pre_jump, q - 1, dw[t] - unit,
+                da[t] - unit, 2, no_arr, 0, 1, 0, suf_par, suf_jump, g, 0, 0,
+            )  # fmt: skip
+            _fold(num, den, t, n2, d2, 0)
+            # a negative in the block: L_left + (w, 0) lies below the unremoved line, so the
+            # moved points' bridge exceeds p1, and the bridge from [q, g] is at most p1
+            if q > left[g] and da[t] > 0:
+                need[t] = 1
+        else:
+            if dw[t] == 0 or (q > right[g] and (da[t] == 0 or change[t] == 0)):
+                num[t] = vnum[g]
+                den[t] = vden[g]
+                continue
+            if q > right[g]:  # [g, q - 1] holds the block's right end: that bridge is p1
+                num[t] = vnum[g]
+                den[t] = vden[g]
+            elif da[t] < dw[t]:
+                # (a positive in the block needs no range: P_right - (w, w) lies on or below
+                # the unremoved line, whose slope is at most 1, so the moved points' bridge is
+                # at most p1, and the range's bridge at least p1)
+                need[t] = 2
+            n2, d2 = path_bridge(
+                px, py, 1, no_arr, 0, 1, 0, pre_par, pre_jump, g, -unit, -unit,
+                2, no_arr, 0, 1, 0, suf_par, suf_jump, q, -dw[t], -da[t],
+            )  # fmt: skip
+            _fold(num, den, t, n2, d2, 1)
+    # the range [lo, hi] of each query that needs one, split at the highest differing bit
+    levels = 1
+    while (1 << levels) <= k:
+        levels += 1
+    n_tasks = 0
+    for t in range(m):
+        n_tasks += 2 if need[t] != 0 else 0
+    pos = np.empty(n_tasks, dtype=np.int64)
+    lvl = np.empty(n_tasks, dtype=np.int64)
+    owner = np.empty(n_tasks, dtype=np.int64)
+    one = np.empty(1, dtype=np.int64)
+    n_tasks = 0
+    for t in range(m):
+        if need[t] == 0:
+            continue
+        g = gaps[t]
+        q = groups[t]
+        lo, hi = (q, g) if need[t] == 1 else (g, q - 1)
+        if lo == hi:  # one point
+            one[0] = lo
+            _range_part(px, py, unit, one, 0, 1, 1, t, g, need[t], num, den, pre_par, pre_jump,
+                        suf_par, suf_jump, no_par, no_jump)  # fmt: skip
+            continue
+        h = 0
+        while (lo ^ hi) >> (h + 1):
+            h += 1
+        for end in (lo, hi):
+            pos[n_tasks] = end
+            lvl[n_tasks] = h
+            owner[n_tasks] = t
+            n_tasks += 1
+    # by level, then position (two stable counting sorts)
+    order = _bucket_order(pos[:n_tasks], k + 1)
+    order = order[_bucket_order(lvl[order], levels)]
+    stack = np.empty(k + 1, dtype=np.int64)
+    i = 0
+    while i < n_tasks:
+        # one block pair: the tasks of level h whose positions lie in [s, s + 2^(h+1))
+        h = lvl[order[i]]
+        s = pos[order[i]] >> (h + 1) << (h + 1)
+        mid = s + (1 << h) - 1
+        j = i
+        while j < n_tasks and lvl[order[j]] == h and pos[order[j]] < s + (2 << h):
+            j += 1
+        split = i
+        while split < j and pos[order[split]] <= mid:
+            split += 1
+        # the left block, swept down from mid: the stack is the hull of P_pos..P_mid
+        top = 0
+        p = mid
+        for r in range(split - 1, i - 1, -1):
+            while p >= pos[order[r]]:
+                while top >= 2 and _orient(
+                    px[stack[top - 2]], py[stack[top - 2]], px[stack[top - 1]],
+                    py[stack[top - 1]], px[p], py[p],
+                ) >= 0:  # fmt: skip
+                    top -= 1
+                stack[top] = p
+                top += 1
+                p -= 1
+            t = owner[order[r]]
+            _range_part(px, py, unit, stack, top - 1, -1, top, t, gaps[t], need[t], num, den,
+                        pre_par, pre_jump, suf_par, suf_jump, no_par, no_jump)  # fmt: skip
+        # the right block, swept up from mid + 1: the stack is the hull of P_mid+1..P_pos
+        top = 0
+        p = mid + 1
+        for r in range(split, j):
+            while p <= pos[order[r]]:
+                while top >= 2 and _orient(
+                    px[stack[top - 2]], py[stack[top - 2]], px[stack[top - 1]],
+                    py[stack[top - 1]], px[p], py[p],
+                ) <= 0:  # fmt: skip
+                    top -= 1
+                stack[top] = p
+                top += 1
+                p += 1
+            t = owner[order[r]]
+            _range_part(px, py, unit, stack, 0, 1, top, t, gaps[t], need[t], num, den,
+                        pre_par, pre_jump, suf_par, suf_jump, no_par, no_jump)  # fmt: skip
+        i = j
+
+
+@jit
+def loo_p1(px, py, unit, gaps, groups, dw, da, num, den, method=0):
     """p1 = num / den for each query (test above ``gaps[i]`` groups, the example of weight
     ``dw[i]`` and weighted positives ``da[i]`` in group ``groups[i]`` (1-based) left out).
 
     ``px``, ``py`` are the cumulative-sum diagram P_0..P_k (integers); ``unit`` the test
-    object's weight on their scale. ``shortcuts=False`` folds the bridges over both ranges for
-    every query (the same values by another route, for tests and benchmarks).
+    object's weight on their scale. ``method`` 0 answers through the hull trees (coordinates
+    must span less than :data:`~venncal.core._hull_paths.SPAN_LIMIT`), 1 folds bridges over
+    the segment tree of hulls after the same shortcuts, 2 folds them over both ranges for every
+    query (the same values by other routes).
     """
     k = px.shape[0] - 1
-    size = 1
-    while size < k + 1:
-        size *= 2
-    begin, count, verts = build_hull_tree(px, py, size)
     vnum = np.empty(k + 1, dtype=np.int64)
     vden = np.empty(k + 1, dtype=np.int64)
     left = np.empty(k + 1, dtype=np.int64)
     right = np.empty(k + 1, dtype=np.int64)
     _gap_bridges(px, py, unit, vnum, vden, left, right)
-    m = gaps.shape[0]
-    change = np.zeros(m, dtype=np.int8)
-    if shortcuts:
-        _outside_changes(px, py, unit, gaps, groups, dw, da, vnum, vden, left, right, change)
-    else:  # no query is outside the test object's block
+    change = np.zeros(gaps.shape[0], dtype=np.int8)
+    if method == 2:  # no query is outside the test object's block
         left[:] = -1
         right[:] = k + 1
-    order = np.argsort(gaps, kind="mergesort")
-    stack = np.empty(k + 1, dtype=np.int64)
-    # right of the removed group (q <= g): sweep g down, the stack is the hull of P_g..P_k
-    top = 0
-    qi = m - 1
-    for g in range(k, -1, -1):
-        x = px[g]
-        y = py[g]
-        while top >= 2:
-            i1 = stack[top - 2]
-            i2 = stack[top - 1]
-            # right to left: keep clockwise turns
-            if _orient(px[i1], py[i1], px[i2], py[i2], x, y) >= 0:
-                top -= 1
-            else:
-                break
-        stack[top] = g
-        top += 1
-        while qi >= 0 and gaps[order[qi]] == g:
-            t = order[qi]
-            qi -= 1
-            q = groups[t]
-            if q > g:
-                continue
-            if shortcuts and (dw[t] == 0 or (q <= left[g] and (da[t] == dw[t] or change[t] == 0))):
-                num[t] = vnum[g]
-                den[t] = vden[g]
-                continue
-            bn = 0
-            bd = 0
-            if q <= left[g]:  # [q, g] holds the block's left end: that bridge is p1 itself
-                bn = vnum[g]
-                bd = vden[g]
-            bn, bd = _range_best(
-                px,
-                py,
-                begin,
-                count,
-                verts,
-                size,
-                0,
-                q - 1,
-                dw[t] - unit,
-                da[t] - unit,
-                stack,
-                top - 1,
-                top,
-                -1,
-                0,
-                0,
-                0,
-                bn,
-                bd,
-            )
-            if q <= left[g] or (shortcuts and da[t] == 0):
-                # a negative in the block: L_left + (w, 0) lies below the unremoved line (of
-                # positive slope), so the moved points' bridge exceeds p1, and the bridge
-                # from [q, g] is at most p1
-                num[t] = bn
-                den[t] = bd
-                continue
-            bn, bd = _range_best(
-                px,
-                py,
-                begin,
-                count,
-                verts,
-                size,
-                q,
-                g,
-                -unit,
-                -unit,
-                stack,
-                top - 1,
-                top,
-                -1,
-                0,
-                0,
-                0,
-                bn,
-                bd,
-            )
-            num[t] = bn
-            den[t] = bd
-    # left of the removed group (q > g): sweep g up, the stack is the hull of P_0..P_g
-    top = 0
-    qi = 0
-    for g in range(k + 1):
-        x = px[g]
-        y = py[g]
-        while top >= 2:
-            i1 = stack[top - 2]
-            i2 = stack[top - 1]
-            if _orient(px[i1], py[i1], px[i2], py[i2], x, y) <= 0:
-                top -= 1
-            else:
-                break
-        stack[top] = g
-        top += 1
-        while qi < m and gaps[order[qi]] == g:
-            t = order[qi]
-            qi += 1
-            q = groups[t]
-            if q <= g:
-                continue
-            if shortcuts and (dw[t] == 0 or (q > right[g] and (da[t] == 0 or change[t] == 0))):
-                num[t] = vnum[g]
-                den[t] = vden[g]
-                continue
-            bn = 0
-            bd = 0
-            if q > right[g]:  # [g, q - 1] holds the block's right end: that bridge is p1
-                bn = vnum[g]
-                bd = vden[g]
-            elif not shortcuts or da[t] < dw[t]:
-                # (a positive in the block needs no range here: P_right - (w, w) lies on or
-                # below the unremoved line, whose slope is at most 1, so the moved points'
-                # bridge is at most p1, and this range's bridge at least p1)
-                bn, bd = _range_best(
-                    px,
-                    py,
-                    begin,
-                    count,
-                    verts,
-                    size,
-                    g,
-                    q - 1,
-                    0,
-                    0,
-                    stack,
-                    0,
-                    top,
-                    1,
-                    -unit,
-                    -unit,
-                    1,
-                    bn,
-                    bd,
-                )
-            bn, bd = _range_best(
-                px,
-                py,
-                begin,
-                count,
-                verts,
-                size,
-                q,
-                k,
-                -dw[t],
-                -da[t],
-                stack,
-                0,
-                top,
-                1,
-                -unit,
-                -unit,
-                1,
-                bn,
-                bd,
-            )
-            num[t] = bn
-            den[t] = bd
+    else:
+        _outside_changes(px, py, unit, gaps, groups, dw, da, vnum, vden, left, right, change)
+    if method == 0:
+        _loo_paths(px, py, unit, gaps, groups, dw, da, num, den, vnum, vden, left, right, change)
+    else:
+        loo_p1_ranges(px, py, unit, gaps, groups, dw, da, num, den, method == 1, vnum, vden,
+                      left, right, change)  # fmt: skip
 
 
-def loo_ivap_predict(scores, y01, sample_weight, left_out, test_scores, *, shortcuts=True):
+def loo_ivap_predict(scores, y01, sample_weight, left_out, test_scores, *, method="paths"):
     """(p0, p1) of test score i by the inductive Venn-Abers predictor fitted to the calibration
     set without example ``left_out[i]``; None when the weights need float or Python-integer
     geometry (the caller then refits per left-out example).
@@ -569,10 +455,13 @@ def loo_ivap_predict(scores, y01, sample_weight, left_out, test_scores, *, short
     left_out : ndarray of shape (m,) of int
         Position of the example to leave out, per query.
     test_scores : ndarray of shape (m,)
-    shortcuts : bool, default=True
-        Answer the queries whose left-out example lies outside the test object's block from
-        the unremoved bridge; False folds bridges over ranges for every query (the same
-        values, slower: for tests and benchmarks).
+    method : {"paths", "shortcuts", "ranges"}, default="paths"
+        "paths" answers each query in O(log l) through the prefix and suffix hull trees
+        (diagrams whose integer coordinates span 2^20 or more take "shortcuts"); "shortcuts"
+        answers the queries whose left-out example lies outside the test object's block from
+        the unremoved bridge and folds bridges over a segment tree of hulls for the others;
+        "ranges" folds them for every query. The three give the same values (the last two are
+        kept for tests and benchmarks).
 
     Returns
     -------
@@ -589,6 +478,7 @@ def loo_ivap_predict(scores, y01, sample_weight, left_out, test_scores, *, short
     >>> bool(p0[0] == ref[0][0] and p1[0] == ref[1][0])
     True
     """
+    from venncal.core._step_lookup import step_lookup
     from venncal.core.venn_abers import _diagram
 
     y = np.asarray(y01).astype(np.int8, copy=False)
@@ -603,19 +493,24 @@ def loo_ivap_predict(scores, y01, sample_weight, left_out, test_scores, *, short
     else:
         dw = np.asarray(sample_weight)[left_out].astype(np.int64)
     da = dw * y[left_out].astype(np.int64)
-    q = np.searchsorted(u, scores[left_out], side="left") + 1
+    index = np.arange(k + 1, dtype=np.int64)  # step_lookup(u, index, t) is np.searchsorted
+    q = step_lookup(u, index, np.asarray(scores, dtype=np.float64)[left_out], right=False) + 1
     np.clip(q, 1, k, out=q)  # a left-out weight of zero lies in no group and moves nothing
-    q = q.astype(np.int64)
     m = test_scores.shape[0]
     num = np.empty(m, dtype=np.int64)
     den = np.empty(m, dtype=np.int64)
-    g1 = np.searchsorted(u, test_scores, side="left").astype(np.int64)
-    loo_p1(px, py, int(unit), g1, q, dw, da, num, den, shortcuts)
+    test_scores = np.asarray(test_scores, dtype=np.float64)
+    g1 = step_lookup(u, index, test_scores, right=False)
+    route = {"paths": 0, "shortcuts": 1, "ranges": 2}[method]
+    if route == 0 and px[k] + int(unit) >= SPAN_LIMIT:
+        route = 1
+    loo_p1(px, py, int(unit), g1, q, dw, da, num, den, route)
     p1 = num / den
     # p0: p1 of the mirrored diagram (scores negated, labels flipped), 1 minus its value
     mx = px[k] - px[::-1]
     my = mx - (py[k] - py[::-1])
-    g0 = k - np.searchsorted(u, test_scores, side="right").astype(np.int64)
-    loo_p1(mx, my, int(unit), g0, k + 1 - q, dw, dw - da, num, den, shortcuts)
+    # the groups at or below each test score: one more than g1 where it equals a score
+    g0 = k - g1 - (u[np.minimum(g1, k - 1)] == test_scores)
+    loo_p1(mx, my, int(unit), g0, k + 1 - q, dw, dw - da, num, den, route)
     p0 = (den - num) / den
     return p0, p1

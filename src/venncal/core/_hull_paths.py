@@ -1,0 +1,275 @@
+"""Every prefix and suffix lower hull of a point chain at once, and bridges between hulls in
+O(log n).
+
+A monotone-chain sweep over points sorted by x keeps the lower hull of the points seen so far
+as a stack; the vertex below a point when it is pushed is its parent, so the hull of every
+prefix (of a forward sweep) or suffix (of a backward sweep) is the path from its last point to
+the root of one tree, O(n) integers for all n hulls. A table of 2^t-th ancestors (binary
+lifting) reaches the vertex halfway along any window of such a path in O(1).
+
+The bridge of two lower hulls A and B, A strictly left of B, is the segment a* b* whose line
+has every point of A and B on or above it; its slope s* = max_a min_b slope(a, b). It is found
+by a simultaneous binary search over edges (after Overmars and van Leeuwen 1981), with d(s) =
+min_B (y - s x) - min_A (y - s x), which falls as s grows and vanishes at s*: a point of B
+strictly below the line of an edge of A (slope alpha) shows s* < alpha, so a* is at or left of
+the edge; a point of A strictly below the line of an edge of B (slope beta) shows s* > beta. For
+probe edges e_A of A and e_B of B:
+
+* alpha >= beta: if the right end of e_A lies below the line of e_B, s* > beta; otherwise the
+  left end of e_B lies on or below the line of e_A (the steeper line cannot be above the other
+  at e_A and below it at e_B), and s* <= alpha;
+* alpha < beta, and neither end test applies: the lines meet at X. If X is on or left of a
+  vertical line x0 with A on or left of it and B strictly right of it, B lies strictly above
+  the line of e_A (right of X it is the lower one), so s* > alpha; otherwise A lies strictly
+  above the line of e_B, so s* < beta;
+* one hull narrowed to one vertex v (then v is a*, or b*): s* < alpha exactly when b* lies
+  strictly below the line of e_A, and s* > beta exactly when a* does below that of e_B.
+
+Each step halves the window of one hull, so a bridge costs O(log |A| + log |B|) tests, each on
+integer coordinates: orientation tests need (coordinate span)^2 < 2^62, the test at x0
+3 (span)^3 < 2^63, which callers ensure (see :data:`SPAN_LIMIT`).
+
+A chain is given in one of three ways: an array of point indices read left to right
+(``kind`` 0), the path of a prefix tree from its rightmost vertex (``kind`` 1: parents to the
+left), or that of a suffix tree from its leftmost vertex (``kind`` 2: parents to the right).
+A path window (d, t) holds the vertices 0 .. 2^t steps from d (clamped at the root); t = -1
+is the single vertex d.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from venncal.core._jit import jit
+
+__all__ = ["SPAN_LIMIT", "hull_trees", "path_bridge"]
+
+#: Coordinates of every chain a bridge meets must span less than this (in x and in y): the
+#: test at x0 multiplies three differences.
+SPAN_LIMIT = 1 << 20
+
+
+@jit
+def _orient(ox, oy, ax, ay, bx, by):
+    """Twice the signed area of (o, a, b): positive for a counter-clockwise turn."""
+    return (ax - ox) * (by - oy) - (ay - oy) * (bx - ox)
+
+
+@jit
+def hull_trees(px, py):
+    """Parents and ancestor tables of the prefix and suffix hull trees of P_0 .. P_n-1.
+
+    Returns (pre_par, pre_jump, suf_par, suf_jump): ``pre_par[i]`` is the vertex left of i on
+    the lower hull of P_0..P_i (-1 at i = 0), ``suf_par[j]`` the vertex right of j on that of
+    P_j..P_n-1 (-1 at j = n - 1). ``jump[v, 0]`` is the depth of v (its number of
+    ancestors), ``jump[v, t]`` for 1 <= t <= T its 2^(t-1)-th ancestor, clamped at the root,
+    with 2^T at least the largest depth; a row holds all of a vertex's entries, so a walk that
+    stays at a vertex stays in a cache line.
+    """
+    n = px.shape[0]
+    pre_par = np.empty(n, dtype=np.int32)
+    suf_par = np.empty(n, dtype=np.int32)
+    pre_depth = np.empty(n, dtype=np.int32)
+    suf_depth = np.empty(n, dtype=np.int32)
+    stack = np.empty(n, dtype=np.int64)
+    top = 0
+    for p in range(n):
+        while top >= 2:
+            i1 = stack[top - 2]
+            i2 = stack[top - 1]
+            if _orient(px[i1], py[i1], px[i2], py[i2], px[p], py[p]) <= 0:
+                top -= 1
+            else:
+                break
+        pre_par[p] = stack[top - 1] if top > 0 else -1
+        pre_depth[p] = top
+        stack[top] = p
+        top += 1
+    top = 0
+    for p in range(n - 1, -1, -1):
+        while top >= 2:
+            i1 = stack[top - 2]
+            i2 = stack[top - 1]
+            if _orient(px[i1], py[i1], px[i2], py[i2], px[p], py[p]) >= 0:
+                top -= 1
+            else:
+                break
+        suf_par[p] = stack[top - 1] if top > 0 else -1
+        suf_depth[p] = top
+        stack[top] = p
+        top += 1
+    return (
+        pre_par,
+        _ancestors(pre_par, pre_depth),
+        suf_par,
+        _ancestors(suf_par, suf_depth),
+    )
+
+
+@jit
+def _ancestors(par, depth):
+    """The table described in :func:`hull_trees`, built level by level."""
+    n = par.shape[0]
+    levels = _levels_for(depth.max()) if n > 0 else 0
+    jump = np.empty((n, levels + 1), dtype=np.int32)
+    for v in range(n):
+        jump[v, 0] = depth[v]
+    if levels == 0:
+        return jump
+    for v in range(n):
+        jump[v, 1] = v if par[v] < 0 else par[v]
+    for t in range(2, levels + 1):
+        for v in range(n):
+            jump[v, t] = jump[jump[v, t - 1], t - 1]
+    return jump
+
+
+@jit
+def _levels_for(depth):
+    """The least t with 2^t >= depth: a window (d, t) then holds the whole path from d."""
+    t = 0
+    while (1 << t) < depth:
+        t += 1
+    return t
+
+
+@jit
+def _probe(kind, arr, base, step, lo, hi, par, jump, d, t):
+    """The probe edge (left vertex, right vertex) of a window, (-1, -1) when it has one
+    vertex, (-2, -2) when its probe ran past the root (the window then shrinks to t - 1)."""
+    if kind == 0:
+        if lo >= hi:
+            return -1, -1
+        mid = (lo + hi) // 2
+        return arr[base + step * mid], arr[base + step * (mid + 1)]
+    if t < 0:
+        return -1, -1
+    c = d if t == 0 else jump[d, t]
+    p = par[c]
+    if p < 0:
+        return -2, -2
+    if kind == 1:
+        return p, c
+    return c, p
+
+
+@jit
+def _vertex(kind, arr, base, step, lo, d):
+    return arr[base + step * lo] if kind == 0 else d
+
+
+@jit
+def path_bridge(
+    px,
+    py,
+    lkind,
+    larr,
+    lbase,
+    lstep,
+    llen,
+    lpar,
+    ljump,
+    ld,
+    lx,
+    ly,
+    rkind,
+    rarr,
+    rbase,
+    rstep,
+    rlen,
+    rpar,
+    rjump,
+    rd,
+    rx,
+    ry,
+):
+    """Slope (num, den > 0) of the bridge from chain A (shifted by (lx, ly)) to chain B
+    (shifted by (rx, ry)), A strictly left of B.
+
+    A is an array (``lkind`` 0: ``larr[lbase + lstep * i]``, i < ``llen``, left to right) or
+    the path of a prefix tree from its vertex ``ld`` (``lkind`` 1); B an array (``rkind`` 0)
+    or the path of a suffix tree from ``rd`` (``rkind`` 2). Unused arguments are ignored.
+    """
+    llo = 0
+    lhi = llen - 1
+    lt = _levels_for(ljump[ld, 0]) if lkind != 0 else 0
+    rlo = 0
+    rhi = rlen - 1
+    rt = _levels_for(rjump[rd, 0]) if rkind != 0 else 0
+    # x0: the rightmost x of A
+    if lkind == 0:
+        x0 = px[larr[lbase + lstep * lhi]] + lx
+    else:
+        x0 = px[ld] + lx
+    while True:
+        a1, a2 = _probe(lkind, larr, lbase, lstep, llo, lhi, lpar, ljump, ld, lt)
+        if a1 == -2:
+            lt -= 1
+            continue
+        b1, b2 = _probe(rkind, rarr, rbase, rstep, rlo, rhi, rpar, rjump, rd, rt)
+        if b1 == -2:
+            rt -= 1
+            continue
+        # 1: keep the left part of A, 2: its right part, 3: B's left part, 4: B's right part
+        keep = 0
+        if a1 < 0 and b1 < 0:
+            break
+        if b1 < 0:
+            b = _vertex(rkind, rarr, rbase, rstep, rlo, rd)
+            below = _orient(
+                px[a1] + lx, py[a1] + ly, px[a2] + lx, py[a2] + ly, px[b] + rx, py[b] + ry
+            )
+            keep = 1 if below < 0 else 2
+        elif a1 < 0:
+            a = _vertex(lkind, larr, lbase, lstep, llo, ld)
+            below = _orient(
+                px[b1] + rx, py[b1] + ry, px[b2] + rx, py[b2] + ry, px[a] + lx, py[a] + ly
+            )
+            keep = 4 if below < 0 else 3
+        else:
+            ax1 = px[a1] + lx
+            ay1 = py[a1] + ly
+            ax2 = px[a2] + lx
+            ay2 = py[a2] + ly
+            bx1 = px[b1] + rx
+            by1 = py[b1] + ry
+            bx2 = px[b2] + rx
+            by2 = py[b2] + ry
+            dxa = ax2 - ax1
+            dya = ay2 - ay1
+            dxb = bx2 - bx1
+            dyb = by2 - by1
+            if _orient(bx1, by1, bx2, by2, ax2, ay2) < 0:
+                keep = 4  # A's edge end below B's edge line: s* > beta
+            elif dya * dxb >= dyb * dxa:
+                keep = 1  # alpha >= beta: B's edge start lies on or below A's edge line
+            elif _orient(ax1, ay1, ax2, ay2, bx1, by1) < 0:
+                keep = 1
+            else:
+                sep = dxb * ((by1 - ay1) * dxa - (x0 - ax1) * dya) + (x0 - bx1) * dyb * dxa
+                keep = 2 if sep >= 0 else 3
+        if keep == 1:
+            if lkind == 0:
+                lhi = (llo + lhi) // 2
+            else:
+                ld = a1
+                lt -= 1
+        elif keep == 2:
+            if lkind == 0:
+                llo = (llo + lhi) // 2 + 1
+            else:
+                lt -= 1
+        elif keep == 3:
+            if rkind == 0:
+                rhi = (rlo + rhi) // 2
+            else:
+                rt -= 1
+        else:
+            if rkind == 0:
+                rlo = (rlo + rhi) // 2 + 1
+            else:
+                rd = b2
+                rt -= 1
+    a = _vertex(lkind, larr, lbase, lstep, llo, ld)
+    b = _vertex(rkind, rarr, rbase, rstep, rlo, rd)
+    return py[b] + ry - py[a] - ly, px[b] + rx - px[a] - lx
