@@ -5,7 +5,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from venncal.core._hull_paths import SPAN_LIMIT, hull_trees, path_bridge
+from venncal.core._hull_paths import hull_trees, path_bridge
 
 NO_ARR = np.zeros(1, dtype=np.int64)
 NO_PAR = np.zeros(1, dtype=np.int32)
@@ -116,12 +116,27 @@ def test_bridges_equal_the_max_min_slope(seed):
     _check(px, py, rng, 25)
 
 
-@pytest.mark.parametrize("seed", range(4))
-def test_bridges_are_exact_near_the_span_limit(seed):
-    # the test at x0 multiplies three coordinate differences: coordinates just under the
-    # limit must not overflow int64
+@pytest.mark.parametrize("seed", range(6))
+def test_bridges_are_exact_at_the_largest_integer_weights(seed):
+    # diagrams of total weight near 2^31 (the int64 route's bound): every test must compare
+    # without overflow, the one at the separating line included
     rng = np.random.default_rng(200 + seed)
     k = 60
-    px, py = _diagram(rng, k, (SPAN_LIMIT - 1) // (k + 2) // 2)
-    assert px[-1] + px[-1] // 2 < SPAN_LIMIT
+    px, py = _diagram(rng, k, (2**31 - 2) // (k + 2))
+    assert px[-1] < 2**31 - 2
     _check(px, py, rng, 40)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_the_separating_line_comparison_is_exact(seed):
+    from venncal.core._hull_paths import _above_at
+
+    rng = np.random.default_rng(300 + seed)
+    big = 2**31 - 2 if seed % 2 else 7  # small values make ties and near-ties common
+    for _ in range(2000):
+        dxa, dxb = (int(v) for v in rng.integers(1, big, 2))
+        dya, dyb = int(rng.integers(0, dxa + 1)), int(rng.integers(0, dxb + 1))
+        ea, eb = int(rng.integers(0, big)), -int(rng.integers(1, big))  # x0 - ax1, x0 - bx1
+        c = int(rng.integers(-big, big))
+        want = c + Fraction(eb * dyb, dxb) >= Fraction(ea * dya, dxa)
+        assert _above_at(c, eb, dxb, dyb, ea, dxa, dya) == want

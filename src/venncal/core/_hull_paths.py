@@ -19,15 +19,17 @@ probe edges e_A of A and e_B of B:
   left end of e_B lies on or below the line of e_A (the steeper line cannot be above the other
   at e_A and below it at e_B), and s* <= alpha;
 * alpha < beta, and neither end test applies: the lines meet at X. If X is on or left of a
-  vertical line x0 with A on or left of it and B strictly right of it, B lies strictly above
-  the line of e_A (right of X it is the lower one), so s* > alpha; otherwise A lies strictly
-  above the line of e_B, so s* < beta;
+  vertical line x0 with A on or left of it and B strictly right of it (x0 the largest x of A),
+  B lies strictly above the line of e_A (right of X it is the lower one), so s* > alpha;
+  otherwise A lies strictly above the line of e_B, so s* < beta. X is on or left of x0
+  exactly when the line of e_B is on or above that of e_A at x0, a comparison of two
+  fractions decided by their integer parts and, when those are equal, their remainders;
 * one hull narrowed to one vertex v (then v is a*, or b*): s* < alpha exactly when b* lies
   strictly below the line of e_A, and s* > beta exactly when a* does below that of e_B.
 
-Each step halves the window of one hull, so a bridge costs O(log |A| + log |B|) tests, each on
-integer coordinates: orientation tests need (coordinate span)^2 < 2^62, the test at x0
-3 (span)^3 < 2^63, which callers ensure (see :data:`SPAN_LIMIT`).
+Each step halves the window of one hull, so a bridge costs O(log |A| + log |B|) tests, each
+exact on integer coordinates whose span S has 2 S^2 < 2^63 (every product is of two
+differences), the bound of the other integer kernels of :mod:`venncal.core._ivap_kernels`.
 
 A chain is given in one of three ways: an array of point indices read left to right
 (``kind`` 0), the path of a prefix tree from its rightmost vertex (``kind`` 1: parents to the
@@ -42,11 +44,7 @@ import numpy as np
 
 from venncal.core._jit import jit
 
-__all__ = ["SPAN_LIMIT", "hull_trees", "path_bridge"]
-
-#: Coordinates of every chain a bridge meets must span less than this (in x and in y): the
-#: test at x0 multiplies three differences.
-SPAN_LIMIT = 1 << 20
+__all__ = ["hull_trees", "path_bridge"]
 
 
 @jit
@@ -154,6 +152,22 @@ def _probe(kind, arr, base, step, lo, hi, par, jump, d, t):
 
 
 @jit
+def _above_at(c, eb, dxb, dyb, ea, dxa, dya):
+    """Whether c + eb dyb / dxb >= ea dya / dxa (dxa, dxb > 0): the line of e_B on or above
+    that of e_A at x0, with c the height of e_B's start over e_A's, eb and ea the offsets of
+    x0 from their starts. Products of two differences only: the integer parts first, then
+    the remainders (in [0, dxb) and [0, dxa)) when the integer parts tie."""
+    nb = eb * dyb
+    na = ea * dya
+    qb = nb // dxb
+    qa = na // dxa
+    whole = c + qb - qa
+    if whole != 0:
+        return whole > 0
+    return (nb - qb * dxb) * dxa >= (na - qa * dxa) * dxb
+
+
+@jit
 def _vertex(kind, arr, base, step, lo, d):
     return arr[base + step * lo] if kind == 0 else d
 
@@ -246,8 +260,7 @@ def path_bridge(
             elif _orient(ax1, ay1, ax2, ay2, bx1, by1) < 0:
                 keep = 1
             else:
-                sep = dxb * ((by1 - ay1) * dxa - (x0 - ax1) * dya) + (x0 - bx1) * dyb * dxa
-                keep = 2 if sep >= 0 else 3
+                keep = 2 if _above_at(by1 - ay1, x0 - bx1, dxb, dyb, x0 - ax1, dxa, dya) else 3
         if keep == 1:
             if lkind == 0:
                 lhi = (llo + lhi) // 2

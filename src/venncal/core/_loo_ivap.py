@@ -43,10 +43,9 @@ P_b - (w, w)) lies on or below the line.
 
 Cost: O(k log k) for the trees, their ancestor tables and the sweeps (O(k) per level, for
 the levels that hold a query), O(m + k) to order the queries by counting, and O(log k) per
-query, so O((l + m) log l) in all. The test at the separating line of a bridge multiplies
-three coordinate differences, exact in int64 while the coordinates span less than 2^20; a
-diagram of larger integer weights takes the earlier route of
-:mod:`venncal.core._loo_ranges` (O(log^2 l log h) per query that folds ranges).
+query, so O((l + m) log l) in all. The earlier route, bridges folded over a segment tree of
+hulls (:mod:`venncal.core._loo_ranges`, O(log^2 l log h) per query that folds ranges), is
+kept as an independent route for tests and benchmarks.
 
 Each value comes out as an exact integer ratio (num, den) on integer coordinates, so the float
 the caller forms with one division equals the one the refitting algorithm gives.
@@ -56,7 +55,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from venncal.core._hull_paths import SPAN_LIMIT, _orient, hull_trees, path_bridge
+from venncal.core._hull_paths import _orient, hull_trees, path_bridge
 from venncal.core._jit import jit
 from venncal.core._loo_ranges import loo_p1_ranges
 
@@ -418,8 +417,7 @@ def loo_p1(px, py, unit, gaps, groups, dw, da, num, den, method=0):
     ``dw[i]`` and weighted positives ``da[i]`` in group ``groups[i]`` (1-based) left out).
 
     ``px``, ``py`` are the cumulative-sum diagram P_0..P_k (integers); ``unit`` the test
-    object's weight on their scale. ``method`` 0 answers through the hull trees (coordinates
-    must span less than :data:`~venncal.core._hull_paths.SPAN_LIMIT`), 1 folds bridges over
+    object's weight on their scale. ``method`` 0 answers through the hull trees, 1 folds bridges over
     the segment tree of hulls after the same shortcuts, 2 folds them over both ranges for every
     query (the same values by other routes).
     """
@@ -456,8 +454,7 @@ def loo_ivap_predict(scores, y01, sample_weight, left_out, test_scores, *, metho
         Position of the example to leave out, per query.
     test_scores : ndarray of shape (m,)
     method : {"paths", "shortcuts", "ranges"}, default="paths"
-        "paths" answers each query in O(log l) through the prefix and suffix hull trees
-        (diagrams whose integer coordinates span 2^20 or more take "shortcuts"); "shortcuts"
+        "paths" answers each query in O(log l) through the prefix and suffix hull trees; "shortcuts"
         answers the queries whose left-out example lies outside the test object's block from
         the unremoved bridge and folds bridges over a segment tree of hulls for the others;
         "ranges" folds them for every query. The three give the same values (the last two are
@@ -502,8 +499,6 @@ def loo_ivap_predict(scores, y01, sample_weight, left_out, test_scores, *, metho
     test_scores = np.asarray(test_scores, dtype=np.float64)
     g1 = step_lookup(u, index, test_scores, right=False)
     route = {"paths": 0, "shortcuts": 1, "ranges": 2}[method]
-    if route == 0 and px[k] + int(unit) >= SPAN_LIMIT:
-        route = 1
     loo_p1(px, py, int(unit), g1, q, dw, da, num, den, route)
     p1 = num / den
     # p0: p1 of the mirrored diagram (scores negated, labels flipped), 1 minus its value
