@@ -41,19 +41,38 @@ from venncal.core.venn_abers import ivap_fit  # noqa: E402
 
 QUICK = "--quick" in sys.argv
 ROUNDS = 3 if QUICK else 5
-KINDS = ("ties", "distinct", "uninformative")
+KINDS = ("ties", "distinct", "uninformative", "near", "scallops")
 
 
 def problem(l, kind, seed=0):
     """Scores, labels, test scores and left-out positions; ``ties``: out-of-bag-like scores
     (means of about 37 votes: multiples of 1/37), ``distinct``: continuous scores,
     ``uninformative``: continuous scores independent of the labels (the isotonic fit has a few
-    blocks of thousands of groups, so most left-out examples fall in the test object's)."""
+    blocks of thousands of groups, so most left-out examples fall in the test object's),
+    ``near``: the same scores with each left-out example ranked within 20 of its test score
+    (nearly every query has its left-out example in the test object's block), ``scallops``:
+    the rate of positives rises from 0.2 to 0.8 over each run of sqrt(l) ranks and falls back,
+    with labels that follow it as closely as integers can, so that the diagram is one block
+    made of convex arcs whose hulls hold many vertices (the worst case of the earlier
+    algorithms, whose cost grows with the size of the hulls they search)."""
     rng = np.random.default_rng(seed)
+    if kind == "scallops":
+        s = np.sort(rng.random(l))
+        period = max(int(round(l**0.5)), 2)
+        rate = 0.2 + 0.6 * (np.arange(l) % period) / period
+        y = np.diff(np.r_[0.0, np.floor(np.cumsum(rate) + 0.5)]).astype(np.int64)
+        return s, y, rng.random(l), rng.integers(0, l, l)
     p = rng.random(l)
     y = (rng.random(l) < p).astype(np.int64)
-    if kind == "uninformative":
-        return rng.random(l), (rng.random(l) < 0.3).astype(np.int64), p, rng.integers(0, l, l)
+    if kind in ("uninformative", "near"):
+        s = rng.random(l)
+        y = (rng.random(l) < 0.3).astype(np.int64)
+        lo = rng.integers(0, l, l)
+        if kind == "near":
+            by_rank = np.argsort(s, kind="stable")
+            rank = np.clip(np.searchsorted(s[by_rank], p) + rng.integers(-20, 21, l), 0, l - 1)
+            lo = by_rank[rank]
+        return s, y, p, lo
     if kind == "ties":
         s = np.round(np.clip(p + rng.normal(0, 0.2, l), 0, 1) * 37) / 37
         t = np.round(rng.random(l) * 37) / 37
@@ -69,47 +88,48 @@ def cpu(fn):
     return time.process_time() - t0
 
 
+METHODS = ("ranges", "shortcuts", "paths")
+
+
 def prediction_rows():
     sizes = (
-        (1000, 2000, 4000, 8000, 100000)
+        (1000, 4000, 16000, 100000)
         if QUICK
-        else (1000, 2000, 4000, 8000, 16000, 32000, 100000)
+        else (1000, 2000, 4000, 8000, 16000, 32000, 100000, 400000)
     )
     old_max = 4000 if QUICK else 16000
     rows = []
-    loo_ivap_predict(*problem(10, "ties")[:2], None, np.array([0]), np.array([0.5]))  # compile
+    for method in METHODS:  # compile
+        loo_ivap_predict(*problem(10, "ties")[:2], None, np.array([0]), np.array([0.5]),
+                         method=method)  # fmt: skip
     for kind in KINDS:  # an input this large runs the inductive kernels compiled from now on
         s, y, t, _ = problem(8192, kind)
         ivap_fit(s, y).predict(t)
     for kind in KINDS:
         for l in sizes:
             s, y, t, lo = problem(l, kind)
-            runs = {"old": [], "new": [], "ranges": [], "ind": []}
+            runs = {"refit": [], "ind": [], **{method: [] for method in METHODS}}
             rounds = ROUNDS if l <= 32000 else 3
             for _ in range(rounds):  # interleaved
                 if l <= old_max:
-                    runs["old"].append(cpu(lambda a=(s, y, t, lo): oob_venn_abers_naive(*a)))
-                runs["new"].append(cpu(lambda a=(s, y, None, lo, t): loo_ivap_predict(*a)))
-                runs["ranges"].append(
-                    cpu(lambda a=(s, y, None, lo, t): loo_ivap_predict(*a, shortcuts=False))
-                )
+                    runs["refit"].append(cpu(lambda a=(s, y, t, lo): oob_venn_abers_naive(*a)))
+                for method in METHODS:
+                    runs[method].append(
+                        cpu(lambda a=(s, y, None, lo, t), m=method: loo_ivap_predict(*a, method=m))
+                    )
                 runs["ind"].append(cpu(lambda a=(s, y), b=t: ivap_fit(*a).predict(b)))
+            outs = [np.column_stack(loo_ivap_predict(s, y, None, lo, t, method=m)) for m in METHODS]
+            assert all(np.array_equal(outs[0], out) for out in outs[1:])
+            same = None
             if l <= old_max:
-                a = oob_venn_abers_naive(s, y, t, lo)
-                b = np.column_stack(loo_ivap_predict(s, y, None, lo, t))
-                same = bool(np.array_equal(a, b))
-            else:
-                same = None
-            r = np.column_stack(loo_ivap_predict(s, y, None, lo, t, shortcuts=False))
-            n = np.column_stack(loo_ivap_predict(s, y, None, lo, t))
-            assert np.array_equal(r, n)
+                same = bool(np.array_equal(oob_venn_abers_naive(s, y, t, lo), outs[-1]))
             med = {k: float(np.median(v)) if v else None for k, v in runs.items()}
-            rows.append((kind, l, med["old"], med["ranges"], med["new"], med["ind"], same))
-            old = f"{med['old']:.3f} s" if med["old"] is not None else "-"
+            rows.append((kind, l, med, same))
+            refit = f"{med['refit']:.3f} s" if med["refit"] is not None else "-"
             print(
-                f"{kind:8s} l=m={l:6d} old {old:>9s} ranges {med['ranges']:.3f} s "
-                f"new {med['new']:.3f} s "
-                f"inductive {med['ind']:.4f} s same={same}",
+                f"{kind:13s} l=m={l:6d} refit {refit:>9s} "
+                + " ".join(f"{m} {med[m]:.4f} s" for m in METHODS)
+                + f" inductive {med['ind']:.4f} s same={same}",
                 flush=True,
             )
     return rows
@@ -171,34 +191,35 @@ COMPLEXITY = (
     "O(min(m, l) l log l). Leaving out an example of weight w and label y in group q shifts "
     "every point P_j, j >= q, of the cumulative-sum diagram by -(w, w y), and p1 is the "
     "max-min slope between the points left of the test object and those right of it, that is "
-    "the bridge of two lower hulls. Without removal, p1 is the slope of the line through "
-    "L_a = P_a - (1, 1) and P_b that supports every point (the test object's block holds "
-    "groups a + 1 .. b), found for every gap by one sweep. A left-out example outside the "
-    "block on the side where its label cannot move p1 (a positive left of the block, a "
-    "negative right of it) leaves p1 unchanged; on the other side p1 moves exactly when a "
-    "moved point falls below that line, which one binary search on the prefix (or suffix) "
-    "hull of a monotone-chain sweep over q decides (the arguments are in the module's "
-    "docstring). Only the other queries fold bridges over the O(log l) nodes of a segment "
-    "tree of hulls covering one or two index ranges, each bridge a binary search of binary "
-    "searches. Cost: O(l log l + m log l + m' log^2 l log h), h a node's hull size and m' "
-    "the number of queries that fold ranges; p0 is the same on the mirrored diagram, and "
-    "each value is an exact integer ratio, hence the same float as the refit. "
-    "{ranged} The worst case, every left-out example in the test object's block, is still "
-    "O(l log l + m log^2 l log h), not the O((l + m) log l) of the goal, and it is not a "
-    "floor: a bridge between the hull of an index range and another hull drawn from the "
-    "same points can be found in O(log l) after O(l log l) preprocessing with the compact "
-    "interval trees of Guibas, Hershberger and Snoeyink (1991), which would close the gap; "
-    "we have not built them. A simultaneous binary search over both chains of a bridge "
-    "(Overmars and van Leeuwen) removes the log h factor, but in a trial it ran 7% slower on "
-    "uninformative scores and 42% slower on a diagram of convex pieces inside one block (the "
-    "node hulls are small, and each of its steps makes twice the tests), so it is not used. "
-    "Weights that need float or Python-integer geometry still "
-    "refit per z_r."
+    "the bridge of two lower hulls: a max (or min) of at most three bridges, one between the "
+    "points the removal moves (a prefix or a suffix of the diagram) and the other side, and "
+    "one or two between an index range and the other side. Without removal, p1 is the slope "
+    "of the line through L_a = P_a - (1, 1) and P_b that supports every point (the test "
+    "object's block holds groups a + 1 .. b), found for every gap by one sweep; a left-out "
+    "example outside the block on the side where its label cannot move p1 leaves p1 "
+    "unchanged, and on the other side p1 moves exactly when a moved point falls below that "
+    "line, which one binary search on a prefix (or suffix) hull decides (the arguments are in "
+    "the docstring of `venncal.core._loo_ivap`). 'ranges' folds bridges over the O(log l) "
+    "nodes of a segment tree of hulls for every query, 'shortcuts' (before) only for the "
+    "queries the unremoved line does not answer: O(log^2 l log h) per such query, h a node's "
+    "hull size. 'paths' (now) keeps every prefix hull and every suffix hull as a path of one "
+    "of two trees built by a monotone-chain sweep, with tables of 2^t-th ancestors, and finds "
+    "a bridge of two such paths by a simultaneous binary search over their edges (after "
+    "Overmars and van Leeuwen; its test at the separating line compares two fractions by "
+    "their integer parts and remainders, so every product is of two coordinate differences "
+    "and int64 stays exact up to the bound of the other integer kernels); an index range "
+    "[q, g] splits at the highest bit where its ends differ into a suffix of a dyadic block "
+    "and a prefix of the next, whose hulls one sweep per block and level puts on a stack in "
+    "the order of the queries' ends. Cost: O(l log l) for the diagram, the trees and the "
+    "sweeps, O(m + l) to order the queries by counting, O(log l) per query: O((l + m) log l), "
+    "the goal. p0 is the same on the mirrored diagram, and each value is an exact integer "
+    "ratio, hence the same float as the refit. {ranged} Weights that need float or "
+    "Python-integer geometry still refit per z_r."
 )
 
 
 def ranged_fraction(s, y, t, lo):
-    """Share of the p1 queries that fold ranges: left-out example in the test object's block,
+    """Share of the p1 queries that need bridges: left-out example in the test object's block,
     or outside it and moving p1."""
     from venncal.core._loo_ivap import _gap_bridges, _outside_changes
     from venncal.core.venn_abers import _diagram
@@ -228,29 +249,38 @@ def write(rows, mem, ranged):
         "one BLAS thread). l calibration scores and m = l test scores, each test score with "
         "its own left-out calibration example drawn at random (as the hash of a test row "
         "draws z_r). 'refit' fits an inductive Venn-Abers predictor per distinct z_r "
-        "(`tests/_reference/oob_venn_abers_naive.py`, the first algorithm), 'ranges' answers "
-        "every query from one diagram by folding bridges over index ranges "
-        "(`venncal.core._loo_ivap` with `shortcuts=False`, the second), 'after' first answers "
-        "the queries whose left-out example lies outside the test object's block from the "
-        "unremoved bridge (the current algorithm), 'inductive' is one `ivap_fit` on the l "
-        "scores plus the prediction of the m test scores, the floor of any Venn-Abers "
-        "predictor. 'ties': scores on a grid of 1/37 (the mean of about 37 out-of-bag votes), "
-        "'distinct': continuous scores, 'uninformative': continuous scores independent of the "
-        "labels (a few blocks of thousands of groups, so many of the left-out examples "
-        "fall in the test object's block). 'same': refit and after give bit-identical "
-        "(p0, p1) (ranges and after are checked equal at every size).",
+        "(`tests/_reference/oob_venn_abers_naive.py`, the first algorithm); 'ranges', "
+        "'shortcuts' and 'paths' answer every query from one diagram "
+        "(`venncal.core._loo_ivap.loo_ivap_predict(..., method=...)`): 'ranges' (the second "
+        "algorithm) folds bridges over index ranges of a segment tree of hulls for every "
+        "query, 'shortcuts' (before: the third) first answers the queries whose left-out "
+        "example lies outside the test object's block from the unremoved bridge, 'paths' (now, "
+        "the default) answers every query in O(log l) through prefix and suffix hull trees. "
+        "'inductive' is one `ivap_fit` on the l scores plus the prediction of the m test "
+        "scores, the floor of any Venn-Abers predictor. 'ties': scores on a grid of 1/37 (the "
+        "mean of about 37 out-of-bag votes), 'distinct': continuous scores, 'uninformative': "
+        "continuous scores independent of the labels (a few blocks of thousands of groups, so "
+        "many of the left-out examples fall in the test object's block), 'near': the same "
+        "with each left-out example ranked within 20 of its test score (nearly all in the "
+        "block), 'scallops': a rate of positives that rises from 0.2 to 0.8 over each run of "
+        "sqrt(l) ranks and falls back, so that the diagram is one block of convex arcs with "
+        "large hulls (the earlier algorithms' worst case). 'us/query': paths' time per test object, which grows as log l. 'same': refit "
+        "and paths give bit-identical (p0, p1) (the three one-diagram routes are checked equal "
+        "at every size).",
         "",
-        "| scores | l = m | refit, s | ranges, s | after, s | refit / after "
-        "| ranges / after | after / inductive | same |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| scores | l = m | refit, s | ranges, s | before (shortcuts), s | now (paths), s "
+        "| refit / now | before / now | now / inductive | us/query | same |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for kind, l, old, ranges, new, ind, same in rows:
-        b = f"{old:.3f}" if old is not None else "-"
-        r = f"{old / new:.0f}x" if old is not None else "-"
+    for kind, l, med, same in rows:
+        refit, now = med["refit"], med["paths"]
+        b = f"{refit:.3f}" if refit is not None else "-"
+        r = f"{refit / now:.0f}x" if refit is not None else "-"
         sm = {True: "yes", False: "NO", None: "-"}[same]
         lines.append(
-            f"| {kind} | {l:,} | {b} | {ranges:.3f} | {new:.3f} | {r} | {ranges / new:.1f}x "
-            f"| {new / ind:.0f}x | {sm} |"
+            f"| {kind} | {l:,} | {b} | {med['ranges']:.3f} | {med['shortcuts']:.3f} "
+            f"| {now:.3f} | {r} | {med['shortcuts'] / now:.2f}x | {now / med['ind']:.0f}x "
+            f"| {now / l * 1e6:.2f} | {sm} |"
         )
     lines += [
         "",
@@ -261,8 +291,9 @@ def write(rows, mem, ranged):
         f"{mib(mem['peak_new'])} ({mem['t_new']:.2f} s); the out-of-bag bookkeeping kept by "
         f"the fitted model is one bit per row and tree, {mib(mem['bits'])} (built with a peak "
         f"of {mib(mem['peak_mask'])}). Prediction of l = m = {mem['l']:,} (distinct scores): "
-        f"peak {mib(mem['peak_pred'])} (segment tree of hulls, O(l log l) integers, transient), "
-        f"inductive predictor {mib(mem['peak_ind'])}.",
+        f"peak {mib(mem['peak_pred'])} (the hull trees and their ancestor tables, O(l log d) "
+        "integers for hulls of at most d vertices, transient), inductive predictor "
+        f"{mib(mem['peak_ind'])}.",
         "",
         COMPLEXITY.format(ranged=ranged),
     ]
@@ -276,7 +307,7 @@ def main():
     l = 100_000
     shares = {kind: ranged_fraction(*problem(l, kind)) for kind in KINDS}
     ranged = (
-        f"At l = m = {l:,}, the share of p1 queries that fold ranges is "
+        f"At l = m = {l:,}, the share of p1 queries the unremoved line does not answer is "
         + ", ".join(f"{shares[k]:.1%} ({k})" for k in KINDS)
         + "."
     )

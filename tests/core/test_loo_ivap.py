@@ -95,10 +95,29 @@ def test_large_blocks_and_left_out_examples_near_the_test_score(seed):
     np.testing.assert_array_equal(np.c_[p0, p1], oob_venn_abers_naive(s, y, t, left_out))
 
 
+@pytest.mark.parametrize("seed", range(8))
+def test_one_block_of_convex_arcs_equals_refitting(seed):
+    # a rate of positives that rises and falls back in runs, with labels that follow it as
+    # closely as integers can: one block of convex arcs, so that the hulls of prefixes,
+    # suffixes and index ranges are long and every level of the dyadic split holds queries
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(400, 1200))
+    s = np.sort(rng.random(n))
+    period = int(rng.integers(5, 60))
+    rate = 0.2 + 0.6 * (np.arange(n) % period) / period
+    y = np.diff(np.r_[0.0, np.floor(np.cumsum(rate) + 0.5)]).astype(np.int64)
+    m = 300
+    t = np.where(rng.random(m) < 0.3, rng.choice(s, m), rng.random(m))
+    left_out = rng.integers(0, n, m)
+    p0, p1 = loo_ivap_predict(s, y, None, left_out, t)
+    np.testing.assert_array_equal(np.c_[p0, p1], oob_venn_abers_naive(s, y, t, left_out))
+
+
 @pytest.mark.parametrize("seed", range(4))
-def test_shortcuts_agree_with_ranges_for_every_query_at_scale(seed):
-    # too large to refit per left-out example: the answers from the unremoved bridge must be
-    # those of the bridges over both ranges, which the tests above hold to refitting
+def test_the_three_routes_agree_for_every_query_at_scale(seed):
+    # too large to refit per left-out example: the hull paths, the unremoved bridge with
+    # ranges for the rest, and ranges for every query must give the same bits; the tests
+    # above hold each to refitting
     rng = np.random.default_rng(seed)
     n = 30_000
     s = rng.random(n) if seed % 2 else np.round(rng.random(n) * 300) / 300
@@ -106,6 +125,7 @@ def test_shortcuts_agree_with_ranges_for_every_query_at_scale(seed):
     w = None if seed % 2 else rng.integers(0, 5, n).astype(np.float64)
     t = rng.random(n)
     left_out = rng.integers(0, n, n)
-    fast = loo_ivap_predict(s, y, w, left_out, t)
-    slow = loo_ivap_predict(s, y, w, left_out, t, method="ranges")
-    np.testing.assert_array_equal(np.c_[fast], np.c_[slow])
+    paths = np.c_[loo_ivap_predict(s, y, w, left_out, t)]
+    for method in ("shortcuts", "ranges"):
+        other = np.c_[loo_ivap_predict(s, y, w, left_out, t, method=method)]
+        np.testing.assert_array_equal(paths, other)

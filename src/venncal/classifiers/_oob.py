@@ -342,10 +342,9 @@ class OOBVennAbers:
 
         Every test object is answered from one cumulative-sum diagram of the calibration set
         without refitting per z_r (:mod:`venncal.core._loo_ivap`), with the values of the
-        refitting algorithm bit for bit: O(l log l) plus O(log l) per test object whose z_r
-        lies outside its block of the isotonic fit and leaves p0 or p1 alone (most of them
-        when the scores are informative), O(log^3 l) per other one. Weights that are not integers (or total more than 2^31 - 2) refit per distinct
-        z_r instead.
+        refitting algorithm bit for bit, in O((l + m) log l) for m test objects (a few
+        bridges between prefix and suffix hulls per object, each a binary search). Weights
+        that are not integers (or total more than 2^31 - 2) refit per distinct z_r instead.
 
         Returns
         -------

@@ -61,6 +61,10 @@ from venncal.core._loo_ranges import loo_p1_ranges
 
 __all__ = ["loo_p1", "loo_ivap_predict"]
 
+#: Index ranges of fewer groups than this get their hull by a sweep of their own rather than
+#: from the blocks of the dyadic split (a constant: the cost stays O(1) per query).
+SHORT_RANGE = 32
+
 
 @jit
 def _coords(px, py, unit, k, idx):
@@ -339,7 +343,7 @@ def _loo_paths(px, py, unit, gaps, groups, dw, da, num, den, vnum, vden, left, r
     pos = np.empty(n_tasks, dtype=np.int64)
     lvl = np.empty(n_tasks, dtype=np.int64)
     owner = np.empty(n_tasks, dtype=np.int64)
-    one = np.empty(1, dtype=np.int64)
+    short = np.empty(SHORT_RANGE, dtype=np.int64)
     n_tasks = 0
     for t in range(m):
         if need[t] == 0:
@@ -347,10 +351,18 @@ def _loo_paths(px, py, unit, gaps, groups, dw, da, num, den, vnum, vden, left, r
         g = gaps[t]
         q = groups[t]
         lo, hi = (q, g) if need[t] == 1 else (g, q - 1)
-        if lo == hi:  # one point
-            one[0] = lo
-            _range_part(px, py, unit, one, 0, 1, 1, t, g, need[t], num, den, pre_par, pre_jump,
-                        suf_par, suf_jump, no_par, no_jump)  # fmt: skip
+        if hi - lo < SHORT_RANGE:  # a short range: its hull by one sweep, in O(1)
+            top = 0
+            for p in range(lo, hi + 1):
+                while top >= 2 and _orient(
+                    px[short[top - 2]], py[short[top - 2]], px[short[top - 1]],
+                    py[short[top - 1]], px[p], py[p],
+                ) <= 0:  # fmt: skip
+                    top -= 1
+                short[top] = p
+                top += 1
+            _range_part(px, py, unit, short, 0, 1, top, t, g, need[t], num, den, pre_par,
+                        pre_jump, suf_par, suf_jump, no_par, no_jump)  # fmt: skip
             continue
         h = 0
         while (lo ^ hi) >> (h + 1):

@@ -4,9 +4,9 @@ tree of hulls.
 Every query's p1 is a max (or min) of bridges between the hull of an index range of the
 cumulative-sum diagram (the union of O(log k) tree nodes, each holding the lower hull of its
 range) and a prefix or suffix hull, each bridge a binary search of binary searches:
-O(log^2 k log h) per query. :mod:`venncal.core._loo_ivap` uses it for diagrams whose
-coordinates are too large for the O(log k) route of :mod:`venncal.core._hull_paths`, and as
-an independent route in tests and benchmarks.
+O(log^2 k log h) per query. It was the route of :mod:`venncal.core._loo_ivap` before the
+O(log k) bridges of :mod:`venncal.core._hull_paths`, and is kept as an independent route for
+tests and benchmarks (``loo_ivap_predict(..., method="shortcuts" or "ranges")``).
 """
 
 from __future__ import annotations
