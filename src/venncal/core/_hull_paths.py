@@ -65,6 +65,8 @@ def hull_trees(px, py):
     stays at a vertex stays in a cache line.
     """
     n = px.shape[0]
+    # (the monotone-chain step is written out here and in the other sweeps: a shared inlined
+    # helper measured 20-40% slower on the whole out-of-bag prediction at 400,000 scores)
     pre_par = np.empty(n, dtype=np.int32)
     suf_par = np.empty(n, dtype=np.int32)
     pre_depth = np.empty(n, dtype=np.int32)
