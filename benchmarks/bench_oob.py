@@ -264,7 +264,8 @@ def write(rows, mem, ranged):
         "with each left-out example ranked within 20 of its test score (nearly all in the "
         "block), 'scallops': a rate of positives that rises from 0.2 to 0.8 over each run of "
         "sqrt(l) ranks and falls back, so that the diagram is one block of convex arcs with "
-        "large hulls (the earlier algorithms' worst case). 'us/query': paths' time per test object, which grows as log l. 'same': refit "
+        "large hulls (the earlier algorithms' worst case). 'us/query': paths' time per test object (its growth with l is the log l of the "
+        "bound and the cache misses of larger tables). 'same': refit "
         "and paths give bit-identical (p0, p1) (the three one-diagram routes are checked equal "
         "at every size).",
         "",
