@@ -157,3 +157,87 @@ def test_a_platt_sigmoid_with_a_non_finite_coefficient_is_refused(tmp_path):
     doc["fitted"]["sigmoid_"]["dataclass"]["fields"]["a_scaled"] = {"float": "nan"}
     _rewrite(path, doc)
     _one_line(path, "a_scaled must be a finite number")
+
+
+@pytest.mark.parametrize(
+    "field, edit, said",
+    [
+        ("cum_positive", lambda d: d.__setitem__(-1, d[-1] + 50.0), "grow by between 0"),
+        ("cum_total", lambda d: d.__setitem__(0, 1.0), "start at 0"),
+        ("cum_total", lambda d: d.__setitem__(slice(None), d[::-1]), "start at 0"),
+        ("positions", lambda d: d.reverse(), "strictly increasing"),
+        ("cum_positive", lambda d: d.pop(), "one value more than positions"),
+    ],
+)
+def test_an_edited_acp_table_is_refused(tmp_path, field, edit, said):
+    path, doc = _saved(tmp_path, venncal.ACPCalibrator().fit(*_data()))
+    body = doc["fitted"]["table_"]["dataclass"]["fields"][field]["array"]
+    edit(body["data"])
+    body["shape"] = [len(body["data"])]
+    _rewrite(path, doc)
+    _one_line(path, said)
+
+
+def test_an_acp_table_that_loses_positives_is_refused(tmp_path):
+    # positives that fall at one position: the fractions of the intervals would change
+    path, doc = _saved(tmp_path, venncal.ACPCalibrator().fit(*_data()))
+    data = doc["fitted"]["table_"]["dataclass"]["fields"]["cum_positive"]["array"]["data"]
+    data[len(data) // 2] = data[len(data) // 2 - 1] - 1.0
+    _rewrite(path, doc)
+    _one_line(path, "grow by between 0")
+
+
+@pytest.mark.parametrize(
+    "value, said",
+    [([[1.0, 0.5], [0.0, 1.0]], "symmetric"), ([[-1.0, 0.0], [0.0, 1.0]], "semi-definite"),
+     ([[1.0, 2.0], [2.0, 1.0]], "semi-definite"), ([[1.0, 0.0, 0.0]], "2 x 2")],
+)  # fmt: skip
+def test_an_edited_acp_covariance_is_refused(tmp_path, value, said):
+    path, doc = _saved(tmp_path, venncal.ACPCalibrator().fit(*_data()))
+    body = doc["fitted"]["covariance_scaled_"]["array"]
+    body["data"] = [x for row in value for x in row]
+    body["shape"] = [len(value), len(value[0])]
+    _rewrite(path, doc)
+    _one_line(path, said)
+
+
+@pytest.mark.parametrize(
+    "parameters, field, value, said",
+    [
+        ("abm", "a", -1.0, "non-negative"),
+        ("abm", "c", {"float": "inf"}, "c must be a finite number"),
+        ("abm", "parameters", "abc", "parameters must be one of"),
+        ("abm", "score_scale", "odds", "score_scale must be one of"),
+        ("am", "b", 123.0, "a and b must be equal"),
+        ("ab", "c", 0.75, "midpoint at 1/2"),
+    ],
+)
+def test_an_edited_beta_map_is_refused(tmp_path, parameters, field, value, said):
+    cal = venncal.BetaCalibrator(parameters=parameters).fit(*_data())
+    path, doc = _saved(tmp_path, cal)
+    doc["fitted"]["map_"]["dataclass"]["fields"][field] = value
+    _rewrite(path, doc)
+    _one_line(path, said)
+
+
+def test_beta_coefficients_that_disagree_with_the_map_are_refused(tmp_path):
+    path, doc = _saved(tmp_path, venncal.BetaCalibrator().fit(*_data()))
+    doc["fitted"]["a_"] = 99.0
+    _rewrite(path, doc)
+    _one_line(path, "a_ must equal")
+
+
+@pytest.mark.parametrize(
+    "cal", [venncal.ACPCalibrator(), venncal.ACPCalibrator(alpha=0.5), venncal.BetaCalibrator(),
+            venncal.BetaCalibrator(parameters="am"), venncal.BetaCalibrator(parameters="ab")],
+)  # fmt: skip
+def test_genuine_acp_and_beta_files_still_load(tmp_path, cal):
+    rng = np.random.default_rng(1)
+    s = rng.random(2000)
+    y = (rng.random(2000) < s).astype(int)
+    w = rng.exponential(size=2000) * 10.0 ** rng.integers(-6, 6, 2000)  # wide weights
+    fitted = cal.fit(s, y, sample_weight=w)
+    path = venncal.save(fitted, tmp_path / "m.json")
+    loaded = venncal.load(path)
+    t = rng.random(50)
+    np.testing.assert_array_equal(loaded.predict_proba(t), fitted.predict_proba(t))

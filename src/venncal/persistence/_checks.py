@@ -6,8 +6,13 @@ step tables (breaks strictly increasing and finite, one more value than breaks, 
 [0, 1] and non-decreasing, and p0 <= p1 at every piece of the two step functions), the points
 of an isotonic step function (increasing, finite, values in [0, 1]), histogram bins (increasing
 edges, one value, count and positive total per bin, values in [0, 1]), Bayesian binning
-(increasing positions, values strictly inside (0, 1)) and Platt's sigmoid (finite
-coefficients, a positive scale).
+(increasing positions, values strictly inside (0, 1)), Platt's sigmoid (finite
+coefficients, a positive scale), the ACP table (increasing positions, cumulative weights from
+0 that grow at each position by the weight there and the positives by at most that, a finite
+non-negative smoothing) with the covariance of its sigmoid (2 x 2, finite, symmetric, positive
+semi-definite), and the beta map (finite non-negative a and b, a finite c, a known
+parametrisation and score scale, a = b for "am" and the midpoint 1/2 for "ab", and the
+calibrator's copies of a, b and c equal to the map's).
 """
 
 from __future__ import annotations
@@ -113,12 +118,75 @@ def _check_platt(sigmoid, where):
         _finite_number(fields["b_scaled"], f"{where}.b_scaled")
 
 
+def _check_acp(table, where):
+    fields = table.__dict__
+    positions = _float_vector(fields.get("positions"), f"{where}.positions")
+    if positions.size == 0:
+        raise FittedStateError(f"{where}.positions must not be empty")
+    _increasing(positions, f"{where}.positions")
+    total = _float_vector(fields.get("cum_total"), f"{where}.cum_total")
+    positive = _float_vector(fields.get("cum_positive"), f"{where}.cum_positive")
+    for name, arr in (("cum_total", total), ("cum_positive", positive)):
+        if arr.shape[0] != positions.shape[0] + 1 or arr[0] != 0:
+            raise FittedStateError(
+                f"{where}.{name} must start at 0 and hold one value more than positions"
+            )
+    # cumulative sums round: allow a few ulps of the total weight
+    tol = 1e-12 * max(float(total[-1]), 0.0) * positions.shape[0]
+    n = np.diff(total)
+    n1 = np.diff(positive)
+    if (n < -tol).any():
+        raise FittedStateError(f"{where}.cum_total must not decrease")
+    if (n1 < -tol).any() or (n1 > n + tol).any():
+        raise FittedStateError(
+            f"{where}.cum_positive must grow by between 0 and the weight at each position"
+        )
+    _finite_number(fields.get("alpha"), f"{where}.alpha")
+    if fields["alpha"] < 0:
+        raise FittedStateError(f"{where}.alpha must be non-negative")
+
+
+def _check_covariance(cov, where):
+    if not isinstance(cov, np.ndarray) or cov.shape != (2, 2) or cov.dtype.kind != "f":
+        raise FittedStateError(f"{where} must be a 2 x 2 float array")
+    if not np.isfinite(cov).all():
+        raise FittedStateError(f"{where} holds NaN or infinite values")
+    scale = max(float(np.abs(cov).max()), np.finfo(float).tiny)
+    if abs(cov[0, 1] - cov[1, 0]) > 1e-9 * scale:
+        raise FittedStateError(f"{where} must be symmetric")
+    if cov[0, 0] < 0 or cov[1, 1] < 0 or np.linalg.eigvalsh(cov)[0] < -1e-9 * scale:
+        raise FittedStateError(f"{where} must be positive semi-definite (a covariance)")
+
+
+_BETA_PARAMETERS = ("abm", "am", "ab")
+_SCORE_SCALES = ("probability", "logit")
+
+
+def _check_beta(beta_map, where):
+    fields = beta_map.__dict__
+    for name in ("a", "b", "c"):
+        _finite_number(fields.get(name), f"{where}.{name}")
+    if fields["a"] < 0 or fields["b"] < 0:
+        raise FittedStateError(f"{where}.a and .b must be non-negative (a monotone map)")
+    parameters = fields.get("parameters")
+    if parameters not in _BETA_PARAMETERS:
+        raise FittedStateError(f"{where}.parameters must be one of {_BETA_PARAMETERS}")
+    if fields.get("score_scale") not in _SCORE_SCALES:
+        raise FittedStateError(f"{where}.score_scale must be one of {_SCORE_SCALES}")
+    if parameters == "am" and fields["a"] != fields["b"]:
+        raise FittedStateError(f"{where} is an 'am' map: a and b must be equal")
+    if parameters == "ab" and fields["c"] != np.log(2.0) * (fields["a"] - fields["b"]):
+        raise FittedStateError(f"{where} is an 'ab' map: c must put the midpoint at 1/2")
+
+
 _CHECKS = {
     "venncal.core.venn_abers.IVAPTables": _check_ivap,
     "venncal.core.isotonic.IsotonicStepFunction": _check_isotonic,
     "venncal.core.histogram.HistogramBinning": _check_histogram,
     "venncal.core.bayesian_binning.BayesianBinning": _check_bayesian_binning,
     "venncal.core.platt.PlattSigmoid": _check_platt,
+    "venncal.core.acp.ACPTable": _check_acp,
+    "venncal.core.beta.BetaMap": _check_beta,
 }
 
 
@@ -150,6 +218,13 @@ def check_fitted_state(class_name, state):
                 f"{type(value).__name__}"
             )
         check_fitted_value(value, f"{class_name}.{attr}")
+    if class_name == "ACPCalibrator" and "covariance_scaled_" in state:
+        _check_covariance(state["covariance_scaled_"], f"{class_name}.covariance_scaled_")
+    if class_name == "BetaCalibrator" and "map_" in state:
+        for name in ("a", "b", "c"):
+            copy = state.get(f"{name}_")
+            if copy is not None and copy != getattr(state["map_"], name):
+                raise FittedStateError(f"{class_name}.{name}_ must equal {class_name}.map_.{name}")
 
 
 def check_fitted_value(value, where):
