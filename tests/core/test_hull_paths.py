@@ -140,3 +140,23 @@ def test_the_separating_line_comparison_is_exact(seed):
         c = int(rng.integers(-big, big))
         want = c + Fraction(eb * dyb, dxb) >= Fraction(ea * dya, dxa)
         assert _above_at(c, eb, dxb, dyb, ea, dxa, dya) == want
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_separating_line_comparison_on_float_coordinates(seed):
+    # float diagrams (fractional weights): right whenever the two sides are not within
+    # rounding of each other
+    from venncal.core._hull_paths import _above_at
+
+    rng = np.random.default_rng(400 + seed)
+    scale = 10.0 ** float(rng.integers(-4, 3))
+    for _ in range(2000):
+        dxa, dxb = rng.exponential(scale, 2) + 1e-3 * scale
+        dya, dyb = dxa * rng.random(), dxb * rng.random()
+        ea, eb = rng.exponential(scale * 5), -rng.exponential(scale * 5)
+        c = rng.normal(0.0, scale * 3)
+        exact = Fraction(c) + Fraction(eb) * Fraction(dyb) / Fraction(dxb)
+        exact -= Fraction(ea) * Fraction(dya) / Fraction(dxa)
+        if abs(exact) < 1e-9 * scale:
+            continue
+        assert _above_at(c, eb, dxb, dyb, ea, dxa, dya) == (exact >= 0)

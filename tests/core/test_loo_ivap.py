@@ -50,10 +50,26 @@ def test_a_single_class_left_after_removal_and_extreme_scores():
     np.testing.assert_array_equal(np.c_[p0, p1], oob_venn_abers_naive(s, y, t, left_out))
 
 
-def test_weights_off_the_integer_route_are_left_to_the_caller():
+def test_weights_of_extreme_range_are_left_to_the_caller():
+    # float geometry would lose accuracy: the caller refits with Python integers
     s, y = np.array([0.1, 0.5, 0.7]), np.array([0, 1, 1])
-    w = np.array([0.5, 1.0, 2.0])
+    w = np.array([2.0**-40, 1.0, 2.0])
     assert loo_ivap_predict(s, y, w, np.array([0]), np.array([0.4])) is None
+
+
+@pytest.mark.parametrize("seed", range(60))
+@pytest.mark.parametrize("method", ["paths", "shortcuts", "ranges"])
+def test_fractional_weights_agree_with_refitting(seed, method):
+    # float geometry, as the inductive predictor's: equal to the refit within its accuracy,
+    # for weights that are small or large against the test object's unit weight
+    rng, s, y, t, left_out = _problem(2000 + seed)
+    w = rng.exponential(size=s.shape[0]) * 10.0 ** float(rng.integers(-3, 4))
+    w[rng.integers(0, s.shape[0], 2)] = 0.0
+    if w.sum() - w[left_out].max() <= 0:
+        w += 0.5
+    got = loo_ivap_predict(s, y, w, left_out, t, method=method)
+    ref = oob_venn_abers_naive(s, y, t, left_out, cal_weight=w)
+    np.testing.assert_allclose(np.c_[got], ref, rtol=0, atol=1e-9)
 
 
 @pytest.mark.parametrize("seed", range(20))

@@ -342,9 +342,11 @@ class OOBVennAbers:
 
         Every test object is answered from one cumulative-sum diagram of the calibration set
         without refitting per z_r (:mod:`venncal.core._loo_ivap`), with the values of the
-        refitting algorithm bit for bit, in O((l + m) log l) for m test objects (a few
-        bridges between prefix and suffix hulls per object, each a binary search). Weights
-        that are not integers (or total more than 2^31 - 2) refit per distinct z_r instead.
+        refitting algorithm bit for bit for unit and integer weights, and within the accuracy
+        of the inductive predictor's float geometry for other weights, in O((l + m) log l) for
+        m test objects (a few bridges between prefix and suffix hulls per object, each a
+        binary search). Weights of extreme range (the ratio of the total to the smallest
+        beyond 2^28, where float geometry would lose accuracy) refit per distinct z_r instead.
 
         Returns
         -------
@@ -366,7 +368,7 @@ class OOBVennAbers:
         if fast is not None:
             out[:, 0], out[:, 1] = fast
             return out
-        # weights that need float or Python-integer geometry: refit per distinct z_r
+        # weights that need Python-integer geometry: refit per distinct z_r
         for p in np.unique(pos):
             rows = np.flatnonzero(pos == p)
             keep = np.ones(self.cal_scores_.shape[0], dtype=bool)

@@ -155,18 +155,31 @@ def _probe(kind, arr, base, step, lo, hi, par, jump, d, t):
 
 @jit
 def _above_at(c, eb, dxb, dyb, ea, dxa, dya):
-    """Whether c + eb dyb / dxb >= ea dya / dxa (dxa, dxb > 0): the line of e_B on or above
-    that of e_A at x0, with c the height of e_B's start over e_A's, eb and ea the offsets of
-    x0 from their starts. Products of two differences only: the integer parts first, then
-    the remainders (in [0, dxb) and [0, dxa)) when the integer parts tie."""
+    """Whether c + eb dyb / dxb >= ea dya / dxa (dxa, dxb > 0, 0 <= dy <= dx): the line of e_B
+    on or above that of e_A at x0, with c the height of e_B's start over e_A's, eb and ea the
+    offsets of x0 from their starts.
+
+    The integer parts decide unless they leave the sum in [-1, 1); then the remainders (in
+    [0, dxb) and [0, dxa)) do, with products of two differences only on integers. On floats
+    (the inexact route) the last comparison divides instead.
+    """
     nb = eb * dyb
     na = ea * dya
     qb = nb // dxb
     qa = na // dxa
-    whole = c + qb - qa
-    if whole != 0:
-        return whole > 0
-    return (nb - qb * dxb) * dxa >= (na - qa * dxa) * dxb
+    ci = c // 1
+    whole = ci + qb - qa
+    if whole >= 1:
+        return True
+    if whole <= -2:
+        return False
+    rb = nb - qb * dxb
+    ra = na - qa * dxa
+    fc = c - ci
+    if fc == 0:
+        # whole is 0 or -1: c + eb dyb / dxb - ea dya / dxa = whole + rb / dxb - ra / dxa
+        return rb * dxa - ra * dxb >= -whole * dxa * dxb
+    return (whole + fc) + rb / dxb - ra / dxa >= 0
 
 
 @jit
