@@ -209,14 +209,19 @@ def test_member_by_member_probabilities_equal_the_dense_computation(seed, name, 
 
 
 @pytest.mark.parametrize("seed", range(4))
-@pytest.mark.parametrize("weights", [None, "int", "float"])
+@pytest.mark.parametrize("weights", [None, "int", "float", "extreme"])
 def test_prediction_equals_refitting_per_reference_example(seed, weights):
     from tests._reference.oob_venn_abers_naive import oob_venn_abers_naive
 
     X, y, Xt = make_data(20 + seed, n=150, m=60)
     X = np.round(X, 1)  # coarse features: tied out-of-bag scores
     rf = RandomForestClassifier(n_estimators=10, max_depth=2, random_state=seed)
-    w = {None: None, "int": np.arange(len(y)) % 3 + 1.0, "float": np.arange(len(y)) % 3 + 0.5}
+    w = {
+        None: None,
+        "int": np.arange(len(y)) % 3 + 1.0,
+        "float": np.arange(len(y)) % 3 + 0.5,
+        "extreme": 10.0 ** (np.arange(len(y)) % 25 - 12.0),  # Python-integer geometry
+    }
     fit_params = None if weights is None else {"sample_weight": w[weights]}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", VenncalWarning)

@@ -50,11 +50,17 @@ def test_a_single_class_left_after_removal_and_extreme_scores():
     np.testing.assert_array_equal(np.c_[p0, p1], oob_venn_abers_naive(s, y, t, left_out))
 
 
-def test_weights_of_extreme_range_are_left_to_the_caller():
-    # float geometry would lose accuracy: the caller refits with Python integers
-    s, y = np.array([0.1, 0.5, 0.7]), np.array([0, 1, 1])
-    w = np.array([2.0**-40, 1.0, 2.0])
-    assert loo_ivap_predict(s, y, w, np.array([0]), np.array([0.4])) is None
+@pytest.mark.parametrize("seed", range(30))
+def test_weights_of_extreme_range_equal_refitting_bit_for_bit(seed):
+    # float geometry would lose accuracy here: Python integers, exact like the refit's
+    rng, s, y, t, left_out = _problem(3000 + seed)
+    w = rng.exponential(size=s.shape[0]) * 10.0 ** rng.integers(-12, 12, s.shape[0])
+    w[rng.integers(0, s.shape[0])] = 0.0
+    if w.sum() - w[left_out].max() <= 0:
+        w += 1.0
+    method = ("paths", "shortcuts", "ranges")[seed % 3]
+    got = loo_ivap_predict(s, y, w, left_out, t, method=method)
+    np.testing.assert_array_equal(np.c_[got], oob_venn_abers_naive(s, y, t, left_out, cal_weight=w))
 
 
 @pytest.mark.parametrize("seed", range(60))

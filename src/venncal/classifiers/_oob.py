@@ -31,7 +31,6 @@ from sklearn.base import clone
 from sklearn.utils import check_random_state
 
 from venncal.core._loo_ivap import loo_ivap_predict
-from venncal.core.venn_abers import ivap_fit
 from venncal.exceptions import VenncalWarning
 
 __all__ = ["check_bagged_ensemble", "OOBEnsemble", "OOBVennAbers"]
@@ -342,11 +341,10 @@ class OOBVennAbers:
 
         Every test object is answered from one cumulative-sum diagram of the calibration set
         without refitting per z_r (:mod:`venncal.core._loo_ivap`), with the values of the
-        refitting algorithm bit for bit for unit and integer weights, and within the accuracy
-        of the inductive predictor's float geometry for other weights, in O((l + m) log l) for
-        m test objects (a few bridges between prefix and suffix hulls per object, each a
-        binary search). Weights of extreme range (the ratio of the total to the smallest
-        beyond 2^28, where float geometry would lose accuracy) refit per distinct z_r instead.
+        refitting algorithm bit for bit for unit and integer weights, and with the geometry
+        the inductive predictor picks for other weights (float, or Python integers for
+        weights of extreme range), in O((l + m) log l) for m test objects: a few bridges
+        between prefix and suffix hulls per object, each a binary search.
 
         Returns
         -------
@@ -364,17 +362,7 @@ class OOBVennAbers:
         t = self.oob_.test_probas(X, r)[:, 1]
         # position of z_r among the calibration examples, to leave it out
         pos = np.searchsorted(self.cal_index_, r)
-        fast = loo_ivap_predict(self.cal_scores_, self.cal_y_, self.cal_weight_, pos, t)
-        if fast is not None:
-            out[:, 0], out[:, 1] = fast
-            return out
-        # weights that need Python-integer geometry: refit per distinct z_r
-        for p in np.unique(pos):
-            rows = np.flatnonzero(pos == p)
-            keep = np.ones(self.cal_scores_.shape[0], dtype=bool)
-            keep[p] = False
-            w = None if self.cal_weight_ is None else self.cal_weight_[keep]
-            tables = ivap_fit(self.cal_scores_[keep], self.cal_y_[keep], sample_weight=w)
-            p0, p1 = tables.predict_unchecked(t[rows])
-            out[rows, 0], out[rows, 1] = p0, p1
+        out[:, 0], out[:, 1] = loo_ivap_predict(
+            self.cal_scores_, self.cal_y_, self.cal_weight_, pos, t
+        )
         return out
