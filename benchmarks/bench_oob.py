@@ -153,6 +153,29 @@ def prediction_rows():
     return rows
 
 
+def extreme_rows():
+    """Weights of extreme range (exponential times 10^-6 .. 10^5: Python-integer geometry):
+    the route on Python integers against the refit per z_r, which ran before."""
+    rows = []
+    for l in (2000, 8000) if QUICK else (2000, 8000, 100000):
+        rng = np.random.default_rng(0)
+        s = np.clip(rng.random(l) + rng.normal(0, 0.2, l), -1, 2)
+        y = (rng.random(l) < rng.random(l)).astype(np.int64)
+        w = rng.exponential(size=l) * 10.0 ** rng.integers(-6, 6, l).astype(float)
+        t, lo = rng.random(l), rng.integers(0, l, l)
+        now = cpu(lambda a=(s, y, w, lo, t): loo_ivap_predict(*a))
+        refit = same = None
+        if l <= 8000:
+            refit = cpu(lambda a=(s, y, t, lo, w): oob_venn_abers_naive(*a))
+            same = bool(
+                np.array_equal(np.column_stack(loo_ivap_predict(s, y, w, lo, t)),
+                               oob_venn_abers_naive(s, y, t, lo, w))
+            )  # fmt: skip
+        rows.append((l, refit, now, same))
+        print(f"extreme weights l=m={l} refit {refit} now {now:.2f} s same={same}", flush=True)
+    return rows
+
+
 def traced_peak(fn):
     tracemalloc.start()
     tracemalloc.reset_peak()
@@ -234,7 +257,7 @@ COMPLEXITY = (
     "ratio, hence the same float as the refit. {ranged} Fractional weights run the same "
     "algorithm on float coordinates, as accurate as the inductive predictor's float geometry "
     "('same' gives the largest difference from the refit); only weights of extreme range "
-    "(total over smallest beyond 2^28) still refit per z_r."
+    "(total over smallest beyond 2^28) take Python integers, exact (below)."
 )
 
 
@@ -262,7 +285,7 @@ def mib(b):
     return f"{b / 2**20:.1f} MiB"
 
 
-def write(rows, mem, ranged):
+def write(rows, mem, ranged, extreme):
     lines = [
         f"`python benchmarks/bench_oob.py` ({_timing.machine_note()}; load average "
         f"{os.getloadavg()[1]:.1f}; CPU time of this process, medians of interleaved rounds, "
@@ -310,6 +333,23 @@ def write(rows, mem, ranged):
             f"| {now:.3f} | {r} | {med['shortcuts'] / now:.2f}x | {now / med['ind']:.0f}x "
             f"| {now / l * 1e6:.2f} | {sm} |"
         )
+    parts = []
+    for l, refit, now, same in extreme:
+        if refit is None:
+            parts.append(f"l = m = {l:,}: {now:.2f} s (refit not run)")
+        else:
+            parts.append(
+                f"l = m = {l:,}: {now:.2f} s against {refit:.2f} s for the refit "
+                f"({refit / now:.0f}x, {'bit-identical' if same else 'DIFFERENT'})"
+            )
+    lines += [
+        "",
+        "Weights of extreme range (exponential times 10^-6 .. 10^5, one draw per row: the "
+        "ratio of the total to the smallest weight passes 2^28, so the inductive predictor "
+        "takes Python-integer geometry, exact): the same route on Python integers through the "
+        "kernels' plain-Python versions, where the code before refitted per z_r; single runs, "
+        "CPU time: " + "; ".join(parts) + ".",
+    ]
     lines += [
         "",
         f"Memory, random forest of {mem['T']} trees (min_samples_leaf=20) on n = {mem['n']:,} "
@@ -330,6 +370,7 @@ def write(rows, mem, ranged):
 
 def main():
     rows = prediction_rows()
+    extreme = extreme_rows()
     mem = memory_rows()
     print(mem, flush=True)
     l = 100_000
@@ -341,7 +382,7 @@ def main():
         + "."
     )
     print(ranged, flush=True)
-    write(rows, mem, ranged)
+    write(rows, mem, ranged, extreme)
 
 
 if __name__ == "__main__":
