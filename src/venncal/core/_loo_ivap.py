@@ -48,7 +48,11 @@ hulls (:mod:`venncal.core._loo_ranges`, O(log^2 l log h) per query that folds ra
 kept as an independent route for tests and benchmarks.
 
 Each value comes out as an exact integer ratio (num, den) on integer coordinates, so the float
-the caller forms with one division equals the one the refitting algorithm gives.
+the caller forms with one division equals the one the refitting algorithm gives. The kernels
+take the coordinates of whichever geometry the inductive predictor picks for the weights:
+int64 for unit and integer weights, float64 for fractional ones (as accurate as
+:func:`~venncal.core.venn_abers.ivap_fit`'s float route), and Python integers, through the
+kernels' plain-Python versions, for weights of extreme range.
 """
 
 from __future__ import annotations
