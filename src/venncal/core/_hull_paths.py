@@ -63,6 +63,15 @@ def hull_trees(px, py):
     ancestors), ``jump[v, t]`` for 1 <= t <= T its 2^(t-1)-th ancestor, clamped at the root,
     with 2^T at least the largest depth; a row holds all of a vertex's entries, so a walk that
     stays at a vertex stays in a cache line.
+
+    Examples
+    --------
+    The lower hull of P_0..P_3 is P_0, P_2, P_3 (P_1 lies above the segment P_0 P_2):
+
+    >>> px, py = np.array([0, 1, 2, 3]), np.array([0, 1, 1, 2])
+    >>> pre_par, pre_jump, suf_par, suf_jump = hull_trees(px, py)
+    >>> pre_par.tolist(), pre_jump[3].tolist()  # P_3: depth 2, parent (2^0-th ancestor) P_2
+    ([-1, 0, 0, 2], [2, 2])
     """
     n = px.shape[0]
     # (the monotone-chain step is written out here and in the other sweeps: a shared inlined
@@ -218,6 +227,18 @@ def path_bridge(
     A is an array (``lkind`` 0: ``larr[lbase + lstep * i]``, i < ``llen``, left to right) or
     the path of a prefix tree from its vertex ``ld`` (``lkind`` 1); B an array (``rkind`` 0)
     or the path of a suffix tree from ``rd`` (``rkind`` 2). Unused arguments are ignored.
+
+    Examples
+    --------
+    The bridge from the hull of P_0..P_1 to that of P_2..P_3, as paths of the two trees, is the
+    segment P_0 P_2 (slope 1/2), every point on or above its line:
+
+    >>> px, py = np.array([0, 1, 2, 3]), np.array([0, 1, 1, 2])
+    >>> pre_par, pre_jump, suf_par, suf_jump = hull_trees(px, py)
+    >>> none = np.zeros(1, dtype=np.int64)
+    >>> path_bridge(px, py, 1, none, 0, 1, 0, pre_par, pre_jump, 1, 0, 0,
+    ...             2, none, 0, 1, 0, suf_par, suf_jump, 2, 0, 0)
+    (1, 2)
     """
     llo = 0
     lhi = llen - 1
