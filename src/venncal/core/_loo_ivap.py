@@ -19,8 +19,8 @@ union on the max side (or on the min side) splits into a max (a min) of bridges:
   {P_j : g <= j < q} and {P_j - (w, w y) : j >= q}.
 
 Every prefix hull and every suffix hull is a path in one of two trees built by a
-monotone-chain sweep (:mod:`venncal.core._hull_paths`), and the bridge of two such paths is a
-simultaneous binary search of O(log k) steps. The sets moved by the removal (the first set for
+monotone-chain sweep (:mod:`venncal.core._hull_paths`), and the bridge of two such paths (or of
+a path and the stack of a sweep) is a simultaneous binary search of O(log k) steps. The sets moved by the removal (the first set for
 q <= g, the last one for q > g) are a prefix or a suffix. The other set is an index range,
 [q, g] or [g, q - 1]: it splits at the highest bit where its ends differ into a suffix of a
 dyadic block [s, mid] and a prefix of the next block [mid + 1, e]; one sweep down from mid and
@@ -279,9 +279,10 @@ def _loo_paths(px, py, unit, gaps, groups, dw, da, num, den, vnum, vden, left, r
     """p1 = num / den for each query through the prefix and suffix hull trees, O(log k) each.
 
     A query needs the bridges of at most three pairs of hulls: a prefix hull against a suffix
-    hull (the points the removal moves against the other side), answered at once from the two
-    trees, and the hull of an index range [q, g] (or [g, q - 1]) against the suffix hull from g
-    (the prefix hull up to g). Such a range splits at the highest bit where its ends differ into
+    hull (the points the removal moves against the other side: a path of one tree against the
+    stack of a sweep over the gaps, which holds the other hull when the query's turn comes),
+    and the hull of an index range [q, g] (or [g, q - 1]) against the suffix hull from g (the
+    prefix hull up to g). Such a range splits at the highest bit where its ends differ into
     a suffix of a left block [s, mid] and a prefix of a right block [mid + 1, e] of an aligned
     dyadic partition; per level, one sweep down from mid and one up from mid + 1 of each block
     that holds a query end has the hulls of all those pieces on its stack, in query order:
@@ -296,47 +297,79 @@ def _loo_paths(px, py, unit, gaps, groups, dw, da, num, den, vnum, vden, left, r
     need = np.zeros(m, dtype=np.int8)
     # in the order of the test objects' gaps: neighbouring queries share their hull paths
     by_gap = _bucket_order(gaps, k + 1)
-    for t in by_gap:
+    sweep = np.empty(k + 1, dtype=np.int64)
+    # q <= g, g decreasing: the sweep's stack is the suffix hull from g, read from its top
+    top = 0
+    p = k
+    for r in range(m - 1, -1, -1):
+        t = by_gap[r]
         g = gaps[t]
         q = groups[t]
-        num[t] = 0
-        den[t] = 0
+        if q > g:
+            continue
+        while p >= g:
+            while top >= 2:
+                i1 = sweep[top - 2]
+                i2 = sweep[top - 1]
+                if _orient(px[i1], py[i1], px[i2], py[i2], px[p], py[p]) >= 0:
+                    top -= 1
+                else:
+                    break
+            sweep[top] = p
+            top += 1
+            p -= 1
+        num[t] = vnum[g]
+        den[t] = vden[g]
+        if dw[t] == 0 or (q <= left[g] and (da[t] == dw[t] or change[t] == 0)):
+            continue
+        if q > left[g]:  # (else [q, g] holds the block's left end: that bridge is p1 itself)
+            den[t] = 0
+        # the moved points P_0..P_q-1 + (w, w y) - (1, 1) against the suffix from g
+        n2, d2 = path_bridge(
+            px, py, 1, no_arr, 0, 1, 0, pre_par, pre_jump, q - 1, dw[t] - unit,
+            da[t] - unit, 0, sweep, top - 1, -1, top, no_par, no_jump, 0, 0, 0,
+        )  # fmt: skip
+        _fold(num, den, t, n2, d2, 0)
+        # a negative in the block: L_left + (w, 0) lies below the unremoved line, so the
+        # moved points' bridge exceeds p1, and the bridge from [q, g] is at most p1
+        if q > left[g] and da[t] > 0:
+            need[t] = 1
+    # q > g, g increasing: the sweep's stack is the prefix hull up to g
+    top = 0
+    p = 0
+    for r in range(m):
+        t = by_gap[r]
+        g = gaps[t]
+        q = groups[t]
         if q <= g:
-            if dw[t] == 0 or (q <= left[g] and (da[t] == dw[t] or change[t] == 0)):
-                num[t] = vnum[g]
-                den[t] = vden[g]
-                continue
-            if q <= left[g]:  # [q, g] holds the block's left end: that bridge is p1 itself
-                num[t] = vnum[g]
-                den[t] = vden[g]
-            # the moved points P_0..P_q-1 + (w, w y) - (1, 1) against the suffix from g
-            n2, d2 = path_bridge(
-                px, py, 1, no_arr, 0, 1, 0, pre_par, pre_jump, q - 1, dw[t] - unit,
-                da[t] - unit, 2, no_arr, 0, 1, 0, suf_par, suf_jump, g, 0, 0,
-            )  # fmt: skip
-            _fold(num, den, t, n2, d2, 0)
-            # a negative in the block: L_left + (w, 0) lies below the unremoved line, so the
-            # moved points' bridge exceeds p1, and the bridge from [q, g] is at most p1
-            if q > left[g] and da[t] > 0:
-                need[t] = 1
-        else:
-            if dw[t] == 0 or (q > right[g] and (da[t] == 0 or change[t] == 0)):
-                num[t] = vnum[g]
-                den[t] = vden[g]
-                continue
-            if q > right[g]:  # [g, q - 1] holds the block's right end: that bridge is p1
-                num[t] = vnum[g]
-                den[t] = vden[g]
-            elif da[t] < dw[t]:
+            continue
+        while p <= g:
+            while top >= 2:
+                i1 = sweep[top - 2]
+                i2 = sweep[top - 1]
+                if _orient(px[i1], py[i1], px[i2], py[i2], px[p], py[p]) <= 0:
+                    top -= 1
+                else:
+                    break
+            sweep[top] = p
+            top += 1
+            p += 1
+        num[t] = vnum[g]
+        den[t] = vden[g]
+        if dw[t] == 0 or (q > right[g] and (da[t] == 0 or change[t] == 0)):
+            continue
+        if q <= right[g]:  # (else [g, q - 1] holds the block's right end: that bridge is p1)
+            den[t] = 0
+            if da[t] < dw[t]:
                 # (a positive in the block needs no range: P_right - (w, w) lies on or below
                 # the unremoved line, whose slope is at most 1, so the moved points' bridge is
                 # at most p1, and the range's bridge at least p1)
                 need[t] = 2
-            n2, d2 = path_bridge(
-                px, py, 1, no_arr, 0, 1, 0, pre_par, pre_jump, g, -unit, -unit,
-                2, no_arr, 0, 1, 0, suf_par, suf_jump, q, -dw[t], -da[t],
-            )  # fmt: skip
-            _fold(num, den, t, n2, d2, 1)
+        n2, d2 = path_bridge(
+            px, py, 0, sweep, 0, 1, top, no_par, no_jump, 0, -unit, -unit,
+            2, no_arr, 0, 1, 0, suf_par, suf_jump, q, -dw[t], -da[t],
+        )  # fmt: skip
+        _fold(num, den, t, n2, d2, 1)
     # the range [lo, hi] of each query that needs one, split at the highest differing bit
     levels = 1
     while (1 << levels) <= k:
