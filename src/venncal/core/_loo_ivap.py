@@ -19,9 +19,10 @@ union on the max side (or on the min side) splits into a max (a min) of bridges:
   {P_j : g <= j < q} and {P_j - (w, w y) : j >= q}.
 
 Every prefix hull and every suffix hull is a path in one of two trees built by a
-monotone-chain sweep (:mod:`venncal.core._hull_paths`), and the bridge of two such paths (or of
-a path and the stack of a sweep) is a simultaneous binary search of O(log k) steps. The sets moved by the removal (the first set for
-q <= g, the last one for q > g) are a prefix or a suffix. The other set is an index range,
+monotone-chain sweep (:mod:`venncal.core._hull_paths`), and the bridge of two such paths (or
+of a path and the stack of a sweep) is a simultaneous binary search of O(log k) steps. The
+sets moved by the removal (the first set for q <= g, the last one for q > g) are a prefix or a
+suffix. The other set is an index range,
 [q, g] or [g, q - 1]: it splits at the highest bit where its ends differ into a suffix of a
 dyadic block [s, mid] and a prefix of the next block [mid + 1, e]; one sweep down from mid and
 one up from mid + 1 per block and level holds the hulls of all these pieces in turn, in the
@@ -465,10 +466,11 @@ def loo_p1(px, py, unit, gaps, groups, dw, da, num, den, method=0):
     """p1 = num / den for each query (test above ``gaps[i]`` groups, the example of weight
     ``dw[i]`` and weighted positives ``da[i]`` in group ``groups[i]`` (1-based) left out).
 
-    ``px``, ``py`` are the cumulative-sum diagram P_0..P_k (integers); ``unit`` the test
-    object's weight on their scale. ``method`` 0 answers through the hull trees, 1 folds bridges over
-    the segment tree of hulls after the same shortcuts, 2 folds them over both ranges for every
-    query (the same values by other routes).
+    ``px``, ``py`` are the cumulative-sum diagram P_0..P_k (int64, float64, or Python integers
+    in the plain-Python version); ``unit`` the test object's weight on their scale. ``method``
+    0 answers through the hull trees, 1 folds bridges over the segment tree of hulls after the
+    same shortcuts, 2 folds them over both ranges for every query (the same values by other
+    routes).
     """
     k = px.shape[0] - 1
     vnum = np.empty_like(px)

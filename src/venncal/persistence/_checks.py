@@ -158,21 +158,20 @@ def _check_covariance(cov, where):
         raise FittedStateError(f"{where} must be positive semi-definite (a covariance)")
 
 
-_BETA_PARAMETERS = ("abm", "am", "ab")
-_SCORE_SCALES = ("probability", "logit")
-
-
 def _check_beta(beta_map, where):
+    # a BetaMap was decoded, so its module is loaded (persistence imports no calibrator itself)
+    from venncal.core.beta import BETA_PARAMETERS, SCORE_SCALES
+
     fields = beta_map.__dict__
     for name in ("a", "b", "c"):
         _finite_number(fields.get(name), f"{where}.{name}")
     if fields["a"] < 0 or fields["b"] < 0:
         raise FittedStateError(f"{where}.a and .b must be non-negative (a monotone map)")
     parameters = fields.get("parameters")
-    if parameters not in _BETA_PARAMETERS:
-        raise FittedStateError(f"{where}.parameters must be one of {_BETA_PARAMETERS}")
-    if fields.get("score_scale") not in _SCORE_SCALES:
-        raise FittedStateError(f"{where}.score_scale must be one of {_SCORE_SCALES}")
+    if parameters not in BETA_PARAMETERS:
+        raise FittedStateError(f"{where}.parameters must be one of {BETA_PARAMETERS}")
+    if fields.get("score_scale") not in SCORE_SCALES:
+        raise FittedStateError(f"{where}.score_scale must be one of {SCORE_SCALES}")
     if parameters == "am" and fields["a"] != fields["b"]:
         raise FittedStateError(f"{where} is an 'am' map: a and b must be equal")
     if parameters == "ab" and fields["c"] != np.log(2.0) * (fields["a"] - fields["b"]):
