@@ -21,20 +21,22 @@ from venncal.cli._stream import (
 __all__ = ["apply", "apply_local", "BACKENDS", "read_model", "plan_columns"]
 
 
-def read_model(path, *, full=False):
+def read_model(path, *, full=False, max_bytes=None):
     """The model file's calibrator and metadata; a bad file is one line with exit code 2.
 
     A Venn-Abers model comes back as a :class:`SavedVennAbers` (its tables, no
-    scikit-learn import) unless ``full``; any other model as the calibrator itself.
+    scikit-learn import) unless ``full``; any other model as the calibrator itself. A file
+    larger than ``max_bytes`` (default: that of :func:`venncal.load`) is refused unread.
     """
     from venncal.persistence import ModelFileError, read_model_file, read_model_state
 
+    limit = {} if max_bytes is None else {"max_bytes": max_bytes}
     try:
-        state = read_model_state(path)
+        state = read_model_state(path, **limit)
         light = None if full else SavedVennAbers.from_state(state)
         if light is not None:
             return light, state.metadata
-        model = read_model_file(path)
+        model = read_model_file(path, **limit)
         return model.calibrator, model.metadata
     except ModelFileError as exc:
         raise InputError(str(exc)) from None
@@ -147,8 +149,25 @@ def _keep_list(keep):
     help="Where to apply: in this process (in chunks), or on a Dask cluster.",
 )
 @click.option("--scheduler", default=None, help="dask: address of the scheduler.")
+@click.option(
+    "--max-model-bytes",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Refuse a MODEL file larger than this many bytes [default: 268435456, 256 MiB].",
+)
 def apply(
-    model, inputs, out, score_col, keep, prefix, interval, force, progress, backend, scheduler
+    model,
+    inputs,
+    out,
+    score_col,
+    keep,
+    prefix,
+    interval,
+    force,
+    progress,
+    backend,
+    scheduler,
+    max_model_bytes,
 ):
     """Calibrate the scores of INPUT... with MODEL (written by venncal fit or venncal.save).
 
@@ -168,7 +187,7 @@ def apply(
     for path in inputs:
         if not Path(path).is_dir():
             check_table_file(path, "INPUT")
-    calibrator, metadata = read_model(model, full=backend != "local")
+    calibrator, metadata = read_model(model, full=backend != "local", max_bytes=max_model_bytes)
     score = score_col or metadata.get("score")
     if not isinstance(score, str):
         raise InputError(

@@ -14,6 +14,15 @@ from pathlib import Path
 
 from venncal.persistence._checks import FittedStateError, check_fitted_state
 from venncal.persistence._codec import DecodeError, decode, encode
+from venncal.persistence._reading import (
+    MAX_BYTES,
+    MAX_DEPTH,
+    ReadError,
+    check_max_bytes,
+    finite_float,
+    json_depth,
+    read_bytes,
+)
 from venncal.persistence._registry import model_class, model_types, registered_names
 
 __all__ = [
@@ -304,19 +313,29 @@ def _parse(raw, where):
             f"{where} is not a venncal model file: byte {exc.start} is not UTF-8."
         ) from None
     try:
-        return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constants)
+        doc = json.loads(
+            text,
+            object_pairs_hook=_no_duplicates,
+            parse_constant=_no_constants,
+            parse_float=finite_float,
+        )
     except json.JSONDecodeError as exc:
         raise ModelFileError(
             f"{where} is not a venncal model file: malformed JSON at line {exc.lineno} column "
             f"{exc.colno} ({exc.msg}; truncated or edited?)."
         ) from None
-    except DecodeError as exc:
+    except (DecodeError, ReadError) as exc:
         raise ModelFileError(f"{where} is not a venncal model file: {exc}.") from None
     except RecursionError:
         raise ModelFileError(f"{where} is not a venncal model file: nested too deeply.") from None
     except ValueError as exc:  # e.g. an integer of more digits than Python converts
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise ModelFileError(f"{where} is not a venncal model file: {first}.") from None
+    if not json_depth(doc, MAX_DEPTH):
+        raise ModelFileError(
+            f"{where} is not a venncal model file: its JSON nests more than {MAX_DEPTH} levels."
+        )
+    return doc
 
 
 def _check_header(doc, where):
@@ -343,7 +362,7 @@ def _check_header(doc, where):
         )
 
 
-def load(path):
+def load(path, *, max_bytes=MAX_BYTES):
     """Load a calibrator saved by :func:`save`.
 
     Loading reads JSON and builds the calibrator from its registered class, parameters and
@@ -352,7 +371,12 @@ def load(path):
     Parameters
     ----------
     path : str or path-like
-        A model file.
+        A model file: a regular file (a FIFO, a device or a folder is refused at once,
+        without waiting or reading).
+    max_bytes : int, default=268435456
+        The largest file read (256 MiB; a model of a million distinct calibration scores
+        takes some tens of MiB): a larger file is refused before it is read. Raise it to load
+        a larger model.
 
     Returns
     -------
@@ -362,9 +386,12 @@ def load(path):
     Raises
     ------
     ModelFileError
-        (a ``ValueError``) with one line, if the file is not valid JSON, is truncated, has been
-        changed since it was written (checksum), names a class this venncal does not know, or
-        was written in a newer model-file format.
+        (a ``ValueError``) with one line, if the file is not a regular file, is larger than
+        ``max_bytes``, is not valid JSON (or nests deeper than 64 levels, or holds a number
+        out of the range of a float), is truncated, has been changed since it was written
+        (checksum), holds a value that breaks the invariants of the fit that made it (an
+        edited file with a recomputed checksum), names a class this venncal does not know,
+        or was written in a newer model-file format.
     OSError
         If the file cannot be read.
 
@@ -377,15 +404,17 @@ def load(path):
     >>> venncal.load(path).get_params() == cal.get_params()
     True
     """
-    return read_model_file(path).calibrator
+    return read_model_file(path, max_bytes=max_bytes).calibrator
 
 
-def read_model_file(path):
+def read_model_file(path, *, max_bytes=MAX_BYTES):
     """Load a model file: the calibrator, its metadata and the versions that wrote it.
 
     Parameters
     ----------
     path : str or path-like
+    max_bytes : int, default=268435456
+        As :func:`load`.
 
     Returns
     -------
@@ -407,7 +436,7 @@ def read_model_file(path):
     >>> read_model_file(path).metadata
     {'score': 'margin'}
     """
-    state = read_model_state(path)
+    state = read_model_state(path, max_bytes=max_bytes)
     where = repr(os.fspath(path))
     name, kwargs = state.class_name, state.params
     spec = model_class(name)
@@ -427,7 +456,7 @@ def read_model_file(path):
     return ModelFile(calibrator, state.metadata, state.venncal_version, state.format_version)
 
 
-def read_model_state(path):
+def read_model_state(path, *, max_bytes=MAX_BYTES):
     """Read and check a model file and decode its values, without building the calibrator.
 
     Only the fitted-state types of the named class are imported (for the built-in classes,
@@ -437,6 +466,8 @@ def read_model_state(path):
     Parameters
     ----------
     path : str or path-like
+    max_bytes : int, default=268435456
+        As :func:`load`.
 
     Returns
     -------
@@ -448,8 +479,10 @@ def read_model_state(path):
         As :func:`load`.
     """
     where = repr(os.fspath(path))
-    with open(path, "rb") as fh:
-        raw = fh.read()
+    try:
+        raw = read_bytes(path, check_max_bytes(max_bytes))
+    except ReadError as exc:
+        raise ModelFileError(f"{where} {exc}.") from None
     doc = _parse(raw, where)
     _check_header(doc, where)
     name = doc["class"]

@@ -1,0 +1,135 @@
+"""Reading a model file's bytes and JSON within bounds.
+
+A model file is read only if it is a regular file no larger than a cap (``MAX_BYTES`` by
+default): a FIFO, a device such as ``/dev/zero``, a socket or a folder is refused before it is
+opened for reading, and the file is opened without blocking, so nothing waits for a writer or
+reads without end. Its JSON may nest at most ``MAX_DEPTH`` levels (venncal writes about ten)
+and hold finite numbers only (``1e999`` is not a float).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import stat
+
+__all__ = [
+    "MAX_BYTES",
+    "MAX_DEPTH",
+    "ReadError",
+    "check_max_bytes",
+    "read_bytes",
+    "json_depth",
+    "finite_float",
+]
+
+#: the largest model file read by default (256 MiB); ``load(path, max_bytes=...)`` raises it
+MAX_BYTES = 256 * 2**20
+#: the deepest nesting of JSON arrays and objects a model file may have
+MAX_DEPTH = 64
+
+_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+class ReadError(ValueError):
+    """A file that is not read as a model file (one-line reason, without the file's name)."""
+
+
+def check_max_bytes(max_bytes):
+    """Return ``max_bytes`` (a positive integer) or raise one line."""
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 1:
+        raise TypeError(
+            f"'max_bytes' of venncal.load must be a positive integer (bytes), got {max_bytes!r}."
+        )
+    return max_bytes
+
+
+def _kind(mode):
+    for test, name in _KINDS:
+        if test(mode):
+            return name
+    return None if stat.S_ISREG(mode) else "not a regular file"
+
+
+def _check_size(size, max_bytes):
+    if size > max_bytes:
+        raise ReadError(
+            f"holds {size} bytes, more than the {max_bytes} a model file may have "
+            "(pass max_bytes= to read a larger one)"
+        )
+
+
+def read_bytes(path, max_bytes=MAX_BYTES):
+    """The bytes of the regular file ``path``, at most ``max_bytes`` of them.
+
+    Raises
+    ------
+    ReadError
+        If ``path`` is not a regular file, or holds more than ``max_bytes`` bytes.
+    OSError
+        If it cannot be opened or read.
+
+    Examples
+    --------
+    >>> read_bytes("/dev/null")
+    Traceback (most recent call last):
+    ...
+    venncal.persistence._reading.ReadError: is a character device; a model file must be a regular file
+    """
+    kind = _kind(os.stat(path).st_mode)
+    if kind is not None:
+        raise ReadError(f"is {kind}; a model file must be a regular file")
+    # O_NONBLOCK: a FIFO put in its place since the check is not waited for
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        info = os.fstat(fd)
+        kind = _kind(info.st_mode)
+        if kind is not None:
+            raise ReadError(f"is {kind}; a model file must be a regular file")
+        _check_size(info.st_size, max_bytes)
+        chunks, total = [], 0
+        while True:  # a file that grows while it is read stops one byte past the cap
+            chunk = os.read(fd, min(max_bytes + 1 - total, 2**24))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > max_bytes:
+                _check_size(total, max_bytes)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def json_depth(doc, limit=MAX_DEPTH):
+    """Return True if the parsed JSON ``doc`` nests at most ``limit`` arrays and objects.
+
+    Examples
+    --------
+    >>> json_depth({"a": [1, [2]]}, limit=3), json_depth([[[[]]]], limit=3)
+    (True, False)
+    """
+    if not isinstance(doc, (dict, list)):
+        return True
+    stack = [(doc, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return False
+        items = node.values() if isinstance(node, dict) else node
+        stack.extend((v, depth + 1) for v in items if isinstance(v, (dict, list)))
+    return True
+
+
+def finite_float(text):
+    """``parse_float`` of :func:`json.loads`: a JSON number that is a finite float, or raise."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ReadError(f"the number {text[:40]} is out of the range of a float")
+    return value
