@@ -30,6 +30,7 @@ _LAZY = {
     "ACPCalibrator": "venncal.calibration.acp",
     "MulticlassVennAbersCalibrator": "venncal.calibration.multiclass",
     "BetaCalibrator": "venncal.calibration.beta",
+    "QuadraticCalibrator": "venncal.calibration.quadratic",
     "logistic_wald_interval": "venncal.calibration.acp",
     # classifiers wrapping a scikit-learn estimator
     "VennAbersClassifier": "venncal.classifiers.venn_abers",

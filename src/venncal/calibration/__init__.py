@@ -11,6 +11,7 @@ from venncal.calibration.histogram import HistogramCalibrator
 from venncal.calibration.isotonic import IsotonicCalibrator
 from venncal.calibration.multiclass import MulticlassVennAbersCalibrator
 from venncal.calibration.platt import PlattCalibrator
+from venncal.calibration.quadratic import QuadraticCalibrator
 from venncal.calibration.venn_abers import VennAbersCalibrator
 
 __all__ = [
@@ -22,4 +23,5 @@ __all__ = [
     "ACPCalibrator",
     "BetaCalibrator",
     "MulticlassVennAbersCalibrator",
+    "QuadraticCalibrator",
 ]

@@ -36,6 +36,16 @@ CALIBRATORS = {
         {"score_scale": "logit"},
         "beta calibration of log-odds or margins (any real score)",
     ),
+    "quadratic": (
+        "QuadraticCalibrator",
+        {},
+        "quadratic scaling of the log-odds (scores are probabilities, in [0, 1])",
+    ),
+    "quadratic-logit": (
+        "QuadraticCalibrator",
+        {"score_scale": "logit"},
+        "quadratic scaling of log-odds or margins (any real score)",
+    ),
 }
 
 

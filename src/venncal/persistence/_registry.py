@@ -148,6 +148,12 @@ _BUILTIN = {
         ["venncal.core.beta:BetaMap"],
         [],
     ),
+    "QuadraticCalibrator": (
+        "venncal.calibration.quadratic",
+        ["map_", "intercept_", "coef_", "form_", "n_iter_"],
+        ["venncal.core.quadratic:QuadraticMap"],
+        [],
+    ),
     "MulticlassVennAbersCalibrator": (
         "venncal.calibration.multiclass",
         ["tables_", "score_type_", "strategy_"],
