@@ -12,18 +12,27 @@ coefficients, a positive scale), the ACP table (increasing positions, cumulative
 non-negative smoothing) with the covariance of its sigmoid (2 x 2, finite, symmetric, positive
 semi-definite), and the beta map (finite non-negative a and b, a finite c, a known
 parametrisation and score scale, a = b for "am" and the midpoint 1/2 for "ab", and the
-calibrator's copies of a, b and c equal to the map's).
+calibrator's copies of a, b and c equal to the map's), the multiclass tables (K classes, K or
+K(K - 1)/2 binary tables of the kind above, at most 100 classes for pairwise ones, p1 > 0 and
+p0 < 1), and the pooled counts kept for ``partial_fit`` (non-negative).
+
+Which check applies to which value is one table, ``_EXPECTED``: a row per class and fitted
+attribute, parameter or whole-model relation (labels distinct, copies equal to their table,
+K equal to the number of classes, the strategy matching its tables). Parameters are checked by
+the helpers the estimators call at fit. tests/persistence/test_expectations.py proves the table
+complete: every attribute a fit of a savable class sets, and every parameter, has a row.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["FittedStateError", "check_fitted_state", "check_fitted_value"]
+from venncal._validation import check_bool, check_in_range, check_option, check_positive_int
+from venncal.persistence import _fields as f
+from venncal.persistence._fields import FittedStateError
+from venncal.persistence._registry import _BUILTIN, COMMON_FITTED
 
-
-class FittedStateError(ValueError):
-    """A decoded fitted value that breaks the invariants of its fit (one-line reason)."""
+__all__ = ["FittedStateError", "check_fitted_state", "check_fitted_value", "expectations"]
 
 
 def _float_vector(arr, what):
@@ -61,8 +70,12 @@ def _check_ivap(tables, where):
         probe = np.zeros(1)
     p0 = tables.values0[np.searchsorted(tables.breaks0, probe, side="right")]
     p1 = tables.values1[np.searchsorted(tables.breaks1, probe, side="left")]
-    if (p0 > p1 + 1e-9).any():
+    if (p0 > p1).any():  # the fit's p0 <= p1 holds exactly, not up to rounding
         raise FittedStateError(f"{where} gives p0 > p1 at some scores")
+    n = tables.__dict__.get("n_calibration")  # a total weight: may overflow to inf
+    if isinstance(n, bool) or not isinstance(n, (int, float)) or not n >= 0:
+        raise FittedStateError(f"{where}.n_calibration must be a non-negative number")
+    f.integer(0, 2**63 - 1)(tables.__dict__.get("n_distinct"), f"{where}.n_distinct")
 
 
 def _check_isotonic(step, where):
@@ -178,18 +191,274 @@ def _check_beta(beta_map, where):
         raise FittedStateError(f"{where} is an 'ab' map: c must put the midpoint at 1/2")
 
 
+def _check_quadratic(qmap, where):
+    # a QuadraticMap was decoded, so its module is loaded
+    from venncal.core.beta import SCORE_SCALES
+    from venncal.core.quadratic import QUADRATIC_FORMS
+
+    fields = qmap.__dict__
+    for name in ("c0", "c1", "c2", "center", "scale"):
+        _finite_number(fields.get(name), f"{where}.{name}")
+    if not fields["scale"] > 0:
+        raise FittedStateError(f"{where}.scale must be positive")
+    lower, upper = fields.get("lower"), fields.get("upper")
+    for name, value in (("lower", lower), ("upper", upper)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+            raise FittedStateError(f"{where}.{name} must be a number or an infinity")
+    c1, c2 = fields["c1"], fields["c2"]
+    # non-decreasing between the limits, where it is held constant beyond its vertex
+    rising = (
+        (c2 > 0 and upper == np.inf and lower == -c1 / (2.0 * c2))
+        or (c2 < 0 and lower == -np.inf and upper == -c1 / (2.0 * c2))
+        or (c2 == 0 and c1 >= 0 and lower == -np.inf and upper == np.inf)
+    )
+    if not rising:
+        raise FittedStateError(f"{where} must be non-decreasing, held constant beyond its vertex")
+    form = fields.get("form")
+    if form not in QUADRATIC_FORMS:
+        raise FittedStateError(f"{where}.form must be one of {QUADRATIC_FORMS}")
+    if (form == "constant") != (c1 == 0 and c2 == 0) or (form == "affine") != (c2 == 0 and c1 > 0):
+        raise FittedStateError(f"{where}.form {form!r} does not match its coefficients")
+    if fields.get("score_scale") not in SCORE_SCALES:
+        raise FittedStateError(f"{where}.score_scale must be one of {SCORE_SCALES}")
+
+
+def _check_temperature(tmap, where):
+    fields = tmap.__dict__
+    _finite_number(fields.get("beta"), f"{where}.beta")
+    _finite_number(fields.get("scale"), f"{where}.scale")
+    if fields["beta"] < 0 or not fields["scale"] > 0:
+        raise FittedStateError(f"{where}.beta must be non-negative and .scale positive")
+    bias = _float_vector(fields.get("bias"), f"{where}.bias")
+    if bias.shape[0] < 2:
+        raise FittedStateError(f"{where}.bias must hold one value per class (at least 2)")
+
+
+_IVAP = "venncal.core.venn_abers.IVAPTables"
+
+
+def _check_ivap_of(tables, where):
+    if _type_name(tables) != _IVAP:
+        raise FittedStateError(f"{where} must be an IVAPTables, not {type(tables).__name__}")
+    _check_ivap(tables, where)
+    # the test object counts in its own fit: p1 > 0 and p0 < 1 (unless extreme weights
+    # underflow them; multiclass fits take no such weights), so that one-vs-rest
+    # probabilities have a positive sum to normalise by
+    if (tables.values1 <= 0).any() or (tables.values0 >= 1).any():
+        raise FittedStateError(f"{where} must have p1 > 0 and p0 < 1 at every score")
+
+
+def _multiclass_tables(*, pairwise, pooled):
+    """The check of one of the four tables of ``MulticlassVennAbersCalibrator``."""
+
+    def check(container, where):
+        # the container was decoded, so its module is loaded
+        from venncal.calibration.multiclass import PAIRWISE_MAX_CLASSES
+
+        K = container.__dict__.get("K")
+        f.integer(2, PAIRWISE_MAX_CLASSES if pairwise else 2**31 - 1)(K, f"{where}.K")
+        if pooled:
+            _check_ivap_of(container.__dict__.get("table"), f"{where}.table")
+            return
+        tables = container.__dict__.get("tables")
+        n = K * (K - 1) // 2 if pairwise else K
+        if not isinstance(tables, tuple) or len(tables) != n:
+            raise FittedStateError(f"{where}.tables must be a tuple of {n} tables for K = {K}")
+        for i, tab in enumerate(tables):
+            _check_ivap_of(tab, f"{where}.tables[{i}]")
+
+    return check
+
+
+_MC = "venncal.calibration.multiclass."
+
 _CHECKS = {
     "venncal.core.venn_abers.IVAPTables": _check_ivap,
+    "venncal.core.counts.CountTable": f.count_table,
+    _MC + "OneVsRestTables": _multiclass_tables(pairwise=False, pooled=False),
+    _MC + "PairwiseTables": _multiclass_tables(pairwise=True, pooled=False),
+    _MC + "PooledOneVsRestTables": _multiclass_tables(pairwise=False, pooled=True),
+    _MC + "PooledPairwiseTables": _multiclass_tables(pairwise=True, pooled=True),
     "venncal.core.isotonic.IsotonicStepFunction": _check_isotonic,
     "venncal.core.histogram.HistogramBinning": _check_histogram,
     "venncal.core.bayesian_binning.BayesianBinning": _check_bayesian_binning,
     "venncal.core.platt.PlattSigmoid": _check_platt,
     "venncal.core.acp.ACPTable": _check_acp,
     "venncal.core.beta.BetaMap": _check_beta,
+    "venncal.core.quadratic.QuadraticMap": _check_quadratic,
+    "venncal.core.temperature.TemperatureMap": _check_temperature,
 }
 
 
-#: the type of the main fitted attribute of each built-in class (module.qualname)
+def _binary_rows(name, *, counts=False):
+    """The rows every binary score calibrator shares (``BaseScoreCalibrator.fit``), and those
+    of the count calibrators (``CountCalibratorMixin``: rounding and ``partial_fit`` data)."""
+    rows = {(name, "classes_"): f.labels(2, 2), (name, "n_features_in_"): f.n_columns(1)}
+    if counts:
+        rows[(name, "decimals_")] = f.decimals_value
+        rows[(name, "aggregate_")] = "venncal.core.counts.CountTable"
+        rows[(name, "decimals")] = f.param(f.decimals_param)
+    return rows
+
+
+def _list_of_ivap(value, where):
+    if not isinstance(value, list):
+        raise FittedStateError(f"{where} must be a list of IVAPTables")
+    for i, tables in enumerate(value):
+        _check_ivap_of(tables, f"{where}[{i}]")
+
+
+def _real(value, where):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise FittedStateError(f"{where} must be a number")
+
+
+def _two_reals(value, where):
+    if not isinstance(value, np.ndarray) or value.shape != (2,) or value.dtype.kind != "f":
+        raise FittedStateError(f"{where} must be a float array of 2 values")
+
+
+def _positive_or_inf(value, where):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        raise FittedStateError(f"{where} must be a positive number or inf")
+
+
+def _bias_value(value, where):
+    if isinstance(value, np.ndarray):
+        _float_vector(value, where)
+    else:
+        f.number()(value, where)
+
+
+def _not_nan(value, where):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        raise FittedStateError(f"{where} must be a number")
+
+
+def _one_of_types(*names):
+    def check(value, where):
+        if _type_name(value) not in names:
+            kinds = ", ".join(n.rsplit(".", 1)[1] for n in names)
+            raise FittedStateError(f"{where} must be one of {kinds}, not {type(value).__name__}")
+
+    return check
+
+
+def _needs(attr, param):
+    """A file that has the parameter ``param`` was written by a fit that set ``attr``."""
+
+    def check(fitted, params, where):
+        if param in params and attr not in fitted:
+            raise FittedStateError(f"{where}.{attr} is missing")
+
+    return check
+
+
+def _groups(fitted, params, where):
+    groups, tables = fitted.get("groups_"), fitted.get("group_tables_")
+    pooled = fitted.get("pooled_groups_")
+    if groups is None and tables is None and pooled is None:
+        return
+    if groups is None or tables is None or pooled is None:
+        raise FittedStateError(
+            f"{where}.groups_, .group_tables_ and .pooled_groups_ must all be None or all set"
+        )
+    if len(tables) != len(groups):
+        raise FittedStateError(f"{where}.group_tables_ must hold one table per group of groups_")
+    kinds = {type(g) for g in groups + pooled}
+    if not (kinds <= {str} or kinds <= {int, bool}):
+        raise FittedStateError(f"{where}.groups_ and .pooled_groups_ must be of one kind")
+    if set(groups) & set(pooled):
+        raise FittedStateError(f"{where}: a group is both in groups_ and in pooled_groups_")
+
+
+def _two_by_two(cov, where):
+    if not isinstance(cov, np.ndarray) or cov.shape != (2, 2) or cov.dtype.kind != "f":
+        raise FittedStateError(f"{where} must be a 2 x 2 float array")
+
+
+def _acp_covariance(fitted, params, where):
+    """``covariance_`` is ``covariance_scaled_`` in the units of the score (it may overflow)."""
+    sig, scaled, cov = (fitted.get(a) for a in ("sigmoid_", "covariance_scaled_", "covariance_"))
+    if sig is None or scaled is None or cov is None:
+        return
+    jac = np.array([[1.0 / sig.scale, 0.0], [-sig.center / sig.scale, 1.0]])
+    with np.errstate(over="ignore", invalid="ignore"):
+        expected = jac @ scaled @ jac.T
+    if not np.allclose(cov, expected, rtol=1e-9, atol=0.0, equal_nan=True):
+        raise FittedStateError(f"{where}.covariance_ must be covariance_scaled_ in score units")
+
+
+def _multiclass(fitted, params, where):
+    tables, classes = fitted.get("tables_"), fitted.get("classes_")
+    if tables is None or classes is None:
+        return
+    K = classes.shape[0]
+    if tables.K != K or fitted.get("n_features_in_", K) != K:
+        raise FittedStateError(
+            f"{where}.tables_.K and .n_features_in_ must be the number of classes ({K})"
+        )
+    kind = type(tables).__name__
+    strategy = fitted.get("strategy_")
+    if strategy is not None and ("Pairwise" in kind) != (strategy == "pairwise"):
+        raise FittedStateError(f"{where}.strategy_ {strategy!r} does not match its {kind}")
+    pooled = params.get("pooled")
+    if isinstance(pooled, bool) and kind.startswith("Pooled") != pooled:
+        raise FittedStateError(f"{where}: pooled={pooled} does not match its {kind}")
+
+
+def _quadratic_copies(fitted, params, where):
+    """``intercept_`` and ``coef_`` are the map's coefficients in the units of the log-odds."""
+    qmap, b, coef = (fitted.get(a) for a in ("map_", "intercept_", "coef_"))
+    if qmap is None or b is None or coef is None:
+        return
+    if not isinstance(coef, np.ndarray) or coef.shape != (2,) or coef.dtype.kind != "f":
+        raise FittedStateError(f"{where}.coef_ must be a float array of 2 values")
+    if not np.array_equal(np.r_[b, coef], np.array(qmap.coefficients), equal_nan=True):
+        raise FittedStateError(f"{where}.intercept_ and .coef_ must equal the map's coefficients")
+
+
+def _temperature_copies(fitted, params, where):
+    """The map has one bias per class (two for binary scores); the copies match it."""
+    tmap, classes = fitted.get("map_"), fitted.get("classes_")
+    if tmap is None or classes is None:
+        return
+    if tmap.bias.shape[0] != classes.shape[0]:
+        raise FittedStateError(f"{where}.map_.bias must hold one value per class")
+    n_features = fitted.get("n_features_in_")
+    if n_features is not None and n_features not in (1, classes.shape[0]):
+        raise FittedStateError(f"{where}.n_features_in_ must be 1 or the number of classes")
+    if n_features == 1 and classes.shape[0] != 2:
+        raise FittedStateError(f"{where}: binary scores (n_features_in_ = 1) need two classes")
+    beta = tmap.inverse_temperature
+    expected = np.inf if beta == 0 else 1.0 / beta
+    if "temperature_" in fitted and fitted["temperature_"] != expected:
+        raise FittedStateError(f"{where}.temperature_ must be 1 / map_.inverse_temperature")
+    bias = fitted.get("bias_")
+    if bias is not None:
+        want = float(tmap.bias[1] - tmap.bias[0]) if n_features == 1 else tmap.bias
+        if not np.array_equal(np.asarray(bias), np.asarray(want)):
+            raise FittedStateError(f"{where}.bias_ must equal the map's bias")
+
+
+# The table of expectations: what a model file of each class may hold, one row per
+# (class name, name). Loading checks every value against its row, and
+# tests/persistence/test_expectations.py fails for a savable class whose fitted instance has
+# an attribute (or a parameter) without a row. Attributes without a row (a user's additions to
+# a fitted calibrator, which no method reads) are kept, checked only by their types.
+#
+#   name ending in "_"  a fitted attribute; the row is a type "module.QualName" (the value
+#                       must be of that fitted-state type, checked by its entry in _CHECKS)
+#                       or a check ``check(value, where)`` (see _fields.py). The attributes
+#                       the registry lists as fitted must be present; others may be absent
+#                       (files of older versions).
+#   other names         a parameter (``get_params()``): ``check(value, where)``, usually
+#                       ``f.param(helper, ...)`` with the helper the estimator calls at fit.
+#   "*"                 a tuple of whole-model checks ``check(fitted, params, where)``:
+#                       relations between attributes (copies equal to their table, sizes).
+#
+# Rows of a new class: its fitted attributes (fit it, list ``vars`` ending in "_"), its
+# parameters and its relations. A check raises FittedStateError with one line.
 _EXPECTED = {
     ("VennAbersCalibrator", "tables_"): "venncal.core.venn_abers.IVAPTables",
     ("IsotonicCalibrator", "step_function_"): "venncal.core.isotonic.IsotonicStepFunction",
@@ -198,6 +467,126 @@ _EXPECTED = {
     ("BayesianBinningCalibrator", "binning_"): "venncal.core.bayesian_binning.BayesianBinning",
     ("ACPCalibrator", "table_"): "venncal.core.acp.ACPTable",
     ("BetaCalibrator", "map_"): "venncal.core.beta.BetaMap",
+    **_binary_rows("VennAbersCalibrator", counts=True),
+    ("VennAbersCalibrator", "groups_"): f.group_labels,
+    ("VennAbersCalibrator", "group_tables_"): f.optional(_list_of_ivap),
+    ("VennAbersCalibrator", "pooled_groups_"): f.group_labels,
+    ("VennAbersCalibrator", "merge"): f.param(check_option, "venncal.core.merge:MERGES"),
+    ("VennAbersCalibrator", "group_fallback"): f.param(check_option, ("error", "pooled")),
+    ("VennAbersCalibrator", "*"): (
+        _needs("decimals_", "decimals"),
+        _needs("groups_", "group_fallback"),
+        _groups,
+    ),
+    **_binary_rows("IsotonicCalibrator", counts=True),
+    ("IsotonicCalibrator", "rule"): f.param(check_option, ("interpolate", "nearest")),
+    ("IsotonicCalibrator", "*"): (_needs("decimals_", "decimals"),),
+    **_binary_rows("PlattCalibrator"),
+    ("PlattCalibrator", "a_"): f.number(),
+    ("PlattCalibrator", "b_"): f.number(),
+    ("PlattCalibrator", "n_iter_"): f.integer(0, 2**31 - 1),
+    ("PlattCalibrator", "smoothing"): f.param(check_bool),
+    ("PlattCalibrator", "max_iter"): f.param(check_positive_int),
+    ("PlattCalibrator", "*"): (
+        f.same_as("a_", "sigmoid_", "a"),
+        f.same_as("b_", "sigmoid_", "b"),
+        f.same_as("n_iter_", "sigmoid_", "n_iter"),
+    ),
+    **_binary_rows("HistogramCalibrator", counts=True),
+    ("HistogramCalibrator", "bin_edges_"): _float_vector,
+    ("HistogramCalibrator", "bin_counts_"): _float_vector,
+    ("HistogramCalibrator", "n_bins"): f.param(check_positive_int),
+    ("HistogramCalibrator", "strategy"): f.param(check_option, ("uniform", "quantile")),
+    ("HistogramCalibrator", "alpha"): f.param(check_in_range, 0, np.inf, closed="left"),
+    ("HistogramCalibrator", "*"): (
+        _needs("decimals_", "decimals"),
+        f.same_as("bin_edges_", "binning_", "edges"),
+        f.same_as("bin_counts_", "binning_", "counts"),
+    ),
+    **_binary_rows("BayesianBinningCalibrator", counts=True),
+    ("BayesianBinningCalibrator", "log_score_"): _not_nan,
+    ("BayesianBinningCalibrator", "method"): f.param(check_option, ("averaging", "selection")),
+    ("BayesianBinningCalibrator", "lam"): f.param(check_in_range, 0, np.inf),
+    ("BayesianBinningCalibrator", "max_positions"): f.param(
+        f.none_or(check_positive_int), minimum=2
+    ),
+    ("BayesianBinningCalibrator", "averaging"): f.param(check_option, ("exact", "paper")),
+    ("BayesianBinningCalibrator", "*"): (
+        _needs("decimals_", "decimals"),
+        f.same_as("log_score_", "binning_", "log_score"),
+    ),
+    **_binary_rows("ACPCalibrator"),
+    ("ACPCalibrator", "sigmoid_"): "venncal.core.platt.PlattSigmoid",
+    ("ACPCalibrator", "covariance_scaled_"): _check_covariance,
+    ("ACPCalibrator", "covariance_"): _two_by_two,
+    ("ACPCalibrator", "confidence"): f.param(check_in_range, 0, 1),
+    ("ACPCalibrator", "alpha"): f.param(check_in_range, 0, np.inf, closed="left"),
+    ("ACPCalibrator", "interval_adjustment"): f.param(check_option, ("symmetric", "none")),
+    ("ACPCalibrator", "*"): (_acp_covariance,),
+    **_binary_rows("BetaCalibrator"),
+    ("BetaCalibrator", "a_"): f.number(),
+    ("BetaCalibrator", "b_"): f.number(),
+    ("BetaCalibrator", "c_"): f.number(),
+    ("BetaCalibrator", "m_"): f.optional(_real),
+    ("BetaCalibrator", "n_iter_"): f.integer(0, 2**31 - 1),
+    ("BetaCalibrator", "parameters"): f.param(check_option, "venncal.core.beta:BETA_PARAMETERS"),
+    ("BetaCalibrator", "score_scale"): f.param(check_option, "venncal.core.beta:SCORE_SCALES"),
+    ("BetaCalibrator", "max_iter"): f.param(check_positive_int),
+    ("BetaCalibrator", "*"): tuple(
+        f.same_as(f"{name}_", "map_", name) for name in ("a", "b", "c", "m", "n_iter")
+    ),
+    **_binary_rows("QuadraticCalibrator"),
+    ("QuadraticCalibrator", "map_"): "venncal.core.quadratic.QuadraticMap",
+    ("QuadraticCalibrator", "intercept_"): _real,
+    ("QuadraticCalibrator", "coef_"): _two_reals,
+    ("QuadraticCalibrator", "form_"): f.one_of("quadratic", "affine", "constant"),
+    ("QuadraticCalibrator", "n_iter_"): f.integer(0, 2**31 - 1),
+    ("QuadraticCalibrator", "score_scale"): f.param(check_option, "venncal.core.beta:SCORE_SCALES"),
+    ("QuadraticCalibrator", "monotone"): f.param(
+        check_option, "venncal.core.quadratic:MONOTONE_RULES"
+    ),
+    ("QuadraticCalibrator", "max_iter"): f.param(check_positive_int),
+    ("QuadraticCalibrator", "*"): (
+        _quadratic_copies,
+        f.same_as("form_", "map_", "form"),
+        f.same_as("n_iter_", "map_", "n_iter"),
+    ),
+    ("TemperatureCalibrator", "classes_"): f.labels(2),
+    ("TemperatureCalibrator", "n_features_in_"): f.integer(1, 2**31 - 1),
+    ("TemperatureCalibrator", "map_"): "venncal.core.temperature.TemperatureMap",
+    ("TemperatureCalibrator", "score_type_"): f.one_of("logits", "probabilities"),
+    ("TemperatureCalibrator", "temperature_"): _positive_or_inf,
+    ("TemperatureCalibrator", "bias_"): _bias_value,
+    ("TemperatureCalibrator", "n_iter_"): f.integer(0, 2**31 - 1),
+    ("TemperatureCalibrator", "bias"): f.param(check_bool),
+    ("TemperatureCalibrator", "score_type"): f.param(
+        check_option, ("auto", "logits", "probabilities")
+    ),
+    ("TemperatureCalibrator", "max_iter"): f.param(check_positive_int),
+    ("TemperatureCalibrator", "*"): (
+        _temperature_copies,
+        f.same_as("n_iter_", "map_", "n_iter"),
+    ),
+    ("MulticlassVennAbersCalibrator", "classes_"): f.labels(2),
+    ("MulticlassVennAbersCalibrator", "n_features_in_"): f.integer(2, 2**31 - 1),
+    ("MulticlassVennAbersCalibrator", "tables_"): _one_of_types(
+        *(_MC + name for name in ("OneVsRestTables", "PairwiseTables")),
+        *(_MC + name for name in ("PooledOneVsRestTables", "PooledPairwiseTables")),
+    ),
+    ("MulticlassVennAbersCalibrator", "score_type_"): f.one_of("logits", "probabilities", "raw"),
+    ("MulticlassVennAbersCalibrator", "strategy_"): f.one_of("ovr", "pairwise"),
+    ("MulticlassVennAbersCalibrator", "strategy"): f.param(
+        check_option, ("auto", "ovr", "pairwise")
+    ),
+    ("MulticlassVennAbersCalibrator", "pooled"): f.param(check_bool),
+    ("MulticlassVennAbersCalibrator", "coupling"): f.param(
+        check_option, "venncal.core.coupling:COUPLINGS"
+    ),
+    ("MulticlassVennAbersCalibrator", "merge"): f.param(check_option, "venncal.core.merge:MERGES"),
+    ("MulticlassVennAbersCalibrator", "score_type"): f.param(
+        check_option, ("auto", "logits", "probabilities", "raw")
+    ),
+    ("MulticlassVennAbersCalibrator", "*"): (_multiclass,),
 }
 
 
@@ -206,24 +595,44 @@ def _type_name(value):
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
-def check_fitted_state(class_name, state):
-    """Check every fitted attribute of a decoded model of class ``class_name``; raise
-    :class:`FittedStateError` naming the first one that breaks its fit's invariants."""
-    for attr, value in state.items():
-        expected = _EXPECTED.get((class_name, attr))
-        if expected is not None and _type_name(value) != expected:
+def expectations(class_name):
+    """The rows of the table for ``class_name``, as ``{name: check}`` (empty if it has none)."""
+    return {name: row for (cls, name), row in _EXPECTED.items() if cls == class_name}
+
+
+def check_fitted_state(class_name, state, params=None):
+    """Check every fitted attribute (and parameter) of a decoded model of class ``class_name``
+    against its row in the table of expectations; raise :class:`FittedStateError` naming the
+    first one that breaks its fit's invariants.
+
+    A class without rows (registered by a user) gets only the checks of its values' types.
+    """
+    rows = expectations(class_name)
+    params = {} if params is None else params
+    if rows:
+        required = COMMON_FITTED + tuple(_BUILTIN.get(class_name, (None, ()))[1])
+        missing = [a for a in required if a not in state]
+        if missing:
             raise FittedStateError(
-                f"{class_name}.{attr} must be a {expected.rsplit('.', 1)[1]}, not "
-                f"{type(value).__name__}"
+                f"the fitted attribute {missing[0]!r} of {class_name} is missing"
             )
-        check_fitted_value(value, f"{class_name}.{attr}")
-    if class_name == "ACPCalibrator" and "covariance_scaled_" in state:
-        _check_covariance(state["covariance_scaled_"], f"{class_name}.covariance_scaled_")
-    if class_name == "BetaCalibrator" and "map_" in state:
-        for name in ("a", "b", "c"):
-            copy = state.get(f"{name}_")
-            if copy is not None and copy != getattr(state["map_"], name):
-                raise FittedStateError(f"{class_name}.{name}_ must equal {class_name}.map_.{name}")
+    for attr, value in state.items():
+        where = f"{class_name}.{attr}"
+        row = rows.get(attr)
+        if isinstance(row, str):
+            if _type_name(value) != row:
+                raise FittedStateError(
+                    f"{where} must be a {row.rsplit('.', 1)[1]}, not {type(value).__name__}"
+                )
+        elif row is not None:
+            row(value, where)
+        check_fitted_value(value, where)
+    for name, value in params.items():
+        row = rows.get(name)
+        if row is not None:  # an unknown parameter is refused when the calibrator is built
+            row(value, f"{class_name}.{name}")
+    for relation in rows.get("*", ()):
+        relation(state, params, class_name)
 
 
 def check_fitted_value(value, where):

@@ -504,7 +504,7 @@ def read_model_state(path, *, max_bytes=MAX_BYTES):
         if not _ATTRIBUTE.match(attr):
             raise ModelFileError(f"{where}: {attr!r} is not a fitted attribute name.")
     try:
-        check_fitted_state(name, state)
+        check_fitted_state(name, state, kwargs)
     except FittedStateError as exc:
         raise ModelFileError(f"{where}: {exc}; the file was edited or damaged.") from None
     try:

@@ -1,0 +1,112 @@
+"""Every savable class, fitted on small data in the ways its fit can go, for the tests of the
+table of expectations and the fuzz test of model files.
+
+A class is fitted by the first route that works: ``fit`` on binary scores in (0, 1), ``fit`` on
+a matrix of class probabilities, ``update`` with probabilities and labels (a monitor). A class
+that needs another route gets an entry in ``VARIANTS``.
+"""
+
+import warnings
+
+import numpy as np
+from sklearn.base import clone
+
+from venncal.persistence import registered_names
+from venncal.persistence._registry import _BUILTIN, model_class
+
+BUILTIN = sorted(_BUILTIN)
+
+
+def binary_data(seed=0, n=120):
+    rng = np.random.default_rng(seed)
+    s = np.round(rng.random(n), 2)
+    y = (rng.random(n) < s).astype(int)
+    return s, y
+
+
+def multiclass_data(seed=0, n=150, K=3):
+    rng = np.random.default_rng(seed)
+    y = np.r_[np.arange(K), rng.integers(0, K, size=n - K)]
+    logits = rng.normal(size=(n, K)) + 1.5 * np.eye(K)[y]
+    p = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+    return p, y
+
+
+def _fit_generic(est, seed=0):
+    s, y = binary_data(seed)
+    errors = []
+    if hasattr(est, "fit"):
+        try:
+            return est.fit(s, y)
+        except (ValueError, TypeError) as exc:
+            errors.append(exc)
+        p, yk = multiclass_data(seed)
+        try:
+            return est.fit(p, yk)
+        except (ValueError, TypeError) as exc:
+            errors.append(exc)
+    if hasattr(est, "update"):
+        return est.update(s, y)
+    raise AssertionError(f"cannot fit {type(est).__name__} on small data: {errors}")
+
+
+def _va_groups(cls, seed):
+    s, y = binary_data(seed, 200)
+    g = np.where(np.arange(200) % 2 == 0, "a", "b")
+    return cls(decimals=2).fit(s, y, groups=g)
+
+
+def _partial(cls, seed, **params):
+    s, y = binary_data(seed)
+    return cls(**params).fit(s[:60], y[:60]).partial_fit(s[60:], y[60:])
+
+
+def _multiclass(cls, seed, **params):
+    p, y = multiclass_data(seed)
+    return cls(**params).fit(p, y)
+
+
+#: more ways to fit a class than its defaults on small data: name -> [fit(cls, seed)]
+VARIANTS = {
+    "VennAbersCalibrator": [
+        _va_groups,
+        lambda cls, seed: _partial(cls, seed, decimals=1, merge="mean"),
+    ],
+    "IsotonicCalibrator": [lambda cls, seed: _partial(cls, seed, rule="nearest")],
+    "HistogramCalibrator": [lambda cls, seed: _partial(cls, seed, n_bins=4, alpha=1.0)],
+    "BayesianBinningCalibrator": [
+        lambda cls, seed: _partial(cls, seed, method="selection", lam=3.0)
+    ],
+    "ACPCalibrator": [lambda cls, seed: _fit_generic(cls(alpha=1.0), seed)],
+    "MulticlassVennAbersCalibrator": [
+        lambda cls, seed: _multiclass(cls, seed, strategy="ovr"),
+        lambda cls, seed: _multiclass(cls, seed, strategy="ovr", pooled=False, merge="log"),
+        lambda cls, seed: _multiclass(cls, seed, strategy="pairwise", pooled=False),
+        lambda cls, seed: _multiclass(cls, seed, coupling="price", score_type="logits"),
+    ],
+}
+
+
+def fitted_instances(name, seed=0):
+    """Fitted instances of the registered class ``name``: its defaults and its variants."""
+    cls = model_class(name).cls
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # small data: convergence and one-class notes
+        out = [_fit_generic(cls(), seed)]
+        out += [fit(cls, seed) for fit in VARIANTS.get(name, [])]
+    return out
+
+
+def fitted_attributes(est):
+    """The fitted attributes of an instance: public names ending in '_'."""
+    return sorted(a for a in vars(est) if a.endswith("_") and not a.startswith("_"))
+
+
+def refit(est, seed=0):
+    """A clone of ``est`` fitted again (for the parameter probes)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return _fit_generic(clone(est), seed)
+
+
+__all__ = ["BUILTIN", "VARIANTS", "fitted_instances", "fitted_attributes", "registered_names"]
