@@ -75,6 +75,12 @@ LAYERS = [
         ["venncal.diagnostics"],
     ),
     (
+        "Data shift",
+        "Label shift (class balance, adapted probabilities), covariate-shift weights, and a test "
+        "martingale that monitors calibration over time.",
+        ["venncal.shift", "venncal.core.betting"],
+    ),
+    (
         "Datasets",
         "Bundled datasets and simulated data with known posteriors.",
         ["venncal.datasets"],

@@ -47,6 +47,12 @@ _LAZY = {
     "sufficiency_check": "venncal.diagnostics",
     "bivariate_normal_bayes_loss_curves": "venncal.diagnostics",
     "prior_shift_brier_curve": "venncal.diagnostics",
+    # data shift: class balance, importance weights, monitoring calibration over time
+    "estimate_target_prior": "venncal.shift",
+    "adjust_for_prior": "venncal.shift",
+    "PriorEstimate": "venncal.shift",
+    "covariate_shift_weights": "venncal.shift",
+    "CalibrationMonitor": "venncal.shift",
     # displays (matplotlib is imported only when drawing)
     "ReliabilityDisplay": "venncal.plotting",
     "VennIntervalDisplay": "venncal.plotting",

@@ -21,6 +21,7 @@ _COMMANDS = {
     "apply": "venncal.cli.apply",
     "evaluate": "venncal.cli.evaluate",
     "compare": "venncal.cli.compare",
+    "monitor": "venncal.cli.monitor",
 }
 
 

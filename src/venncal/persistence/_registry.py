@@ -166,6 +166,12 @@ _BUILTIN = {
         ],
         [],
     ),
+    "CalibrationMonitor": (
+        "venncal.shift._monitor",
+        ["state_", "alternatives_"],
+        ["venncal.core.betting:MonitorState"],
+        [],
+    ),
 }
 
 

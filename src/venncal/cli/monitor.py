@@ -1,0 +1,267 @@
+"""``venncal monitor``: watch a stream of deployed probabilities and labels for lost calibration."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+import numpy as np
+
+from venncal.cli._io import InputError, check_not_an_input, check_output_free, check_table_file
+from venncal.cli._stream import Sink, _column, open_source, score_array
+
+__all__ = ["monitor", "label_array", "PathSketch"]
+
+#: points of the martingale path kept for the plot (thinned by halves beyond this)
+PLOT_POINTS = 1 << 14
+
+_TRUE = {"1", "1.0", "true", "t", "yes"}
+_FALSE = {"0", "0.0", "false", "f", "no"}
+
+
+def label_array(chunk, name, path, offset, positive=None):
+    """0/1 labels of a chunk (a pyarrow batch or a pandas frame); one line naming a bad row.
+
+    Accepted without ``positive``: 0/1, booleans, or the text ``0``/``1``/``true``/``false``.
+    With ``positive``: 1 where the value, as text, is ``positive``.
+    """
+    col = _column(chunk, name)
+    if hasattr(col, "type"):  # pyarrow
+        if col.null_count:
+            import pyarrow.compute as pc
+
+            first = int(pc.index(pc.is_null(col), True).as_py())
+            raise InputError(
+                f"{str(path)!r}: column {name!r} (--label) has a missing label at row "
+                f"{offset + first}; every row needs a label."
+            )
+        values = col.to_numpy(zero_copy_only=False)
+    else:
+        values = col.to_numpy()
+        missing = col.isna().to_numpy()
+        if missing.any():
+            first = int(np.flatnonzero(missing)[0])
+            raise InputError(
+                f"{str(path)!r}: column {name!r} (--label) has a missing label at row "
+                f"{offset + first}; every row needs a label."
+            )
+    if values.dtype.kind in "OUS":  # text, as a CSV stores it: an empty field is missing
+        empty = np.char.strip(values.astype(str)) == ""
+        if empty.any():
+            first = int(np.flatnonzero(empty)[0])
+            raise InputError(
+                f"{str(path)!r}: column {name!r} (--label) has a missing label at row "
+                f"{offset + first}; every row needs a label."
+            )
+    if positive is not None:
+        return (values.astype(str) == positive).astype(np.int8)
+    if values.dtype.kind == "b":
+        return values.astype(np.int8)
+    if values.dtype.kind in "iuf":
+        bad = (values != 0) & (values != 1)
+        if bad.any():
+            first = int(np.flatnonzero(bad)[0])
+            raise InputError(
+                f"{str(path)!r}: column {name!r} (--label) holds {values[first]!r} at row "
+                f"{offset + first}; labels must be 0/1 or true/false, or name the positive "
+                "class with --positive."
+            )
+        return (values == 1).astype(np.int8)
+    text = np.char.lower(np.char.strip(values.astype(str)))
+    ones, zeros = np.isin(text, list(_TRUE)), np.isin(text, list(_FALSE))
+    bad = ~(ones | zeros)
+    if bad.any():
+        first = int(np.flatnonzero(bad)[0])
+        raise InputError(
+            f"{str(path)!r}: column {name!r} (--label) holds {str(values[first])!r} at row "
+            f"{offset + first}; labels must be 0/1 or true/false, or name the positive class "
+            "with --positive."
+        )
+    return ones.astype(np.int8)
+
+
+class PathSketch:
+    """At most about :data:`PLOT_POINTS` points of a long path, evenly thinned, for a plot."""
+
+    def __init__(self, limit=PLOT_POINTS):
+        self.limit = limit
+        self.stride = 1
+        self.rows = []
+        self.values = []
+
+    def add(self, start, path):
+        first = (-start) % self.stride
+        idx = np.arange(first, path.shape[0], self.stride)
+        self.rows.append(start + idx)
+        self.values.append(path[idx])
+        while sum(r.shape[0] for r in self.rows) > self.limit:
+            rows, values = np.concatenate(self.rows), np.concatenate(self.values)
+            self.stride *= 2
+            keep = rows % self.stride == 0
+            self.rows, self.values = [rows[keep]], [values[keep]]
+
+    def arrays(self):
+        if not self.rows:
+            return np.zeros(0, dtype=np.int64), np.zeros(0)
+        return np.concatenate(self.rows), np.concatenate(self.values)
+
+
+def _plot(sketch, threshold, alarm, alpha, out, overwrite):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from venncal.experiments._files import save_figure
+
+    rows, values = sketch.arrays()
+    fig, ax = plt.subplots(figsize=(7, 4))
+    try:
+        ax.plot(rows, values / np.log(10), lw=1, label="log10 of the test martingale")
+        ax.axhline(
+            threshold / np.log(10), color="C3", ls="--", label=f"alarm: 1/alpha = {1 / alpha:g}"
+        )
+        if alarm is not None:
+            ax.axvline(alarm, color="C3", lw=0.8, alpha=0.6)
+            ax.annotate(f"alarm at row {alarm}", (alarm, threshold / np.log(10)),
+                        textcoords="offset points", xytext=(5, 8), color="C3")  # fmt: skip
+        ax.set_xlabel("row")
+        ax.set_ylabel("log10 martingale")
+        ax.set_title("Calibration monitor")
+        ax.legend(loc="upper left")
+        fig.tight_layout()
+        try:
+            save_figure(fig, out, overwrite=overwrite, dpi=120)
+        except FileExistsError:
+            raise InputError(
+                f"--plot {str(out)!r} appeared while venncal was writing it and was left as it "
+                "is; pass --force to overwrite it."
+            ) from None
+        except OSError as exc:
+            raise InputError(f"cannot write --plot {str(out)!r}: {exc.strerror or exc}.") from None
+    finally:
+        plt.close(fig)
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("stream", nargs=-1, required=True, type=click.Path())
+@click.option("--score", "score_col", required=True,
+              help="Column of the deployed probabilities of the positive class.")  # fmt: skip
+@click.option(
+    "--label", "label_col", required=True, help="Column of the labels (0/1 or true/false)."
+)
+@click.option("--positive", default=None, help="The label value of the positive class, if not 0/1.")
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05,
+              show_default=True, help="Probability of a false alarm over the whole stream.")  # fmt: skip
+@click.option("--n-bins", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Also bet on a loss of calibration within each of this many bins of p.")  # fmt: skip
+@click.option("--out", "-o", "out", type=click.Path(dir_okay=False), default=None,
+              help="Write the martingale path (row, log_martingale, alarm) to this CSV or Parquet file.")  # fmt: skip
+@click.option("--plot", "plot", type=click.Path(dir_okay=False), default=None,
+              help="Draw the martingale path to this picture (e.g. monitor.png).")  # fmt: skip
+@click.option("--force", is_flag=True, help="Overwrite --out and --plot if they exist.")
+def monitor(stream, score_col, label_col, positive, alpha, n_bins, out, plot, force):
+    """Test whether the probabilities in STREAM stay calibrated, row by row, in time order.
+
+    STREAM is one or more CSV or Parquet files (or folders of Parquet files), read in order and
+    in chunks, so memory stays bounded. The test is a martingale: a gambler's capital betting
+    that the labels come out more (or less) often than the probabilities say. While the
+    probabilities are calibrated (P(y = 1 | p) = p) it reaches 1/alpha with probability at most
+    alpha over the whole stream, so an alarm is strong evidence of a change.
+
+    Exit code 0: no alarm; 1: the alarm fired (where is printed); 2: bad input.
+
+    \b
+    Example:
+      venncal monitor scored_2024*.parquet --score p --label y -o path.csv --plot path.png
+    """
+    from venncal.shift import CalibrationMonitor
+
+    if out is not None:
+        check_table_file(out, "--out", doing="writing")
+    for path in stream:
+        if not Path(path).is_dir():
+            check_table_file(path, "STREAM")
+    source = open_source(stream, "STREAM")
+    for option, name in (("--score", score_col), ("--label", label_col)):
+        if name not in source.columns:
+            shown = ", ".join(repr(str(c)) for c in source.columns[:12])
+            raise InputError(
+                f"{option} {name!r}: no such column in {str(source.files()[0])!r}; its columns "
+                f"are {shown}."
+            )
+    outputs = [(o, p) for o, p in (("--out", out), ("--plot", plot)) if p is not None]
+    for option, path in outputs:
+        check_not_an_input(path, source.files(), option)
+        check_output_free(path, force, option)
+    if out is not None and plot is not None and Path(out).resolve() == Path(plot).resolve():
+        raise InputError("--out and --plot name the same file; give two files.")
+    import os
+
+    plot_overwrite = plot is not None and force and os.path.lexists(plot)
+    mon = CalibrationMonitor(alpha=alpha, n_bins=n_bins, keep_path=False)
+    sketch = PathSketch() if plot is not None else None
+    where = None  # (file, row in file) of the alarm
+    columns = list(dict.fromkeys([score_col, label_col]))
+    offset, file_offset, current = 0, 0, None
+    with Sink(out, "--out") if out is not None else _NoSink() as sink:
+        for path, chunk in source.chunks(columns):
+            if path != current:
+                current, file_offset = path, 0
+            p = score_array(chunk, score_col, path, file_offset)
+            bad = (p < 0) | (p > 1)
+            if bad.any():
+                first = int(np.flatnonzero(bad)[0])
+                raise InputError(
+                    f"{str(path)!r}: column {score_col!r} (--score) must hold probabilities in "
+                    f"[0, 1]; row {file_offset + first} holds {p[first]!r}."
+                )
+            y = label_array(chunk, label_col, path, file_offset, positive)
+            before = mon.alarm_index_ if hasattr(mon, "state_") else None
+            values = mon.advance(p, y)
+            if before is None and mon.alarm_index_ is not None:
+                where = (path, file_offset + mon.alarm_index_ - offset)
+            rows = np.arange(offset, offset + p.shape[0], dtype=np.int64)
+            if sketch is not None:
+                sketch.add(offset, values)
+            if out is not None:
+                _write_path(sink, rows, values, mon.alarm_index_)
+            offset += p.shape[0]
+            file_offset += p.shape[0]
+        if offset == 0:
+            raise InputError("STREAM has no data rows; nothing to monitor.")
+    if plot is not None:
+        _plot(sketch, mon.threshold_, mon.alarm_index_, alpha, plot, plot_overwrite)
+    peak = np.exp(min(mon.state_.log_max, 700.0))
+    click.echo(
+        f"Monitored {offset} rows at alpha = {alpha:g}: the martingale peaked at {peak:.4g} "
+        f"(alarm at {1 / alpha:g}) and ended at {np.exp(min(mon.log_martingale_, 700.0)):.4g}."
+    )
+    written = [p for _, p in outputs]
+    if written:
+        click.echo("Wrote " + ", ".join(str(p) for p in written))
+    if mon.alarm_:
+        click.echo(
+            f"ALARM: the probabilities are not calibrated; the martingale reached 1/alpha at row "
+            f"{mon.alarm_index_} of the stream (row {where[1]} of {str(where[0])!r})."
+        )
+        raise SystemExit(1)
+    click.echo("No alarm: no evidence against calibration.")
+
+
+class _NoSink:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _write_path(sink, rows, values, alarm_index):
+    import pandas as pd
+
+    fired = np.zeros(rows.shape[0], dtype=np.int64)
+    if alarm_index is not None:
+        fired[rows >= alarm_index] = 1
+    kept = pd.DataFrame({"row": rows, "alarm": fired})
+    sink.write(kept, {"log_martingale": np.ascontiguousarray(values, dtype=np.float64)})

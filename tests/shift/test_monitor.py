@@ -1,0 +1,192 @@
+"""CalibrationMonitor: the martingale from its definition, any batch sizes, false alarms at most
+alpha on calibrated streams, detection after a change, model files."""
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+import venncal
+from tests._reference.monitor_naive import naive_log_martingale
+from venncal import CalibrationMonitor
+from venncal.core.betting import (
+    advance,
+    betting_alternatives,
+    current_log_martingale,
+    initial_state,
+)
+
+
+def small_stream(seed, n=40):
+    rng = np.random.default_rng(seed)
+    p = rng.uniform(0.02, 0.98, n)
+    p[rng.random(n) < 0.1] = rng.choice([0.0, 1.0, 0.5])  # exact ends, ties
+    y = (rng.random(n) < np.clip(p + rng.choice([-0.2, 0.0, 0.3]), 0, 1)).astype(int)
+    return p, y
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("n_bins", [1, 3])
+def test_the_martingale_is_its_definition(seed, n_bins):
+    p, y = small_stream(seed, n=25)
+    monitor = CalibrationMonitor(shifts=(-1.0, 0.0, 0.5), slopes=(0.5, 1.0, 2.0), n_bins=n_bins)
+    monitor.update(p, y)
+    expected = np.array(naive_log_martingale(p, y, monitor.alternatives_.tolist()))
+    finite = np.isfinite(expected)
+    assert np.array_equal(finite, np.isfinite(monitor.martingale_))
+    assert np.allclose(monitor.martingale_[finite], expected[finite], rtol=1e-10, atol=1e-10)
+    assert monitor.log_martingale_ == monitor.martingale_[-1]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_any_batch_sizes_give_the_one_batch_answer(seed):
+    rng = np.random.default_rng(seed)
+    n = 3_000
+    p = rng.uniform(0.05, 0.95, n)
+    y = rng.random(n) < np.clip(p + np.where(np.arange(n) > 1_500, 0.15, 0.0), 0, 1)
+    whole = CalibrationMonitor().update(p, y)
+    parts = CalibrationMonitor()
+    cuts = np.sort(rng.choice(n, size=60, replace=False))
+    cuts = np.r_[0, cuts, cuts[5], n]  # an empty batch too
+    for lo, hi in zip(cuts[:-1], np.sort(cuts[1:])):
+        parts.update(p[lo:hi], y[lo:hi])
+    assert np.array_equal(whole.martingale_, parts.martingale_)
+    assert whole.alarm_index_ == parts.alarm_index_ and whole.alarm_ == parts.alarm_
+    # one row at a time, and without keeping the path
+    single = CalibrationMonitor(keep_path=False)
+    path = np.concatenate([single.advance(p[i : i + 1], y[i : i + 1]) for i in range(400)])
+    assert np.array_equal(path, whole.martingale_[:400]) and single.martingale_ is None
+    assert single.log_martingale_ == whole.martingale_[399]
+
+
+def test_blocks_inside_one_batch_do_not_matter(monkeypatch):
+    import venncal.core.betting as betting
+
+    p, y = small_stream(0, n=500)
+    whole = CalibrationMonitor().update(p, y).martingale_
+    monkeypatch.setattr(betting, "BLOCK_ROWS", 7)
+    assert np.array_equal(CalibrationMonitor().update(p, y).martingale_, whole)
+
+
+def _stream(rng, n, jump=0.0, at=None, gradual=False):
+    p = rng.uniform(0.05, 0.75, n)
+    t = np.arange(n)
+    if gradual:
+        shift = jump * np.clip((t - at) / (n - at), 0, 1)
+    else:
+        shift = np.where(t >= (at if at is not None else n), jump, 0.0)
+    return p, (rng.random(n) < p + shift).astype(int)
+
+
+def test_false_alarms_at_most_alpha_on_calibrated_streams():
+    """200 calibrated streams of 2,000 rows: at most 5% alarms, plus simulation error (the
+    benchmark runs 2,000 streams: 3.9%)."""
+    rng = np.random.default_rng(2024)
+    n_streams = 200
+    alarms = sum(CalibrationMonitor(alpha=0.05).update(*_stream(rng, 2_000)).alarm_
+                 for _ in range(n_streams))  # fmt: skip
+    assert alarms <= 0.05 * n_streams + 2 * np.sqrt(n_streams * 0.05 * 0.95)
+
+
+def test_a_jump_of_the_positive_rate_is_seen_after_it():
+    rng = np.random.default_rng(7)
+    n_streams, n = 200, 2_000
+    seen = 0
+    for _ in range(n_streams):
+        m = CalibrationMonitor(alpha=0.05).update(*_stream(rng, n, jump=0.2, at=n // 2))
+        seen += m.alarm_ and m.alarm_index_ >= n // 2
+    assert seen >= 0.9 * n_streams
+
+
+def test_tighter_alpha_and_the_alarm_level():
+    rng = np.random.default_rng(1)
+    p, y = _stream(rng, 2_000, jump=0.2, at=1_000)
+    loose = CalibrationMonitor(alpha=0.2).update(p, y)
+    tight = CalibrationMonitor(alpha=0.001).update(p, y)
+    assert loose.alarm_index_ <= tight.alarm_index_
+    # the alarm is the first row at the level, and the path is the same
+    assert np.array_equal(loose.martingale_, tight.martingale_)
+    above = np.flatnonzero(tight.martingale_ >= np.log(1000))
+    assert tight.alarm_index_ == above[0] and tight.threshold_ == pytest.approx(np.log(1000))
+
+
+def test_over_confidence_is_seen_by_the_slopes():
+    """A change of slope with the mean kept: probabilities over-confident from row 500."""
+    rng = np.random.default_rng(5)
+    n = 3_000
+    truth = rng.uniform(0.05, 0.95, n)
+    logit = np.log(truth / (1 - truth))
+    shown = np.where(np.arange(n) >= 500, 1 / (1 + np.exp(-2.5 * logit)), truth)
+    y = (rng.random(n) < truth).astype(int)
+    assert CalibrationMonitor().update(shown, y).alarm_index_ > 500
+    assert not CalibrationMonitor().update(truth, y).alarm_
+
+
+def test_impossible_labels_fire_at_once():
+    m = CalibrationMonitor().update([0.5, 0.0, 0.3], [1, 1, 0])
+    assert m.alarm_index_ == 1 and np.isinf(m.martingale_[1])
+
+
+def test_core_state_is_consistent():
+    alt = betting_alternatives([-1.0, 1.0], [1.0, 2.0], n_bins=2)
+    state = initial_state(len(alt), np.log(20))
+    p, y = small_stream(3, n=50)
+    state, path = advance(state, p, y, alt)
+    assert state.n_seen == 50 and current_log_martingale(state) == path[-1]
+    assert state.log_max == path.max()
+
+
+def test_model_file_round_trip_continues_the_stream(tmp_path):
+    rng = np.random.default_rng(0)
+    p, y = _stream(rng, 1_500, jump=0.2, at=700)
+    m = CalibrationMonitor(n_bins=2).update(p[:600], y[:600])
+    path = venncal.save(m, tmp_path / "monitor.json")
+    loaded = venncal.load(path)
+    assert loaded.get_params() == m.get_params()
+    m.update(p[600:], y[600:])
+    loaded.update(p[600:], y[600:])
+    assert np.array_equal(m.martingale_, loaded.martingale_)
+    assert m.alarm_index_ == loaded.alarm_index_ is not None
+
+
+def test_clone_and_params():
+    m = CalibrationMonitor(alpha=0.01).update([0.3], [1])
+    fresh = clone(m)
+    assert not hasattr(fresh, "state_") and fresh.alpha == 0.01
+
+
+@pytest.mark.parametrize(
+    ("monitor", "p", "y", "message"),
+    [
+        (CalibrationMonitor(alpha=1.5), [0.5], [1], "alpha"),
+        (CalibrationMonitor(alpha=0), [0.5], [1], "alpha"),
+        (CalibrationMonitor(n_bins=0), [0.5], [1], "n_bins"),
+        (CalibrationMonitor(shifts=[]), [0.5], [1], "shifts"),
+        (CalibrationMonitor(shifts=[0.0], slopes=[1.0]), [0.5], [1], "nothing to bet on"),
+        (CalibrationMonitor(), [0.5, 1.2], [1, 0], r"\[0, 1\]"),
+        (CalibrationMonitor(), [0.5, np.nan], [1, 0], "NaN"),
+        (CalibrationMonitor(), [0.5, 0.2], [1, 2], "0 and 1"),
+        (CalibrationMonitor(), [0.5, 0.2], [1], "Inconsistent lengths"),
+    ],
+)
+def test_bad_input_is_one_line(monitor, p, y, message):
+    with pytest.raises(ValueError, match=message) as info:
+        monitor.update(p, y)
+    assert "\n" not in str(info.value)
+
+
+def test_parameters_changed_after_the_start_are_refused():
+    m = CalibrationMonitor().update([0.5], [1])
+    m.set_params(alpha=0.01)
+    with pytest.raises(ValueError, match="changed after it started"):
+        m.update([0.5], [1])
+
+
+def test_keep_path_must_be_a_bool():
+    with pytest.raises(TypeError, match="keep_path"):
+        CalibrationMonitor(keep_path="yes").update([0.5], [1])
+
+
+def test_empty_batch_before_any_row():
+    m = CalibrationMonitor()
+    assert m.advance([], []).shape == (0,)
+    assert m.n_seen_ == 0 and m.log_martingale_ == 0.0 and not m.alarm_
