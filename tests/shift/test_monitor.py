@@ -190,3 +190,42 @@ def test_empty_batch_before_any_row():
     m = CalibrationMonitor()
     assert m.advance([], []).shape == (0,)
     assert m.n_seen_ == 0 and m.log_martingale_ == 0.0 and not m.alarm_
+
+
+def _edited(tmp_path, monitor, edit):
+    import json
+
+    from venncal.persistence._model_file import checksum
+
+    path = venncal.save(monitor, tmp_path / "m.json")
+    doc = json.loads(path.read_text())
+    edit(doc)
+    doc = {k: v for k, v in doc.items() if k != "sha256"}
+    doc["sha256"] = checksum(doc)
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def _state_fields(doc):
+    return doc["fitted"]["state_"]["dataclass"]["fields"]
+
+
+@pytest.mark.parametrize(
+    ("edit", "said"),
+    [
+        (lambda d: _state_fields(d).update(alarm_index=None), "alarm_index"),
+        (lambda d: _state_fields(d).update(n_seen=5), "alarm_index must be an integer"),
+        (lambda d: _state_fields(d).update(n_seen=1_400), "one float per row"),
+        (lambda d: d["params"].update(alpha=0.5), "alarm level"),
+        (lambda d: d["params"].update(n_bins=3), "grid"),
+        (lambda d: _state_fields(d)["path"]["array"]["data"].__setitem__(0, 1e6), "peak"),
+    ],
+)
+def test_an_edited_model_file_is_refused(tmp_path, edit, said):
+    rng = np.random.default_rng(3)
+    m = CalibrationMonitor().update(*_stream(rng, 1_500, jump=0.3, at=500))
+    assert m.alarm_
+    path = _edited(tmp_path, m, edit)
+    with pytest.raises(venncal.ModelFileError, match=said) as info:
+        venncal.load(path)
+    assert "\n" not in str(info.value)

@@ -54,6 +54,7 @@ __all__ = [
     "advance",
     "current_log_martingale",
     "log_factors",
+    "check_grid",
 ]
 
 #: log-odds of the probabilities are clipped to [-LOGIT_CLIP, LOGIT_CLIP] to form alternatives
@@ -91,6 +92,32 @@ class MonitorState:
     alarm_index: int | None
     log_max: float
     path: np.ndarray | None
+
+
+def check_grid(values, *, name, owner):
+    """Return a non-empty sequence of finite numbers (intercepts or slopes) as a float array.
+
+    Examples
+    --------
+    >>> check_grid([0.5, 1], name="shifts", owner="CalibrationMonitor")
+    array([0.5, 1. ])
+    >>> check_grid(1.0, name="shifts", owner="CalibrationMonitor")
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'shifts' parameter of CalibrationMonitor must be a non-empty sequence of finite numbers. Got 1.0 instead.
+    """
+    arr = None
+    if isinstance(values, (list, tuple, np.ndarray)):
+        try:
+            arr = np.asarray(values, dtype=np.float64)
+        except (TypeError, ValueError):
+            arr = None
+    if arr is None or arr.ndim != 1 or arr.size == 0 or not np.isfinite(arr).all():
+        raise ValueError(
+            f"The '{name}' parameter of {owner} must be a non-empty sequence of finite "
+            f"numbers. Got {values!r} instead."
+        )
+    return arr
 
 
 def betting_alternatives(shifts, slopes, n_bins=1):

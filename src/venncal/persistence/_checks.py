@@ -272,9 +272,90 @@ def _multiclass_tables(*, pairwise, pooled):
 
 _MC = "venncal.calibration.multiclass."
 
+
+def _check_monitor_state(state, where):
+    """A CalibrationMonitor's state: running sums of one length that match the rows seen, a
+    first alarm that is the first row of the kept path at the level, the peak the path's."""
+    fields = state.__dict__
+    n = fields.get("n_seen")
+    f.integer(0, 2**63 - 1)(n, f"{where}.n_seen")
+    for name in ("log_wealth", "log_start"):
+        arr = fields.get(name)
+        if not isinstance(arr, np.ndarray) or arr.ndim != 1 or arr.dtype.kind != "f":
+            raise FittedStateError(f"{where}.{name} must be a 1-D float array")
+        if arr.size == 0 or np.isnan(arr).any():
+            raise FittedStateError(f"{where}.{name} must be non-empty and hold no NaN")
+    wealth, start = fields["log_wealth"], fields["log_start"]
+    if wealth.shape != start.shape:
+        raise FittedStateError(f"{where}.log_wealth and .log_start must be of one length")
+    unstarted = start == -np.inf
+    if (wealth == -np.inf).any() or (start == np.inf).any() or unstarted.any() != (n == 0):
+        raise FittedStateError(f"{where}: the running sums do not match n_seen")
+    if n == 0 and not (unstarted.all() and (wealth == 0).all()):
+        raise FittedStateError(f"{where}: the running sums do not match n_seen")
+    threshold, log_max = fields.get("log_threshold"), fields.get("log_max")
+    f.number(0.0)(threshold, f"{where}.log_threshold")
+    ok = isinstance(log_max, float) and log_max >= 0  # +inf after an impossible label
+    if not ok:
+        raise FittedStateError(f"{where}.log_max must be a number >= 0")
+    alarm = fields.get("alarm_index")
+    if alarm is not None:
+        f.integer(0, max(n - 1, 0))(alarm, f"{where}.alarm_index")
+    if (alarm is not None) != (log_max >= threshold):
+        raise FittedStateError(f"{where}.alarm_index does not match log_max")
+    path = fields.get("path")
+    if path is None:
+        return
+    if not isinstance(path, np.ndarray) or path.shape != (n,) or path.dtype.kind != "f":
+        raise FittedStateError(f"{where}.path must hold one float per row seen")
+    if np.isnan(path).any() or (n and max(float(path.max()), 0.0) != log_max):
+        raise FittedStateError(f"{where}.path must hold no NaN and peak at log_max")
+    above = np.flatnonzero(path >= threshold)
+    if (-1 if alarm is None else alarm) != (int(above[0]) if above.size else -1):
+        raise FittedStateError(f"{where}.alarm_index must be the first row at the alarm level")
+
+
+def _monitor_grid(value, *, name, owner):
+    from venncal.core.betting import check_grid
+
+    check_grid(value, name=name, owner=owner)
+
+
+def _monitor_alternatives(value, where):
+    if not isinstance(value, np.ndarray) or value.ndim != 2 or value.shape[1] != 3:
+        raise FittedStateError(f"{where} must be a K x 3 float array")
+    if value.dtype.kind != "f" or not np.isfinite(value).all() or value.shape[0] == 0:
+        raise FittedStateError(f"{where} must hold finite floats, one row per alternative")
+
+
+def _monitor(fitted, params, where):
+    """The state belongs to the grid and the level of the parameters."""
+    state, alternatives = fitted.get("state_"), fitted.get("alternatives_")
+    if state is None or alternatives is None:
+        return
+    from venncal.core.betting import betting_alternatives, check_grid
+
+    try:
+        grid = betting_alternatives(
+            check_grid(params.get("shifts"), name="shifts", owner=where),
+            check_grid(params.get("slopes"), name="slopes", owner=where),
+            params.get("n_bins", 1),
+        )
+    except (TypeError, ValueError):
+        return  # the parameter rows report it
+    if not np.array_equal(grid, alternatives) or state.log_wealth.shape[0] != grid.shape[0]:
+        raise FittedStateError(f"{where}.alternatives_ and .state_ must be those of its grid")
+    alpha = params.get("alpha")
+    if isinstance(alpha, float) and not np.isclose(state.log_threshold, -np.log(alpha), rtol=1e-12):
+        raise FittedStateError(f"{where}.state_ must have the alarm level log(1 / alpha)")
+    if (state.path is None) != (params.get("keep_path") is False):
+        raise FittedStateError(f"{where}.state_ must keep its path exactly when keep_path")
+
+
 _CHECKS = {
     "venncal.core.venn_abers.IVAPTables": _check_ivap,
     "venncal.core.counts.CountTable": f.count_table,
+    "venncal.core.betting.MonitorState": _check_monitor_state,
     _MC + "OneVsRestTables": _multiclass_tables(pairwise=False, pooled=False),
     _MC + "PairwiseTables": _multiclass_tables(pairwise=True, pooled=False),
     _MC + "PooledOneVsRestTables": _multiclass_tables(pairwise=False, pooled=True),
@@ -587,6 +668,16 @@ _EXPECTED = {
         check_option, ("auto", "logits", "probabilities", "raw")
     ),
     ("MulticlassVennAbersCalibrator", "*"): (_multiclass,),
+    ("CalibrationMonitor", "classes_"): f.labels(2, 2),
+    ("CalibrationMonitor", "n_features_in_"): f.n_columns(1),
+    ("CalibrationMonitor", "state_"): "venncal.core.betting.MonitorState",
+    ("CalibrationMonitor", "alternatives_"): _monitor_alternatives,
+    ("CalibrationMonitor", "alpha"): f.param(check_in_range, 0, 1),
+    ("CalibrationMonitor", "shifts"): f.param(_monitor_grid),
+    ("CalibrationMonitor", "slopes"): f.param(_monitor_grid),
+    ("CalibrationMonitor", "n_bins"): f.param(check_positive_int),
+    ("CalibrationMonitor", "keep_path"): f.param(check_bool),
+    ("CalibrationMonitor", "*"): (_monitor,),
 }
 
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 from sklearn.base import BaseEstimator
 
 from venncal._validation import (
+    check_bool,
     check_consistent_length,
     check_in_range,
     check_labels01,
@@ -18,6 +17,7 @@ from venncal.core.betting import (
     MonitorState,
     advance,
     betting_alternatives,
+    check_grid,
     current_log_martingale,
     initial_state,
 )
@@ -147,22 +147,9 @@ class CalibrationMonitor(BaseEstimator):
         owner = type(self).__name__
         check_in_range(self.alpha, 0.0, 1.0, name="alpha", owner=owner)
         check_positive_int(self.n_bins, name="n_bins", owner=owner)
-        if not isinstance(self.keep_path, (bool, np.bool_)):
-            raise TypeError(
-                f"The 'keep_path' parameter of {owner} must be True or False. "
-                f"Got {self.keep_path!r} instead."
-            )
-        grid = {}
-        for name in ("shifts", "slopes"):
-            values = getattr(self, name)
-            ok = not isinstance(values, (str, bytes, numbers.Number))
-            arr = np.asarray(values, dtype=np.float64) if ok else None
-            if arr is None or arr.ndim != 1 or arr.size == 0 or not np.isfinite(arr).all():
-                raise ValueError(
-                    f"The '{name}' parameter of {owner} must be a non-empty sequence of finite "
-                    f"numbers. Got {values!r} instead."
-                )
-            grid[name] = arr
+        check_bool(self.keep_path, name="keep_path", owner=owner)
+        grid = {name: check_grid(getattr(self, name), name=name, owner=owner)
+                for name in ("shifts", "slopes")}  # fmt: skip
         alternatives = betting_alternatives(grid["shifts"], grid["slopes"], self.n_bins)
         if alternatives.shape[0] == 0:
             raise ValueError(
