@@ -10,8 +10,9 @@ dataclasses.
 - Scores: :func:`log_loss`, :func:`brier_score`, :func:`rmse`, :func:`accuracy`,
   :func:`roc_auc`, and per-sample :func:`log_loss_samples`, :func:`brier_score_samples`.
 - Calibration error: :func:`reliability_curve`, :func:`ece`, :func:`mce`,
-  :func:`debiased_ece`, :func:`brier_decomposition` (Murphy), :func:`corp_decomposition`
-  (isotonic), :func:`spiegelhalter_z`, :func:`calibration_slope_intercept`, and
+  :func:`debiased_ece`, :func:`smooth_ece` (kernel-smoothed, no bins) with
+  :func:`smooth_calibration_curve`, :func:`brier_decomposition` (Murphy),
+  :func:`corp_decomposition` (isotonic), :func:`spiegelhalter_z`, :func:`calibration_slope_intercept`, and
   :func:`bootstrap_ci` for any of them.
 - Venn outputs: :func:`interval_width`, :func:`interval_validity`, :func:`merge_regret`.
 - :func:`brier_curve`: the exact cost-weighted loss curve, area = Brier / 2.
@@ -68,6 +69,11 @@ from venncal.metrics._significance import (
     calibration_slope_intercept,
     spiegelhalter_z,
 )
+from venncal.metrics._smooth import (
+    SmoothCalibrationCurve,
+    smooth_calibration_curve,
+    smooth_ece,
+)
 from venncal.metrics._venn import (
     IntervalValidity,
     interval_validity,
@@ -89,6 +95,9 @@ __all__ = [
     "ece",
     "mce",
     "debiased_ece",
+    "smooth_ece",
+    "SmoothCalibrationCurve",
+    "smooth_calibration_curve",
     "BrierDecomposition",
     "brier_decomposition",
     "CORPDecomposition",
