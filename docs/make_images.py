@@ -28,6 +28,7 @@ from venncal.plotting import (  # noqa: E402
     BrierCurveDisplay,
     CriticalDifferenceDisplay,
     ReliabilityDisplay,
+    SmoothReliabilityDisplay,
     VennIntervalDisplay,
 )
 
@@ -57,6 +58,21 @@ def reliability():
     axes[0].set_title("Adult: raw naive Bayes probabilities")
     axes[1].set_title("after inductive Venn-Abers calibration (5,000 examples)")
     fig.savefig(OUT / "reliability.png", dpi=110)
+
+
+def smooth_reliability():
+    s_cal, y_cal, s_test, y_test = _naive_bayes_on_adult(cal_size=5000)
+    va = venncal.VennAbersCalibrator().fit(s_cal, y_cal)
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.6), constrained_layout=True)
+    SmoothReliabilityDisplay.from_predictions(
+        y_test, s_test, name="Gaussian naive Bayes", ax=axes[0]
+    )
+    SmoothReliabilityDisplay.from_predictions(
+        y_test, va.predict_proba(s_test)[:, 1], name="+ Venn-Abers", ax=axes[1]
+    )
+    axes[0].set_title("Adult: raw naive Bayes probabilities")
+    axes[1].set_title("after inductive Venn-Abers calibration (5,000 examples)")
+    fig.savefig(OUT / "smooth_reliability.png", dpi=110)
 
 
 def venn_intervals():
@@ -131,7 +147,13 @@ def critical_difference():
 
 def main():
     OUT.mkdir(parents=True, exist_ok=True)
-    for draw in (reliability, venn_intervals, brier_curves, critical_difference):
+    for draw in (
+        reliability,
+        smooth_reliability,
+        venn_intervals,
+        brier_curves,
+        critical_difference,
+    ):
         draw()
         plt.close("all")
         print(f"drew {draw.__name__}")

@@ -55,6 +55,7 @@ _LAZY = {
     "CalibrationMonitor": "venncal.shift",
     # displays (matplotlib is imported only when drawing)
     "ReliabilityDisplay": "venncal.plotting",
+    "SmoothReliabilityDisplay": "venncal.plotting",
     "VennIntervalDisplay": "venncal.plotting",
     "BrierCurveDisplay": "venncal.plotting",
     "CriticalDifferenceDisplay": "venncal.plotting",

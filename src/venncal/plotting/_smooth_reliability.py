@@ -1,0 +1,244 @@
+"""Smooth reliability diagram: the kernel-smoothed calibration curve of Blasiok & Nakkiran."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from venncal.metrics import smooth_calibration_curve
+from venncal.plotting._base import (
+    check_ax,
+    check_name,
+    estimator_name,
+    estimator_proba,
+    get_axes,
+)
+
+__all__ = ["SmoothReliabilityDisplay"]
+
+#: Line width (points) of the curve where the density of the predictions is largest.
+_MAX_WIDTH = 6.0
+#: ...and where there are (almost) no predictions, so that the curve stays visible.
+_MIN_WIDTH = 0.6
+
+
+class SmoothReliabilityDisplay:
+    """Smooth reliability diagram: the kernel regression of the labels on the predictions.
+
+    Instead of bins, the labels are smoothed along the predictions by the reflected Gaussian
+    kernel of :func:`venncal.metrics.smooth_ece`, with its automatic bandwidth (the fixed point
+    where the smooth ECE equals the bandwidth) unless one is given. The curve is drawn thicker
+    where more predictions lie, the density of the predictions is shaded at the bottom (right
+    axis), and the legend gives the smooth ECE and the bandwidth. The curve is left out where
+    no prediction is within reach of the kernel.
+
+    Use :meth:`from_predictions` or :meth:`from_estimator` to build it; the constructor only
+    stores the data.
+
+    Parameters
+    ----------
+    curve : SmoothCalibrationCurve
+        Output of :func:`venncal.metrics.smooth_calibration_curve`.
+    name : str, default=None
+        Label of the predictions in the legend.
+
+    Attributes
+    ----------
+    line_ : matplotlib LineCollection
+        The smoothed curve, one segment between each pair of neighbouring points, with its
+        width following the density.
+    density_ : matplotlib PolyCollection
+        The shaded density of the predictions, on the secondary axes ``density_ax_``.
+    ax_, density_ax_ : matplotlib Axes
+    figure_ : matplotlib Figure
+
+    References
+    ----------
+    Blasiok & Nakkiran, "Smooth ECE: principled reliability diagrams via kernel smoothing"
+    (ICLR 2024).
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> rng = np.random.default_rng(0)
+    >>> p = rng.random(2_000)
+    >>> y = rng.random(p.size) < p**2  # overconfident
+    >>> disp = SmoothReliabilityDisplay.from_predictions(y, p, name="model")
+    >>> bool(abs(disp.curve.bandwidth - disp.curve.smooth_ece) < 1e-6)  # the fixed point
+    True
+    >>> disp.ax_.get_legend().get_texts()[1].get_text()[:20]
+    'model (smECE = 0.168'
+    """
+
+    def __init__(self, curve, *, name=None):
+        self.curve = curve
+        self.name = name
+
+    @classmethod
+    def from_predictions(
+        cls,
+        y_true,
+        y_proba,
+        *,
+        bandwidth=None,
+        n_points=201,
+        name=None,
+        sample_weight=None,
+        pos_label=None,
+        ax=None,
+    ):
+        """Compute the smoothed curve and draw the diagram.
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n,)
+            Labels, 0/1 or booleans.
+        y_proba : array-like of shape (n,) or (n, 2)
+            Probability of the positive class.
+        bandwidth : float, default=None
+            The kernel's standard deviation, at least 1e-4; None is the automatic choice of
+            :func:`venncal.metrics.smooth_ece`.
+        n_points : int, default=201
+            Number of evenly spaced points at which the curve is drawn (2 to 10,000).
+        name : str, default=None
+            Label in the legend.
+        sample_weight : array-like of shape (n,), default=None
+            Non-negative weights.
+        pos_label : int, float, bool or str, default=None
+            The label of the positive class, as in :mod:`venncal.metrics`: None requires 0/1
+            labels.
+        ax : matplotlib Axes, default=None
+            Axes to draw on; a new figure when None.
+
+        Returns
+        -------
+        SmoothReliabilityDisplay
+        """
+        owner = "SmoothReliabilityDisplay.from_predictions"
+        check_name(name, owner)
+        check_ax(ax, owner)
+        if isinstance(n_points, (int, np.integer)) and not isinstance(n_points, bool):
+            if n_points > 10_000:
+                raise ValueError(
+                    f"The 'n_points' parameter of {owner} must be at most 10000 (each point "
+                    f"is drawn). Got {n_points} instead."
+                )
+        curve = smooth_calibration_curve(
+            y_true,
+            y_proba,
+            sample_weight=sample_weight,
+            bandwidth=bandwidth,
+            n_points=n_points,
+            pos_label=pos_label,
+        )
+        return cls(curve, name=name).plot(ax=ax)
+
+    @classmethod
+    def from_estimator(
+        cls,
+        estimator,
+        X,
+        y,
+        *,
+        bandwidth=None,
+        n_points=201,
+        name=None,
+        sample_weight=None,
+        pos_label=None,
+        ax=None,
+    ):
+        """Draw the diagram of a fitted binary classifier's ``predict_proba`` on ``X``.
+
+        Parameters
+        ----------
+        estimator : fitted binary classifier with ``predict_proba``
+        X : array-like of shape (n, n_features)
+            Test objects.
+        y : array-like of shape (n,)
+            Their labels.
+        name : str, default=None
+            Label in the legend; the estimator's class name when None.
+        pos_label : int, float, bool or str, default=None
+            The positive class; ``estimator.classes_[1]`` when None.
+        bandwidth, n_points, sample_weight, ax
+            As in :meth:`from_predictions`.
+
+        Returns
+        -------
+        SmoothReliabilityDisplay
+        """
+        owner = "SmoothReliabilityDisplay.from_estimator"
+        proba, pos_label = estimator_proba(estimator, X, pos_label, owner)
+        return cls.from_predictions(
+            y,
+            proba,
+            bandwidth=bandwidth,
+            n_points=n_points,
+            name=estimator_name(estimator) if name is None else name,
+            sample_weight=sample_weight,
+            pos_label=pos_label,
+            ax=ax,
+        )
+
+    def plot(self, ax=None, *, name=None):
+        """Draw the diagram.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, default=None
+            Axes to draw on; a new figure when None.
+        name : str, default=None
+            Overrides the stored label.
+
+        Returns
+        -------
+        self
+        """
+        from matplotlib.collections import LineCollection
+
+        check_ax(ax, "SmoothReliabilityDisplay.plot")
+        check_name(name, "SmoothReliabilityDisplay.plot")
+        fig, ax = get_axes(ax)
+        curve = self.curve
+        name = self.name if name is None else name
+        label = (
+            f"{name or 'predictions'} (smECE = {curve.smooth_ece:.3f}, "
+            f"bandwidth = {curve.bandwidth:.3f})"
+        )
+        t, obs, dens = curve.points, curve.observed, curve.density
+
+        # the density of the predictions at the bottom, on a secondary axis scaled so that its
+        # peak reaches a quarter of the height
+        density_ax = ax.twinx()
+        self.density_ = density_ax.fill_between(
+            t, dens, color="0.82", edgecolor="0.55", linewidth=0.6, zorder=0
+        )
+        peak = float(dens.max()) if dens.max() > 0 else 1.0
+        # density 0 at the height of probability 0 (the probability axis starts at -0.02)
+        density_ax.set_ylim(-0.02 / 1.02 * 4.0 * peak, 4.0 * peak)
+        density_ax.set_ylabel("density of the predictions", color="0.4")
+        density_ax.tick_params(axis="y", colors="0.4")
+        ax.set_zorder(density_ax.get_zorder() + 1)
+        ax.patch.set_visible(False)
+
+        ax.plot(
+            [0, 1], [0, 1], linestyle="--", color="0.5", linewidth=1, label="perfectly calibrated"
+        )
+        # one segment between each pair of neighbouring points, as wide as the density there
+        # (segments that touch an undefined point are left out)
+        points = np.column_stack([t, obs])
+        segments = np.stack([points[:-1], points[1:]], axis=1)
+        keep = ~np.isnan(obs[:-1]) & ~np.isnan(obs[1:])
+        mid = 0.5 * (dens[:-1] + dens[1:])
+        widths = _MIN_WIDTH + (_MAX_WIDTH - _MIN_WIDTH) * mid / peak
+        self.line_ = LineCollection(
+            segments[keep], linewidths=widths[keep], colors="C3", capstyle="round", label=label
+        )
+        ax.add_collection(self.line_)
+        ax.set_xlim(0, 1)
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_xlabel("predicted probability")
+        ax.set_ylabel("smoothed frequency of positives")
+        ax.legend(loc="upper left")
+        self.ax_, self.density_ax_, self.figure_ = ax, density_ax, fig
+        return self
