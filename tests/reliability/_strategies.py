@@ -42,14 +42,21 @@ VARIANTS = {
         {"parameters": "am", "score_scale": "logit"},
         {"parameters": "ab", "score_scale": "logit"},
     ],
+    # the battery draws real scores: quadratic scaling reads them as log-odds
+    "QuadraticCalibrator": [
+        {"score_scale": "logit"},
+        {"score_scale": "logit", "monotone": "affine"},
+        {"score_scale": "logit", "monotone": "clip"},
+    ],
 }
 
 # Documented monotonicity: isotonic is non-decreasing; Venn-Abers p0 and p1 are each
 # non-decreasing (isotonic fits), so is every merge (each increases in p0 and in p1); Platt's
 # sigmoid is monotone in the direction of -a_. Histogram binning (bins predict their own
 # frequencies) and Bayesian binning ("need not be monotone", BayesianBinningCalibrator Notes)
-# are not; ACP (the frequency inside an interval around the score) is not either.
-NONDECREASING = {"IsotonicCalibrator", "VennAbersCalibrator"}
+# are not; ACP (the frequency inside an interval around the score) is not either. Quadratic
+# scaling is held constant beyond its vertex, so every rule gives a non-decreasing map.
+NONDECREASING = {"IsotonicCalibrator", "VennAbersCalibrator", "QuadraticCalibrator"}
 SIGMOID = {"PlattCalibrator"}
 
 

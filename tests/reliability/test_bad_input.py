@@ -120,6 +120,9 @@ OPTION_CASES = [
     ("BetaCalibrator", {"parameters": "abc"}, ["parameters"]),
     ("BetaCalibrator", {"score_scale": "odds"}, ["score_scale"]),
     ("BetaCalibrator", {"max_iter": 0}, ["max_iter"]),
+    ("QuadraticCalibrator", {"score_scale": "odds"}, ["score_scale"]),
+    ("QuadraticCalibrator", {"monotone": "none"}, ["monotone"]),
+    ("QuadraticCalibrator", {"max_iter": 0}, ["max_iter"]),
 ]
 
 

@@ -27,7 +27,7 @@ from tests.reliability._strategies import (
 )
 
 # Methods whose answer comes from an iterative fit: compared with a tolerance.
-ITERATIVE = {"PlattCalibrator", "ACPCalibrator", "BetaCalibrator"}
+ITERATIVE = {"PlattCalibrator", "ACPCalibrator", "BetaCalibrator", "QuadraticCalibrator"}
 # beta calibration is a model on the probability (or log-odds) scale itself: its family of maps
 # is not closed under rescaling the score, by definition (Kull et al. 2017)
 SCALE_DEPENDENT = {"BetaCalibrator"}

@@ -24,7 +24,7 @@ from tests.reliability._strategies import (
 )
 from tests.reliability.test_weight_scaling import separable
 
-ITERATIVE = {"PlattCalibrator", "ACPCalibrator", "BetaCalibrator"}
+ITERATIVE = {"PlattCalibrator", "ACPCalibrator", "BetaCalibrator", "QuadraticCalibrator"}
 
 COUNTS_AS_COPIES = [
     p

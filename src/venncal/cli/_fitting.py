@@ -46,6 +46,11 @@ CALIBRATORS = {
         {"score_scale": "logit"},
         "quadratic scaling of log-odds or margins (any real score)",
     ),
+    "temperature": (
+        "TemperatureCalibrator",
+        {},
+        "temperature scaling of the log-odds (scores all in [0, 1] are read as probabilities)",
+    ),
 }
 
 

@@ -154,6 +154,12 @@ _BUILTIN = {
         ["venncal.core.quadratic:QuadraticMap"],
         [],
     ),
+    "TemperatureCalibrator": (
+        "venncal.calibration.temperature",
+        ["map_", "score_type_", "temperature_", "bias_", "n_iter_"],
+        ["venncal.core.temperature:TemperatureMap"],
+        [],
+    ),
     "MulticlassVennAbersCalibrator": (
         "venncal.calibration.multiclass",
         ["tables_", "score_type_", "strategy_"],

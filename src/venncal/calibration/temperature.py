@@ -1,0 +1,305 @@
+"""Temperature scaling of binary log-odds or of a K-class logit matrix."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import DataConversionWarning
+from sklearn.utils.validation import check_is_fitted
+
+from venncal._validation import (
+    _as_array,
+    _label_array,
+    check_binary_labels,
+    check_bool,
+    check_consistent_length,
+    check_option,
+    check_positive_int,
+    check_sample_weight,
+    check_scores,
+    check_weighted_classes,
+    rescale_sample_weight,
+)
+from venncal.calibration.multiclass import (
+    _check_class_weights,
+    check_score_matrix,
+    class_log_scores,
+    resolve_score_type,
+)
+from venncal.core.quadratic import quadratic_log_odds
+from venncal.core.temperature import fit_temperature_scaling
+
+__all__ = ["TemperatureCalibrator"]
+
+SCORE_TYPES = ("auto", "logits", "probabilities")
+
+
+def _binary_matrix(z):
+    """The two-column logits ``[0, z]`` of one log-odds: ``softmax`` of it is ``sigmoid(z)``."""
+    return np.column_stack([np.zeros_like(z), z])
+
+
+class TemperatureCalibrator(ClassifierMixin, BaseEstimator):
+    """Temperature scaling: ``p = sigmoid(z / T)`` of binary log-odds, ``softmax(z / T)`` of logits.
+
+    One number ``T > 0``, shared by every class, divides the logits; it is the maximum-likelihood
+    temperature on the calibration set, found by a safeguarded Newton iteration on the inverse
+    temperature ``1 / T`` (the log-likelihood is concave in it) that stops only at the
+    maximiser. Temperature scaling keeps the ranking of the scores (and the predicted class of
+    a K-class model), and corrects a model that is over- or under-confident as a whole.
+
+    Two kinds of input:
+
+    * binary: scores of shape (n,) or (n, 1), one per object, larger meaning the positive class
+      ``classes_[1]``; probabilities in [0, 1] are read as their log-odds ``logit(s)`` (clipped
+      to ``[eps, 1 - eps]`` as :class:`BetaCalibrator` does), other scores as log-odds or
+      margins;
+    * K classes: a matrix of shape (n, K) of logits, log-probabilities or probabilities, column
+      k belonging to ``classes_[k]``; probabilities are read as their logarithms (floored at
+      the log of the smallest float), log-probabilities are logits (the softmax of a row does
+      not change when a constant is added to it).
+
+    ``score_type`` follows :class:`MulticlassVennAbersCalibrator`: ``"auto"`` reads a matrix as
+    probabilities when every row lies in [0, 1] and sums to one, and 1-D scores as
+    probabilities when every score lies in [0, 1]; otherwise as logits. The resolved type is
+    kept in ``score_type_`` and applied at prediction.
+
+    Parameters
+    ----------
+    bias : bool, default=False
+        Add a per-class bias ``b`` fitted jointly with ``T``: ``softmax(z / T + b)``. For binary
+        scores this is the affine map ``sigmoid(z / T + b)``, Platt's sigmoid of the log-odds
+        (without smoothing) restricted to a non-negative slope.
+    score_type : {"auto", "logits", "probabilities"}, default="auto"
+        What the scores are (see above).
+    max_iter : int, default=100
+        Most Newton iterations of the joint fit with a bias.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (K,)
+        The labels, in the order of the score columns (two for binary scores).
+    n_features_in_ : int
+        1 for binary scores, K for a matrix.
+    score_type_ : {"logits", "probabilities"}
+        The resolved ``score_type``.
+    map_ : TemperatureMap
+        The fitted map (:class:`venncal.core.temperature.TemperatureMap`).
+    temperature_ : float
+        ``T``; ``inf`` when the fit is constant (scores pointing away from the labels).
+    bias_ : float or ndarray of shape (K,)
+        Binary scores: the scalar ``b`` of ``sigmoid(z / T + b)``; a matrix: the centred
+        per-class bias. 0 without ``bias``.
+    n_iter_ : int
+        Iterations of the fit.
+
+    Warns
+    -----
+    VenncalWarning
+        When the largest logit of every calibration example is its own class (with a bias:
+        when some ``z / T + b`` ranks every example's class first): no finite maximum-likelihood
+        temperature exists, and the fit returns the very small temperature at which the mean
+        log loss is within 1e-10 of its infimum.
+
+    References
+    ----------
+    .. [1] C. Guo, G. Pleiss, Y. Sun and K. Q. Weinberger, "On calibration of modern neural
+       networks", ICML 2017.
+
+    Examples
+    --------
+    Logits twice too sharp get a temperature of 2; the predicted classes do not change:
+
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> Z = rng.normal(size=(5000, 4))
+    >>> P = np.exp(Z) / np.exp(Z).sum(axis=1, keepdims=True)
+    >>> y = (rng.random((5000, 1)) > P.cumsum(axis=1)).sum(axis=1)
+    >>> cal = TemperatureCalibrator().fit(2 * Z, y)
+    >>> round(cal.temperature_, 1)
+    2.0
+    >>> bool((cal.predict(2 * Z) == Z.argmax(axis=1)).all())
+    True
+
+    Binary probabilities are read on the log-odds scale:
+
+    >>> s = rng.uniform(0.01, 0.99, size=5000)
+    >>> y = rng.random(5000) < s
+    >>> round(TemperatureCalibrator().fit(s, y).temperature_, 1)
+    1.0
+    """
+
+    def __init__(self, *, bias=False, score_type="auto", max_iter=100):
+        self.bias = bias
+        self.score_type = score_type
+        self.max_iter = max_iter
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = True
+        return tags
+
+    def _is_binary(self, arr):
+        return arr.ndim == 1 or (arr.ndim == 2 and arr.shape[1] == 1)
+
+    def fit(self, scores, y, sample_weight=None):
+        """Fit the temperature (and bias) to calibration scores.
+
+        Parameters
+        ----------
+        scores : array-like of shape (n,), (n, 1) or (n, K)
+            Binary scores, or one score column per class (column k for ``classes_[k]``, the
+            k-th label in sorted order).
+        y : array-like of shape (n,)
+            Labels: two classes for binary scores, every one of the K classes for a matrix.
+        sample_weight : array-like of shape (n,), default=None
+            Non-negative weights (a weight of k counts as k copies of a row).
+
+        Returns
+        -------
+        self
+        """
+        owner = type(self).__name__
+        bias = check_bool(self.bias, name="bias", owner=owner)
+        check_option(self.score_type, SCORE_TYPES, name="score_type", owner=owner)
+        max_iter = check_positive_int(self.max_iter, name="max_iter", owner=owner)
+        if len(getattr(y, "shape", ())) == 2:
+            warnings.warn(
+                "A column-vector y was passed when a 1d array was expected; it is raveled.",
+                DataConversionWarning,
+                stacklevel=2,
+            )
+        arr = _as_array(scores, "scores")
+        if self._is_binary(arr):
+            y_enc, classes = check_binary_labels(y, name="y")
+            s = check_scores(arr, name="scores")
+            check_consistent_length(scores=s, y=y_enc)
+            w = check_sample_weight(sample_weight, s.shape[0])
+            check_weighted_classes(y_enc, rescale_sample_weight(w))
+            self.score_type_ = self._binary_type(s, owner)
+            Z = _binary_matrix(self._binary_log_odds(s))
+            n_features = 1
+        else:
+            S = check_score_matrix(arr, owner=owner)
+            labels = _label_array(y, "y")
+            if labels.dtype.kind == "f" and (labels != np.round(labels)).any():
+                raise ValueError(
+                    f"Unknown label type: continuous. 'y' of {owner} must hold class labels."
+                )
+            check_consistent_length(scores=S[:, 0], y=labels)
+            classes, y_enc = np.unique(labels, return_inverse=True)
+            w = check_sample_weight(sample_weight, S.shape[0])
+            if classes.shape[0] < 2:
+                raise ValueError(
+                    f"'y' of {owner} holds one class only ({classes[0]!r}); calibration needs "
+                    "at least two."
+                )
+            if S.shape[1] != classes.shape[0]:
+                raise ValueError(
+                    f"'scores' of {owner} has {S.shape[1]} column(s) but 'y' holds "
+                    f"{classes.shape[0]} classes; pass one score column per class (every class "
+                    "needs calibration examples)."
+                )
+            _check_class_weights(y_enc, w, classes.shape[0], owner)
+            self.score_type_ = resolve_score_type(S, self.score_type, owner=owner)
+            Z = self._matrix_logits(S)
+            n_features = S.shape[1]
+        self.map_ = fit_temperature_scaling(
+            Z, y_enc.astype(np.intp), rescale_sample_weight(w), bias=bias, max_iter=max_iter
+        )
+        beta = self.map_.inverse_temperature
+        with np.errstate(divide="ignore", over="ignore"):
+            self.temperature_ = float(np.inf if beta == 0 else 1.0 / beta)
+        b = self.map_.bias
+        self.bias_ = float(b[1] - b[0]) if n_features == 1 else b.copy()
+        self.n_iter_ = self.map_.n_iter
+        self.classes_ = classes
+        self.n_features_in_ = n_features
+        return self
+
+    def _binary_type(self, s, owner):
+        in_unit = bool(s.size) and s.min() >= 0.0 and s.max() <= 1.0
+        if self.score_type == "auto":
+            return "probabilities" if in_unit else "logits"
+        if self.score_type == "probabilities" and not in_unit:
+            raise ValueError(
+                f"score_type='probabilities' of {owner} needs scores in [0, 1]; use "
+                "score_type='logits' for log-odds or margins."
+            )
+        return self.score_type
+
+    def _binary_log_odds(self, s):
+        if self.score_type_ == "probabilities":
+            return quadratic_log_odds(s, "probability")
+        return s
+
+    def _log_scores(self, scores):
+        check_is_fitted(self, "classes_")
+        owner = type(self).__name__
+        arr = _as_array(scores, "scores")
+        if self.n_features_in_ == 1:
+            s = check_scores(arr, name="scores")
+            if self.score_type_ == "probabilities" and ((s < 0).any() or (s > 1).any()):
+                raise ValueError(
+                    f"'scores' of {owner} must be probabilities in [0, 1], as at fit time."
+                )
+            return _binary_matrix(self._binary_log_odds(s))
+        S = check_score_matrix(arr, owner=owner, n_classes=self.n_features_in_)
+        if self.score_type_ == "probabilities" and ((S < 0).any() or (S > 1).any()):
+            raise ValueError(
+                f"'scores' of {owner} must be probabilities in [0, 1], as at fit time."
+            )
+        return self._matrix_logits(S)
+
+    def _matrix_logits(self, S):
+        # logits as they are (the softmax ignores a shift per row, and a log-softmax would
+        # round away the information of logits of tiny magnitude); probabilities: their logs
+        if self.score_type_ == "probabilities":
+            return class_log_scores(S, "probabilities")
+        return S
+
+    # the two steps of prediction that the command line streams binary scores through, as it
+    # does for every score calibrator (``BaseScoreCalibrator``)
+    def _check_predict_input(self, scores):
+        check_is_fitted(self, "classes_")
+        if self.n_features_in_ != 1:
+            raise ValueError(
+                f"this {type(self).__name__} was fitted on {self.n_features_in_} score columns; "
+                "one column of binary scores is needed here."
+            )
+        return check_scores(scores, name="scores")
+
+    def _predict_positive(self, s):
+        return self.predict_proba(s)[:, 1]
+
+    def predict_proba(self, scores):
+        """Calibrated class probabilities.
+
+        Parameters
+        ----------
+        scores : array-like of shape (m,), (m, 1) or (m, K)
+            Scores of the kind seen at fit time.
+
+        Returns
+        -------
+        proba : ndarray of shape (m, K)
+            Rows summing to one, columns in the order of ``classes_`` (two for binary scores).
+        """
+        Z = self._log_scores(scores)
+        return self.map_.predict(Z)
+
+    def predict(self, scores):
+        """The class of largest calibrated probability (the first on a tie).
+
+        Parameters
+        ----------
+        scores : array-like of shape (m,), (m, 1) or (m, K)
+
+        Returns
+        -------
+        labels : ndarray of shape (m,)
+        """
+        proba = self.predict_proba(scores)
+        return self.classes_[np.argmax(proba, axis=1)]

@@ -1,0 +1,357 @@
+"""Temperature scaling: one inverse temperature for the log-odds or logits, fitted by likelihood.
+
+Temperature scaling (Guo, Pleiss, Sun & Weinberger 2017) divides the logits ``z`` of a classifier
+by one number ``T > 0`` shared by every class: ``p = softmax(z / T)``, or
+``p = sigmoid(z / T)`` for one binary log-odds. The inverse temperature ``beta = 1 / T`` is the
+maximiser of the (weighted) likelihood of the calibration labels, a concave function of
+``beta``, so its derivative, the weighted sum of ``E_p[z] - z_y`` over the examples, increases
+with ``beta``. Its root is found by a safeguarded Newton iteration inside a bracket ``[lo, hi]``
+where the derivative changes sign: a Newton step that leaves the bracket is replaced by
+bisection, and the iteration stops only at the root (the derivative below 1e-13 of the total
+weight, on standardised logits, or the bracket at the precision of float64). ``beta >= 0``: when
+the derivative is already non-negative at 0 (the scores point away from the labels), ``beta``
+is 0 and the map is constant.
+
+With ``bias=True`` a vector ``b`` is added, ``p = softmax(beta z + b)``, fitted jointly with
+``beta`` by Newton's method with backtracking (the likelihood is concave in ``(beta, b)``; the
+bias is determined up to a constant, and the minimum-norm Newton steps keep it centred). For one
+binary log-odds this is the affine map ``sigmoid(beta z + b)``, Platt's sigmoid without
+smoothing, restricted to ``beta >= 0``: when the unconstrained maximiser has ``beta < 0``, the
+constrained one has ``beta = 0`` and ``b`` the log class frequencies.
+
+Logits are standardised first: each row is shifted by its maximum (the softmax does not change)
+and every entry divided by one number, the largest gap to a row maximum over the calibration
+set, so that the tolerances mean the same for logits of any magnitude.
+
+**Separation.** When the largest logit of every calibration example is its own class (ties
+allowed), the likelihood increases towards ``beta = infinity`` and has no finite maximiser.
+``beta`` is then the one at which the mean log loss is within 1e-10 of its infimum (a finite,
+very sharp map), and a :class:`~venncal.exceptions.VenncalWarning` says so. With a bias, the
+same holds when some ``beta z + b`` ranks every example's class first (found by a linear
+program).
+
+References
+----------
+.. [1] C. Guo, G. Pleiss, Y. Sun and K. Q. Weinberger, "On calibration of modern neural
+   networks", ICML 2017.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import linprog
+
+from venncal.exceptions import VenncalWarning
+
+__all__ = ["TemperatureMap", "fit_temperature_scaling", "standardised_logits"]
+
+# standardised logits below this are clipped (no overflow in beta * x; exp of it is 0)
+_X_FLOOR = -1e300
+# mean excess log loss at which a fit on separated classes stops
+_SEPARATED_EXCESS = 1e-10
+# the linear program for separation with a bias is solved up to this many constraints
+_LP_MAX_ROWS = 2_000_000
+
+
+def standardised_logits(Z, scale=None):
+    """Shift each row of ``Z`` by its maximum and divide by ``scale`` (half-units, no overflow).
+
+    Parameters
+    ----------
+    Z : ndarray of shape (n, K)
+    scale : float, default=None
+        The divisor of the half-differences ``0.5 Z - 0.5 max``; None computes it from ``Z``
+        (their largest magnitude, 1 if every row is constant).
+
+    Returns
+    -------
+    X : ndarray of shape (n, K)
+        Non-positive, 0 at each row's maximum, at least -1 when ``scale`` was computed.
+    scale : float
+
+    Examples
+    --------
+    >>> X, scale = standardised_logits(np.array([[0.0, 2.0], [1.0, 0.0]]))
+    >>> X, scale
+    (array([[-1. ,  0. ],
+           [ 0. , -0.5]]), 1.0)
+    """
+    top = Z.max(axis=1, keepdims=True)
+    half = 0.5 * Z - 0.5 * top
+    if scale is None:
+        scale = float(-half.min()) if half.size else 0.0
+        scale = scale if scale > 0.0 else 1.0
+    with np.errstate(over="ignore"):
+        X = half / scale
+    return np.maximum(X, _X_FLOOR), float(scale)
+
+
+def _softmax(L):
+    E = np.exp(L - L.max(axis=1, keepdims=True))
+    return E / E.sum(axis=1, keepdims=True)
+
+
+@dataclass(frozen=True)
+class TemperatureMap:
+    """A fitted temperature scaling ``softmax(beta z + b)`` on standardised logits.
+
+    Attributes
+    ----------
+    beta : float
+        Inverse temperature on standardised logits (:func:`standardised_logits`); ``>= 0``.
+    bias : ndarray of shape (K,)
+        Per-class bias, centred (zeros without a bias).
+    scale : float
+        The standardisation of the logits.
+    n_iter : int
+        Newton (or bisection) steps taken.
+    converged : bool
+        Whether the fit met its stopping rule (on separated classes: the rule of
+        :func:`fit_temperature_scaling`, as no maximiser exists).
+    separated : bool
+        Whether the classes were separated (no finite maximiser).
+    """
+
+    beta: float
+    bias: np.ndarray
+    scale: float
+    n_iter: int = 0
+    converged: bool = True
+    separated: bool = False
+
+    @property
+    def inverse_temperature(self):
+        """``1 / T`` on the logits themselves (0.5 beta / scale; may round for extreme scales)."""
+        with np.errstate(over="ignore"):
+            return float(0.5 * self.beta / self.scale)
+
+    def predict(self, Z):
+        """Calibrated probabilities of logits ``Z`` (n, K), shape (n, K)."""
+        X, _ = standardised_logits(Z, self.scale)
+        with np.errstate(over="ignore", invalid="ignore"):
+            L = self.beta * X if self.beta > 0 else np.zeros_like(X)
+        return _softmax(L + self.bias)
+
+
+def _derivatives(beta, X, Xy, w):
+    """Weighted sums: the log loss, its first and second derivatives in beta."""
+    L = beta * X
+    E = np.exp(L)  # the row maxima are 0: no overflow
+    S = E.sum(axis=1)
+    P = E / S[:, None]
+    mean = (P * X).sum(axis=1)
+    var = np.maximum((P * X * X).sum(axis=1) - mean * mean, 0.0)
+    loss = float(w @ (np.log(S) - beta * Xy))
+    return loss, float(w @ (mean - Xy)), float(w @ var)
+
+
+def _root_in_beta(X, Xy, w):
+    """The root of the derivative of the loss in beta >= 0 (not separated). (beta, n_iter)."""
+    total = float(w.sum())
+    _, g0, h0 = _derivatives(0.0, X, Xy, w)
+    if h0 <= 0.0:  # every row constant: every beta gives the same map
+        return 1.0, 0
+    if g0 >= 0.0:
+        return 0.0, 0
+    lo, hi = 0.0, 1.0
+    doublings = 0
+    while _derivatives(hi, X, Xy, w)[1] <= 0.0:
+        lo, hi = hi, 2.0 * hi
+        doublings += 1
+    beta = 0.5 * (lo + hi) if lo > 0 else min(1.0, hi)
+    gtol = 1e-13 * total
+    it = doublings
+    for it in range(doublings + 1, doublings + 2200):  # noqa: B007 - the count is reported
+        _, g, h = _derivatives(beta, X, Xy, w)
+        if abs(g) <= gtol:
+            break
+        if g < 0.0:
+            lo = beta
+        else:
+            hi = beta
+        if hi - lo <= 4.0 * np.finfo(np.float64).eps * hi:
+            break
+        new = beta - g / h if h > 0.0 else -1.0
+        if not lo < new < hi:
+            # bisection: geometric when the bracket spans orders of magnitude
+            new = np.sqrt(lo * hi) if lo > 0.0 and hi > 4.0 * lo else 0.5 * (lo + hi)
+        beta = float(new)
+    return beta, it
+
+
+def _separated_beta(X, Xy, w):
+    """The beta at which the mean log loss is within _SEPARATED_EXCESS of its infimum."""
+    at_top = X == 0.0
+    m = at_top.sum(axis=1)  # classes tied at the top; every row's own class is among them
+    target = _SEPARATED_EXCESS * float(w.sum())
+
+    def excess(beta):
+        with np.errstate(under="ignore"):
+            rest = np.where(at_top, 0.0, np.exp(beta * X)).sum(axis=1)
+        return float(w @ np.log1p(rest / m))
+
+    lo, hi = 0.0, 1.0
+    while excess(hi) > target:
+        lo, hi = hi, 2.0 * hi
+    for _ in range(200):
+        mid = np.sqrt(lo * hi) if lo > 0.0 else 0.5 * hi
+        if excess(mid) > target:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= 4.0 * np.finfo(np.float64).eps * hi:
+            break
+    return hi
+
+
+def _loss_grad_hess(theta, X, Y, w):
+    """Loss, gradient and Hessian of softmax(beta X + b) in theta = (beta, b)."""
+    beta, b = theta[0], theta[1:]
+    L = beta * X + b
+    top = L.max(axis=1, keepdims=True)
+    E = np.exp(L - top)
+    S = E.sum(axis=1, keepdims=True)
+    P = E / S
+    loss = float(w @ (top[:, 0] + np.log(S[:, 0]) - (L * Y).sum(axis=1)))
+    mean = (P * X).sum(axis=1, keepdims=True)
+    R = P - Y
+    grad = np.r_[float(w @ (R * X).sum(axis=1)), w @ R]
+    wP = w[:, None] * P
+    K = X.shape[1]
+    H = np.empty((K + 1, K + 1))
+    H[0, 0] = float(w @ ((P * X * X).sum(axis=1) - mean[:, 0] ** 2))
+    cross = (wP * (X - mean)).sum(axis=0)
+    H[0, 1:] = cross
+    H[1:, 0] = cross
+    H[1:, 1:] = np.diag(wP.sum(axis=0)) - P.T @ wP
+    return loss, grad, H
+
+
+def _fit_joint(X, y, w, max_iter, min_step=1e-10):
+    """Newton's method with backtracking on (beta, b). Returns (theta, n_iter, converged)."""
+    n, K = X.shape
+    Y = np.zeros((n, K))
+    Y[np.arange(n), y] = 1.0
+    theta = np.r_[1.0, np.zeros(K)]
+    fval, grad, H = _loss_grad_hess(theta, X, Y, w)
+    scale = float(w.sum()) + 1.0
+    for it in range(1, max_iter + 1):
+        step = -np.linalg.lstsq(H, grad, rcond=1e-12)[0]
+        gd = float(grad @ step)
+        if -gd < 1e-13 * (abs(fval) + scale):
+            return theta + step, it, True  # the last step moves to ~1e-12 of the maximiser
+        t = 1.0
+        while t >= min_step:
+            new = theta + t * step
+            f_new, g_new, H_new = _loss_grad_hess(new, X, Y, w)
+            if f_new <= fval + 1e-4 * t * gd:
+                theta, fval, grad, H = new, f_new, g_new, H_new
+                break
+            t /= 2.0
+        else:
+            return theta, it, -gd < 1e-8 * (abs(fval) + scale)
+    return theta, max_iter, False
+
+
+def _separable_with_bias(X, y):
+    """Whether some beta > 0 and b rank every example's own class first (ties allowed)."""
+    n, K = X.shape
+    if n * (K - 1) > _LP_MAX_ROWS:  # pragma: no cover - too large to decide; assume not
+        return False
+    rows = np.repeat(np.arange(n), K - 1)
+    others = np.array([[k for k in range(K) if k != c] for c in range(K)])[y].ravel()
+    own = y[rows]
+    # beta (X_iy - X_ik) + b_y - b_k >= 0 for every i and k != y_i
+    A = np.zeros((rows.shape[0], K + 1))
+    A[:, 0] = X[rows, own] - X[rows, others]
+    A[np.arange(rows.shape[0]), 1 + own] += 1.0
+    A[np.arange(rows.shape[0]), 1 + others] -= 1.0
+    res = linprog(
+        -A.sum(axis=0),
+        A_ub=-A,
+        b_ub=np.zeros(rows.shape[0]),
+        bounds=[(0.0, 1.0)] + [(-1.0, 1.0)] * K,
+        method="highs",
+    )
+    return bool(res.status == 0 and -res.fun > 1e-7 * rows.shape[0])
+
+
+def fit_temperature_scaling(Z, y, sample_weight=None, *, bias=False, max_iter=100):
+    """Fit temperature scaling to logits ``Z`` (n, K) and class indices ``y``.
+
+    Parameters
+    ----------
+    Z : ndarray of shape (n, K)
+        Finite logits (or log-probabilities); for one binary log-odds ``z`` pass
+        ``np.column_stack([0 * z, z])``.
+    y : ndarray of shape (n,)
+        Class indices 0..K-1.
+    sample_weight : ndarray of shape (n,), default=None
+        Non-negative weights (a weight of k counts as k copies of a row).
+    bias : bool, default=False
+        Fit a per-class bias jointly with the inverse temperature.
+    max_iter : int, default=100
+        Most Newton iterations of the joint fit (with a bias).
+
+    Returns
+    -------
+    TemperatureMap
+
+    Warns
+    -----
+    VenncalWarning
+        If the classes are separated (no finite maximiser) or the joint fit did not converge.
+
+    Examples
+    --------
+    Logits three times too sharp get a temperature of 3:
+
+    >>> rng = np.random.default_rng(0)
+    >>> Z = rng.normal(size=(20000, 3))
+    >>> P = np.exp(Z) / np.exp(Z).sum(axis=1, keepdims=True)
+    >>> y = (rng.random((20000, 1)) > P.cumsum(axis=1)).sum(axis=1)
+    >>> fit = fit_temperature_scaling(3.0 * Z, y)
+    >>> round(1 / fit.inverse_temperature, 1)
+    3.0
+    """
+    n, K = Z.shape
+    w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    keep = w > 0
+    if not keep.all():
+        Z, y, w = Z[keep], y[keep], w[keep]
+    # only the ratios of the weights matter: scale them to average one (no overflow)
+    w = w / float(np.mean(w / w.max())) / w.max()
+    X, scale = standardised_logits(Z)
+    Xy = X[np.arange(X.shape[0]), y]
+    b = np.zeros(K)
+    converged, separated = True, False
+    if not bias:
+        if (Xy == 0.0).all() and (X < 0.0).any():
+            separated = True
+            beta, n_iter = _separated_beta(X, Xy, w), 0
+        else:
+            beta, n_iter = _root_in_beta(X, Xy, w)
+    else:
+        theta, n_iter, converged = _fit_joint(X, y, w, max_iter)
+        beta, b = float(theta[0]), theta[1:]
+        if beta < 0.0:
+            # the constrained maximiser: beta = 0 and the bias of the class frequencies
+            freq = np.bincount(y, weights=w, minlength=K)
+            beta, b, converged = 0.0, np.log(freq / freq.sum()), True
+        elif (X < 0.0).any():
+            separated = _separable_with_bias(X, y)
+        b = b - b.mean()
+    if separated or not converged:
+        warnings.warn(
+            "Temperature scaling: the largest logits separate the classes or the fit did not "
+            "converge; no finite maximum-likelihood temperature exists for separated classes "
+            "(it tends to 0), so the map is very sharp and may be inaccurate.",
+            VenncalWarning,
+            stacklevel=2,
+        )
+    return TemperatureMap(
+        float(beta), np.asarray(b, dtype=np.float64), scale, int(n_iter), converged, separated
+    )
