@@ -52,8 +52,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.validation import check_is_fitted
-from threadpoolctl import threadpool_limits
 
+from venncal._blas import single_blas_thread
 from venncal._validation import (
     _as_array,
     _label_array,
@@ -368,7 +368,7 @@ def combine(pairs, tables, strategy, merge_rule, coupling):
         return p / p.sum(axis=1, keepdims=True), np.stack([lo, hi], axis=2)
     r = merge_cross(p0, p1, merge_rule) if p0.shape[0] > 1 else merge(p0[0], p1[0], merge_rule)
     # many small K x K systems: one BLAS thread each is much faster than threads per system
-    with threadpool_limits(1, user_api="blas"):
+    with single_blas_thread():
         proba = couple(tables.matrix(r), coupling)
         a = couple(tables.matrix(p0.min(axis=0)), coupling)
         b = couple(tables.matrix(p1.max(axis=0)), coupling)

@@ -140,8 +140,18 @@ def pool_scores(scores, y01, sample_weight=None):
     return positions, n0, n1
 
 
-def _log_q(positions, lam):
-    """Return ``log q_k`` and ``lam (v_k - v_1) / (v_N - v_1)`` for each position."""
+def _log_q(positions, lam, total=None):
+    """Return ``log q_k`` and ``lam (v_k - v_1) / (v_N - v_1)`` for each position.
+
+    With ``total``, the number of examples, gaps of the prior larger than
+    ``60 + 2 log(total + 2)`` are taken at that size. A binning that merges two positions
+    across such a gap weighs at most ``e^-gap`` (its prior) times ``total + 1`` (the most a
+    merge can gain in marginal likelihood) relative to the binning with a boundary there, so
+    all of them together weigh below 1e-20 of the total either way, and ``q = 1`` in floating
+    point for both. This keeps ``x`` within reach of the log scores for any ``lam`` up to the
+    largest float: at ``lam`` of 1e4 and more, ``x`` of order ``lam`` swamped them (no
+    precision left in ``log_f + x``, NaN estimates).
+    """
     if positions.size < 2:  # a single position: one bin, no boundary
         return np.zeros(positions.size), np.zeros(positions.size)
     v = positions
@@ -161,6 +171,11 @@ def _log_q(positions, lam):
         with np.errstate(invalid="ignore"):
             gaps = lam * np.where(big, (h[1:] - h[:-1]) / span_h, (diff / span_h) * 0.5)
         log_span = np.log(span_h) + np.log(2.0)
+    if total is not None:
+        cap = 60.0 + 2.0 * np.log(total + 2.0)
+        if (gaps > cap).any():
+            gaps = np.minimum(gaps, cap)
+            x = np.concatenate([[0.0], np.cumsum(gaps)])
     with np.errstate(divide="ignore"):
         log_q = np.log(-np.expm1(-gaps))
         # a gap below 1e-300 of the range: log q = log(lam gap / span) up to 1e-300, computed
@@ -850,10 +865,10 @@ def _fit_grouped(positions, n0, n1, max_positions, *, method, lam, engine, avera
 
 def _fit_pooled(positions, n0, n1, *, method, lam, engine="auto", averaging="exact"):
     big_n = positions.size
-    log_q, x = _log_q(positions, lam)
     c0 = np.concatenate([[0.0], np.cumsum(n0)])
     c1 = np.concatenate([[0.0], np.cumsum(n1)])
     total = c0[-1] + c1[-1]
+    log_q, x = _log_q(positions, lam, total)
     # whole-number counts use tables of log k! up to the total count; beyond _MAX_TABLE (large
     # integer weights) the tables would be too big, and gammaln is evaluated instead
     integer = _is_integer(n0, n1)

@@ -83,6 +83,12 @@ class MonitorState:
         The largest log martingale so far (0 before the first row).
     path : ndarray of shape (n_seen,) or None
         The log martingale after each row, when kept.
+
+    Examples
+    --------
+    >>> state = initial_state(3, np.log(20))
+    >>> state.n_seen, state.alarm_index, state.path
+    (0, None, array([], dtype=float64))
     """
 
     n_seen: int

@@ -458,10 +458,11 @@ def adjust_for_prior(p, source_prior, target_prior):
     Notes
     -----
     The binary map is :func:`venncal.diagnostics.prior_shift_posterior` (Tasche, Proposition
-    5.2). Mapping the ends of a Venn-Abers interval keeps it an interval, but not its
-    guarantee by itself: the guarantee is that of a Venn-Abers predictor fitted with the
-    calibration examples weighted by ``q_y / pi_y`` (see the user guide, "When the data
-    shift").
+    5.2). Mapping the ends of a Venn-Abers interval keeps it an interval, not its guarantee.
+    With a known target prior, a Venn-Abers predictor fitted on the calibration examples kept
+    with probability proportional to ``q_y / pi_y`` (by class) is exactly valid on the target,
+    and one fitted with those ratios as weights approximately (see the user guide, "When the
+    data shift").
 
     Examples
     --------

@@ -92,8 +92,10 @@ class CalibrationMonitor(BaseEstimator):
     slope of the log-odds), and with ``n_bins`` a loss of calibration within one range of
     probabilities; abrupt or gradual, early or late (the mixture over start times gives a
     late change the power of an early one at the price of about ``log t`` nats). The larger
-    the change, the faster: a change of ``delta`` in the positive rate needs about
-    ``2 log(t / alpha) / KL`` rows, ``KL ~ 2 delta^2`` near 0.5.
+    the change, the faster: roughly ``(log(1 / alpha) + log t + log K) / KL`` rows after a
+    change at row ``t``, with ``K`` the number of alternatives and ``KL`` the Kullback-Leibler
+    divergence per row between the labels' true and stated distributions (about
+    ``2 delta^2`` for a change ``delta`` of the positive rate near 0.5).
 
     **What it cannot see**: a change in the features that leaves the probabilities
     calibrated (covariate shift of a well-specified model: no harm is done to calibration,
