@@ -217,3 +217,29 @@ def test_a_missing_registered_attribute_is_refused_before_the_class_is_built(tmp
     _rewrite(path, doc)
     with pytest.raises(ModelFileError, match="'strategy_'"):
         venncal.persistence.read_model_state(path)
+
+
+@pytest.mark.parametrize("value", [10**400, -(10**309)])
+def test_integers_beyond_a_float_are_refused_as_coefficients(tmp_path, value):
+    cal = fitted_instances("PlattCalibrator")[0]
+    path, doc = _save(tmp_path, cal)
+    _fields(doc["fitted"]["sigmoid_"])["a_scaled"] = value
+    _fields(doc["fitted"]["sigmoid_"])["b_scaled"] = value
+    text = _refused(path, doc)
+    assert "finite" in text or "equal" in text or "number" in text, text
+
+
+def test_a_float_tag_holding_an_object_is_refused(tmp_path):
+    cal = fitted_instances("PlattCalibrator")[0]
+    path, doc = _save(tmp_path, cal)
+    doc["params"]["max_iter"] = {"float": {"float": "inf"}}
+    _refused(path, doc, "is not inf, -inf or nan")
+
+
+def test_a_large_integer_coefficient_is_a_number(tmp_path):
+    cal = fitted_instances("PlattCalibrator")[0]
+    path, doc = _save(tmp_path, cal)
+    _fields(doc["fitted"]["sigmoid_"])["b_scaled"] = 10**20
+    _rewrite(path, doc)
+    p = venncal.load(path).predict_proba(np.linspace(0, 1, 5))
+    assert np.isfinite(p).all() and ((p >= 0) & (p <= 1)).all()

@@ -112,7 +112,7 @@ def _check_bayesian_binning(binning, where):
 
 
 def _finite_number(x, what):
-    if isinstance(x, bool) or not isinstance(x, (int, float)) or not np.isfinite(x):
+    if isinstance(x, bool) or not isinstance(x, (int, float)) or not f.finite(x):
         raise FittedStateError(f"{what} must be a finite number")
 
 

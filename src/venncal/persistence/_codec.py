@@ -227,7 +227,10 @@ def decode(obj, where="value", types=()):
     )
     ((tag, body),) = obj.items()
     if tag == "float":
-        _expect(body in _NONFINITE, f"{where}: {{'float': {body!r}}} is not inf, -inf or nan")
+        _expect(
+            isinstance(body, str) and body in _NONFINITE,
+            f"{where}: {{'float': {body!r}}} is not inf, -inf or nan",
+        )
         return _NONFINITE[body]
     if tag == "array":
         return _decode_array(body, where)

@@ -11,6 +11,7 @@ and raises :class:`FittedStateError` with one line naming ``where``.
 
 from __future__ import annotations
 
+import math
 import numbers
 from importlib import import_module
 
@@ -25,6 +26,7 @@ __all__ = [
     "group_labels",
     "same_as",
     "number",
+    "finite",
     "integer",
     "one_of",
     "param",
@@ -81,12 +83,21 @@ def decimals_value(value, where):
         raise FittedStateError(f"{where} must be None or an integer in [-300, 300]")
 
 
+def finite(value):
+    """Whether the real number ``value`` is finite as a float (an integer too large for a
+    float is not)."""
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
 def number(low=-np.inf, high=np.inf):
     """A check of a finite real number in [low, high]."""
 
     def check(value, where):
         ok = isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
-        if not (ok and np.isfinite(value) and low <= value <= high):
+        if not (ok and finite(value) and low <= value <= high):
             raise FittedStateError(f"{where} must be a finite number in [{low}, {high}]")
 
     return check
