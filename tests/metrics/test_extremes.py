@@ -174,6 +174,43 @@ def test_bin_index_equals_explicit_edges(seed, strategy):
         np.testing.assert_array_equal(got, expected)
 
 
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("n", [1, 2, 3, 7, 10, 49, 1000, _common._GRID_TABLE_MAX, 10**5, 10**6 + 3])
+@pytest.mark.parametrize("shift", [0.0, 1e-12])
+def test_grid_count_equals_a_search_over_the_grid(seed, n, shift):
+    # the table route (small grids) and the step route (fine grids) both count the grid values
+    # i / n - shift at or below x, on values at, just beside and between the grid values
+    rng = np.random.default_rng(seed)
+    i = rng.integers(0, n + 1, 300)
+    at = i / n
+    x = np.concatenate(
+        (at, at - shift, np.nextafter(at, 0.0), np.nextafter(at, 1.0), rng.random(300), [0, 1])
+    )
+    x = np.clip(x, 0.0, 1.0)
+    grid = np.arange(1, n, dtype=np.float64) / n - shift
+    expected = np.searchsorted(grid, x, side="right")
+    np.testing.assert_array_equal(_common._grid_count(x, n, shift=shift), expected)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_binned_sums_dense_and_sorted_routes_agree(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 300))
+    n_bins = int(rng.integers(1, 40))
+    idx = rng.integers(0, n_bins, n)
+    w, v = rng.random(n), rng.normal(size=n)
+    bins, inverse, sums = _common.binned_sums(idx, None, w, v, n_bins=n_bins)
+    np.testing.assert_array_equal(bins, np.arange(n_bins))
+    np.testing.assert_array_equal(inverse, idx)
+    occupied, inv, sparse = _common.binned_sums(idx, None, w, v)  # no bound: sorted route
+    np.testing.assert_array_equal(occupied, np.unique(idx))
+    np.testing.assert_array_equal(occupied[inv], idx)
+    for dense, s in zip(sums, sparse, strict=True):
+        np.testing.assert_array_equal(dense[occupied], s)  # same order of addition: bit-equal
+        assert not dense[np.setdiff1d(bins, occupied)].any()
+    np.testing.assert_array_equal(sums[0], np.bincount(idx, minlength=n_bins))
+
+
 @pytest.mark.parametrize(
     "call",
     [

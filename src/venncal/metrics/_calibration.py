@@ -12,6 +12,7 @@ from venncal.metrics._common import (
     bin_edges,
     bin_index,
     binned_sums,
+    check_n_bins,
     prepare,
 )
 
@@ -139,7 +140,12 @@ def reliability_curve(
     """
     y, p, w, scale = prepare(y_true, y_proba, sample_weight, return_scale=True, pos_label=pos_label)
     edges = bin_edges(p, w, n_bins, strategy, owner="reliability_curve")
-    idx = assign_bins(p, edges)
+    # equal-width bins are found from the grid, without a search over the edges
+    idx = (
+        bin_index(p, w, n_bins, strategy, "reliability_curve")
+        if strategy == "uniform"
+        else assign_bins(p, edges)
+    )
     k = edges.shape[0] - 1
     counts = np.bincount(idx, weights=w, minlength=k)
     positives = np.bincount(idx, weights=w * y, minlength=k)
@@ -152,17 +158,24 @@ def reliability_curve(
     return ReliabilityCurve(edges, counts, positives, observed, predicted, strategy)
 
 
-def _occupied_bins(y, p, w, n_bins, strategy, owner):
-    """Per occupied bin: share of the weight, observed and mean predicted frequency, and the
-    effective number of predictions ``(sum w)^2 / sum w^2``. Work and memory depend on the data
-    only, whatever ``n_bins``."""
+def _occupied_bins(y, p, w, n_bins, strategy, owner, *, with_n_eff=False):
+    """Per occupied bin: share of the weight, observed and mean predicted frequency, and (with
+    ``with_n_eff``, else None) the effective number of predictions ``(sum w)^2 / sum w^2``.
+    Work and memory depend on the data only, whatever ``n_bins``. ``y`` and ``w`` as
+    :func:`prepare` returns them with ``lean=True`` (``w=None`` for equal weights)."""
+    n_bins = check_n_bins(n_bins, owner)
     idx = bin_index(p, w, n_bins, strategy, owner=owner)
-    _, _, (counts, positives, sum_p, sum_w2) = binned_sums(idx, w, w * y, w * p, w * w)
+    if w is None:  # equal weights: the weight of a bin is its count, and so is its sum of w^2
+        _, _, (counts, positives, sum_p) = binned_sums(idx, None, y, p, n_bins=n_bins)
+        sum_w2 = counts
+    else:
+        columns = (w, w * y, w * p) + ((w * w,) if with_n_eff else ())
+        _, _, (counts, positives, sum_p, *sum_w2) = binned_sums(idx, *columns, n_bins=n_bins)
+        sum_w2 = sum_w2[0] if with_n_eff else None
     keep = counts > 0
-    counts, positives, sum_p, sum_w2 = counts[keep], positives[keep], sum_p[keep], sum_w2[keep]
-    share = counts / counts.sum()
-    n_eff = counts * (counts / sum_w2)
-    return share, positives / counts, sum_p / counts, n_eff
+    counts, positives, sum_p = counts[keep], positives[keep], sum_p[keep]
+    n_eff = counts * (counts / sum_w2[keep]) if with_n_eff else None
+    return counts / counts.sum(), positives / counts, sum_p / counts, n_eff
 
 
 def ece(y_true, y_proba, *, n_bins=10, strategy="uniform", sample_weight=None, pos_label=None):
@@ -216,7 +229,7 @@ def ece(y_true, y_proba, *, n_bins=10, strategy="uniform", sample_weight=None, p
     >>> bool(ece(rng.random(p.size) < p, p) < 0.01)
     True
     """
-    y, p, w = prepare(y_true, y_proba, sample_weight, pos_label=pos_label)
+    y, p, w = prepare(y_true, y_proba, sample_weight, pos_label=pos_label, lean=True)
     share, observed, predicted, _ = _occupied_bins(y, p, w, n_bins, strategy, owner="ece")
     return float((share * np.abs(observed - predicted)).sum())
 
@@ -255,7 +268,7 @@ def mce(y_true, y_proba, *, n_bins=10, strategy="uniform", sample_weight=None, p
     >>> mce([0, 1, 1, 1], [0.05, 0.3, 0.35, 0.95])
     0.675
     """
-    y, p, w = prepare(y_true, y_proba, sample_weight, pos_label=pos_label)
+    y, p, w = prepare(y_true, y_proba, sample_weight, pos_label=pos_label, lean=True)
     _, observed, predicted, _ = _occupied_bins(y, p, w, n_bins, strategy, owner="mce")
     return float(np.max(np.abs(observed - predicted)))
 
@@ -321,8 +334,10 @@ def debiased_ece(
     True
     """
     squared = check_bool(squared, name="squared", owner="debiased_ece")
-    y, p, w = prepare(y_true, y_proba, sample_weight, pos_label=pos_label)
-    share, o, e, n = _occupied_bins(y, p, w, n_bins, strategy, owner="debiased_ece")
+    y, p, w = prepare(y_true, y_proba, sample_weight, pos_label=pos_label, lean=True)
+    share, o, e, n = _occupied_bins(
+        y, p, w, n_bins, strategy, owner="debiased_ece", with_n_eff=True
+    )
     with np.errstate(invalid="ignore", divide="ignore"):
         var = np.where(n > 1, o * (1.0 - o) / (n - 1.0), 0.0)
     value = float((share * ((o - e) ** 2 - var)).sum())

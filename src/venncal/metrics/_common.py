@@ -132,32 +132,60 @@ def assign_bins(p, edges):
     return np.clip(np.searchsorted(edges[1:-1], p, side="right"), 0, n_bins - 1)
 
 
+#: Largest grid of :func:`_grid_count` checked through a table of its values; beyond it (a
+#: grid far finer than the data) the rounding is fixed by a few passes without the table.
+_GRID_TABLE_MAX = 1 << 16
+
+
 def _grid_count(x, n, shift=0.0):
-    """``#{i in 1..n-1 : i / n - shift <= x}`` for each ``x``, without the grid.
+    """``#{i in 1..n-1 : i / n - shift <= x}`` for each ``x``, without a search.
 
     The grid values are computed in float64 exactly as ``np.arange(1, n) / n - shift`` would be,
-    so the counts equal a ``searchsorted`` over the explicit grid.
+    so the counts equal a ``searchsorted`` over the explicit grid. ``floor((x + shift) * n)`` is
+    that count except within a rounding of a grid value; for a grid of at most
+    :data:`_GRID_TABLE_MAX` values one pass over a table of the grid finds those few, which are
+    then searched; a finer grid is fixed step by step without the table.
     """
+    x = np.asarray(x, dtype=np.float64)
     nf = float(n)
-    c = np.clip(np.floor((np.asarray(x, dtype=np.float64) + shift) * nf), 0.0, n - 1.0)
+    t = x * nf if shift == 0.0 else (x + shift) * nf
+    np.clip(t, 0.0, n - 1.0, out=t)
+    c = t.astype(np.intp)  # truncation of values >= 0: the floor
+    if n <= _GRID_TABLE_MAX:
+        grid = np.arange(1, n, dtype=np.float64) / nf - shift
+        below = np.concatenate(([-np.inf], grid))  # bin c holds below[c] <= x < above[c]
+        above = np.concatenate((grid, [np.inf]))
+        # t is free again: it holds each value's bin ends in turn (no new large arrays)
+        off = np.greater(below.take(c, out=t, mode="clip"), x)
+        off |= np.less_equal(above.take(c, out=t, mode="clip"), x)
+        if off.any():
+            where = np.flatnonzero(off)
+            c[where] = np.searchsorted(grid, x[where], side="right")
+        return c
     while True:  # the floor is off by at most a step or two from rounding
         up = (c < n - 1) & ((c + 1.0) / nf - shift <= x)
         down = (c >= 1) & (c / nf - shift > x)
         if not (up.any() or down.any()):
-            return c.astype(np.int64)
+            return c
         c = c + up - down
 
 
 def bin_index(p, w, n_bins, strategy, owner):
     """Bin of each prediction, equal to ``assign_bins(p, bin_edges(p, w, n_bins, strategy))``,
-    in time and memory that depend on the data only (never ``n_bins`` values)."""
+    in time and memory that depend on the data only (never ``n_bins`` values).
+
+    ``w=None`` means equal weights.
+    """
     n_bins = check_n_bins(n_bins, owner)
     check_option(strategy, STRATEGIES, name="strategy", owner=owner)
     if strategy == "uniform":
         # bin i is [i/n, (i+1)/n): the number of interior edges i/n (i = 1..n-1) at or below p
         return _grid_count(p, n_bins)
-    keep = w > 0
-    u, cum, nxt = _distinct_cumulative(p[keep], w[keep])
+    if w is None:
+        u, cum, nxt = _distinct_cumulative(p, np.ones(p.shape[0]))
+    else:
+        keep = w > 0
+        u, cum, nxt = _distinct_cumulative(p[keep], w[keep])
     # how many of the quantile levels q_i = i/n land on each distinct value (as searchsorted
     # over cum with q_i - 1e-12 does in quantile_edges), and the edge each of them makes
     at_most = _grid_count(cum, n_bins, shift=1e-12)
@@ -172,8 +200,31 @@ def bin_index(p, w, n_bins, strategy, owner):
     return np.where(j > 0, below[np.maximum(j - 1, 0)], 0)
 
 
-def binned_sums(idx, *columns):
-    """Group by bin: the occupied bins (sorted) and the per-bin sum of each column."""
-    occupied, inverse = np.unique(idx, return_inverse=True)
-    sums = [np.bincount(inverse, weights=c, minlength=occupied.shape[0]) for c in columns]
-    return occupied, inverse, sums
+#: Bin numbers below ``DENSE_FACTOR * n + DENSE_MIN`` (``n`` predictions) are counted with one
+#: ``bincount`` over every bin; sparser ones are first numbered among the occupied bins.
+DENSE_FACTOR, DENSE_MIN = 4, 1024
+
+
+def binned_sums(idx, *columns, n_bins=None):
+    """Group by bin: the bin numbers (sorted), each row's place among them, and the per-bin sum
+    of each column (a column of None sums ones: the number of rows of each bin).
+
+    Integer bins ``idx`` in ``[0, n_bins)`` with ``n_bins`` at most
+    ``DENSE_FACTOR * len(idx) + DENSE_MIN`` are summed by ``np.bincount`` over all ``n_bins``
+    bins (empty ones included, with sums 0); the bin numbers are then ``arange(n_bins)`` and the
+    places are ``idx`` itself. Otherwise (any other ``idx``, e.g. the predictions themselves, or
+    far more bins than rows) the occupied bins are found by a sort and only they are listed.
+    Both routes add each bin's values in the order of the rows, so the sums are the same.
+    """
+    if n_bins is not None and n_bins <= DENSE_FACTOR * idx.shape[0] + DENSE_MIN:
+        bins, inverse, size = np.arange(n_bins), idx, n_bins
+    else:
+        bins, inverse = np.unique(idx, return_inverse=True)
+        size = bins.shape[0]
+    sums = [
+        np.bincount(inverse, minlength=size).astype(np.float64)
+        if c is None
+        else np.bincount(inverse, weights=c, minlength=size)
+        for c in columns
+    ]
+    return bins, inverse, sums

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from venncal._validation import check_option
-from venncal.metrics._common import STRATEGIES, bin_index, binned_sums, prepare
+from venncal.metrics._common import STRATEGIES, bin_index, binned_sums, check_n_bins, prepare
 
 __all__ = [
     "BrierDecomposition",
@@ -105,9 +105,11 @@ def brier_decomposition(
         check_option(strategy, STRATEGIES, name="strategy", owner="brier_decomposition")
         idx = p
     else:
+        n_bins = check_n_bins(n_bins, "brier_decomposition")
         idx = bin_index(p, w, n_bins, strategy, owner="brier_decomposition")
-    # only the occupied bins are computed: the work depends on the data, not on n_bins
-    occupied, idx, (counts, sum_p, sum_y) = binned_sums(idx, w, w * p, w * y)
+    # the work depends on the data, not on n_bins: beyond a few per row only the occupied bins
+    # are computed
+    occupied, idx, (counts, sum_p, sum_y) = binned_sums(idx, w, w * p, w * y, n_bins=n_bins)
     k = occupied.shape[0] if n_bins is None else n_bins
     total = w.sum()
     nz = counts > 0
