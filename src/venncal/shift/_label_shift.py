@@ -151,7 +151,10 @@ def _prior_vector(prior, n_classes, name, owner):
     if isinstance(prior, numbers.Real) and not isinstance(prior, bool) and n_classes == 2:
         q = check_in_range(float(prior), 0.0, 1.0, name=name, owner=owner)
         return np.array([1.0 - q, q])
-    arr = np.asarray(prior, dtype=np.float64) if not isinstance(prior, str) else None
+    try:
+        arr = np.asarray(prior, dtype=np.float64) if not isinstance(prior, str) else None
+    except (TypeError, ValueError):
+        arr = None
     if arr is not None and arr.ndim == 0 and n_classes == 2:
         return _prior_vector(float(arr), 2, name, owner)
     ok = (
@@ -369,9 +372,12 @@ def estimate_target_prior(
         source = _prior_vector(source_prior, n_classes, "source_prior", owner)
         prior, n_iter, converged = _em(probs, source, max_iter=max_iter, tol=tol)
         draws = []
+        # warm start near the estimate, inside the simplex (a class at 0 would stay there)
+        start = np.maximum(prior, 1e-6)
+        start /= start.sum()
         for _ in range(n_boot):
             rows = rng.integers(0, probs.shape[0], probs.shape[0])
-            draws.append(_em(probs[rows], source, max_iter=max_iter, tol=tol, start=prior)[0])
+            draws.append(_em(probs[rows], source, max_iter=max_iter, tol=tol, start=start)[0])
     else:
         if source_prior is not None:
             _prior_vector(source_prior, n_classes, "source_prior", owner)  # checked, not used
