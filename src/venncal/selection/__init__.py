@@ -9,6 +9,13 @@ from venncal.selection._compare import (
     CalibratorComparison,
     compare_calibrators,
     default_calibrators,
+    default_multiclass_calibrators,
 )
 
-__all__ = ["METRICS", "CalibratorComparison", "compare_calibrators", "default_calibrators"]
+__all__ = [
+    "METRICS",
+    "CalibratorComparison",
+    "compare_calibrators",
+    "default_calibrators",
+    "default_multiclass_calibrators",
+]
