@@ -62,6 +62,8 @@ LAYERS = [
             "venncal.core.isotonic",
             "venncal.core.platt",
             "venncal.core.beta",
+            "venncal.core.quadratic",
+            "venncal.core.temperature",
             "venncal.core.histogram",
             "venncal.core.bayesian_binning",
             "venncal.core.acp",

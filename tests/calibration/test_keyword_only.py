@@ -39,6 +39,8 @@ def test_every_calibrator_is_listed():
         "ACPCalibrator",
         "BetaCalibrator",
         "MulticlassVennAbersCalibrator",
+        "QuadraticCalibrator",
+        "TemperatureCalibrator",
     }
 
 
