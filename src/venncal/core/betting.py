@@ -36,7 +36,7 @@ References
 G. Shafer, V. Vovk, "Game-Theoretic Foundations for Probability and Finance", Wiley 2019.
 A. Ramdas, P. Grunwald, V. Vovk, G. Shafer, "Game-theoretic statistics and safe anytime-valid
 inference", Statistical Science 38 (2023). V. Vovk, "Testing randomness online", Statistical
-Science 36 (2021) (mixtures over the start of betting). I. Waudby-Smith, A. Ramdas,
+Science 36 (2021) (test martingales whose capital may wait: "sleepy" jumpers). I. Waudby-Smith, A. Ramdas,
 "Estimating means of bounded random variables by betting", JRSS B 86 (2024).
 """
 

@@ -64,9 +64,9 @@ class CalibrationMonitor(BaseEstimator):
         Whether the martingale has reached ``1 / alpha``.
     alarm_index_ : int or None
         The first row (counting from 0 over the whole stream) at which it did.
-    martingale_ : ndarray of shape (n_seen_,) or None
-        The natural log of the martingale after each row (None with ``keep_path=False``);
-        the alarm level is ``threshold_ = log(1 / alpha)``.
+    martingale_ : ndarray of shape (n_seen,) or None
+        The natural log of the martingale after each of the ``n_seen_`` rows (None with
+        ``keep_path=False``); the alarm level is ``threshold_ = log(1 / alpha)``.
     log_martingale_ : float
         Its current value (0 before any row).
     n_seen_ : int
@@ -111,15 +111,23 @@ class CalibrationMonitor(BaseEstimator):
 
     The martingale is a mixture of betting martingales ``prod (1 + lambda (y - p))`` over the
     alternatives and over the row at which betting starts (:mod:`venncal.core.betting`):
-    testing by betting (Shafer & Vovk 2019; Ramdas et al. 2023), with the start-time mixture
-    of Vovk's test martingales for change detection.
+    testing by betting (Shafer & Vovk 2019; Ramdas et al. 2023; Waudby-Smith & Ramdas 2024),
+    with capital that may wait before it bets, as in the "sleepy" conformal test martingales
+    of Vovk (2021). Conformal test martingales (Volkhonskiy et al. 2017) were the other
+    candidate; they test whether the *data* stay exchangeable, so they alarm at any shift of
+    the features, harmful or not, and do not use what the probabilities claim. The null here
+    is the claim itself, so a harmless covariate shift raises no alarm, and the test needs
+    no calibration data of its own.
 
     References
     ----------
     G. Shafer, V. Vovk, "Game-Theoretic Foundations for Probability and Finance" (2019). A.
     Ramdas, P. Grunwald, V. Vovk, G. Shafer, "Game-theoretic statistics and safe
-    anytime-valid inference", Statistical Science 38 (2023). J. Ville, "Etude critique de la
-    notion de collectif" (1939).
+    anytime-valid inference", Statistical Science 38 (2023). I. Waudby-Smith, A. Ramdas,
+    "Estimating means of bounded random variables by betting", JRSS B 86 (2024). V. Vovk,
+    "Testing randomness online", Statistical Science 36 (2021). D. Volkhonskiy, E. Burnaev,
+    I. Nouretdinov, A. Gammerman, V. Vovk, "Inductive conformal martingales for change-point
+    detection", COPA 2017. J. Ville, "Etude critique de la notion de collectif" (1939).
 
     Examples
     --------
