@@ -31,6 +31,7 @@ _LAZY = {
     "MulticlassVennAbersCalibrator": "venncal.calibration.multiclass",
     "BetaCalibrator": "venncal.calibration.beta",
     "QuadraticCalibrator": "venncal.calibration.quadratic",
+    "ScalingBinningCalibrator": "venncal.calibration.scaling_binning",
     "TemperatureCalibrator": "venncal.calibration.temperature",
     "logistic_wald_interval": "venncal.calibration.acp",
     # classifiers wrapping a scikit-learn estimator

@@ -12,6 +12,7 @@ from venncal.calibration.isotonic import IsotonicCalibrator
 from venncal.calibration.multiclass import MulticlassVennAbersCalibrator
 from venncal.calibration.platt import PlattCalibrator
 from venncal.calibration.quadratic import QuadraticCalibrator
+from venncal.calibration.scaling_binning import ScalingBinningCalibrator
 from venncal.calibration.temperature import TemperatureCalibrator
 from venncal.calibration.venn_abers import VennAbersCalibrator
 
@@ -25,5 +26,6 @@ __all__ = [
     "BetaCalibrator",
     "MulticlassVennAbersCalibrator",
     "QuadraticCalibrator",
+    "ScalingBinningCalibrator",
     "TemperatureCalibrator",
 ]

@@ -46,6 +46,12 @@ CALIBRATORS = {
         {"score_scale": "logit"},
         "quadratic scaling of log-odds or margins (any real score)",
     ),
+    "scaling-binning": (
+        "ScalingBinningCalibrator",
+        {},
+        "Platt scaling, then equal-mass bins of its values (Kumar et al. 2019; the first half "
+        "of the rows, in file order, fits the sigmoid)",
+    ),
     "temperature": (
         "TemperatureCalibrator",
         {},
@@ -92,8 +98,9 @@ def make_calibrator(method, *, merge=None, n_bins=None, strategy=None, unweighte
         ("--strategy", strategy, "strategy"),
     ):
         if value is not None:
-            if method != "histogram":
-                raise InputError(f"{option} applies to --method histogram only, not {method!r}.")
+            if method != "histogram" and not (key == "n_bins" and method == "scaling-binning"):
+                allowed = "histogram and scaling-binning" if key == "n_bins" else "histogram"
+                raise InputError(f"{option} applies to --method {allowed} only, not {method!r}.")
             params[key] = value
     if unweighted and method == "venn-abers":
         return CoreVennAbers(params.get("merge", "log"))
@@ -131,7 +138,12 @@ def calibrator_options(command):
             default=None,
             help="venn-abers: how p0 and p1 are merged into p [default: log].",
         ),
-        click.option("--n-bins", type=click.IntRange(min=1), default=None, help="histogram: bins."),
+        click.option(
+            "--n-bins",
+            type=click.IntRange(min=1),
+            default=None,
+            help="histogram, scaling-binning: bins.",
+        ),
         click.option(
             "--strategy",
             type=click.Choice(["uniform", "quantile"]),

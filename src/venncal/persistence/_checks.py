@@ -499,6 +499,27 @@ def _quadratic_copies(fitted, params, where):
         raise FittedStateError(f"{where}.intercept_ and .coef_ must equal the map's coefficients")
 
 
+def _random_state(value, *, name, owner):
+    """A seed the estimator accepts: None or a non-negative integer (a file holds no
+    Generator)."""
+    from venncal._validation import check_random_state
+
+    check_random_state(value, name=name, owner=owner)
+
+
+def _scaling_binning_bins(fitted, params, where):
+    """The bins cut the sigmoid's values, from 0 to 1, and each bin's value (the mean of the
+    sigmoid over the bin) lies inside its bin."""
+    binning = fitted.get("binning_")
+    if binning is None:
+        return
+    edges, values = binning.edges, binning.values
+    if edges[0] != 0.0 or edges[-1] != 1.0:
+        raise FittedStateError(f"{where}.binning_.edges must run from 0 to 1 (sigmoid values)")
+    if ((values < edges[:-1]) | (values > edges[1:])).any():
+        raise FittedStateError(f"{where}.binning_: each bin's value must lie inside its bin")
+
+
 def _temperature_copies(fitted, params, where):
     """The map has one bias per class (two for binary scores); the copies match it."""
     tmap, classes = fitted.get("map_"), fitted.get("classes_")
@@ -615,6 +636,20 @@ _EXPECTED = {
     ("BetaCalibrator", "max_iter"): f.param(check_positive_int),
     ("BetaCalibrator", "*"): tuple(
         f.same_as(f"{name}_", "map_", name) for name in ("a", "b", "c", "m", "n_iter")
+    ),
+    **_binary_rows("ScalingBinningCalibrator"),
+    ("ScalingBinningCalibrator", "sigmoid_"): "venncal.core.platt.PlattSigmoid",
+    ("ScalingBinningCalibrator", "binning_"): "venncal.core.histogram.HistogramBinning",
+    ("ScalingBinningCalibrator", "n_iter_"): f.integer(0, 2**31 - 1),
+    ("ScalingBinningCalibrator", "n_bins"): f.param(check_positive_int),
+    ("ScalingBinningCalibrator", "scaling_fraction"): f.param(check_in_range, 0, 1),
+    ("ScalingBinningCalibrator", "shuffle"): f.param(check_bool),
+    ("ScalingBinningCalibrator", "random_state"): f.param(_random_state),
+    ("ScalingBinningCalibrator", "smoothing"): f.param(check_bool),
+    ("ScalingBinningCalibrator", "max_iter"): f.param(check_positive_int),
+    ("ScalingBinningCalibrator", "*"): (
+        f.same_as("n_iter_", "sigmoid_", "n_iter"),
+        _scaling_binning_bins,
     ),
     **_binary_rows("QuadraticCalibrator"),
     ("QuadraticCalibrator", "map_"): "venncal.core.quadratic.QuadraticMap",

@@ -148,6 +148,12 @@ _BUILTIN = {
         ["venncal.core.beta:BetaMap"],
         [],
     ),
+    "ScalingBinningCalibrator": (
+        "venncal.calibration.scaling_binning",
+        ["sigmoid_", "binning_", "n_iter_"],
+        ["venncal.core.platt:PlattSigmoid", "venncal.core.histogram:HistogramBinning"],
+        [],
+    ),
     "QuadraticCalibrator": (
         "venncal.calibration.quadratic",
         ["map_", "intercept_", "coef_", "form_", "n_iter_"],
