@@ -612,13 +612,62 @@ def rescale_sample_weight(sample_weight):
     return np.ldexp(sample_weight, -int(exponent))
 
 
+def scaled_sample_weight(sample_weight):
+    """Return the weights in units of a power of two, and that power.
+
+    A weight of k is k copies of its example. Estimators whose answer depends on more than
+    the ratios of the weights (pseudo-counts, Platt's targets) keep that meaning while summing
+    the weights in a safe range: the weights are divided exactly by ``2**exponent`` (so that
+    the largest lies in [0.5, 1) and sums of up to 2^53 of them cannot overflow), and a
+    pseudo-count ``alpha`` enters in the same units, as :func:`pseudo_count` gives it.
+
+    Parameters
+    ----------
+    sample_weight : ndarray of shape (n,) or None
+        Non-negative weights with at least one positive (as returned by
+        :func:`check_sample_weight`).
+
+    Returns
+    -------
+    weight : ndarray of shape (n,) or None
+        ``sample_weight / 2**exponent``; None when ``sample_weight`` is None.
+    exponent : int
+        0 when ``sample_weight`` is None.
+
+    Examples
+    --------
+    >>> scaled_sample_weight(np.array([3.0, 1.0, 0.0]))
+    (array([0.75, 0.25, 0.  ]), 2)
+    """
+    if sample_weight is None:
+        return None, 0
+    _, exponent = np.frexp(np.max(sample_weight))
+    return np.ldexp(sample_weight, -int(exponent)), int(exponent)
+
+
+def pseudo_count(alpha, exponent):
+    """Return the pseudo-count ``alpha`` (in examples) in units of ``2**exponent``.
+
+    Capped at 2^1000: a pseudo-count that large outweighs any sum of the scaled weights
+    (at most 2^53), so ``(n1 + a) / (n + 2 a)`` is 1/2 to rounding either way.
+
+    Examples
+    --------
+    >>> pseudo_count(1.0, 2), pseudo_count(1.0, -2000) == 2.0**1000
+    (0.25, True)
+    """
+    with np.errstate(over="ignore"):
+        return float(min(np.ldexp(float(alpha), -int(exponent)), 2.0**1000))
+
+
 def relative_sample_weight(sample_weight):
     """Return weights scaled to average one over the examples of positive weight.
 
-    Estimators that add pseudo-counts to weighted counts (Laplace smoothing, Platt's targets,
-    Beta priors) use these so that only the ratios of the weights matter: multiplying every
-    weight by the same constant, however large or small, leaves their result unchanged. Unit
-    weights are returned as they are.
+    For estimators whose answer depends only on the ratios of the weights (an unpenalised
+    likelihood, as beta calibration's): there scaling the weights changes nothing, and
+    weights averaging one keep every sum finite. Estimators with pseudo-counts or smoothed
+    targets use :func:`scaled_sample_weight` instead, so that a weight of k stays k copies.
+    Unit weights are returned as they are.
 
     Parameters
     ----------

@@ -5,7 +5,8 @@ For a test prediction ``p`` with confidence interval ``[l, u]``, the adjusted bi
 section 5); unadjusted, it is ``[l, u]``. The calibrated value is the weighted fraction of
 positives among the calibration examples whose predictions lie in the closed bin; an empty bin
 takes the examples at the distinct calibration prediction nearest the bin's centre (the lower on a
-tie). Weights enter relative to their mean, so the pseudo-count ``alpha`` means "alpha examples".
+tie). A weight of k is k copies of the example, and the pseudo-count ``alpha`` means "alpha
+examples".
 All arithmetic is exact (``fractions``), so the reference is free of rounding; each value is
 rounded to float once, at the end.
 """
@@ -18,8 +19,6 @@ def acp_naive(cal_scores, cal_labels, test_scores, intervals, *, weights=None, a
     """Return the ACP value of each test score, one plain loop per test score."""
     n = len(cal_scores)
     w = [Fraction(1)] * n if weights is None else [Fraction(float(v)) for v in weights]
-    total = sum(w)
-    w = [v * n / total for v in w]
     s = [Fraction(float(v)) for v in cal_scores]
     y = [int(v) for v in cal_labels]
     a = Fraction(float(alpha))

@@ -2,9 +2,9 @@
 
 Independent of ``venncal.core.platt`` (no Newton iterations of Lin, Lin & Weng): the weighted
 cross-entropy of Platt's smoothed targets against ``1 / (1 + exp(a s + b))`` is minimised by
-scipy's BFGS with an analytic gradient on standardised scores, to a tight tolerance. Weights
-count relative to their mean over the examples of positive weight, as venncal documents, so
-Platt's targets ``(N+ + 1) / (N+ + 2)`` and ``1 / (N- + 2)`` use those relative counts.
+scipy's BFGS with an analytic gradient on standardised scores, to a tight tolerance. A weight
+of k is k copies of the example, as venncal documents, so Platt's targets
+``(N+ + 1) / (N+ + 2)`` and ``1 / (N- + 2)`` use the weight totals of the classes.
 """
 
 import numpy as np
@@ -18,9 +18,9 @@ def platt_mle(scores, y, sample_weight=None):
     w = np.ones_like(s) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     keep = w > 0
     s, y, w = s[keep], y[keep], w[keep]
-    w = w / w.mean()
     n_pos, n_neg = float(np.sum(w * y)), float(np.sum(w * (1 - y)))
     t = np.where(y == 1, (n_pos + 1) / (n_pos + 2), 1 / (n_neg + 2))
+    w = w / w.mean()  # the same minimiser, a well-scaled objective for BFGS
     center = s.mean()
     scale = s.std() if s.std() > 0 else 1.0
     f = (s - center) / scale

@@ -128,13 +128,26 @@ def _acp_data(n=400, seed=10):
 
 
 @pytest.mark.parametrize("scale", [1e-300, 1e-200, 1e200, 1e308, 1.7e308])
-def test_weights_of_any_magnitude_give_the_same_probabilities(scale):
+def test_weights_of_any_magnitude_scale_the_information(scale):
+    # a weight of k is k copies: the Fisher information grows with the weights, so the
+    # self-built intervals shrink as 1 / sqrt(scale); with given intervals and no smoothing
+    # only the ratios of the weights matter
     s, y, w = _acp_data()
     t = np.linspace(-3, 3, 31)
-    base = ACPCalibrator(alpha=1.0).fit(s, y, sample_weight=w)
-    cal = ACPCalibrator(alpha=1.0).fit(s, y, sample_weight=w * scale)
-    np.testing.assert_allclose(cal.predict_proba(t), base.predict_proba(t), rtol=1e-9)
-    np.testing.assert_allclose(cal.score_interval(t), base.score_interval(t), rtol=1e-9)
+    base = ACPCalibrator().fit(s, y, sample_weight=w)
+    cal = ACPCalibrator().fit(s, y, sample_weight=w * scale)
+    iv = np.column_stack([t - 0.5, t + 0.3])
+    np.testing.assert_allclose(
+        cal.predict_proba(t, interval=iv), base.predict_proba(t, interval=iv), atol=1e-12
+    )
+    half = np.diff(cal.score_interval(t), axis=1)[:, 0] / 2
+    expected = np.diff(base.score_interval(t), axis=1)[:, 0] / 2 / np.sqrt(scale)
+    expected = np.minimum(expected, np.finfo(float).max)
+    finite = np.isfinite(half) & (expected > 1e-6) & (expected < 1e300)  # resolvable at t
+    np.testing.assert_allclose(half[finite], expected[finite], rtol=1e-9)
+    assert np.isfinite(cal.covariance_scaled_).all()
+    p = cal.predict_proba(t)
+    assert ((p >= 0) & (p <= 1)).all()
 
 
 @pytest.mark.parametrize("factor", [1e-300, 1e-10, 1e10, 1e300])

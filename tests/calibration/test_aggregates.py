@@ -33,8 +33,6 @@ CALIBRATORS = [
     BayesianBinningCalibrator(method="selection"),
     BayesianBinningCalibrator(averaging="paper", max_positions=12),
 ]
-# sample_weight of fit counts examples (not relative to the mean) for these
-WEIGHTS_ARE_COUNTS = (VennAbersCalibrator, IsotonicCalibrator)
 
 
 def data(seed, n=None):
@@ -91,11 +89,9 @@ def test_aggregated_rows_give_the_expanded_fit_bit_for_bit(cal, seed):
         us, uy, uc = aggregate(s, y, rng, split=split)
         agg = cal.__class__(**cal.get_params()).fit_aggregate(us, uy, uc)
         assert_identical(expanded, outputs(agg, t))
-        if isinstance(cal, WEIGHTS_ARE_COUNTS) or (
-            isinstance(cal, HistogramCalibrator) and cal.alpha == 0
-        ):
-            weighted = cal.__class__(**cal.get_params()).fit(us, uy, sample_weight=uc)
-            assert_identical(expanded, outputs(weighted, t))
+        # a weight of k is k copies, for every count calibrator
+        weighted = cal.__class__(**cal.get_params()).fit(us, uy, sample_weight=uc)
+        assert_identical(expanded, outputs(weighted, t))
 
 
 def core_fit(cal, s, y):
@@ -140,18 +136,19 @@ def test_aggregates_of_many_rows(cal):
     )
 
 
-def test_relative_weights_of_bayesian_binning_are_not_counts():
-    """Sample weights of Bayesian binning count relative to their mean (documented): the
-    counts as sample_weight give another (scale-invariant) fit, fit_aggregate the expanded one."""
+@pytest.mark.parametrize("cal", CALIBRATORS, ids=repr)
+def test_counts_as_sample_weights_are_the_aggregate_fit(cal):
+    """A weight of k is k copies: the counts of aggregated rows as sample_weight give the
+    fit on the expanded rows, as fit_aggregate does."""
     s, y = data(3, n=200)
     rng = np.random.default_rng(0)
     us, uy, uc = aggregate(s, y, rng)
     t = np.unique(s)
-    expanded = BayesianBinningCalibrator().fit(s, y).predict_proba(t)
-    as_weights = BayesianBinningCalibrator().fit(us, uy, sample_weight=uc).predict_proba(t)
-    as_counts = BayesianBinningCalibrator().fit_aggregate(us, uy, uc).predict_proba(t)
-    np.testing.assert_array_equal(as_counts, expanded)
-    assert not np.array_equal(as_weights, expanded)
+    expanded = outputs(cal.__class__(**cal.get_params()).fit(s, y), t)
+    as_weights = outputs(cal.__class__(**cal.get_params()).fit(us, uy, sample_weight=uc), t)
+    as_counts = outputs(cal.__class__(**cal.get_params()).fit_aggregate(us, uy, uc), t)
+    assert_identical(expanded, as_counts)
+    assert_identical(expanded, as_weights)
 
 
 @pytest.mark.parametrize("cal", CALIBRATORS[:1] + CALIBRATORS[3:4] + CALIBRATORS[6:7], ids=repr)

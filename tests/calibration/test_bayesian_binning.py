@@ -63,12 +63,21 @@ def test_max_positions_reaches_the_core():
         BayesianBinningCalibrator(max_positions=0).fit(s, y)
 
 
-@pytest.mark.parametrize("scale", [1e-200, 1e15, 1e200])
+@pytest.mark.parametrize("scale", [1e-200, 1e10, 1e14])
 def test_weights_of_any_magnitude_stay_strictly_inside(scale):
+    # a weight of k is k examples: equal weights are the counts scaled (the prior fades
+    # against large counts and dominates small ones), always strictly inside (0, 1)
     rng = np.random.default_rng(4)
     s = rng.normal(size=50)
     y = (rng.random(50) < 1 / (1 + np.exp(-2 * s))).astype(int)
-    base = BayesianBinningCalibrator().fit(s, y).predict_proba(s)
     p = BayesianBinningCalibrator().fit(s, y, sample_weight=np.full(50, scale)).predict_proba(s)
     assert np.all((p > 0) & (p < 1))
-    np.testing.assert_allclose(p, base, rtol=1e-9)
+    counts = BayesianBinningCalibrator().fit_aggregate(s, y, np.full(50, scale))
+    np.testing.assert_array_equal(p, counts.predict_proba(s))
+
+
+@pytest.mark.parametrize("scale", [1e15, 1e200, 1.7e308])
+def test_weights_past_2_to_the_53_examples_are_a_clear_error(scale):
+    s, y = np.arange(50.0), np.arange(50) % 2
+    with pytest.raises(ValueError, match=r"^'sample_weight' of BayesianBinningCalibrator .* 2\^53"):
+        BayesianBinningCalibrator().fit(s, y, sample_weight=np.full(50, scale))

@@ -59,9 +59,8 @@ def test_fractional_weights_equal_brute_force(seed):
     for _ in range(60):
         s, y, lam = _random_problem(rng, max_distinct=10)
         w = rng.uniform(0.1, 3.0, s.size)
-        # a weight is a count relative to the mean weight
-        w_rel = w * (w.size / w.sum())
-        _, sbb_v, sbb_log, abb_v, abb_log, second = brute_force(s, y, w=w_rel, lam=lam)
+        # a weight of k is k examples (a fractional weight a fractional count)
+        _, sbb_v, sbb_log, abb_v, abb_log, second = brute_force(s, y, w=w, lam=lam)
         abb = fit_bayesian_binning(s, y, w, method="averaging", lam=lam)
         sbb = fit_bayesian_binning(s, y, w, method="selection", lam=lam)
         np.testing.assert_allclose(abb.values, abb_v, rtol=0, atol=1e-10)
@@ -161,7 +160,7 @@ def test_never_zero_or_one(method):
 
 
 @pytest.mark.parametrize("method", ["averaging", "selection"])
-def test_repeated_rows_are_counts_and_weights_are_relative_counts(method):
+def test_repeated_rows_and_integer_weights_are_the_same_counts(method):
     rng = np.random.default_rng(3)
     s = np.round(rng.random(60), 1)
     y = (rng.random(60) < s).astype(int)
@@ -170,11 +169,10 @@ def test_repeated_rows_are_counts_and_weights_are_relative_counts(method):
     repeated = fit_bayesian_binning(np.repeat(s, w), np.repeat(y, w), method=method)
     counts = brute_force(s, y, w=w.astype(float))
     weighted = fit_bayesian_binning(s, y, w, method=method)
-    relative = brute_force(s, y, w=w * (np.count_nonzero(w) / w.sum()))
     np.testing.assert_array_equal(repeated.positions, weighted.positions)
     i = 3 if method == "averaging" else 1  # ABB or SBB values of the reference
     np.testing.assert_allclose(repeated.values, counts[i], atol=1e-10)
-    np.testing.assert_allclose(weighted.values, relative[i], atol=1e-10)
+    np.testing.assert_array_equal(weighted.values, repeated.values)
 
 
 @pytest.mark.parametrize("method", ["averaging", "selection"])
@@ -285,25 +283,38 @@ def test_large_integer_weights_match_brute_force():
     s = rng.integers(0, 6, 12) / 2.0
     y = rng.integers(0, 2, 12)
     w = np.full(12, 1_000_000.0)
-    # equal weights of any size are unit counts
-    _, sbb_v, sbb_log, abb_v, abb_log, second = brute_force(s, y, w=np.ones(12), lam=3.0)
+    # a weight of a million is a million examples
+    _, sbb_v, sbb_log, abb_v, abb_log, second = brute_force(s, y, w=w, lam=3.0)
     abb = fit_bayesian_binning(s, y, w, lam=3.0)
     np.testing.assert_allclose(abb.values, abb_v, rtol=0, atol=1e-10)
     assert abb.log_score == pytest.approx(abb_log, rel=1e-12)
 
 
-@pytest.mark.parametrize("method", ["averaging", "selection"])
-@pytest.mark.parametrize("scale", [1e-300, 1e-200, 1e15, 1e200, 1.7e308])
-def test_invariant_to_scaling_the_weights(method, scale):
+@pytest.mark.parametrize("scale", [1e-300, 1e-200, 1e-5, 1e5, 1e12])
+def test_weights_of_any_magnitude_equal_brute_force(scale):
+    # a weight of k is k examples at any magnitude: tiny weights leave the prior, huge ones
+    # the frequencies, and the fit is the enumeration on those counts
     rng = np.random.default_rng(21)
-    s = rng.normal(size=50)
-    y = (rng.random(50) < 1 / (1 + np.exp(-2 * s))).astype(int)
-    for w in (np.ones(50), rng.uniform(0.2, 1.0, 50)):
-        base = fit_bayesian_binning(s, y, w, method=method)
-        fit = fit_bayesian_binning(s, y, w * scale, method=method)
-        assert np.all((fit.values > 0) & (fit.values < 1))
-        np.testing.assert_allclose(fit.values, base.values, rtol=1e-9)
-        assert fit.log_score == pytest.approx(base.log_score, rel=1e-9)
+    s = np.round(rng.normal(size=30), 0)
+    y = (rng.random(30) < 1 / (1 + np.exp(-2 * s))).astype(int)
+    for w in (np.ones(30), rng.uniform(0.2, 1.0, 30)):
+        _, sbb_v, sbb_log, abb_v, abb_log, second = brute_force(s, y, w=w * scale, lam=3.0)
+        abb = fit_bayesian_binning(s, y, w * scale, method="averaging", lam=3.0)
+        sbb = fit_bayesian_binning(s, y, w * scale, method="selection", lam=3.0)
+        assert np.all((abb.values > 0) & (abb.values < 1))
+        assert np.all((sbb.values > 0) & (sbb.values < 1))
+        np.testing.assert_allclose(abb.values, abb_v, rtol=0, atol=1e-9)
+        assert abb.log_score == pytest.approx(abb_log, rel=1e-9, abs=1e-9)
+        assert sbb.log_score == pytest.approx(sbb_log, rel=1e-9, abs=1e-9)
+
+
+@pytest.mark.parametrize("method", ["averaging", "selection"])
+def test_weights_past_2_to_the_53_are_a_clear_error(method):
+    with pytest.raises(ValueError, match=r"^'sample_weight' of fit_bayesian_binning totals"):
+        fit_bayesian_binning([0.0, 1.0], [0, 1], [1e308, 1.7e308], method=method)
+    with pytest.raises(ValueError, match="up to 2\\^53"):
+        fit_bayesian_binning([0.0, 1.0], [0, 1], [2.0**52, 2.0**52 + 2], method=method)
+    fit_bayesian_binning([0.0, 1.0], [0, 1], [2.0**52, 2.0**52], method=method)
 
 
 @pytest.mark.parametrize("method", ["averaging", "selection"])
@@ -392,8 +403,7 @@ def test_a_range_beyond_the_largest_float_with_subnormal_neighbours(method):
     s = np.array([0.0, 5e-324, 1.7976931348623157e308, -9.9792015476736e291, 5e-324, 1e-320])
     y = np.array([0, 1, 0, 0, 1, 1])
     for w in (None, np.array([1.0, 1.0, 1.0, 0.5, 2.0, 1.0])):
-        w_rel = None if w is None else w * (w.size / w.sum())  # counts relative to the mean
-        v, sbb_v, sbb_log, abb_v, abb_log, second = brute_force(s, y, w_rel, lam=3.0)
+        v, sbb_v, sbb_log, abb_v, abb_log, second = brute_force(s, y, w, lam=3.0)
         for engine in ENGINES:
             if w is not None and engine == "numba":
                 continue  # fractional counts run the numpy loops

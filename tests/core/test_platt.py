@@ -81,11 +81,14 @@ def test_targets():
     t = platt_targets(y)
     np.testing.assert_allclose(t, [3 / 4, 3 / 4, 1 / 5, 1 / 5, 1 / 5])
     np.testing.assert_array_equal(platt_targets(y, smoothing=False), y)
-    # weights change the class totals, taken relative to the mean weight (7 / 5): N+ = 20 / 7
-    # and N- = 15 / 7, whatever the scale of the weights
-    for scale in (1.0, 1e-300, 1e300):
-        tw = platt_targets(y, scale * np.array([2.0, 2.0, 1.0, 1.0, 1.0]))
-        np.testing.assert_allclose(tw, [27 / 34, 27 / 34, 7 / 29, 7 / 29, 7 / 29], rtol=1e-14)
+    # a weight of k is k copies: N+ = 4 and N- = 3, the targets of the repeated rows
+    tw = platt_targets(y, np.array([2.0, 2.0, 1.0, 1.0, 1.0]))
+    np.testing.assert_allclose(tw, [5 / 6, 5 / 6, 1 / 5, 1 / 5, 1 / 5], rtol=1e-15)
+    repeated = platt_targets(np.array([1, 1, 1, 1, 0, 0, 0]))
+    np.testing.assert_array_equal(tw[[0, 2]], repeated[[0, 6]])
+    # weights of extreme magnitude: the totals' limits, and no overflow warning
+    tw = platt_targets(y, np.array([1e308, 1e308, 1e-300, 1e-300, 1e-300]))
+    np.testing.assert_allclose(tw, [1.0, 1.0, 0.5, 0.5, 0.5], rtol=1e-15)
 
 
 def test_doubled_weights_equal_duplicated_rows_without_smoothing():
@@ -147,16 +150,41 @@ def test_invariant_to_the_units_of_the_score(factor):
 
 
 @pytest.mark.parametrize("scale", [1e-300, 1e-200, 1e200, 1.7e308])
-@pytest.mark.parametrize("smoothing", [True, False])
-def test_invariant_to_scaling_the_weights(scale, smoothing):
+def test_without_smoothing_invariant_to_scaling_the_weights(scale):
+    # plain maximum likelihood depends only on the ratios of the weights
     rng = np.random.default_rng(8)
     s = rng.normal(size=300)
     y = (rng.random(300) < 1 / (1 + np.exp(-s))).astype(int)
     w = rng.uniform(0.2, 1.0, 300)
-    base = fit_platt(s, y, w, smoothing=smoothing)
-    fit = fit_platt(s, y, w * scale, smoothing=smoothing)
+    base = fit_platt(s, y, w, smoothing=False)
+    fit = fit_platt(s, y, w * scale, smoothing=False)
     t = np.linspace(-3, 3, 61)
     np.testing.assert_allclose(fit.predict(t), base.predict(t), rtol=1e-9)
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-200, 1e200, 1.7e308])
+def test_smoothed_targets_at_any_weight_scale_match_the_reference(scale):
+    # a weight of k is k copies, so scaling the weights moves the smoothed targets: the fit
+    # at any scale is the minimiser of the objective with the targets of the weight totals
+    rng = np.random.default_rng(8)
+    s = rng.normal(size=300)
+    y = (rng.random(300) < 1 / (1 + np.exp(-s))).astype(int)
+    w = rng.uniform(0.2, 1.0, 300) * scale
+    fit = fit_platt(s, y, w)
+    n_pos, n_neg = float(np.sum(w * y)), float(np.sum(w * (1 - y)))
+    t_pos = (n_pos + 1) / (n_pos + 2) if np.isfinite(n_pos) else 1.0
+    # the same objective on the same targets: y replaced by its target and no smoothing
+    shifted = fit_platt(
+        np.r_[s, s],
+        np.r_[np.ones(300), np.zeros(300)],
+        np.r_[
+            w * np.where(y == 1, t_pos, 1 / (n_neg + 2)),
+            w * np.where(y == 1, 1 - t_pos, 1 - 1 / (n_neg + 2)),
+        ],
+        smoothing=False,
+    )
+    t = np.linspace(-3, 3, 61)
+    np.testing.assert_allclose(fit.predict(t), shifted.predict(t), rtol=1e-9, atol=1e-12)
 
 
 def test_scores_spanning_the_float_range():

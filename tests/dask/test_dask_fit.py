@@ -198,6 +198,24 @@ def test_platt_by_distributed_newton_steps_agrees_with_the_in_memory_fit(
     assert got.n_iter_ == expected.n_iter_
 
 
+@pytest.mark.parametrize(
+    "cal", [PlattCalibrator(), CALIBRATORS[5], CALIBRATORS[6], CALIBRATORS[7]], ids=repr
+)
+def test_distributed_integer_weights_are_repeated_rows(client, cal):
+    # a weight of k is k copies on the distributed path as in memory: the fit on weighted rows
+    # equals the in-memory fit on the rows repeated k times
+    s, y = data(4, n=300)
+    rng = np.random.default_rng(4)
+    k = rng.integers(0, 4, s.size)
+    k[:2] = 1
+    t = probe_scores(s, rng)
+    repeated = outputs(new(cal).fit(np.repeat(s, k), np.repeat(y, k)), t)
+    got = vdask.fit(new(cal), frame(s, y, k.astype(float)), score="score", label="label",
+                    weight="w")  # fmt: skip
+    for key in repeated:
+        np.testing.assert_allclose(outputs(got, t)[key], repeated[key], rtol=0, atol=1e-9)
+
+
 def test_apply_is_lazy_and_adds_the_columns_partition_by_partition(client, tmp_path):
     s, y = data(2, n=300)
     cal = VennAbersCalibrator(merge="square").fit(s, y)

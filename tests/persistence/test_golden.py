@@ -34,6 +34,11 @@ def test_golden_file_loads_and_predicts_like_a_fresh_fit(stem):
         cls, _, weighted = SETTINGS[stem]
         if (cls in _EXACT and not weighted) or key == "predict":
             np.testing.assert_array_equal(got[key], want[key], err_msg=f"{stem}: {key}")
+        elif key == "score_interval":
+            # ends s -+ half of ACP's intervals, some near zero by cancellation: compared in
+            # the units of the scores (Platt's Newton iteration now ends with its last step,
+            # which moved these ends by up to 4e-12 from the files written before)
+            np.testing.assert_allclose(got[key], want[key], rtol=1e-9, atol=1e-10, err_msg=key)
         else:
             np.testing.assert_allclose(got[key], want[key], rtol=1e-9, atol=1e-12, err_msg=key)
 

@@ -1,12 +1,13 @@
-"""What a sample weight means: zero is no example, and (where counts are absolute) an integer
-weight is that many copies of the example.
+"""What a sample weight means: zero is no example, and an integer weight is that many copies
+of the example, for every calibrator.
 
 Every calibrator drops examples of weight zero, so adding such rows anywhere changes nothing, and
-equal weights are the unweighted fit. Venn-Abers (documented: "a weight of 2 is the same as a
-duplicated example"), isotonic regression and unsmoothed histogram binning count weights as
-examples. Platt scaling, ACP, Bayesian binning and smoothed histogram binning count the weights
-relative to their mean (so that their result does not depend on the scale of the weights); for
-them an integer weight is not the same as copies, by design, and that is not asked.
+unit weights are the unweighted fit; a weight of k is k copies of the row (the property over
+every calibrator, aggregate fit, multiclass strategy and classifier is in
+``test_weight_copies.py``). Equal weights other than one are the unweighted fit only where the
+answer depends on the ratios of the weights alone (not ``counts_examples``): the pseudo-counts of
+smoothing, Platt's targets, the Beta marginal likelihoods of Bayesian binning and the Fisher
+information behind ACP's intervals count examples, and Venn-Abers gives the test object weight 1.
 """
 
 import numpy as np
@@ -22,15 +23,10 @@ from tests.reliability._strategies import (
     moderate_scores,
     outputs,
 )
-from tests.reliability.test_weight_scaling import separable
+from tests.reliability.test_weight_scaling import counts_examples, separable
 
-ITERATIVE = {"PlattCalibrator", "ACPCalibrator", "BetaCalibrator", "QuadraticCalibrator"}
+ITERATIVE = {"PlattCalibrator", "ACPCalibrator", "BetaCalibrator"}
 
-COUNTS_AS_COPIES = [
-    p
-    for p in calibrator_params({"VennAbersCalibrator", "IsotonicCalibrator", "HistogramCalibrator"})
-    if p.values[1].get("alpha", 0.0) == 0.0
-]
 
 
 def assert_same(a, b, name):
@@ -67,23 +63,9 @@ def test_equal_weights_are_the_unweighted_fit(name, params, data, c):
     s, y, _, t = data
     base = outputs(fit(name, params, s, y, None), t)
     weighted = outputs(fit(name, params, s, y, np.full(s.shape[0], c)), t)
-    if name == "VennAbersCalibrator" and c != 1.0:
-        return  # the test object keeps weight 1: only unit weights are the unweighted fit
+    if c != 1.0 and counts_examples(name, params):
+        return  # equal weights c are c copies of each row, not the unweighted fit
     assert_same(base, weighted, name)
-
-
-@pytest.mark.parametrize("name, params", COUNTS_AS_COPIES)
-@fewer(4)
-@given(
-    data=calibration_data(weighted=False),
-    counts=st.lists(st.integers(1, 4), min_size=30, max_size=30),
-)
-def test_integer_weight_is_that_many_copies(name, params, data, counts):
-    s, y, _, t = data
-    k = np.array(counts[: s.shape[0]])
-    weighted = outputs(fit(name, params, s, y, k.astype(float)), t)
-    copies = outputs(fit(name, params, np.repeat(s, k), np.repeat(y, k), None), t)
-    assert_same(copies, weighted, name)
 
 
 def test_acp_ignores_a_row_of_weight_zero():

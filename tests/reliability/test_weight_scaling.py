@@ -1,13 +1,15 @@
 """Sample weights at any magnitude: the same answer as at moderate magnitude, or a clear error.
 
-Isotonic regression, histogram binning, Platt scaling, ACP and Bayesian binning count the weights
-relative to each other (the smoothing, the Beta prior and Platt's targets use the weights
-relative to their mean, as their docstrings say), and so does every weighted metric: scaling all
-weights by ``10**k``, ``k`` in [-200, 200], must not change their answer (or must raise a
-one-line ValueError naming the weights; never a silently different number).
-
-Venn-Abers is the exception by definition: the test object keeps weight 1, so it is checked
-against its exact definition at large weights in ``test_exact_definitions.py`` instead.
+A weight of k is k copies of the row for every calibrator (``test_weight_copies.py``), so
+scaling all weights changes the answer wherever examples are counted: the pseudo-counts of
+smoothed histogram binning and ACP, Platt's smoothed targets, the Beta marginal likelihoods of
+Bayesian binning, the Fisher information behind ACP's self-built intervals, and Venn-Abers (the
+test object keeps weight 1; checked against its exact definition at large weights in
+``test_exact_definitions.py``). Where the answer depends only on the ratios of the weights
+(isotonic regression, unsmoothed histogram binning, Platt without smoothing, beta calibration),
+and for every weighted metric, scaling all weights by ``10**k``, ``k`` in [-200, 200], must
+not change it (or must raise a one-line ValueError naming the weights; never a silently
+different number). Every calibrator, at any weight scale, gives probabilities or such an error.
 """
 
 import dataclasses
@@ -33,9 +35,24 @@ from venncal.metrics import _multiclass as multiclass_metrics
 
 scale_exponents = st.integers(-200, 200)
 
-# every calibrator but Venn-Abers, in each of its settings
-SCALE_INVARIANT = calibrator_params({name for name in CALIBRATORS if name != "VennAbersCalibrator"})
-ITERATIVE = {"PlattCalibrator", "ACPCalibrator", "BetaCalibrator", "QuadraticCalibrator"}
+
+def counts_examples(name, params):
+    """Whether the calibrator's answer depends on the weights as numbers of examples (not
+    only on their ratios), so that scaling every weight changes it."""
+    if name in ("VennAbersCalibrator", "ACPCalibrator", "BayesianBinningCalibrator"):
+        return True
+    if name == "HistogramCalibrator":
+        return params.get("alpha", 0.0) > 0.0
+    if name == "PlattCalibrator":
+        return params.get("smoothing", True) is not False
+    return False
+
+
+# every calibrator setting whose answer depends only on the ratios of the weights
+SCALE_INVARIANT = [
+    p for p in calibrator_params(set(CALIBRATORS)) if not counts_examples(*p.values[:2])
+]
+ITERATIVE = {"PlattCalibrator", "ACPCalibrator", "BetaCalibrator"}
 
 
 def quadratic_separable(s, y, w):

@@ -6,7 +6,7 @@ import numpy as np
 from scipy.special import expit
 from sklearn.utils.validation import check_is_fitted
 
-from venncal._validation import check_in_range, check_scores, relative_sample_weight
+from venncal._validation import check_in_range, check_scores, scaled_sample_weight
 from venncal.calibration._base import BaseScoreCalibrator
 from venncal.core.acp import fit_acp, symmetric_interval, wald_interval
 from venncal.core.platt import _standardise, fit_platt
@@ -133,8 +133,8 @@ class ACPCalibrator(BaseScoreCalibrator):
     sigmoid_ : PlattSigmoid
         The logistic model of the label on the score behind the self-built intervals.
     covariance_ : ndarray of shape (2, 2)
-        Inverse Fisher information of that model's ``(a, b)``, with the sample weights taken
-        relative to their mean (it may overflow for scores of extreme magnitude).
+        Inverse Fisher information of that model's ``(a, b)``, a weight of k counting as k
+        examples (it may overflow for scores or weights of extreme magnitude).
     covariance_scaled_ : ndarray of shape (2, 2)
         The same for the slope and intercept on the standardised scores of ``sigmoid_``;
         the intervals are computed from it.
@@ -204,16 +204,22 @@ class ACPCalibrator(BaseScoreCalibrator):
         self._check_adjustment()
         self.table_ = fit_acp(s, y01, w, alpha=self.alpha)
         self.sigmoid_ = sig = fit_platt(s, y01, w)
-        # the Fisher information on the standardised scores the sigmoid was fitted on, with the
-        # weights relative to their mean: finite and well conditioned for scores and weights of
-        # any magnitude (and unchanged when all weights are scaled)
+        # the Fisher information on the standardised scores the sigmoid was fitted on: a
+        # weight of k is k copies, so it grows with the weights. It is summed with the weights
+        # divided by 2**e (finite for weights of any magnitude) and the inverse multiplied back
+        # by 2**-e, which is exact: pinv(c A) = pinv(A) / c
         f = _standardise(s, sig.center, sig.scale)
         p = expit(-(sig.a_scaled * f + sig.b_scaled))
         pq = p * (1.0 - p)
-        wr = relative_sample_weight(w)[0]
-        ww = pq if wr is None else pq * wr
+        ws, exponent = scaled_sample_weight(w)
+        ww = pq if ws is None else pq * ws
         info = np.array([[np.sum(ww * f * f), np.sum(ww * f)], [np.sum(ww * f), np.sum(ww)]])
-        self.covariance_scaled_ = np.linalg.pinv(info)
+        big = np.finfo(np.float64).max
+        with np.errstate(over="ignore", under="ignore"):
+            # weights so small that the covariance passes the largest float give intervals
+            # that hold every calibration score either way: keep it finite
+            cov = np.ldexp(np.linalg.pinv(info), -exponent)
+        self.covariance_scaled_ = np.clip(cov, -big, big)
         # the same in the units of the score: (a, b) = (a_s / scale, b_s - a_s center / scale)
         jac = np.array([[1.0 / sig.scale, 0.0], [-sig.center / sig.scale, 1.0]])
         with np.errstate(over="ignore", invalid="ignore"):

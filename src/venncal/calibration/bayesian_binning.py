@@ -5,7 +5,11 @@ from __future__ import annotations
 from venncal._validation import check_option
 from venncal.calibration._base import BaseScoreCalibrator
 from venncal.calibration._counts import CountCalibratorMixin
-from venncal.core.bayesian_binning import DEFAULT_LAM, fit_bayesian_binning_counts
+from venncal.core.bayesian_binning import (
+    DEFAULT_LAM,
+    fit_bayesian_binning_counts,
+    table_counts,
+)
 
 __all__ = ["BayesianBinningCalibrator"]
 
@@ -60,12 +64,13 @@ class BayesianBinningCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
 
     Notes
     -----
-    Sample weights act as counts relative to the mean weight, so multiplying all of them by a
-    constant changes nothing. To give frequency counts, such as aggregated rows (one per
-    distinct score and label) with their counts, use :meth:`fit_aggregate`: it gives the fit
-    on the expanded rows bit for bit (the fit depends on the data only through the counts of
-    negatives and positives at each distinct score). :meth:`partial_fit` equals refitting on
-    the union. Outputs lie strictly
+    A sample weight of k counts as k examples (fractional weights as fractional counts), so
+    aggregated rows (one per distinct score and label) with their counts, as
+    ``sample_weight`` or through :meth:`fit_aggregate`, give the fit on the expanded rows bit
+    for bit (the fit depends on the data only through the counts of negatives and positives
+    at each distinct score). The counts enter the Beta marginal likelihoods, so multiplying
+    every weight by a constant changes the fit. :meth:`partial_fit` equals refitting on the
+    union. Outputs lie strictly
     inside (0, 1). The map need not be monotone in the score, which lets
     SBB and ABB repair classifiers whose scores are not monotone in the posterior (Naeini et al.,
     Table 2a-b). A test score takes the value of the nearest calibration score (the lower one on
@@ -141,7 +146,7 @@ class BayesianBinningCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
         owner = type(self).__name__
         check_option(self.method, ("averaging", "selection"), name="method", owner=owner)
         check_option(self.averaging, ("exact", "paper"), name="averaging", owner=owner)
-        n0, n1 = table.relative_counts()  # sample weights count relative to their mean
+        n0, n1 = table_counts(table)  # a weight of k is k examples
         try:
             self.binning_ = fit_bayesian_binning_counts(
                 table.values,

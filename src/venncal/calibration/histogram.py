@@ -24,8 +24,7 @@ class HistogramCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
     alpha : float, default=0.0
         Opt-in additive smoothing ``(n1 + alpha) / (n + 2 alpha)``. The faithful default 0 can
         output exactly 0 or 1 (infinite log loss); ``alpha=1`` keeps outputs inside (0, 1).
-        Weighted counts use the weights relative to their mean, so scaling every sample weight
-        by a constant changes nothing.
+        ``alpha`` is a number of examples, and a sample weight of k counts as k examples.
     decimals : int or None, default=None
         Round every score (calibration and test alike) to this many decimal places before
         use; recorded as ``decimals_``. None: no rounding.
@@ -48,9 +47,8 @@ class HistogramCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
     positives at each distinct score: quantile edges are weighted quantiles, which pooling
     tied scores does not move. :meth:`fit_aggregate` on aggregated rows (one per distinct
     score and label) with their counts gives the fit on the expanded rows bit for bit, and so
-    does ``sample_weight=counts`` when ``alpha=0`` (with ``alpha > 0`` sample weights count
-    relative to their mean, so use :meth:`fit_aggregate`). :meth:`partial_fit` equals
-    refitting on the union.
+    does ``sample_weight=counts`` (a weight of k is k copies of the row). :meth:`partial_fit`
+    equals refitting on the union.
 
     References
     ----------
@@ -79,7 +77,7 @@ class HistogramCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
                 n_bins=self.n_bins,
                 strategy=self.strategy,
                 alpha=self.alpha,
-                mean_weight=table.mean_weight(),
+                mean_weight=2.0**-table.exponent,  # a weight of k is k examples
                 unit=2.0**table.exponent,
             )
         except ValueError as exc:

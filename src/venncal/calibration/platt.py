@@ -15,9 +15,10 @@ class PlattCalibrator(BaseScoreCalibrator):
     The fit uses Platt's smoothed targets ``(N+ + 1) / (N+ + 2)`` and ``1 / (N- + 2)`` and the
     Newton method with backtracking of Lin, Lin & Weng (2007), run on standardised scores, so
     that the probabilities do not depend on the units of the score (scores of 1e-10 give the
-    same probabilities as the same scores times 1e10). With sample weights, ``N+`` and ``N-``
-    count the weights relative to their mean: multiplying all weights by a constant changes
-    nothing.
+    same probabilities as the same scores times 1e10). A sample weight of k is k copies of the
+    example, so ``N+`` and ``N-`` are the class totals of the weights (fractional weights
+    count as fractions of an example): multiplying all weights by a constant moves the targets,
+    as repeating every row would.
 
     Parameters
     ----------

@@ -25,7 +25,8 @@ What the papers say, and what is done here:
 * **Empty bin.** When no calibration prediction lies inside, the bin is widened to the
   nearest distinct calibration prediction (the lower one on a tie), so every test prediction gets
   a value.
-* **Weights.** Calibration examples count with their sample weights.
+* **Weights.** Calibration examples count with their sample weights: a weight of k is k
+  copies of the example, and ``alpha`` is a number of examples.
 * **0 and 1.** A fraction of positives can be exactly 0 or 1. The opt-in additive smoothing
   ``(n1 + alpha) / (n + 2 alpha)`` avoids that; the faithful ``alpha=0`` is the default.
 
@@ -49,7 +50,8 @@ from venncal._validation import (
     check_in_range,
     check_sample_weight,
     check_scores,
-    relative_sample_weight,
+    pseudo_count,
+    scaled_sample_weight,
 )
 from venncal.core.bayesian_binning import nearest_position, pool_scores
 
@@ -141,10 +143,11 @@ class ACPTable:
     positions : ndarray of shape (N,)
         Distinct calibration predictions, increasing.
     cum_total, cum_positive : ndarray of shape (N + 1,)
-        Cumulative weight of all examples and of the positives, starting at 0 (weights
-        relative to their mean: unit weights give counts).
+        Cumulative weight of all examples and of the positives, starting at 0 (a weight of
+        k counts as k examples; weights beyond 2^960 or below 2^-960 are stored divided by
+        a power of two).
     alpha : float
-        Additive smoothing of the fractions.
+        Additive smoothing of the fractions, in the units of ``cum_total``.
     """
 
     positions: np.ndarray
@@ -197,9 +200,9 @@ def fit_acp(scores, y01, sample_weight=None, *, alpha=0.0):
     y01 : array-like of shape (n,)
         Labels in {0, 1}.
     sample_weight : array-like of shape (n,), default=None
-        Non-negative weights.
+        Non-negative weights; a weight of k is k copies of the example.
     alpha : float, default=0.0
-        Opt-in additive smoothing; 0 is the faithful fraction.
+        Opt-in additive smoothing, in examples; 0 is the faithful fraction.
 
     Returns
     -------
@@ -219,13 +222,20 @@ def fit_acp(scores, y01, sample_weight=None, *, alpha=0.0):
     check_consistent_length(scores=s, y01=y)
     if not np.isin(y, (0, 1)).all():
         raise ValueError("'y01' must hold only 0 and 1; encode the labels first.")
-    # only the ratios of the weights matter: they average one here, so sums cannot overflow
-    # and the pseudo-count alpha means the same at any scale of the weights
-    w = relative_sample_weight(check_sample_weight(sample_weight, s.shape[0]))[0]
+    # a weight of k is k copies. Weights of extreme magnitude are summed in units of a power
+    # of two (exact: no overflow), and the pseudo-count alpha, a number of examples, is stored
+    # in the same units, which changes no fraction (n1 + alpha) / (n + 2 alpha)
+    w, exponent = scaled_sample_weight(check_sample_weight(sample_weight, s.shape[0]))
+    if w is not None and -_SAFE_EXPONENT <= exponent <= _SAFE_EXPONENT:
+        w, exponent = np.ldexp(w, exponent), 0  # moderate weights are stored as they are
     if w is not None and not (w > 0).all():
         keep = w > 0
         s, y, w = s[keep], y[keep], w[keep]
     positions, n0, n1 = pool_scores(s, y, w)
     cum_pos = np.concatenate([[0.0], np.cumsum(n1)])
     cum_tot = np.concatenate([[0.0], np.cumsum(n0 + n1)])
-    return ACPTable(positions, cum_tot, cum_pos, alpha)
+    return ACPTable(positions, cum_tot, cum_pos, pseudo_count(alpha, exponent))
+
+
+# weights whose largest lies in [2^-960, 2^960] are stored in their own units
+_SAFE_EXPONENT = 960

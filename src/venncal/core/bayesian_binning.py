@@ -77,7 +77,7 @@ from venncal._validation import (
     check_positive_int,
     check_sample_weight,
     check_scores,
-    relative_sample_weight,
+    scaled_sample_weight,
 )
 from venncal.core import _bayesian_binning_scan as _scan
 from venncal.core._jit import HAVE_NUMBA, jit
@@ -585,10 +585,9 @@ def fit_bayesian_binning(
     y01 : array-like of shape (n,)
         Labels in {0, 1}.
     sample_weight : array-like of shape (n,), default=None
-        Non-negative weights; a weight acts as a (possibly fractional) count relative to the
-        mean weight: the weights are scaled to average one, so that multiplying all of them by
-        a constant changes nothing. To give frequency counts, repeat the rows instead (tied
-        scores are pooled, so this costs no time in the O(N^2) part).
+        Non-negative weights; a weight of k counts as k examples (a fractional weight as a
+        fractional count), the same as repeating the row k times. Their total must be at
+        most 2^53 (a ValueError otherwise).
     method : {"averaging", "selection"}, default="averaging"
         ``"averaging"`` is ABB (eq. 7), ``"selection"`` is SBB (Section 2.3).
     lam : float, default=DEFAULT_LAM (10.0)
@@ -630,9 +629,9 @@ def fit_bayesian_binning(
     ``averaging="paper"``, 10 times more for ABB when most scores hold more than 8 examples).
     With
     whole-number
-    counts (no weights or equal weights, total up to 4 million) log-factorials come from a
-    table and the compiled kernels run; unequal weights (fractional once scaled to average one)
-    or larger totals run the numpy loops with ``gammaln``, about ten times slower.
+    counts (no weights or whole-number weights, total up to 4 million) log-factorials come
+    from a table and the compiled kernels run; fractional weights or larger totals run the
+    numpy loops with ``gammaln``, about ten times slower.
 
     **Eq. (7) and eq. (8).** ABB is defined by eq. (7): the average of the bin estimates over
     all binnings, each weighted by its posterior probability. Section 2.4 then writes it as
@@ -692,9 +691,10 @@ def fit_bayesian_binning(
         max_positions = check_positive_int(
             max_positions, name="max_positions", owner=owner, minimum=2
         )
-    # weights are relative (they average one here): the fit does not change when all of them
-    # are multiplied by a constant, and counts cannot overflow
-    w = relative_sample_weight(check_sample_weight(sample_weight, s.shape[0]))[0]
+    # a weight of k is k examples: the weights are the counts
+    w = check_sample_weight(sample_weight, s.shape[0])
+    if w is not None:
+        check_total_weight(w, owner=owner)
     if w is not None and not (w > 0).all():
         keep = w > 0  # a zero weight is no observation
         s, y, w = s[keep], y[keep], w[keep]
@@ -752,6 +752,51 @@ def fit_bayesian_binning_counts(
     n0 = np.asarray(n0, dtype=np.float64)
     n1 = np.asarray(n1, dtype=np.float64)
     return _fit_counts(np.asarray(positions, dtype=np.float64), n0, n1, max_positions, options)
+
+
+#: Largest total weight (in examples) Bayesian binning takes: its log marginal likelihoods
+#: grow like n log n, and past 2^53 examples float64 resolves neither the counts nor the
+#: differences of those logs (the posterior of the binnings would be rounding noise).
+MAX_TOTAL_WEIGHT = 2.0**53
+
+
+def check_total_weight(weight, *, owner, name="sample_weight"):
+    """Raise a one-line ValueError unless the total weight is at most :data:`MAX_TOTAL_WEIGHT`.
+
+    Examples
+    --------
+    >>> check_total_weight(np.array([1e300, 1e301]), owner="fit_bayesian_binning")
+    Traceback (most recent call last):
+    ...
+    ValueError: 'sample_weight' of fit_bayesian_binning totals 1.1e+301 examples; Bayesian binning counts a weight of k as k examples and takes totals up to 2^53 (about 9e15): divide the weights by a constant first.
+    """
+    w, exponent = scaled_sample_weight(weight) if weight.size else (weight, 0)
+    with np.errstate(over="ignore"):
+        total = float(np.ldexp(np.sum(w), exponent))
+    if not total <= MAX_TOTAL_WEIGHT:
+        raise ValueError(
+            f"'{name}' of {owner} totals {total:.2g} examples; Bayesian binning counts a "
+            "weight of k as k examples and takes totals up to 2^53 (about 9e15): divide "
+            "the weights by a constant first."
+        )
+
+
+def table_counts(table):
+    """Return the counts ``(n0, n1)`` of a :class:`~venncal.core.counts.CountTable` in
+    examples (a weight of k is k examples), or raise when they total 2^1000 or more.
+
+    Examples
+    --------
+    >>> from venncal.core.counts import count_table
+    >>> table_counts(count_table(np.array([0.1, 0.2]), np.array([0, 1]), np.array([2.0, 3.0])))
+    (array([2., 0.]), array([0., 3.]))
+    """
+    n0, n1 = table.weights()
+    check_total_weight(np.concatenate([n0, n1]).astype(np.float64), owner=_TABLE_OWNER)
+    return n0, n1
+
+
+_TABLE_OWNER = "BayesianBinningCalibrator"
 
 
 def _fit_counts(positions, n0, n1, max_positions, options):
@@ -863,6 +908,12 @@ def _fit_grouped(positions, n0, n1, max_positions, *, method, lam, engine, avera
     return BayesianBinning(positions, values, method, lam, fit.log_score, bin_starts, fit.averaging)
 
 
+def _strictly_inside(values):
+    """Every estimate ``(n1 + 1) / (n + 2)`` lies strictly inside (0, 1); with counts past
+    2^53 it may round to 0 or 1, so keep it one rounding step inside."""
+    return np.clip(values, np.finfo(np.float64).tiny, np.nextafter(1.0, 0.0))
+
+
 def _fit_pooled(positions, n0, n1, *, method, lam, engine="auto", averaging="exact"):
     big_n = positions.size
     c0 = np.concatenate([[0.0], np.cumsum(n0)])
@@ -889,12 +940,12 @@ def _fit_pooled(positions, n0, n1, *, method, lam, engine="auto", averaging="exa
         ends = np.append(starts[1:], big_n)
         a = c0[ends] - c0[starts]
         b = c1[ends] - c1[starts]
-        values = np.repeat((b + 1.0) / (a + b + 2.0), ends - starts)
+        values = _strictly_inside(np.repeat((b + 1.0) / (a + b + 2.0), ends - starts))
         return BayesianBinning(positions, values, method, lam, float(log_f[big_n]), starts)
     mass = np.cumsum(d_mass)[:big_n]
     num = np.cumsum(d_num)[:big_n]
     # exact: mass is 1 up to rounding, and dividing removes it; paper: the normalisation of
     # eq. (8) at each position (mass >= 1: the best binning's bin holds every position)
-    values = np.clip(num / mass, 0.0, 1.0)
+    values = _strictly_inside(num / mass)
     averaging = "paper" if paper else "exact"
     return BayesianBinning(positions, values, method, lam, float(log_f[big_n]), None, averaging)

@@ -46,8 +46,7 @@ class CountTable:
         unweighted rows, float64 otherwise.
     n_examples : float
         The number of examples behind the table: rows of positive weight, or the sum of the
-        counts of aggregated rows. Calibrators that take weights relative to their mean
-        (Bayesian binning, smoothed histogram binning) divide by it.
+        counts of aggregated rows.
     exponent : int
         The weights are ``n0 * 2**exponent`` and ``n1 * 2**exponent`` (0 unless the weights
         are above 2^960).
@@ -70,27 +69,6 @@ class CountTable:
             return self.n0, self.n1
         with np.errstate(over="ignore"):
             return np.ldexp(self.n0, self.exponent), np.ldexp(self.n1, self.exponent)
-
-    def mean_weight(self):
-        """The mean weight of an example, in the units of ``n0`` and ``n1`` (1 for counts)."""
-        total = float(np.sum(self.n0) + np.sum(self.n1))
-        return 1.0 if total == self.n_examples else total / self.n_examples
-
-    def relative_counts(self):
-        """Return ``(n0, n1)`` with the weights taken relative to their mean weight.
-
-        Unit weights and counts give the table itself (their mean weight is exactly one),
-        so a fit on relative counts of aggregated data is the fit on the expanded rows.
-        """
-        total = float(np.sum(self.n0) + np.sum(self.n1))
-        total_true = float(np.ldexp(total, self.exponent)) if self.exponent else total
-        if total_true == self.n_examples:
-            return self.n0, self.n1
-        factor = self.n_examples / total  # the power of two cancels
-        if np.isfinite(factor):
-            return self.n0 * factor, self.n1 * factor
-        # weights so small (subnormal) that n / total overflows: divide first
-        return self.n0 / total * self.n_examples, self.n1 / total * self.n_examples
 
     def rows(self, *, absolute=True):
         """Return the table as aggregated rows ``(scores, y01, weight)``, negatives first.

@@ -37,7 +37,8 @@ from venncal._validation import (
     check_positive_int,
     check_sample_weight,
     check_scores,
-    relative_sample_weight,
+    pseudo_count,
+    scaled_sample_weight,
 )
 
 __all__ = ["HistogramBinning", "fit_histogram", "fit_histogram_counts", "histogram_edges"]
@@ -202,9 +203,8 @@ def fit_histogram(scores, y01, sample_weight=None, *, n_bins=10, strategy="unifo
     alpha : float, default=0.0
         Additive smoothing: a bin's value is ``(n1 + alpha) / (n + 2 alpha)``. The default 0 is
         Zadrozny & Elkan's plain frequency, which can be exactly 0 or 1; ``alpha=1`` (Laplace)
-        keeps every value inside (0, 1). With sample weights, ``n1`` and ``n`` count each
-        example by its weight relative to the mean weight, so that multiplying all weights by
-        a constant changes nothing.
+        keeps every value inside (0, 1). A weight of k counts as k examples in ``n1`` and
+        ``n``, and ``alpha`` is a number of examples.
 
     Returns
     -------
@@ -231,9 +231,9 @@ def fit_histogram(scores, y01, sample_weight=None, *, n_bins=10, strategy="unifo
     check_consistent_length(scores=s, y01=y)
     if not np.isin(y, (0, 1)).all():
         raise ValueError("'y01' must hold only 0 and 1; encode the labels first.")
-    # only the ratios of the weights matter: they average one here, so sums cannot overflow
-    # and the pseudo-count alpha means the same at any scale of the weights
-    w, factor = relative_sample_weight(check_sample_weight(sample_weight, s.shape[0]))
+    # a weight of k is k copies: the weights are summed in units of a power of two (exact, and
+    # no overflow), with the pseudo-count alpha (in examples) in the same units
+    w, exponent = scaled_sample_weight(check_sample_weight(sample_weight, s.shape[0]))
     if w is not None and not (w > 0).all():  # a zero weight is no observation
         keep = w > 0
         s, y, w = s[keep], y[keep], w[keep]
@@ -244,11 +244,12 @@ def fit_histogram(scores, y01, sample_weight=None, *, n_bins=10, strategy="unifo
     counts = np.bincount(idx, weights=w, minlength=k).astype(np.float64)
     positives = np.bincount(idx, weights=wy, minlength=k)
     overall = positives.sum() / counts.sum()
+    a = pseudo_count(alpha, exponent)
     with np.errstate(invalid="ignore", divide="ignore"):
-        values = (positives + alpha) / (counts + 2.0 * alpha)
+        values = (positives + a) / (counts + 2.0 * a)
     values = np.where(counts > 0, values, overall)
-    with np.errstate(over="ignore"):  # the counts are reported in the units of the weights
-        counts, positives = counts * factor, positives * factor
+    with np.errstate(over="ignore", under="ignore"):  # counts in the units of the weights
+        counts, positives = np.ldexp(counts, exponent), np.ldexp(positives, exponent)
     return HistogramBinning(edges, values, counts, positives)
 
 
@@ -272,8 +273,8 @@ def fit_histogram_counts(
         As in :func:`fit_histogram`.
     mean_weight : float, default=1.0
         The weight of one example in the units of ``n0`` and ``n1``: the smoothing adds
-        ``alpha`` examples, ``(n1 + alpha m) / (n + 2 alpha m)``. 1 for counts; the mean
-        weight for weights taken relative to their mean.
+        ``alpha`` examples, ``(n1 + alpha m) / (n + 2 alpha m)``. 1 for counts and weights;
+        ``2**-e`` for weights stored in units of ``2**e``.
     unit : float, default=1.0
         Factor that turns ``n0`` and ``n1`` into the reported ``counts`` and ``positives``.
 

@@ -29,11 +29,20 @@ from venncal._validation import (
     check_positive_int,
     check_sample_weight,
     check_scores,
-    relative_sample_weight,
+    scaled_sample_weight,
 )
 from venncal.exceptions import VenncalWarning, user_stacklevel
 
-__all__ = ["PlattSigmoid", "fit_platt", "newton_sigmoid", "platt_targets", "standardisation"]
+__all__ = [
+    "PlattSigmoid",
+    "class_totals",
+    "fit_platt",
+    "initial_intercept",
+    "newton_sigmoid",
+    "platt_targets",
+    "smoothed_targets",
+    "standardisation",
+]
 
 # largest Newton step (on standardised scores) at which the fit counts as converged
 _STEP_TOL = 1e-7
@@ -91,9 +100,8 @@ def platt_targets(y01, sample_weight=None, *, smoothing=True):
     y01 : ndarray of shape (n,)
         Labels in {0, 1}.
     sample_weight : ndarray of shape (n,), default=None
-        Weights; ``N+`` and ``N-`` are the weighted class totals, with the weights taken
-        relative to their mean (so that scaling all weights by a constant changes nothing,
-        and unit weights give the class counts).
+        Weights; a weight of k is k copies of the example, so ``N+`` and ``N-`` are the
+        weighted class totals (the class counts for unit weights).
     smoothing : bool, default=True
         Platt's targets ``(N+ + 1) / (N+ + 2)`` and ``1 / (N- + 2)``; False gives 1 and 0.
 
@@ -105,15 +113,71 @@ def platt_targets(y01, sample_weight=None, *, smoothing=True):
     --------
     >>> platt_targets(np.array([1, 0, 0, 1, 1]))
     array([0.8 , 0.25, 0.25, 0.8 , 0.8 ])
+
+    A weight of 2 is a duplicated example:
+
+    >>> platt_targets(np.array([1, 0, 0, 1]), np.array([2.0, 1.0, 1.0, 1.0]))
+    array([0.8 , 0.25, 0.25, 0.8 ])
     """
     y = np.asarray(y01, dtype=np.float64)
     if not smoothing:
         return y.copy()
-    w = relative_sample_weight(sample_weight)[0]
-    w = np.ones_like(y) if w is None else w
-    n_pos = float(np.sum(w * y))
-    n_neg = float(np.sum(w * (1.0 - y)))
-    return np.where(y == 1, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
+    n_pos, n_neg = class_totals(y, sample_weight)
+    target_pos, target_neg = smoothed_targets(n_pos, n_neg)
+    return np.where(y == 1, target_pos, target_neg)
+
+
+def class_totals(y01, sample_weight=None):
+    """Return the total weight ``(N+, N-)`` of the positives and of the negatives.
+
+    Summed in units of a power of two, so that weights near the largest float give totals
+    rounded to infinity rather than an overflow part-way through the sum.
+
+    Examples
+    --------
+    >>> class_totals(np.array([1, 0, 1]), np.array([1e308, 1.0, 1e308]))
+    (inf, 1.0)
+    """
+    y = np.asarray(y01, dtype=np.float64)
+    if sample_weight is None:
+        n_pos = float(np.sum(y))
+        return n_pos, float(y.shape[0]) - n_pos
+    w, exponent = scaled_sample_weight(np.asarray(sample_weight, dtype=np.float64))
+    with np.errstate(over="ignore"):
+        return (
+            float(np.ldexp(np.sum(w * y), exponent)),
+            float(np.ldexp(np.sum(w * (1.0 - y)), exponent)),
+        )
+
+
+def smoothed_targets(n_pos, n_neg):
+    """Platt's targets ``(N+ + 1) / (N+ + 2)`` and ``1 / (N- + 2)`` for class totals.
+
+    Totals of infinity (weights past the largest float) give their limits 1 and 0.
+
+    Examples
+    --------
+    >>> smoothed_targets(3.0, 2.0)
+    (0.8, 0.25)
+    """
+    target_pos = (n_pos + 1.0) / (n_pos + 2.0) if np.isfinite(n_pos) else 1.0
+    return float(target_pos), float(1.0 / (n_neg + 2.0))
+
+
+def initial_intercept(n_pos, n_neg):
+    """Platt's starting intercept ``log((N- + 1) / (N+ + 1))``, finite for any totals.
+
+    Examples
+    --------
+    >>> round(initial_intercept(3.0, 1.0), 4), initial_intercept(np.inf, 1.0) < -700
+    (-0.6931, True)
+    """
+    big = np.finfo(np.float64).max
+
+    def log1(n):  # log(n + 1), finite for n = inf
+        return float(np.log1p(min(n, big)))
+
+    return log1(n_neg) - log1(n_pos)
 
 
 def _standardise(s, center, scale):
@@ -178,7 +242,8 @@ def fit_platt(
     y01 : array-like of shape (n,)
         Labels in {0, 1}.
     sample_weight : array-like of shape (n,), default=None
-        Non-negative weights.
+        Non-negative weights; a weight of k is k copies of the example (fractional weights
+        extend this), so the class totals ``N+`` and ``N-`` of the targets are weight sums.
     smoothing : bool, default=True
         Use Platt's smoothed targets. Without them the fit is plain logistic regression on the
         score, which diverges (and warns) on separable data.
@@ -228,15 +293,20 @@ def fit_platt(
     check_consistent_length(scores=f, y01=y)
     if not np.isin(y, (0, 1)).all():
         raise ValueError("'y01' must hold only 0 and 1; encode the labels first.")
-    # only the ratios of the weights matter (they average one here: no overflow, and the
-    # smoothed targets do not depend on the scale of the weights)
-    w = relative_sample_weight(check_sample_weight(sample_weight, f.shape[0]))[0]
-    if w is None:
-        w = np.ones(f.shape[0])
-    elif not (w > 0).all():  # rows of weight zero take no part, in the standardisation neither
+    # a weight of k is k copies: the smoothed targets count the class totals in examples;
+    # the likelihood is summed with the weights divided by a power of two, which moves
+    # neither its minimiser nor (up to rounding) the Newton iterates, and cannot overflow
+    w = check_sample_weight(sample_weight, f.shape[0])
+    if w is not None and not (w > 0).all():  # rows of weight zero take no part at all
         keep = w > 0
         f, y, w = f[keep], y[keep], w[keep]
-    t = platt_targets(y, w, smoothing=smoothing)
+    n_pos, n_neg = class_totals(y, w)
+    w = np.ones(f.shape[0]) if w is None else scaled_sample_weight(w)[0]
+    if smoothing:
+        target_pos, target_neg = smoothed_targets(n_pos, n_neg)
+        t = np.where(y == 1, target_pos, target_neg)
+    else:
+        t = y.astype(np.float64)
     scores_in = f
     # the fit is affine-equivariant in the score: run it on standardised scores, where the
     # tolerances are meaningful whatever the units (scores of 1e-10 or 1e300)
@@ -252,9 +322,7 @@ def fit_platt(
                 VenncalWarning,
                 stacklevel=2,
             )
-    n_pos = float(np.sum(w * (y == 1)))
-    n_neg = float(np.sum(w * (y == 0)))
-    a, b = 0.0, float(np.log((n_neg + 1.0) / (n_pos + 1.0)))
+    a, b = 0.0, initial_intercept(n_pos, n_neg)
     fval = _objective(a * f + b, t, w)
     gtol = tol * float(np.sum(w)) / f.shape[0]
 
@@ -285,6 +353,19 @@ def fit_platt(
     return PlattSigmoid(
         float(a_user), float(b_user), int(it), converged, center, scale, float(a), float(b)
     )
+
+
+def _final_step(a, b, da, db):
+    """Take the last (tiny) Newton step of a converged fit, without a line search.
+
+    Near the minimiser Newton's method converges quadratically, so from the point where the
+    iteration stops the step lands within rounding of the minimiser itself: fits that stop at
+    slightly different points (the same data as weights or as repeated rows, summed in another
+    order) then agree to rounding, not to the stopping tolerance.
+    """
+    if np.isfinite(da) and np.isfinite(db):
+        return a + da, b + db
+    return a, b
 
 
 def newton_sigmoid(
@@ -328,11 +409,13 @@ def newton_sigmoid(
         if abs(g1) < gtol and abs(g2) < gtol and max(abs(da), abs(db)) < _STEP_TOL:
             converged = True
             it -= 1
+            a, b = _final_step(a, b, da, db)
             break
         if -gd < 1e-12 * (abs(fval) + 1.0):
             # the Newton decrement is at the rounding level of the objective: no step can
             # measurably decrease it any more
             converged = True
+            a, b = _final_step(a, b, da, db)
             break
         step, accepted = 1.0, False
         while step >= min_step and not accepted:

@@ -1,7 +1,9 @@
 """Platt scaling on a Dask DataFrame: Newton steps with sums over the partitions.
 
-The same fit as :func:`venncal.core.platt.fit_platt`, step for step: weights relative to their
-mean, Platt's smoothed targets, standardised scores (midpoint and half-range, then mean and
+The same fit as :func:`venncal.core.platt.fit_platt`, step for step: a weight of k is k copies
+(Platt's smoothed targets count the class totals of the weights; the likelihood is summed with
+the weights divided by the power of two that brings the largest into [0.5, 1)), standardised
+scores (midpoint and half-range, then mean and
 standard deviation), and the Newton method with backtracking of Lin, Lin & Weng (2007). Every
 sum over the rows (class totals, moments, gradient, Hessian, objective) is a sum of
 per-partition sums, added in partition order; the step sizes of a line search are tried in one
@@ -17,7 +19,14 @@ import numpy as np
 from scipy.special import expit
 
 from venncal._validation import check_bool, check_positive_int
-from venncal.core.platt import PlattSigmoid, _objective, _standardise, newton_sigmoid
+from venncal.core.platt import (
+    PlattSigmoid,
+    _objective,
+    _standardise,
+    initial_intercept,
+    newton_sigmoid,
+    smoothed_targets,
+)
 from venncal.exceptions import VenncalWarning, user_stacklevel
 
 __all__ = ["fit_platt"]
@@ -57,10 +66,10 @@ def _first_pass(pdf, score, label, positive, weight):
     return out
 
 
-def _weights(w, keep, exponent, factor):
+def _weights(w, keep, exponent):
     if w is None:
         return np.ones(int(keep.sum()))
-    return np.ldexp(w[keep], -exponent) * factor
+    return np.ldexp(w[keep], -exponent)
 
 
 def _second_pass(pdf, score, label, positive, weight, exponent, mid, half):
@@ -79,10 +88,10 @@ def _third_pass(pdf, score, label, positive, weight, mid, half, m):
     return np.array([np.sum(d * d)])
 
 
-def _rows(pdf, score, label, positive, weight, exponent, factor, center, scale, tp, tn):
+def _rows(pdf, score, label, positive, weight, exponent, center, scale, tp, tn):
     f, y, w = _columns(pdf, score, label, positive, weight)
     keep = np.ones(f.shape[0], bool) if w is None else w > 0
-    ww = _weights(w, keep, exponent, factor)
+    ww = _weights(w, keep, exponent)
     yk = y[keep]
     t = np.where(yk == 1, tp, tn)
     return _standardise(f[keep], center, scale), t, ww
@@ -148,18 +157,21 @@ def fit_platt(calibrator, frame, *, score, label, weight=None):
     total_scaled, pos_scaled, g_sum = _total(
         dask, parts, _second_pass, *base, exponent, mid if half > 0 else 0.0, half or 1.0
     )
-    factor = n / total_scaled if weight is not None else 1.0
     if half > 0:
         m = g_sum / n
         sd = float(np.sqrt(_total(dask, parts, _third_pass, *base, mid, half, m)[0] / n))
         center, scale = (mid + m * half, half * sd) if sd > 0 else (mid, half)
     else:
         center, scale = mid, 1.0
-    # class totals with the weights relative to their mean (unit weights: the counts)
-    n_pos = pos_scaled * factor
-    n_neg = (total_scaled - pos_scaled) * factor if weight is not None else n - pos_scaled
+    # class totals of the weights (a weight of k is k examples; unit weights: the counts)
+    if weight is None:
+        n_pos, n_neg = float(pos_scaled), float(n - pos_scaled)
+    else:
+        with np.errstate(over="ignore"):
+            n_pos = float(np.ldexp(pos_scaled, exponent))
+            n_neg = float(np.ldexp(total_scaled - pos_scaled, exponent))
     if smoothing:
-        tp, tn = (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0)
+        tp, tn = smoothed_targets(n_pos, n_neg)
     else:
         tp, tn = 1.0, 0.0
         if lo_c[1] >= hi_c[0] or hi_c[1] <= lo_c[0]:
@@ -170,10 +182,10 @@ def fit_platt(calibrator, frame, *, score, label, weight=None):
                 VenncalWarning,
                 stacklevel=user_stacklevel(),
             )
-    args = (*base, exponent, factor, center, scale, tp, tn)
-    a, b = 0.0, float(np.log((n_neg + 1.0) / (n_pos + 1.0)))
+    args = (*base, exponent, center, scale, tp, tn)
+    a, b = 0.0, initial_intercept(n_pos, n_neg)
     fval = float(_total(dask, parts, _objective_pass, args, [(a, b)])[0])
-    gtol = _TOL * float(total_scaled * factor if weight is not None else n) / n
+    gtol = _TOL * float(total_scaled) / n
     a, b, it, converged = newton_sigmoid(
         lambda pa, pb: tuple(float(v) for v in _total(dask, parts, _newton_pass, args, pa, pb)),
         lambda points: _total(dask, parts, _objective_pass, args, points),
