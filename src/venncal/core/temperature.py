@@ -43,6 +43,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import linprog
+from scipy.sparse import csr_matrix
 
 from venncal.exceptions import VenncalWarning
 
@@ -53,7 +54,7 @@ _X_FLOOR = -1e300
 # mean excess log loss at which a fit on separated classes stops
 _SEPARATED_EXCESS = 1e-10
 # the linear program for separation with a bias is solved up to this many constraints
-_LP_MAX_ROWS = 2_000_000
+_LP_MAX_ROWS = 1_000_000
 
 
 def standardised_logits(Z, scale=None):
@@ -256,27 +257,42 @@ def _fit_joint(X, y, w, max_iter, min_step=1e-10):
     return theta, max_iter, False
 
 
-def _separable_with_bias(X, y):
-    """Whether some beta > 0 and b rank every example's own class first (ties allowed)."""
+def _separable_with_bias(X, y, beta, b):
+    """Whether some beta > 0 and b rank every example's own class first (ties allowed).
+
+    A linear program in (beta, b) over the n (K - 1) pairs (example, other class), sparse. It
+    is solved only when the fit ``(beta, b)`` itself ranks every example's class first or
+    nearly (no fitted probability of an example's own class below 1e-3): on separated classes
+    the fit runs towards a separating direction, where those probabilities approach 1 (or
+    1 / the number of tied classes).
+    """
     n, K = X.shape
-    if n * (K - 1) > _LP_MAX_ROWS:  # pragma: no cover - too large to decide; assume not
+    P = _softmax(beta * X + b)
+    if P[np.arange(n), y].min() < 1e-3 or n * (K - 1) > _LP_MAX_ROWS:
         return False
+    m = n * (K - 1)
     rows = np.repeat(np.arange(n), K - 1)
     others = np.array([[k for k in range(K) if k != c] for c in range(K)])[y].ravel()
     own = y[rows]
     # beta (X_iy - X_ik) + b_y - b_k >= 0 for every i and k != y_i
-    A = np.zeros((rows.shape[0], K + 1))
-    A[:, 0] = X[rows, own] - X[rows, others]
-    A[np.arange(rows.shape[0]), 1 + own] += 1.0
-    A[np.arange(rows.shape[0]), 1 + others] -= 1.0
+    A = csr_matrix(
+        (
+            np.r_[X[rows, own] - X[rows, others], np.ones(m), -np.ones(m)],
+            (
+                np.r_[np.arange(m), np.arange(m), np.arange(m)],
+                np.r_[np.zeros(m, int), 1 + own, 1 + others],
+            ),
+        ),
+        shape=(m, K + 1),
+    )
     res = linprog(
-        -A.sum(axis=0),
+        -np.asarray(A.sum(axis=0)).ravel(),
         A_ub=-A,
-        b_ub=np.zeros(rows.shape[0]),
+        b_ub=np.zeros(m),
         bounds=[(0.0, 1.0)] + [(-1.0, 1.0)] * K,
         method="highs",
     )
-    return bool(res.status == 0 and -res.fun > 1e-7 * rows.shape[0])
+    return bool(res.status == 0 and -res.fun > 1e-7 * m)
 
 
 def fit_temperature_scaling(Z, y, sample_weight=None, *, bias=False, max_iter=100):
@@ -342,7 +358,7 @@ def fit_temperature_scaling(Z, y, sample_weight=None, *, bias=False, max_iter=10
             freq = np.bincount(y, weights=w, minlength=K)
             beta, b, converged = 0.0, np.log(freq / freq.sum()), True
         elif (X < 0.0).any():
-            separated = _separable_with_bias(X, y)
+            separated = _separable_with_bias(X, y, beta, b)
         b = b - b.mean()
     if separated or not converged:
         warnings.warn(
