@@ -29,6 +29,8 @@ _LAZY = {
     "BayesianBinningCalibrator": "venncal.calibration.bayesian_binning",
     "ACPCalibrator": "venncal.calibration.acp",
     "MulticlassVennAbersCalibrator": "venncal.calibration.multiclass",
+    "MatrixScalingCalibrator": "venncal.calibration.matrix_scaling",
+    "DirichletCalibrator": "venncal.calibration.dirichlet",
     "BetaCalibrator": "venncal.calibration.beta",
     "QuadraticCalibrator": "venncal.calibration.quadratic",
     "ScalingBinningCalibrator": "venncal.calibration.scaling_binning",

@@ -7,8 +7,10 @@ This is the estimator layer: it may import scikit-learn, ``venncal.core`` and
 from venncal.calibration.acp import ACPCalibrator
 from venncal.calibration.bayesian_binning import BayesianBinningCalibrator
 from venncal.calibration.beta import BetaCalibrator
+from venncal.calibration.dirichlet import DirichletCalibrator
 from venncal.calibration.histogram import HistogramCalibrator
 from venncal.calibration.isotonic import IsotonicCalibrator
+from venncal.calibration.matrix_scaling import MatrixScalingCalibrator
 from venncal.calibration.multiclass import MulticlassVennAbersCalibrator
 from venncal.calibration.platt import PlattCalibrator
 from venncal.calibration.quadratic import QuadraticCalibrator
@@ -28,4 +30,6 @@ __all__ = [
     "QuadraticCalibrator",
     "ScalingBinningCalibrator",
     "TemperatureCalibrator",
+    "MatrixScalingCalibrator",
+    "DirichletCalibrator",
 ]

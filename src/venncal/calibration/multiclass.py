@@ -7,7 +7,10 @@ Scores first become per-class log-probabilities (``score_type``): logits z go th
 log-softmax z_k - log sum_j exp(z_j), probabilities through their logarithm. This matters for
 one-vs-rest: the logit z_k of a multinomial model alone does not order the objects by
 P(y = k | x), its log-softmax does. Pairwise differences are unchanged by it
-(z_i - z_j = log p_i - log p_j).
+(z_i - z_j = log p_i - log p_j). One-vs-rest on probabilities (or raw scores) ranks the scores
+as given, with no transform: a Venn-Abers predictor uses only their order, and a logarithm
+would merge probabilities one ulp apart, so that the answer would differ from the binary
+predictor of each class on the same column.
 
 * ``"ovr"`` (one-vs-rest): class k against the rest, with the score t_k. With
   ``pooled=False`` each interval [p0_k, p1_k] is the Venn-Abers interval of the event y = k
@@ -20,6 +23,10 @@ P(y = k | x), its log-softmax does. Pairwise differences are unchanged by it
   and of the upper (p1) pairwise probabilities: a summary, without the validity guarantee of
   the binary intervals. Pairwise Venn-Abers needs K(K - 1)/2 probabilities and a K x K
   coupling per object; it is offered up to ``PAIRWISE_MAX_CLASSES`` classes.
+
+* ``"top-label"``: one binary predictor on (largest class score, top class is right)
+  (Johansson, Loefstrom & Bostroem 2021): the probability that the predicted class is right,
+  with its Venn-Abers interval; see :mod:`venncal.calibration._top_label`.
 
 ``pooled=True`` (the default) fits one binary predictor shared by all classes or all pairs,
 on the pooled binary problems. With n calibration examples, a separate predictor sees about
@@ -62,6 +69,7 @@ from venncal._validation import (
     check_option,
     check_sample_weight,
 )
+from venncal.calibration._top_label import TOP_LABEL, fit_top_label, predict_top_label
 from venncal.core.coupling import COUPLINGS, couple
 from venncal.core.merge import MERGES, merge, merge_cross
 from venncal.core.venn_abers import IVAPTables, ivap_fit
@@ -77,6 +85,8 @@ __all__ = [
 ]
 
 STRATEGIES = ("auto", "ovr", "pairwise")
+#: the calibrator's strategies (the classifier's, and top-label)
+CALIBRATOR_STRATEGIES = STRATEGIES + (TOP_LABEL,)
 SCORE_TYPES = ("auto", "logits", "probabilities", "raw")
 PAIRWISE_MAX_CLASSES = 100
 _ROWS_PER_BATCH = 2**21  # test rows x pairs held at once by pairwise prediction
@@ -394,10 +404,14 @@ class MulticlassVennAbersCalibrator(ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    strategy : {"auto", "ovr", "pairwise"}, default="auto"
-        One-vs-rest Venn-Abers with normalisation, or pairwise Venn-Abers with coupling (see
-        the module docstring). Pairwise is offered up to ``PAIRWISE_MAX_CLASSES`` = 100
-        classes; ``"auto"`` is pairwise up to 100 classes and one-vs-rest beyond.
+    strategy : {"auto", "ovr", "pairwise", "top-label"}, default="auto"
+        One-vs-rest Venn-Abers with normalisation, pairwise Venn-Abers with coupling, or
+        top-label Venn-Abers (see the module docstring). ``"top-label"`` calibrates the
+        probability that the class of largest score is right, with its Venn-Abers interval,
+        and spreads the rest of the mass over the other classes in proportion to the model's
+        probabilities (``pooled`` and ``coupling`` do not apply). Pairwise is offered up to
+        ``PAIRWISE_MAX_CLASSES`` = 100 classes; ``"auto"`` is pairwise up to 100 classes and
+        one-vs-rest beyond.
     pooled : bool, default=True
         One binary Venn-Abers predictor shared by all classes (one-vs-rest) or by all pairs
         (pairwise), fitted on the pooled binary problems (n K or 2 n (K - 1) calibration
@@ -427,11 +441,11 @@ class MulticlassVennAbersCalibrator(ClassifierMixin, BaseEstimator):
     ----------
     classes_ : ndarray of shape (K,)
         The labels, in the order of the score columns.
-    strategy_ : {"ovr", "pairwise"}
+    strategy_ : {"ovr", "pairwise", "top-label"}
         The resolved ``strategy``.
     score_type_ : str
         The resolved ``score_type``.
-    tables_ : OneVsRestTables, PairwiseTables or their pooled versions
+    tables_ : OneVsRestTables, PairwiseTables, their pooled versions, or TopLabelTables
         The fitted binary Venn-Abers predictors.
     n_features_in_ : int
         K, the number of score columns.
@@ -489,7 +503,7 @@ class MulticlassVennAbersCalibrator(ClassifierMixin, BaseEstimator):
         self
         """
         owner = type(self).__name__
-        check_option(self.strategy, STRATEGIES, name="strategy", owner=owner)
+        check_option(self.strategy, CALIBRATOR_STRATEGIES, name="strategy", owner=owner)
         check_option(self.coupling, COUPLINGS, name="coupling", owner=owner)
         check_option(self.merge, MERGES, name="merge", owner=owner)
         S = check_score_matrix(scores, owner=owner)
@@ -524,15 +538,22 @@ class MulticlassVennAbersCalibrator(ClassifierMixin, BaseEstimator):
         self.strategy_ = resolve_strategy(self.strategy, classes.shape[0])
         t = self._class_scores(S)
         check_bool(self.pooled, name="pooled", owner=owner)
-        self.tables_ = fit_tables(
-            t, y_enc, w, classes.shape[0], self.strategy_, self.pooled, owner=owner
-        )
+        if self.strategy_ == TOP_LABEL:
+            self.tables_ = fit_top_label(t, y_enc, w, classes.shape[0])
+        else:
+            self.tables_ = fit_tables(
+                t, y_enc, w, classes.shape[0], self.strategy_, self.pooled, owner=owner
+            )
         self.classes_ = classes
         self.n_features_in_ = S.shape[1]
         return self
 
     def _class_scores(self, S):
-        if self.score_type_ == "logits":
+        if self.strategy_ == "ovr" and self.score_type_ in ("probabilities", "raw"):
+            # Venn-Abers uses only the order of the scores: probabilities are ranked as given,
+            # since their logarithm would merge scores one ulp apart (a different answer)
+            return S
+        if self.score_type_ == "logits" and self.strategy_ != TOP_LABEL:
             # pairwise differences of logits are those of their log-softmax: skip its rounding
             if self.strategy_ == "pairwise":
                 return S
@@ -549,6 +570,8 @@ class MulticlassVennAbersCalibrator(ClassifierMixin, BaseEstimator):
                 f"'scores' of {owner} must be probabilities in [0, 1], as at fit time."
             )
         t = self._class_scores(S)
+        if self.strategy_ == TOP_LABEL:
+            return predict_top_label(self.tables_, t, self.merge)
 
         def pairs(rows):
             p0, p1 = self.tables_.pairs(t[rows])
@@ -584,7 +607,9 @@ class MulticlassVennAbersCalibrator(ClassifierMixin, BaseEstimator):
         interval : ndarray of shape (m, K, 2)
             ``[:, k, 0] <= [:, k, 1]``: for ``"ovr"`` the Venn-Abers interval of the event
             y = classes_[k]; for ``"pairwise"`` the span of the couplings of the lower and of
-            the upper pairwise probabilities.
+            the upper pairwise probabilities; for ``"top-label"`` the Venn-Abers interval
+            [p0, p1] of "the top class is right" in the top class's column and
+            [(1 - p1) s_k, (1 - p0) s_k] in the others, s_k the share of class k.
         """
         return self._predict(scores)[1]
 

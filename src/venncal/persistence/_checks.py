@@ -234,6 +234,48 @@ def _check_temperature(tmap, where):
         raise FittedStateError(f"{where}.bias must hold one value per class (at least 2)")
 
 
+def _square_float(arr, where):
+    if not isinstance(arr, np.ndarray) or arr.ndim != 2 or arr.dtype.kind != "f":
+        raise FittedStateError(f"{where} must be a 2-D float array")
+    if arr.shape[0] != arr.shape[1] or arr.shape[0] < 2:
+        raise FittedStateError(f"{where} must be a K x K matrix (K >= 2)")
+    if not np.isfinite(arr).all():
+        raise FittedStateError(f"{where} holds NaN or infinite values")
+
+
+def _linear_softmax_map(matrix, where, matrix_name):
+    fields = matrix.__dict__
+    _square_float(fields.get(matrix_name), f"{where}.{matrix_name}")
+    bias = _float_vector(fields.get("bias"), f"{where}.bias")
+    if bias.shape[0] != fields[matrix_name].shape[0]:
+        raise FittedStateError(f"{where}.bias must hold one value per class")
+
+
+def _check_matrix_scaling(msmap, where):
+    # a MatrixScalingMap was decoded, so its module is loaded
+    from venncal.core.matrix_scaling import STRUCTURES
+
+    fields = msmap.__dict__
+    if fields.get("structure") not in STRUCTURES:
+        raise FittedStateError(f"{where}.structure must be one of {STRUCTURES}")
+    _finite_number(fields.get("inverse_temperature"), f"{where}.inverse_temperature")
+    if not fields["inverse_temperature"] > 0:
+        raise FittedStateError(f"{where}.inverse_temperature must be positive")
+    _linear_softmax_map(msmap, where, "delta")
+    delta = fields["delta"]
+    if fields["structure"] in ("svs", "vector") and (delta != np.diag(np.diag(delta))).any():
+        raise FittedStateError(f"{where}.delta of a {fields['structure']!r} map must be diagonal")
+
+
+def _check_dirichlet(dmap, where):
+    _linear_softmax_map(dmap, where, "weights")
+
+
+def _check_top_label(container, where):
+    f.integer(2, 2**31 - 1)(container.__dict__.get("K"), f"{where}.K")
+    _check_ivap(container.__dict__.get("table"), f"{where}.table")
+
+
 _IVAP = "venncal.core.venn_abers.IVAPTables"
 
 
@@ -360,6 +402,9 @@ _CHECKS = {
     _MC + "PairwiseTables": _multiclass_tables(pairwise=True, pooled=False),
     _MC + "PooledOneVsRestTables": _multiclass_tables(pairwise=False, pooled=True),
     _MC + "PooledPairwiseTables": _multiclass_tables(pairwise=True, pooled=True),
+    "venncal.calibration._top_label.TopLabelTables": _check_top_label,
+    "venncal.core.matrix_scaling.MatrixScalingMap": _check_matrix_scaling,
+    "venncal.core.dirichlet.DirichletMap": _check_dirichlet,
     "venncal.core.isotonic.IsotonicStepFunction": _check_isotonic,
     "venncal.core.histogram.HistogramBinning": _check_histogram,
     "venncal.core.bayesian_binning.BayesianBinning": _check_bayesian_binning,
@@ -481,10 +526,13 @@ def _multiclass(fitted, params, where):
         )
     kind = type(tables).__name__
     strategy = fitted.get("strategy_")
-    if strategy is not None and ("Pairwise" in kind) != (strategy == "pairwise"):
+    top_label = kind == "TopLabelTables"
+    if strategy is not None and (
+        ("Pairwise" in kind) != (strategy == "pairwise") or top_label != (strategy == "top-label")
+    ):
         raise FittedStateError(f"{where}.strategy_ {strategy!r} does not match its {kind}")
     pooled = params.get("pooled")
-    if isinstance(pooled, bool) and kind.startswith("Pooled") != pooled:
+    if isinstance(pooled, bool) and not top_label and kind.startswith("Pooled") != pooled:
         raise FittedStateError(f"{where}: pooled={pooled} does not match its {kind}")
 
 
@@ -541,6 +589,45 @@ def _temperature_copies(fitted, params, where):
         want = float(tmap.bias[1] - tmap.bias[0]) if n_features == 1 else tmap.bias
         if not np.array_equal(np.asarray(bias), np.asarray(want)):
             raise FittedStateError(f"{where}.bias_ must equal the map's bias")
+
+
+def _linear_softmax_rows(name, map_type):
+    """The rows of the calibrators on (n, K) scores built on ``LinearSoftmaxCalibrator``."""
+    return {
+        (name, "classes_"): f.labels(2),
+        (name, "n_features_in_"): f.integer(2, 2**31 - 1),
+        (name, "map_"): map_type,
+        (name, "score_type_"): f.one_of("logits", "probabilities", "raw"),
+        (name, "n_iter_"): f.integer(0, 2**31 - 1),
+        (name, "score_type"): f.param(check_option, ("auto", "logits", "probabilities", "raw")),
+        (name, "max_iter"): f.param(check_positive_int),
+        (name, "tol"): f.param(check_in_range, 0, np.inf),
+    }
+
+
+_penalty = f.param(check_in_range, 0, np.inf, closed="left")
+
+
+def _linear_softmax_size(matrix_name):
+    """The map is K x K for the K classes of ``classes_``."""
+
+    def check(fitted, params, where):
+        m, classes = fitted.get("map_"), fitted.get("classes_")
+        if m is None or classes is None:
+            return
+        K = classes.shape[0]
+        if getattr(m, matrix_name).shape[0] != K or fitted.get("n_features_in_", K) != K:
+            raise FittedStateError(
+                f"{where}.map_.{matrix_name} and .n_features_in_ must match the {K} classes"
+            )
+
+    return check
+
+
+def _structure_matches(fitted, params, where):
+    m = fitted.get("map_")
+    if m is not None and "structure" in params and m.structure != params["structure"]:
+        raise FittedStateError(f"{where}.map_.structure must equal the 'structure' parameter")
 
 
 # The table of expectations: what a model file of each class may hold, one row per
@@ -688,11 +775,12 @@ _EXPECTED = {
     ("MulticlassVennAbersCalibrator", "tables_"): _one_of_types(
         *(_MC + name for name in ("OneVsRestTables", "PairwiseTables")),
         *(_MC + name for name in ("PooledOneVsRestTables", "PooledPairwiseTables")),
+        "venncal.calibration._top_label.TopLabelTables",
     ),
     ("MulticlassVennAbersCalibrator", "score_type_"): f.one_of("logits", "probabilities", "raw"),
-    ("MulticlassVennAbersCalibrator", "strategy_"): f.one_of("ovr", "pairwise"),
+    ("MulticlassVennAbersCalibrator", "strategy_"): f.one_of("ovr", "pairwise", "top-label"),
     ("MulticlassVennAbersCalibrator", "strategy"): f.param(
-        check_option, ("auto", "ovr", "pairwise")
+        check_option, "venncal.calibration.multiclass:CALIBRATOR_STRATEGIES"
     ),
     ("MulticlassVennAbersCalibrator", "pooled"): f.param(check_bool),
     ("MulticlassVennAbersCalibrator", "coupling"): f.param(
@@ -713,6 +801,23 @@ _EXPECTED = {
     ("CalibrationMonitor", "n_bins"): f.param(check_positive_int),
     ("CalibrationMonitor", "keep_path"): f.param(check_bool),
     ("CalibrationMonitor", "*"): (_monitor,),
+    **_linear_softmax_rows(
+        "MatrixScalingCalibrator", "venncal.core.matrix_scaling.MatrixScalingMap"
+    ),
+    ("MatrixScalingCalibrator", "structure"): f.param(
+        check_option, "venncal.core.matrix_scaling:STRUCTURES"
+    ),
+    ("MatrixScalingCalibrator", "lambda_intercept"): _penalty,
+    ("MatrixScalingCalibrator", "lambda_diagonal"): _penalty,
+    ("MatrixScalingCalibrator", "lambda_off_diagonal"): _penalty,
+    ("MatrixScalingCalibrator", "*"): (
+        _linear_softmax_size("delta"),
+        _structure_matches,
+    ),
+    **_linear_softmax_rows("DirichletCalibrator", "venncal.core.dirichlet.DirichletMap"),
+    ("DirichletCalibrator", "reg_lambda"): _penalty,
+    ("DirichletCalibrator", "reg_mu"): _penalty,
+    ("DirichletCalibrator", "*"): (_linear_softmax_size("weights"),),
 }
 
 

@@ -175,7 +175,20 @@ _BUILTIN = {
             "venncal.calibration.multiclass:PairwiseTables",
             "venncal.calibration.multiclass:PooledOneVsRestTables",
             "venncal.calibration.multiclass:PooledPairwiseTables",
+            "venncal.calibration._top_label:TopLabelTables",
         ],
+        [],
+    ),
+    "MatrixScalingCalibrator": (
+        "venncal.calibration.matrix_scaling",
+        ["map_", "score_type_", "n_iter_"],
+        ["venncal.core.matrix_scaling:MatrixScalingMap"],
+        [],
+    ),
+    "DirichletCalibrator": (
+        "venncal.calibration.dirichlet",
+        ["map_", "score_type_", "n_iter_"],
+        ["venncal.core.dirichlet:DirichletMap"],
         [],
     ),
     "CalibrationMonitor": (

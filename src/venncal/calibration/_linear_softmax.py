@@ -1,0 +1,171 @@
+"""The shared estimator of calibrators that map a K-class score matrix by a linear map + softmax.
+
+Validation (the score matrix, the labels, the weights and the score type) follows
+:class:`~venncal.calibration.multiclass.MulticlassVennAbersCalibrator`; subclasses fit and hold
+a map from :mod:`venncal.core` with a ``predict_proba(t)`` method on class log-scores ``t``.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import DataConversionWarning
+from sklearn.utils.validation import check_is_fitted
+
+from venncal._validation import (
+    _label_array,
+    check_consistent_length,
+    check_positive_int,
+    check_sample_weight,
+)
+from venncal.calibration.multiclass import (
+    check_score_matrix,
+    class_log_scores,
+    resolve_score_type,
+)
+from venncal.exceptions import VenncalWarning, user_stacklevel
+
+__all__ = ["LinearSoftmaxCalibrator", "check_multiclass_fit_input", "check_nonnegative"]
+
+
+def check_nonnegative(value, *, name, owner):
+    """Raise unless ``value`` is a finite real number >= 0; return it as a float."""
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and np.isfinite(value)
+    if not ok or value < 0:
+        raise ValueError(
+            f"The {name!r} parameter of {owner} must be a finite number >= 0. Got {value!r} "
+            "instead."
+        )
+    return float(value)
+
+
+def check_multiclass_fit_input(scores, y, sample_weight, *, owner):
+    """Clean fit input: scores (n, K), sorted labels, labels encoded 0..K-1, weights or None."""
+    S = check_score_matrix(scores, owner=owner)
+    if len(getattr(y, "shape", ())) == 2:
+        warnings.warn(
+            "A column-vector y was passed when a 1d array was expected; it is raveled.",
+            DataConversionWarning,
+            stacklevel=user_stacklevel(),
+        )
+    labels = _label_array(y, "y")
+    if labels.dtype.kind == "f" and (labels != np.round(labels)).any():
+        raise ValueError(f"Unknown label type: continuous. 'y' of {owner} must hold class labels.")
+    check_consistent_length(scores=S[:, 0], y=labels)
+    classes, y_enc = np.unique(labels, return_inverse=True)
+    w = check_sample_weight(sample_weight, S.shape[0])
+    if classes.shape[0] < 2:
+        raise ValueError(
+            f"'y' of {owner} holds one class only ({classes[0]!r}); calibration needs at least two."
+        )
+    if S.shape[1] != classes.shape[0]:
+        raise ValueError(
+            f"'scores' of {owner} has {S.shape[1]} column(s) ({S.shape[1]} feature(s)) but 'y' "
+            f"holds {classes.shape[0]} classes; pass one score column per class (every class "
+            "needs calibration examples)."
+        )
+    if w is not None:
+        total = np.bincount(y_enc, weights=w, minlength=classes.shape[0])
+        if (total <= 0).any():
+            raise ValueError(
+                f"'sample_weight' of {owner} is zero on every example of class "
+                f"{classes[int(np.argmin(total))]!r}; give it positive weight."
+            )
+    return S, classes, y_enc.astype(np.intp), w
+
+
+class LinearSoftmaxCalibrator(ClassifierMixin, BaseEstimator):
+    """Base class: validation, score types, ``predict_proba`` and ``predict``.
+
+    Subclasses set ``score_type``, ``max_iter`` and ``tol`` in ``__init__`` and implement
+    ``_check_params(owner)`` (returning the checked parameters) and
+    ``_fit_map(t, y, w, params)`` (returning ``(map, fit)`` from :mod:`venncal.core`).
+    """
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = True
+        return tags
+
+    def fit(self, scores, y, sample_weight=None):
+        """Fit the map to calibration scores.
+
+        Parameters
+        ----------
+        scores : array-like of shape (n, K)
+            Per-class scores (logits, log-probabilities or probabilities) of the calibration
+            examples; column k belongs to ``classes_[k]``, the k-th label in sorted order.
+        y : array-like of shape (n,)
+            Labels; every one of the K classes must occur.
+        sample_weight : array-like of shape (n,), default=None
+            Non-negative weights; a weight of k counts as k copies of the example (the
+            penalties are scaled by the total weight).
+
+        Returns
+        -------
+        self
+        """
+        owner = type(self).__name__
+        params = self._check_params(owner)
+        check_positive_int(self.max_iter, name="max_iter", owner=owner)
+        tol = check_nonnegative(self.tol, name="tol", owner=owner)
+        if tol == 0:
+            raise ValueError(f"The 'tol' parameter of {owner} must be positive. Got 0 instead.")
+        S, classes, y_enc, w = check_multiclass_fit_input(scores, y, sample_weight, owner=owner)
+        self.score_type_ = resolve_score_type(S, self.score_type, owner=owner)
+        t = class_log_scores(S, self.score_type_)
+        self.map_, fit = self._fit_map(t, y_enc, w, params)
+        self.n_iter_ = fit.n_iter
+        if not fit.converged:
+            warnings.warn(
+                f"{owner} stopped after {fit.n_iter} iterations before its objective converged "
+                "(with no penalty, scores that separate the classes have no finite optimum); "
+                "raise max_iter or add a penalty.",
+                VenncalWarning,
+                stacklevel=user_stacklevel(),
+            )
+        self.classes_ = classes
+        self.n_features_in_ = S.shape[1]
+        return self
+
+    def _class_scores(self, scores):
+        check_is_fitted(self, "map_")
+        owner = type(self).__name__
+        S = check_score_matrix(scores, owner=owner, n_classes=self.classes_.shape[0])
+        if self.score_type_ == "probabilities" and ((S < 0).any() or (S > 1).any()):
+            raise ValueError(
+                f"'scores' of {owner} must be probabilities in [0, 1], as at fit time."
+            )
+        return class_log_scores(S, self.score_type_)
+
+    def predict_proba(self, scores):
+        """Calibrated class probabilities.
+
+        Parameters
+        ----------
+        scores : array-like of shape (m, K)
+
+        Returns
+        -------
+        proba : ndarray of shape (m, K)
+            Rows summing to one, columns in the order of ``classes_``.
+        """
+        t = self._class_scores(scores)
+        return self.map_.predict_proba(t)
+
+    def predict(self, scores):
+        """The class of largest calibrated probability.
+
+        Parameters
+        ----------
+        scores : array-like of shape (m, K)
+
+        Returns
+        -------
+        labels : ndarray of shape (m,)
+        """
+        proba = self.predict_proba(scores)
+        return self.classes_[np.argmax(proba, axis=1)]

@@ -1,0 +1,125 @@
+"""Structured matrix scaling of a K-class score matrix as a calibrator."""
+
+from __future__ import annotations
+
+from venncal._validation import check_option
+from venncal.calibration._linear_softmax import LinearSoftmaxCalibrator, check_nonnegative
+from venncal.core.matrix_scaling import STRUCTURES, fit_matrix_scaling
+
+__all__ = ["MatrixScalingCalibrator"]
+
+
+class MatrixScalingCalibrator(LinearSoftmaxCalibrator):
+    """Matrix scaling with structured regularisation (Berta, Holzmueller, Jordan & Bach 2026).
+
+    The per-class log-probabilities ``t`` of an object are temperature-scaled
+    (``x = log_softmax(a t)``, one inverse temperature ``a`` fitted without penalty) and then
+    mapped to ``softmax((I + D) x + b)``; ``D`` and ``b`` minimise the weighted mean log loss
+    plus ridge penalties that pull the map towards temperature scaling:
+    ``lambda_intercept K / n ||b||^2 + lambda_diagonal K / n ||diag(D)||^2
+    + lambda_off_diagonal K (K - 1) / n ||offdiag(D)||^2``, with ``n`` the total weight of the
+    calibration examples. Each group's penalty grows with its number of parameters and shrinks
+    as ``1 / n``, so that the map stays close to temperature scaling with few examples or many
+    classes and becomes a full linear map with many examples
+    (:mod:`venncal.core.matrix_scaling`).
+
+    Parameters
+    ----------
+    structure : {"sms", "svs", "full", "vector"}, default="sms"
+        ``"sms"``: structured matrix scaling (``D`` full, all three penalties). ``"svs"``:
+        structured vector scaling (``D`` diagonal, penalties on ``b`` and ``diag(D)``).
+        ``"full"``: matrix scaling of Guo et al. (2017), ``D`` full without penalty.
+        ``"vector"``: vector scaling, a scale and a bias per class without penalty. The paper
+        found ``"sms"`` best across tabular and image benchmarks; the unpenalised structures
+        overfit with few examples per parameter and have no finite optimum when the scores
+        separate the classes (a warning is then given).
+    lambda_intercept, lambda_diagonal, lambda_off_diagonal : float, default=1.0
+        The penalty weights of the intercepts, of the diagonal and of the off-diagonal entries
+        of ``D`` (``"sms"``; ``"svs"`` uses the first two; ``"full"`` and ``"vector"`` none).
+    score_type : {"auto", "logits", "probabilities", "raw"}, default="auto"
+        What the columns are, as for
+        :class:`~venncal.calibration.MulticlassVennAbersCalibrator`: logits (turned into
+        log-softmax), probabilities (logarithms taken), or ``"raw"`` (used as they are).
+        ``"auto"``: probabilities when every row is in [0, 1] and sums to one, else logits.
+        Log-probabilities are floored at the logarithm of the smallest normal float32 (about
+        -87.3), so that a zero probability does not dominate the fit.
+    max_iter : int, default=1000
+        Most Newton (or L-BFGS, above 600 parameters) iterations.
+    tol : float, default=1e-10
+        Largest absolute gradient entry of the objective at convergence.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (K,)
+    score_type_ : str
+        The resolved ``score_type``.
+    map_ : MatrixScalingMap
+        The fitted map: ``inverse_temperature``, ``delta`` (``D``) and ``bias`` (``b``).
+    n_iter_ : int
+        Iterations of the last fit.
+    n_features_in_ : int
+        K.
+
+    References
+    ----------
+    .. [1] E. Berta, D. Holzmueller, M. I. Jordan and F. Bach, "Structured matrix scaling for
+       multi-class calibration", AISTATS 2026 (arXiv:2511.03685).
+    .. [2] C. Guo, G. Pleiss, Y. Sun and K. Q. Weinberger, "On calibration of modern neural
+       networks", ICML 2017.
+
+    Examples
+    --------
+    Scores whose class 0 is three times too likely and whose logits are twice too sharp get
+    the log loss of the true probabilities back:
+
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> z = rng.normal(size=(6000, 3))
+    >>> p = np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)
+    >>> y = (rng.random((6000, 1)) > p.cumsum(axis=1)).sum(axis=1)
+    >>> scores = 2 * z + np.log([3.0, 1.0, 1.0])
+    >>> cal = MatrixScalingCalibrator().fit(scores[:4000], y[:4000])
+    >>> proba = cal.predict_proba(scores[4000:])
+    >>> def log_loss(q):
+    ...     return float(-np.log(q[np.arange(2000), y[4000:]]).mean())
+    >>> q = np.exp(scores[4000:]) / np.exp(scores[4000:]).sum(axis=1, keepdims=True)
+    >>> round(log_loss(q), 3), round(log_loss(proba), 3), round(log_loss(p[4000:]), 3)
+    (1.048, 0.87, 0.87)
+    """
+
+    def __init__(
+        self,
+        structure="sms",
+        *,
+        lambda_intercept=1.0,
+        lambda_diagonal=1.0,
+        lambda_off_diagonal=1.0,
+        score_type="auto",
+        max_iter=1000,
+        tol=1e-10,
+    ):
+        self.structure = structure
+        self.lambda_intercept = lambda_intercept
+        self.lambda_diagonal = lambda_diagonal
+        self.lambda_off_diagonal = lambda_off_diagonal
+        self.score_type = score_type
+        self.max_iter = max_iter
+        self.tol = tol
+
+    def _check_params(self, owner):
+        check_option(self.structure, STRUCTURES, name="structure", owner=owner)
+        return tuple(
+            check_nonnegative(getattr(self, name), name=name, owner=owner)
+            for name in ("lambda_intercept", "lambda_diagonal", "lambda_off_diagonal")
+        )
+
+    def _fit_map(self, t, y, w, lambdas):
+        return fit_matrix_scaling(
+            t,
+            y,
+            w,
+            structure=self.structure,
+            lambdas=lambdas,
+            max_iter=self.max_iter,
+            tol=self.tol,
+        )
