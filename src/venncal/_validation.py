@@ -301,6 +301,8 @@ def check_labels_pos(y_true, pos_label=None, *, name="y_true"):
     """
     if pos_label is None:
         return check_labels01(y_true, name=name)
+    if _is_missing(pos_label):
+        raise ValueError(f"'pos_label' is missing ({pos_label!r}); give the positive class.")
     arr = _label_array(y_true, name)
     try:
         found = _distinct_labels(arr)

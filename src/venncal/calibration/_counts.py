@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from venncal._validation import (
+    _label_array,
     check_binary_labels,
     check_consistent_length,
     check_sample_weight,
@@ -144,7 +145,7 @@ class CountCalibratorMixin:
         if not fitted:
             self.fit(scores, y, sample_weight)
         if classes is not None:
-            given = np.unique(np.asarray(classes))
+            given = np.unique(_label_array(classes, "classes"))
             if not np.array_equal(given, self.classes_):
                 raise ValueError(
                     f"'classes' must be the labels {list(self.classes_.tolist())!r} of "

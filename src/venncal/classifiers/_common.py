@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 import warnings
 
@@ -67,17 +68,26 @@ def check_fit_data(X, y, owner):
     return X, classes, y_enc
 
 
-def check_cal_size(cal_size, n_samples, *, owner):
-    """Validate ``cal_size``: an int count in [1, n_samples) or a float fraction in (0, 1).
+def check_cal_size(cal_size, n_samples, *, owner, n_classes=1):
+    """Validate ``cal_size``: an int count in [1, n_samples) or a float fraction in (0, 1),
+    leaving at least ``n_classes`` examples on each side of the split (a stratified split
+    needs one per class).
 
     Returns
     -------
     int or float
         The value to pass as ``test_size`` to ``train_test_split``.
+
+    Examples
+    --------
+    >>> check_cal_size(0.99, 60, owner="VennAbersClassifier")
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'cal_size' parameter of VennAbersClassifier is 0.99: of 60 samples it leaves 0 to train the estimator and 60 to calibrate it, and each side needs at least 1; lower cal_size or give more rows.
     """
     if isinstance(cal_size, numbers.Integral) and not isinstance(cal_size, (bool, np.bool_)):
         if 1 <= cal_size < n_samples:
-            return int(cal_size)
+            return _sides(int(cal_size), int(cal_size), n_samples, owner, n_classes)
         raise ValueError(
             f"The 'cal_size' parameter of {owner} as an int is a number of calibration "
             f"examples in [1, {n_samples}) for {n_samples} samples. Got {cal_size!r} instead."
@@ -87,11 +97,26 @@ def check_cal_size(cal_size, n_samples, *, owner):
         and not isinstance(cal_size, (bool, np.bool_))
         and 0 < cal_size < 1
     ):
-        return float(cal_size)
+        # as train_test_split counts: the calibration side rounded up
+        n_cal = math.ceil(float(cal_size) * n_samples)
+        return _sides(float(cal_size), n_cal, n_samples, owner, n_classes)
     raise ValueError(
         f"The 'cal_size' parameter of {owner} must be a float in (0, 1) (a fraction) or an int "
         f">= 1 (a number of examples). Got {cal_size!r} instead."
     )
+
+
+def _sides(cal_size, n_cal, n_samples, owner, n_classes):
+    n_train = n_samples - n_cal
+    if min(n_train, n_cal) < max(n_classes, 1):
+        raise ValueError(
+            f"The 'cal_size' parameter of {owner} is {cal_size!r}: of {n_samples} samples it "
+            f"leaves {n_train} to train the estimator and {n_cal} to calibrate it, and each "
+            f"side needs at least {max(n_classes, 1)}"
+            f"{' (one per class)' if n_classes > 1 else ''}; "
+            f"{'lower' if n_train < n_cal else 'raise'} cal_size or give more rows."
+        )
+    return cal_size
 
 
 def fit_weighted(estimator, X, y, sample_weight, *, stacklevel=3):

@@ -12,6 +12,7 @@ __all__ = [
     "resolve_response_method",
     "positive_scores",
     "no_scores_message",
+    "check_is_classifier",
 ]
 
 RESPONSE_METHODS = ("auto", "decision_function", "predict_proba")
@@ -44,6 +45,27 @@ def resolve_response_method(estimator, response_method, *, owner):
             f"{response_method}; choose another response_method."
         )
     return response_method
+
+
+def check_is_classifier(estimator, *, owner):
+    """Raise one line unless ``estimator`` is an estimator object (it has ``fit``) that can
+    score objects (``predict_proba`` or ``decision_function``).
+
+    Examples
+    --------
+    >>> check_is_classifier(None, owner="VennClassifier")
+    Traceback (most recent call last):
+    ...
+    TypeError: The 'estimator' parameter of VennClassifier must be a scikit-learn classifier (an object with fit, and predict_proba or decision_function); got None.
+    """
+    if not hasattr(estimator, "fit"):
+        shown = "None" if estimator is None else f"{type(estimator).__name__} {estimator!r:.40}"
+        raise TypeError(
+            f"The 'estimator' parameter of {owner} must be a scikit-learn classifier (an object "
+            f"with fit, and predict_proba or decision_function); got {shown}."
+        )
+    if not (hasattr(estimator, "predict_proba") or hasattr(estimator, "decision_function")):
+        raise TypeError(no_scores_message(estimator, owner))
 
 
 def no_scores_message(estimator, owner):
@@ -153,6 +175,7 @@ def check_features(X, estimator, *, owner, n_features=None):
     """
     from sklearn.utils.validation import check_array
 
+    check_is_classifier(estimator, owner=owner)
     tags = _input_tags(estimator)
     if not tags.two_d_array:  # e.g. a text pipeline that takes a list of documents
         return X

@@ -285,7 +285,7 @@ class MulticlassVennAbersClassifier(ClassifierMixin, BaseEstimator):
         if self.method == "inductive" and frozen:
             return [(np.arange(n), np.arange(n))]
         if self.method == "inductive":
-            test_size = check_cal_size(self.cal_size, n, owner=_OWNER)
+            test_size = check_cal_size(self.cal_size, n, owner=_OWNER, n_classes=K)
             if counts.min() < 2:
                 raise ValueError(
                     f"{_OWNER} needs at least two examples of every class, got counts "

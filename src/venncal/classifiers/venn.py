@@ -271,7 +271,10 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
         groups = check_fit_groups(self, calibration_groups, n)
         frozen = isinstance(self.estimator, FrozenEstimator)
         if self.method == "inductive" and not frozen:
-            test_size = check_cal_size(self.cal_size, n, owner=_OWNER)
+            stratified = np.bincount(y_enc, minlength=K).min() >= 2  # as the split below
+            test_size = check_cal_size(
+                self.cal_size, n, owner=_OWNER, n_classes=K if stratified else 1
+            )
         if self.method == "full":
             from venncal.classifiers._venn_full import check_full
 

@@ -273,7 +273,9 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         weight = check_sample_weight(fit_params.get("sample_weight"), n)
         check_weighted_classes(y01, weight)
         if self.method == "inductive" and not isinstance(self.estimator, FrozenEstimator):
-            self._test_size = check_cal_size(self.cal_size, n, owner=type(self).__name__)
+            self._test_size = check_cal_size(
+                self.cal_size, n, owner=type(self).__name__, n_classes=2
+            )
         y_arr = np.asarray(y)
         for attr in ("estimator_", "estimators_", "calibrators_", "_delegate", "n_features_in_"):
             if hasattr(self, attr):

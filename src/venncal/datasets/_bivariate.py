@@ -31,9 +31,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit, logit
 
-from venncal._validation import check_positive_int, check_random_state
+from venncal._validation import check_random_state
 from venncal.datasets._base import Dataset
 from venncal.datasets._simulated import check_features_2d
+from venncal.datasets._size import check_n_samples
 
 __all__ = ["BivariateNormalModel", "make_bivariate_normal"]
 
@@ -130,7 +131,7 @@ class BivariateNormalModel:
     def sample(self, n_samples, random_state=None):
         """Draw ``n_samples`` i.i.d. pairs; returns X (n, 2) float64 and y (n,) int8."""
         m0, m1, _, _, prior = self._params()
-        n = check_positive_int(n_samples, name="n_samples", owner="BivariateNormalModel.sample")
+        n = check_n_samples(n_samples, owner="BivariateNormalModel.sample")
         rng = check_random_state(random_state, owner="BivariateNormalModel.sample")
         y = (rng.random(n) < prior).astype(np.int8)
         chol = np.linalg.cholesky(self.covariance)
@@ -259,7 +260,7 @@ def make_bivariate_normal(
     pairs = {"mean0": mean0, "mean1": mean1, "std": std}
     pairs = {k: tuple(_pair(v, k)) for k, v in pairs.items()}  # refuses scalars and strings
     model = BivariateNormalModel(**pairs, rho=rho, prior=prior)
-    check_positive_int(n_samples, name="n_samples", owner="make_bivariate_normal")
+    check_n_samples(n_samples, owner="make_bivariate_normal")
     check_random_state(random_state, owner="make_bivariate_normal")
     X, y = model.sample(n_samples, random_state=random_state)
     meta = {

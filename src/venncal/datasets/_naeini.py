@@ -57,6 +57,7 @@ from scipy.special import expit, logsumexp
 
 from venncal._validation import check_positive_int, check_random_state
 from venncal.datasets._simulated import _check_positive, _dataset, check_features_2d
+from venncal.datasets._size import check_n_samples
 
 __all__ = [
     "OffsetXorModel",
@@ -117,7 +118,7 @@ class OffsetXorModel:
     def sample(self, n_samples, random_state=None):
         """Draw ``n_samples`` i.i.d. pairs; returns X (n, 2) float64 and y (n,) int8."""
         self._check()
-        n = check_positive_int(n_samples, name="n_samples", owner="OffsetXorModel.sample")
+        n = check_n_samples(n_samples, owner="OffsetXorModel.sample")
         rng = check_random_state(random_state, owner="OffsetXorModel.sample")
         y = (rng.random(n) < 0.5).astype(np.int8)
         first = rng.random(n) < 0.5
@@ -184,7 +185,7 @@ class EccentricRingModel:
     def sample(self, n_samples, random_state=None):
         """Draw ``n_samples`` i.i.d. pairs; returns X (n, 2) float64 and y (n,) int8."""
         self._check()
-        n = check_positive_int(n_samples, name="n_samples", owner="EccentricRingModel.sample")
+        n = check_n_samples(n_samples, owner="EccentricRingModel.sample")
         rng = check_random_state(random_state, owner="EccentricRingModel.sample")
         y = (rng.random(n) < 0.5).astype(np.int8)
         angle = rng.uniform(0.0, 2 * np.pi, size=n)
@@ -224,7 +225,7 @@ class SeparableModel:
 
     def sample(self, n_samples, random_state=None):
         """Draw ``n_samples`` i.i.d. pairs; returns X (n, 2) float64 and y (n,) int8."""
-        n = check_positive_int(n_samples, name="n_samples", owner="SeparableModel.sample")
+        n = check_n_samples(n_samples, owner="SeparableModel.sample")
         rng = check_random_state(random_state, owner="SeparableModel.sample")
         X = rng.normal(0.0, 1.0, size=(n, 2))
         return X, self.posterior(X).astype(np.int8)

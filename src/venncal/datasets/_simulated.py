@@ -25,8 +25,9 @@ import numpy as np
 from scipy.special import expit, i0e
 from scipy.stats import norm
 
-from venncal._validation import check_positive_int, check_random_state
+from venncal._validation import check_random_state
 from venncal.datasets._base import Dataset
+from venncal.datasets._size import check_n_samples
 
 __all__ = ["XorModel", "CircularModel", "make_xor", "make_circular", "check_features_2d"]
 
@@ -59,7 +60,7 @@ def _check_positive(value, name, owner):
 
 def _dataset(name, title, model, n_samples, random_state):
     owner = f"make_{name}"
-    check_positive_int(n_samples, name="n_samples", owner=owner)
+    check_n_samples(n_samples, owner=owner)
     check_random_state(random_state, owner=owner)
     X, y = model.sample(n_samples, random_state=random_state)
     meta = {
@@ -112,7 +113,7 @@ class XorModel:
     def sample(self, n_samples, random_state=None):
         """Draw ``n_samples`` i.i.d. pairs; returns X (n, 2) float64 and y (n,) int8."""
         self._check()
-        n = check_positive_int(n_samples, name="n_samples", owner="XorModel.sample")
+        n = check_n_samples(n_samples, owner="XorModel.sample")
         rng = check_random_state(random_state, owner="XorModel.sample")
         y = (rng.random(n) < 0.5).astype(np.int8)
         sign = np.where(rng.random(n) < 0.5, 1.0, -1.0)
@@ -168,7 +169,7 @@ class CircularModel:
     def sample(self, n_samples, random_state=None):
         """Draw ``n_samples`` i.i.d. pairs; returns X (n, 2) float64 and y (n,) int8."""
         self._check()
-        n = check_positive_int(n_samples, name="n_samples", owner="CircularModel.sample")
+        n = check_n_samples(n_samples, owner="CircularModel.sample")
         rng = check_random_state(random_state, owner="CircularModel.sample")
         y = (rng.random(n) < 0.5).astype(np.int8)
         angle = rng.uniform(0.0, 2 * np.pi, size=n)

@@ -180,7 +180,10 @@ class ReliabilityDisplay:
         check_name(name, owner)
         check_ax(ax, owner)
         options = dict(
-            n_bins=n_bins, strategy=strategy, sample_weight=sample_weight, pos_label=pos_label
+            n_bins=n_bins,
+            strategy=strategy,
+            sample_weight=_summable(sample_weight),
+            pos_label=pos_label,
         )
         curve = reliability_curve(y_true, y_proba, **options)
         lower, upper = curve.confidence_interval(confidence_level)
@@ -209,7 +212,9 @@ class ReliabilityDisplay:
         n_bins = check_display_bins(n_bins, owner)
         check_name(name, owner)
         check_ax(ax, owner)
-        options = dict(n_bins=n_bins, strategy=strategy, labels=labels, sample_weight=sample_weight)
+        options = dict(
+            n_bins=n_bins, strategy=strategy, labels=labels, sample_weight=_summable(sample_weight)
+        )
         if multiclass == "top_label":
             curve = top_label_reliability_curve(y_true, y_proba, **options)
             error = top_label_ece(y_true, y_proba, **options)
@@ -404,6 +409,21 @@ class ReliabilityDisplay:
             ax.legend(loc="upper left")
         self.ax_, self.counts_ax_, self.figure_ = ax, counts_ax, fig
         return self
+
+
+def _summable(sample_weight):
+    """Weights whose per-bin sums overflow (e.g. 1e308 each) divided by a power of two, so
+    that the bars have finite heights; the frequencies depend on their ratios only (exact)."""
+    try:
+        w = np.asarray(sample_weight, dtype=np.float64)
+    except (TypeError, ValueError):
+        return sample_weight  # the metric names what is wrong with them
+    if w.ndim != 1 or not w.size or not np.isfinite(w).all() or (w < 0).any():
+        return sample_weight
+    with np.errstate(over="ignore"):
+        if np.isfinite(w.sum()):
+            return sample_weight
+    return np.ldexp(w, -int(np.frexp(w.max())[1]) - int(np.ceil(np.log2(w.size))))
 
 
 def _align_counts(ax, counts_ax, largest):
