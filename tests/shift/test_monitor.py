@@ -229,3 +229,34 @@ def test_an_edited_model_file_is_refused(tmp_path, edit, said):
     with pytest.raises(venncal.ModelFileError, match=said) as info:
         venncal.load(path)
     assert "\n" not in str(info.value)
+
+
+def test_a_loss_within_one_range_of_p_needs_bins():
+    """Too high by 0.2 for p in (0.4, 0.6) and a little too low around it from row 1,000: the
+    global alternatives rarely see it, bets within bins of p do."""
+    rng = np.random.default_rng(0)
+    plain = binned = 0
+    for _ in range(20):
+        p = rng.uniform(0.05, 0.95, 4_000)
+        later = np.arange(4_000) >= 1_000
+        mid = (p > 0.4) & (p < 0.6)
+        ring = ~mid & (p > 0.2) & (p < 0.8)
+        truth = np.where(later & mid, p + 0.2, np.where(later & ring, p - 0.05, p))
+        y = (rng.random(4_000) < truth).astype(int)
+        plain += CalibrationMonitor().update(p, y).alarm_
+        binned += CalibrationMonitor(n_bins=5).update(p, y).alarm_
+    assert binned >= 18 and plain <= 12
+
+
+def test_a_harmless_covariate_shift_raises_no_alarm():
+    """The probabilities move to another range halfway but stay calibrated: the null holds, so
+    alarms stay at most alpha (a test of exchangeability would fire at once)."""
+    rng = np.random.default_rng(9)
+    n_streams, n = 100, 2_000
+    alarms = 0
+    for _ in range(n_streams):
+        first = rng.uniform(0.05, 0.3, n // 2)
+        second = rng.uniform(0.6, 0.95, n // 2)
+        p = np.r_[first, second]
+        alarms += CalibrationMonitor().update(p, rng.random(n) < p).alarm_
+    assert alarms <= 0.05 * n_streams + 2 * np.sqrt(n_streams * 0.05 * 0.95)
