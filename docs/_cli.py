@@ -16,8 +16,11 @@ def write_cli_reference(path):
         "The help of every ``venncal`` command, as ``venncal COMMAND --help`` prints it.",
         "",
     ]
-    for name in sorted(main.commands):
-        command = main.commands[name]
+    # the group loads its commands when asked for them (main.commands starts empty)
+    with click.Context(main, info_name="venncal") as group:
+        names = sorted(main.list_commands(group))
+        commands = {name: main.get_command(group, name) for name in names}
+    for name, command in commands.items():
         with click.Context(command, info_name=f"venncal {name}", terminal_width=100) as ctx:
             text = command.get_help(ctx)
         lines += [f"## venncal {name}", "", "```text", text, "```", ""]
