@@ -268,3 +268,14 @@ def test_bad_arguments(kwargs, err, match):
 def test_bad_data(scores, labels, match):
     with pytest.raises(ValueError, match=match):
         compare_calibrators(scores, labels, cv=2)
+
+
+def test_parallel_fits_give_the_same_comparison():
+    s, y = _data(seed=15)
+    a = compare_calibrators(s, y, n_boot=50, random_state=2)
+    b = compare_calibrators(s, y, n_boot=50, random_state=2, n_jobs=2)
+    pd.testing.assert_frame_equal(
+        a.table.drop(columns="fit_seconds"), b.table.drop(columns="fit_seconds")
+    )
+    pd.testing.assert_frame_equal(a.oof, b.oof)
+    assert a.recommended == b.recommended

@@ -7,6 +7,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+from joblib import Parallel, delayed
 from sklearn.base import clone
 
 from venncal._validation import (
@@ -156,6 +157,17 @@ def _positive(proba, multiclass):
     return proba if multiclass else proba[:, 1]
 
 
+def _fit_predict(est, S, labels, folds, k, multiclass):
+    """Fit a clone on fold ``k``'s training rows (``k == len(folds)``: on all rows) and
+    predict its test rows (all rows); the probabilities and the fit's seconds."""
+    train, test = folds[k] if k < len(folds) else (slice(None), slice(None))
+    model = clone(est)
+    t0 = time.perf_counter()
+    model.fit(S[train], labels[train])
+    seconds = time.perf_counter() - t0
+    return _positive(model.predict_proba(S[test]), multiclass), seconds
+
+
 def _progress_bar(total, progress):
     from tqdm.auto import tqdm
 
@@ -177,6 +189,7 @@ def compare_calibrators(
     select_by="log_loss",
     include_uncalibrated="auto",
     default=None,
+    n_jobs=None,
     progress=False,
     random_state=None,
 ):
@@ -222,6 +235,9 @@ def compare_calibrators(
     default : str or None, default=None
         The rule's default: ``"venn-abers"`` for two classes and ``"temperature"`` for K
         when they are candidates, else the eligible candidate with the best estimate.
+    n_jobs : int or None, default=None
+        Fits run at once, in threads (joblib; None: one, -1: one per core). The results do
+        not depend on it.
     progress : bool or None, default=False
         Show a progress bar on standard error (None: only on a terminal).
     random_state : int, numpy Generator or None, default=None
@@ -307,7 +323,7 @@ def compare_calibrators(
     if default is not None and default not in set(cals) | {UNCALIBRATED}:
         raise ValueError(f"{_OWNER}: 'default' must name a candidate; got {default!r}.")
     folds = _splits(cv, codes, int(rng.integers(2**31)))
-    fit_labels = codes if multiclass else codes  # calibrators see 0/1 or 0..K-1
+    fit_labels = codes  # calibrators see 0/1 or 0..K-1
 
     fold_of = np.empty(codes.shape[0], dtype=np.int64)
     for k, (_, test) in enumerate(folds):
@@ -319,19 +335,22 @@ def compare_calibrators(
 
     bar = _progress_bar(len(cals) * (len(folds) + 1) + n_boot, progress)
     try:
-        for name, est in cals.items():
-            p = np.empty(S.shape)
-            total = 0.0
-            for train, test in folds:
-                fitted = clone(est)
-                t0 = time.perf_counter()
-                fitted.fit(S[train], fit_labels[train])
-                total += time.perf_counter() - t0
-                p[test] = _positive(fitted.predict_proba(S[test]), multiclass)
-                bar.update(1)
-            full = _positive(clone(est).fit(S, fit_labels).predict_proba(S), multiclass)
+        tasks = [(name, k) for name in cals for k in range(len(folds) + 1)]
+        runs = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(
+            delayed(_fit_predict)(cals[name], S, fit_labels, folds, k, multiclass)
+            for name, k in tasks
+        )
+        fitted = {}
+        for (name, k), result in zip(tasks, runs):
+            fitted[name, k] = result
             bar.update(1)
-            probas[name], seconds[name] = p, total / len(folds)
+        for name in cals:
+            p = np.empty(S.shape)
+            for k, (_, test) in enumerate(folds):
+                p[test] = fitted[name, k][0]
+            full = fitted[name, len(folds)][0]
+            probas[name] = p
+            seconds[name] = sum(fitted[name, k][1] for k in range(len(folds))) / len(folds)
             eligible[name] = not (puts_zero_or_one(p) or puts_zero_or_one(full))
 
         values = {
