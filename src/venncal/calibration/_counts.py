@@ -57,13 +57,36 @@ class CountCalibratorMixin:
     def _fit(self, s, y01, w):
         decimals = check_decimals(self.decimals, owner=self._owner())
         s = round_scores(s, decimals)
-        table = count_table(s, y01, w)
         self.decimals_ = decimals
+        self.__dict__.pop("aggregate_", None)
+        self.__dict__.pop("_table_rows", None)
+        if self._fit_without_table(s, y01, w):
+            # the table (a sort of the scores) is built only if asked for: partial_fit, a
+            # model file with its data; the rows are copied, as the caller may change its own
+            self._table_rows = (s.copy(), y01.copy(), None if w is None else w.copy())
+            return
+        table = count_table(s, y01, w)
         self._fit_rows(s, y01, w, table)
         self.aggregate_ = table
 
     def _fit_rows(self, s, y01, w, table):
         self._fit_table(table)
+
+    def _fit_without_table(self, s, y01, w):
+        """Fit on the rows without their table when that gives the same calibrator, faster.
+
+        Returns True if it did; by default it does not (the fit goes through the table).
+        """
+        return False
+
+    def __getattr__(self, name):
+        # called only for a missing attribute: the table of a fit that skipped it is built on
+        # first use, once
+        if name == "aggregate_" and "_table_rows" in self.__dict__:
+            table = count_table(*self.__dict__.pop("_table_rows"))
+            self.aggregate_ = table
+            return table
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def _check_predict_input(self, scores):
         s = super()._check_predict_input(scores)
@@ -103,6 +126,7 @@ class CountCalibratorMixin:
         self._forget_groups()
         self.decimals_ = decimals
         self._fit_table(table)
+        self.__dict__.pop("_table_rows", None)
         self.aggregate_ = table
         self.classes_ = classes
         self.n_features_in_ = 1
@@ -174,6 +198,7 @@ class CountCalibratorMixin:
         self.decimals_ = check_decimals(self.decimals, owner=self._owner())
         self._forget_groups()
         self._fit_table(table)
+        self.__dict__.pop("_table_rows", None)
         self.aggregate_ = table
         self.classes_ = np.asarray(classes)
         self.n_features_in_ = 1

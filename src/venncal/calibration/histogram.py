@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import numbers
+
 from venncal.calibration._base import BaseScoreCalibrator
 from venncal.calibration._counts import CountCalibratorMixin
-from venncal.core.histogram import fit_histogram_counts
+from venncal.core.histogram import _DENSE_BINS, fit_histogram, fit_histogram_counts
 
 __all__ = ["HistogramCalibrator"]
 
@@ -84,6 +86,20 @@ class HistogramCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
             raise ValueError(str(exc).replace("fit_histogram_counts", "fit_histogram")) from None
         self.bin_edges_ = self.binning_.edges
         self.bin_counts_ = self.binning_.counts
+
+    def _fit_without_table(self, s, y01, w):
+        # equal-width bins of unweighted rows: the rows' fit is their table's bit for bit (the
+        # sums are whole numbers, the edges depend on min and max only, and both keep every
+        # bin up to _DENSE_BINS), without the sort that builds the table
+        n_bins = self.n_bins
+        if w is not None or self.strategy != "uniform" or isinstance(n_bins, bool):
+            return False
+        if not isinstance(n_bins, numbers.Integral) or not 1 <= n_bins <= _DENSE_BINS:
+            return False
+        self.binning_ = fit_histogram(s, y01, n_bins=int(n_bins), alpha=self.alpha)
+        self.bin_edges_ = self.binning_.edges
+        self.bin_counts_ = self.binning_.counts
+        return True
 
     def _predict_positive(self, s):
         return self.binning_.predict(s)

@@ -172,9 +172,11 @@ def _document(calibrator, with_data=False, metadata=None):
         for k, v in sorted(calibrator.get_params(deep=False).items())
     }
     left_out = () if with_data else spec.data
+    # the data are asked for by name too: a calibrator may build them on first use only
+    kept = [a for a in spec.data if a not in left_out and hasattr(calibrator, a)]
     names = list(spec.fitted) + sorted(
         a
-        for a in vars(calibrator)
+        for a in {*vars(calibrator), *kept}
         if _ATTRIBUTE.match(a) and a not in spec.fitted and a not in left_out
     )
     fitted = {a: encode(getattr(calibrator, a), f"{name}.{a}", spec.types) for a in names}
