@@ -126,3 +126,13 @@ def test_a_class_without_rows_is_checked_by_types_only():
     from venncal.persistence._checks import check_fitted_state
 
     check_fitted_state("SomeUserCalibrator", {"rate_": np.float64(2.0)}, {"x": "y"})
+
+
+def test_calibrators_loaded_from_older_files_save_and_load_again(tmp_path):
+    """Files of venncal 0.1.0 have no decimals_ or groups_; saved again they still load."""
+    from tests.golden.make_golden import HERE
+
+    for i, path in enumerate(sorted(HERE.glob("*.json"))):
+        cal = venncal.load(path)
+        again = venncal.load(venncal.save(cal, tmp_path / f"{i}.json"))
+        assert type(again) is type(cal)

@@ -471,10 +471,12 @@ def _one_of_types(*names):
 
 
 def _needs(attr, param):
-    """A file that has the parameter ``param`` was written by a fit that set ``attr``."""
+    """A file whose parameter ``param`` is set (not None) was written by a fit that recorded
+    it in ``attr`` (without it, e.g. the rounding of the scores would be skipped). A file of
+    an older version, or its calibrator saved again, has neither."""
 
     def check(fitted, params, where):
-        if param in params and attr not in fitted:
+        if params.get(param) is not None and attr not in fitted:
             raise FittedStateError(f"{where}.{attr} is missing")
 
     return check
@@ -664,7 +666,6 @@ _EXPECTED = {
     ("VennAbersCalibrator", "group_fallback"): f.param(check_option, ("error", "pooled")),
     ("VennAbersCalibrator", "*"): (
         _needs("decimals_", "decimals"),
-        _needs("groups_", "group_fallback"),
         _groups,
     ),
     **_binary_rows("IsotonicCalibrator", counts=True),
