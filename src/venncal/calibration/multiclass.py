@@ -210,6 +210,16 @@ def _check_class_weights(y, w, K, owner):
         )
 
 
+def _fitted_on_log_probabilities(tables):
+    """Whether one-vs-rest tables of probabilities were fitted on their logarithms (model
+    files written before one-vs-rest ranked probabilities as given): a breakpoint below 0 is
+    a logarithm, never a probability. Such tables keep predicting from logarithms."""
+    if tables is None:  # fitting now
+        return False
+    inner = tables.tables if hasattr(tables, "tables") else (getattr(tables, "table", None),)
+    return any(t is not None and ((t.breaks0 < 0).any() or (t.breaks1 < 0).any()) for t in inner)
+
+
 def _column(t, k):
     return t.column(k) if isinstance(t, ShiftedColumns) else t[:, k]
 
@@ -536,6 +546,7 @@ class MulticlassVennAbersCalibrator(ClassifierMixin, BaseEstimator):
             )
         self.score_type_ = resolve_score_type(S, self.score_type, owner=owner)
         self.strategy_ = resolve_strategy(self.strategy, classes.shape[0])
+        self.__dict__.pop("tables_", None)  # a refit forgets the tables (and their scale)
         t = self._class_scores(S)
         check_bool(self.pooled, name="pooled", owner=owner)
         if self.strategy_ == TOP_LABEL:
@@ -552,7 +563,8 @@ class MulticlassVennAbersCalibrator(ClassifierMixin, BaseEstimator):
         if self.strategy_ == "ovr" and self.score_type_ in ("probabilities", "raw"):
             # Venn-Abers uses only the order of the scores: probabilities are ranked as given,
             # since their logarithm would merge scores one ulp apart (a different answer)
-            return S
+            if not _fitted_on_log_probabilities(getattr(self, "tables_", None)):
+                return S
         if self.score_type_ == "logits" and self.strategy_ != TOP_LABEL:
             # pairwise differences of logits are those of their log-softmax: skip its rounding
             if self.strategy_ == "pairwise":

@@ -309,6 +309,10 @@ class MulticlassVennAbersClassifier(ClassifierMixin, BaseEstimator):
         return list(folds.split(np.zeros(n), y_enc))
 
     def _scores(self, S):
+        if self.strategy_ == "ovr" and self.score_type_ in ("probabilities", "raw"):
+            # Venn-Abers uses only the order of the scores: probabilities are ranked as given,
+            # since their logarithm would merge scores one ulp apart (a different answer)
+            return S
         # pairwise differences of logits are those of their log-softmax: skip its rounding
         if self.strategy_ == "pairwise" and self.score_type_ == "logits":
             return S
