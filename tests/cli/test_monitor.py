@@ -97,3 +97,13 @@ def test_text_labels_with_positive(tmp_path):
     assert result.exit_code == 0, result.output
     bad = _run(tmp_path / "s.csv", "--score", "p", "--label", "y")
     assert bad.exit_code == 2 and "--positive" in bad.output
+
+
+def test_numeric_labels_with_positive(tmp_path):
+    frame = _frame(n=400)
+    frame.assign(y=np.where(frame.y == 1, 2.0, 1.0)).to_parquet(tmp_path / "s.parquet")
+    result = _run(tmp_path / "s.parquet", "--score", "p", "--label", "y", "--positive", "2")
+    assert result.exit_code == 0, result.output
+    expected = CalibrationMonitor().update(frame.p.to_numpy(), frame.y.to_numpy())
+    peak = f"{np.exp(expected.state_.log_max):.4g}"
+    assert f"peaked at {peak}" in result.output

@@ -54,6 +54,11 @@ def label_array(chunk, name, path, offset, positive=None):
                 f"{offset + first}; every row needs a label."
             )
     if positive is not None:
+        if values.dtype.kind in "iuf":  # 2 and 2.0 name the same class
+            try:
+                return (values == float(positive)).astype(np.int8)
+            except ValueError:
+                pass
         return (values.astype(str) == positive).astype(np.int8)
     if values.dtype.kind == "b":
         return values.astype(np.int8)
