@@ -157,7 +157,7 @@ def test_acp_takes_intervals_from_columns(files):
     with_iv = test.assign(lo=test["score"] - 0.4, hi=test["score"] + 0.1)
     with_iv.to_parquet(tmp / "iv.parquet", index=False)
     res = run("apply", tmp / "model.json", tmp / "iv.parquet", "-o", tmp / "o.parquet",
-              "--interval", "lo", "hi")  # fmt: skip
+              "--score-interval", "lo", "hi")  # fmt: skip
     assert res.exit_code == 0, res.output
     model = venncal.load(tmp / "model.json")
     want = model.predict_proba(test["score"], interval=with_iv[["lo", "hi"]].to_numpy())[:, 1]
@@ -170,11 +170,11 @@ def test_acp_takes_intervals_from_columns(files):
             tmp / "iv.parquet",
             "-o",
             tmp / "x.parquet",
-            "--interval",
+            "--score-interval",
             "lo",
             "hi",
         ),  # fmt: skip
-        "--interval applies to ACP",
+        "--score-interval applies to ACP",
     )
 
 

@@ -50,7 +50,7 @@ def plan_columns(source, calibrator, *, score, keep, prefix, interval, what="INP
     shown = ", ".join(repr(str(c)) for c in source.columns[:12])
     more = ", ..." if len(source.columns) > 12 else ""
     for option, name in [("--score", score), *(("--keep", c) for c in keep or ())] + [
-        ("--interval", c) for c in interval or ()
+        ("--score-interval", c) for c in interval or ()
     ]:
         if name not in source.columns:
             raise InputError(
@@ -129,12 +129,15 @@ def _keep_list(keep):
 )
 @click.option("--prefix", default="", help="Prefix of the new column names, e.g. 'cal_'.")
 @click.option(
-    "--interval",
+    "--score-interval",
+    "interval",
     nargs=2,
     default=None,
     metavar="LOW HIGH",
     help="acp: columns of the lower and upper end of each score's confidence interval.",
 )
+@click.option("--interval", "old_interval", nargs=2, default=None, hidden=True,
+              help="Old name of --score-interval.")  # fmt: skip
 @click.option("--force", is_flag=True, help="Overwrite --out if it exists.")
 @click.option(
     "--progress/--no-progress",
@@ -163,6 +166,7 @@ def apply(
     keep,
     prefix,
     interval,
+    old_interval,
     force,
     progress,
     backend,
@@ -194,8 +198,21 @@ def apply(
             f"MODEL {model!r} does not name its score column; pass --score with the column of "
             "scores."
         )
+    if old_interval is not None:
+        # --interval means the columns of a probability interval [p0, p1] (venncal evaluate);
+        # the score's confidence interval of ACP is --score-interval
+        if interval is not None:
+            raise InputError("give --score-interval once (--interval is its old name).")
+        click.echo(
+            "venncal apply: --interval is now --score-interval (the old name goes in a later "
+            "release).",
+            err=True,
+        )
+        interval = old_interval
     if interval is not None and model_name(calibrator) != "ACPCalibrator":
-        raise InputError(f"--interval applies to ACP models only, not {model_name(calibrator)}.")
+        raise InputError(
+            f"--score-interval applies to ACP models only, not {model_name(calibrator)}."
+        )
     source = open_source(inputs, "INPUT")
     check_not_an_input(out, [model, *source.files()], "--out")
     _check_not_inside(out, inputs)

@@ -101,7 +101,7 @@ def interval_table(y, p0, p1, *, n_bins=10, strategy="uniform"):
     pandas.Series
         ``interval_width`` (mean ``p1 - p0``), ``observed_frequency``, ``mean_p0``, ``mean_p1``,
         ``frequency_std_error``, ``interval_miss`` (distance from the frequency to the mean
-        interval, 0 inside), ``interval_valid_within_2se`` (1.0 or 0.0) and
+        interval, 0 inside), ``interval_valid_within_2se`` (a bool, printed yes or no) and
         ``bins_valid_within_2se`` (share of occupied bins inside their mean interval widened
         by two of their standard errors).
     """
@@ -119,7 +119,7 @@ def interval_table(y, p0, p1, *, n_bins=10, strategy="uniform"):
             "mean_p1": v.upper,
             "frequency_std_error": v.std_error,
             "interval_miss": v.miss,
-            f"interval_valid_within_{N_STD_ERRORS}se": float(
+            f"interval_valid_within_{N_STD_ERRORS}se": bool(
                 v.miss <= N_STD_ERRORS * v.std_error + 1e-12
             ),
             f"bins_valid_within_{N_STD_ERRORS}se": float(np.mean(bins_ok)),
@@ -147,6 +147,8 @@ def _format(table):
             value = table.loc[col, metric]
             if metric == "n":
                 shown.loc[metric, col] = f"{int(value)}"
+            elif isinstance(value, (bool, np.bool_)):
+                shown.loc[metric, col] = "yes" if value else "no"
             else:
                 shown.loc[metric, col] = "nan" if pd.isna(value) else f"{value:.4f}"
     shown.index.name = None
@@ -220,8 +222,9 @@ def _plot(y, columns, out_dir, n_bins, strategy, intervals=None):
     nargs=2,
     default=None,
     metavar="P0 P1",
-    help="Columns of a Venn-Abers interval (e.g. p0 p1): adds its width and coverage, "
-    "within two standard errors of sampling, and venn_intervals.png.",
+    help="Columns of the lower and upper end of each row's probability interval (e.g. p0 p1, "
+    "as venncal apply writes for Venn-Abers): adds its width and coverage, within two "
+    "standard errors of sampling, and venn_intervals.png.",
 )
 @click.option("--n-bins", type=click.IntRange(min=1), default=10, show_default=True,
               help="Bins of ECE, MCE, the Brier decomposition and the reliability diagram.")  # fmt: skip
@@ -302,7 +305,9 @@ def evaluate(
         write_table(table.reset_index(), paths["metrics"], force, "output")
         written = [paths["metrics"]]
         if intervals is not None:
-            saved = pd.DataFrame({"metric": coverage.index, "value": coverage.to_numpy()})
+            # a number per row, the verdict as 1.0 or 0.0 (printed as yes or no)
+            values = coverage.astype(float).to_numpy()
+            saved = pd.DataFrame({"metric": coverage.index, "value": values})
             write_table(saved, paths["intervals"], force, "output")
             written.append(paths["intervals"])
         if not no_plots:

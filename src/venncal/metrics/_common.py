@@ -55,12 +55,41 @@ def prepare(y_true, y_proba, sample_weight=None, *, return_scale=False, pos_labe
     return y.astype(np.float64), p, w
 
 
-def prepare_interval(p0, p1):
+def split_interval(p0, p1, *, owner):
+    """Return ``(p0, p1)`` from the interval ends given apart, or from an (n, 2) array.
+
+    Every function that takes Venn intervals accepts what ``predict_interval`` returns, an
+    array of shape (n, 2) with the lower end in column 0, passed alone; ``p0`` and ``p1`` given
+    apart (two arrays of shape (n,)) are accepted as well.
+
+    Examples
+    --------
+    >>> split_interval(np.array([[0.1, 0.3], [0.4, 0.6]]), None, owner="interval_width")
+    (array([0.1, 0.4]), array([0.3, 0.6]))
+    >>> split_interval([0.1, 0.4], None, owner="interval_width")
+    Traceback (most recent call last):
+    ...
+    ValueError: interval_width takes the intervals as one array of shape (n, 2) (as predict_interval returns) or as p0 and p1 apart; got one array of shape (2,).
+    """
+    if p1 is not None:
+        return p0, p1
+    arr = np.asarray(p0.to_numpy() if hasattr(p0, "to_numpy") else p0)
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise ValueError(
+            f"{owner} takes the intervals as one array of shape (n, 2) (as predict_interval "
+            f"returns) or as p0 and p1 apart; got one array of shape {arr.shape}."
+        )
+    return arr[:, 0], arr[:, 1]
+
+
+def prepare_interval(p0, p1=None, *, owner="the metric"):
     """Validate a pair of probability arrays of equal length (the ends of Venn intervals).
 
+    ``p1=None`` takes ``p0`` as an (n, 2) array of intervals (see :func:`split_interval`).
     Raises a ``ValueError`` when ``p0 > p1`` beyond rounding (1e-9): a crossed interval has a
     negative width and no frequency inside it.
     """
+    p0, p1 = split_interval(p0, p1, owner=owner)
     p0 = check_probabilities(p0, name="p0")
     p1 = check_probabilities(p1, name="p1")
     check_consistent_length(p0=p0, p1=p1)

@@ -18,14 +18,17 @@ from venncal.metrics._common import assign_bins, bin_edges, prepare_interval
 __all__ = ["interval_width", "IntervalValidity", "interval_validity", "merge_regret"]
 
 
-def interval_width(p0, p1):
+def interval_width(p0, p1=None):
     """Mean width ``|p1 - p0|`` of the probability intervals; smaller is more informative.
 
     Parameters
     ----------
-    p0, p1 : array-like of shape (n,)
-        The two probabilities of each prediction, ``p0 <= p1`` (a crossed pair raises a
-        ``ValueError`` rather than giving a negative width).
+    p0 : array-like of shape (n, 2) or (n,)
+        The intervals as ``predict_interval`` returns them (lower end in column 0), or, with
+        ``p1``, the lower ends alone.
+    p1 : array-like of shape (n,), default=None
+        The upper ends, when ``p0`` holds the lower ends. Each pair has ``p0 <= p1`` (a
+        crossed pair raises a ``ValueError`` rather than giving a negative width).
 
     Returns
     -------
@@ -39,10 +42,12 @@ def interval_width(p0, p1):
 
     Examples
     --------
-    >>> interval_width([0.2, 0.5], [0.3, 0.9])
+    >>> interval_width([[0.2, 0.3], [0.5, 0.9]])
+    0.25
+    >>> interval_width([0.2, 0.5], [0.3, 0.9])  # the ends apart
     0.25
     """
-    p0, p1 = prepare_interval(p0, p1)
+    p0, p1 = prepare_interval(p0, p1, owner="interval_width")
     return float(np.mean(np.maximum(p1 - p0, 0.0)))
 
 
@@ -113,7 +118,15 @@ class IntervalValidity:
 
 
 def interval_validity(
-    y_true, p0, p1, *, target="frequency", n_bins=10, strategy="uniform", tol=0.0, pos_label=None
+    y_true,
+    p0,
+    p1=None,
+    *,
+    target="frequency",
+    n_bins=10,
+    strategy="uniform",
+    tol=0.0,
+    pos_label=None,
 ):
     """Check that observed frequencies (or accuracies) fall inside the Venn intervals.
 
@@ -121,8 +134,11 @@ def interval_validity(
     ----------
     y_true : array-like of shape (n,)
         Labels, 0/1 or booleans.
-    p0, p1 : array-like of shape (n,)
-        The two probabilities of the positive class of each prediction.
+    p0 : array-like of shape (n, 2) or (n,)
+        The intervals of the positive class's probability as ``predict_interval`` returns
+        them (lower end in column 0), or, with ``p1``, the lower ends alone.
+    p1 : array-like of shape (n,), default=None
+        The upper ends, when ``p0`` holds the lower ends.
     target : {"frequency", "accuracy"}, default="frequency"
         ``"frequency"``: the frequency of the positive class is compared with the mean
         interval ``[min(p0, p1), max(p0, p1)]``. ``"accuracy"``, as in Johansson et al.: the
@@ -167,14 +183,15 @@ def interval_validity(
 
     Examples
     --------
-    >>> v = interval_validity([0, 1, 1, 0], [0.3, 0.4, 0.6, 0.2], [0.5, 0.6, 0.8, 0.4])
+    >>> iv = [[0.3, 0.5], [0.4, 0.6], [0.6, 0.8], [0.2, 0.4]]  # as predict_interval returns
+    >>> v = interval_validity([0, 1, 1, 0], iv)
     >>> v.observed, v.lower, v.upper, v.valid
     (0.5, 0.375, 0.575, True)
     >>> v.miss, v.std_error
     (0.0, 0.25)
     """
     y = check_labels_pos(y_true, pos_label).astype(np.float64)
-    p0, p1 = prepare_interval(p0, p1)
+    p0, p1 = prepare_interval(p0, p1, owner="interval_validity")
     check_consistent_length(y_true=y, p0=p0)
     check_option(target, ("frequency", "accuracy"), name="target", owner="interval_validity")
     tol = check_in_range(tol, 0, 1, name="tol", owner="interval_validity", closed="both")
@@ -222,7 +239,7 @@ def interval_validity(
     )
 
 
-def merge_regret(p0, p1, y_proba, *, loss="log", y_true=None, pos_label=None):
+def merge_regret(p0, p1, y_proba=None, *, loss="log", y_true=None, pos_label=None):
     """Regret of merging a Venn-Abers pair ``(p0, p1)`` into one probability ``p``.
 
     If the label is 0, the "appropriate" probability is ``p0``; if it is 1, ``p1``. The regret
@@ -234,7 +251,8 @@ def merge_regret(p0, p1, y_proba, *, loss="log", y_true=None, pos_label=None):
     Parameters
     ----------
     p0, p1 : array-like of shape (n,)
-        The Venn-Abers probabilities.
+        The Venn-Abers probabilities. ``merge_regret(interval, y_proba)`` with an (n, 2)
+        array of intervals (as ``predict_interval`` returns) is accepted as well.
     y_proba : array-like of shape (n,)
         The merged probability (any merge).
     loss : {"log", "square"}, default="log"
@@ -267,7 +285,11 @@ def merge_regret(p0, p1, y_proba, *, loss="log", y_true=None, pos_label=None):
     >>> bool(minimax[0] < midpoint[0])
     True
     """
-    p0, p1 = prepare_interval(p0, p1)
+    if y_proba is None and np.ndim(p0) == 2:  # merge_regret(interval, y_proba)
+        p0, p1, y_proba = p0, None, p1
+    if y_proba is None:
+        raise TypeError("merge_regret needs 'y_proba', the merged probabilities.")
+    p0, p1 = prepare_interval(p0, p1, owner="merge_regret")
     p = check_probabilities(y_proba)
     check_consistent_length(p0=p0, y_proba=p)
     check_option(loss, ("log", "square"), name="loss", owner="merge_regret")

@@ -87,7 +87,16 @@ class VennIntervalDisplay:
 
     @classmethod
     def from_predictions(
-        cls, y_true, p0, p1, *, n_bins=10, strategy="uniform", name=None, pos_label=None, ax=None
+        cls,
+        y_true,
+        p0,
+        p1=None,
+        *,
+        n_bins=10,
+        strategy="uniform",
+        name=None,
+        pos_label=None,
+        ax=None,
     ):
         """Compute the per-bin intervals and frequencies and draw them.
 
@@ -95,9 +104,12 @@ class VennIntervalDisplay:
         ----------
         y_true : array-like of shape (n,)
             Labels, 0/1 or booleans.
-        p0, p1 : array-like of shape (n,)
-            The two probabilities of each Venn prediction, ``p0 <= p1`` (a crossed pair raises
-            a ``ValueError``).
+        p0 : array-like of shape (n, 2) or (n,)
+            The intervals as ``predict_interval`` returns them (lower end in column 0), or,
+            with ``p1``, the lower ends alone.
+        p1 : array-like of shape (n,), default=None
+            The upper ends, when ``p0`` holds the lower ends; ``p0 <= p1`` (a crossed pair
+            raises a ``ValueError``).
         n_bins : int, default=10
             Bins of the interval midpoints, at most 1000 (each is drawn).
         strategy : {"uniform", "quantile"}, default="uniform"
