@@ -107,3 +107,37 @@ def test_reliability_display_at_extreme_weights(weight, multiclass):
 def test_a_data_set_larger_than_memory_is_one_line():
     _one_line(ValueError, lambda: make_bivariate_normal(10**12), "'n_samples'", "memory")
     assert make_bivariate_normal(50).X.shape[0] == 50
+
+
+_MISSING_LABELS = {
+    "Int64": pd.array([0, 1] * 19 + [1, pd.NA], dtype="Int64"),
+    "object": pd.Series([0, 1] * 19 + [1, pd.NA], dtype=object),
+    "string": pd.array(["a", "b"] * 19 + ["a", pd.NA], dtype="string"),
+    "categorical": pd.Categorical(["a", "b"] * 19 + ["a", None]),
+    "list": [0, 1] * 19 + [1, pd.NA],
+}
+
+
+@pytest.mark.parametrize(
+    "cls",
+    [venncal.VennAbersClassifier, venncal.VennClassifier, venncal.MulticlassVennAbersClassifier],
+)
+@pytest.mark.parametrize("kind", list(_MISSING_LABELS))
+def test_classifiers_refuse_missing_labels_in_one_line(cls, kind):
+    X, _ = _binary(40)
+    _one_line(
+        ValueError,
+        lambda: cls(LogisticRegression()).fit(X, _MISSING_LABELS[kind]),
+        "'y' holds",
+        "every object needs a label",
+    )
+
+
+@pytest.mark.parametrize(
+    "cls",
+    [venncal.VennAbersClassifier, venncal.VennClassifier, venncal.MulticlassVennAbersClassifier],
+)
+def test_classifiers_refuse_labels_of_mixed_types_in_one_line(cls):
+    X, _ = _binary(40)
+    y = np.array(["a", 1] * 20, dtype=object)
+    _one_line(TypeError, lambda: cls(LogisticRegression()).fit(X, y), "'y' mixes label types")

@@ -12,6 +12,7 @@ from sklearn.utils import indexable
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d, has_fit_parameter
 
+from venncal._validation import _is_missing
 from venncal.exceptions import VenncalWarning
 
 __all__ = [
@@ -33,7 +34,12 @@ def _check_labels(y):
         raise ValueError(f"'y' must be a non-empty 1-D array of labels, got shape {arr.shape}.")
     if arr.dtype.kind == "f" and not np.isfinite(arr).all():
         raise ValueError("'y' holds NaN or infinite values; every object needs a label.")
-    classes, y_enc = np.unique(arr, return_inverse=True)
+    try:
+        classes, y_enc = np.unique(arr, return_inverse=True)
+    except TypeError:
+        raise TypeError(
+            "'y' mixes label types that cannot be compared; use one type for every label."
+        ) from None
     if classes.shape[0] < 2:
         raise ValueError(
             f"'y' holds one class only ({classes[0]!r}); a Venn predictor needs at least two."
@@ -57,8 +63,16 @@ def check_fit_data(X, y, owner):
         arr = column_or_1d(arr, warn=True)
     if arr.dtype.kind == "f" and arr.ndim == 1 and not np.isfinite(arr).all():
         raise ValueError("'y' holds NaN or infinite values; every object needs a label.")
+    if arr.dtype.kind == "O" and arr.ndim == 1 and any(_is_missing(v) for v in arr):
+        # pandas' NA, None or NaN among the labels (nullable and categorical columns)
+        raise ValueError("'y' holds missing values; every object needs a label.")
     if arr.ndim == 1 and arr.shape[0] > 0:
-        check_classification_targets(arr)
+        try:
+            check_classification_targets(arr)
+        except TypeError:  # sorting labels of types that do not compare
+            raise TypeError(
+                "'y' mixes label types that cannot be compared; use one type for every label."
+            ) from None
     classes, y_enc = _check_labels(arr)
     n = X.shape[0] if hasattr(X, "shape") else len(X)
     if n != y_enc.shape[0]:
