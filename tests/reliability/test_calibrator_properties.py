@@ -9,7 +9,7 @@ scores by a power of two changes nothing.
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from tests.reliability._settings import fewer
@@ -25,6 +25,7 @@ from tests.reliability._strategies import (
     fit,
     outputs,
 )
+from venncal.core.quadratic import separated_by
 
 # Methods whose answer comes from an iterative fit: compared with a tolerance.
 ITERATIVE = {"PlattCalibrator", "ACPCalibrator", "BetaCalibrator", "QuadraticCalibrator"}
@@ -115,6 +116,9 @@ def test_monotone_in_the_score(name, params, data):
 @given(data=calibration_data(), seed=st.integers(0, 2**32 - 1))
 def test_order_of_calibration_rows_does_not_matter(name, params, data, seed):
     s, y, w, t = data
+    if name == "QuadraticCalibrator":  # no finite fit where a quadratic separates the classes
+        keep = np.ones(s.shape[0], bool) if w is None else w > 0
+        assume(not separated_by(s[keep], y[keep], "quadratic"))
     perm = np.random.default_rng(seed).permutation(s.shape[0])
     a = outputs(fit(name, params, s, y, w), t)
     b = outputs(fit(name, params, s[perm], y[perm], None if w is None else w[perm]), t)
