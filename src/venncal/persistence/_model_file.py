@@ -9,6 +9,7 @@ import math
 import os
 import re
 import secrets
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -405,8 +406,29 @@ def load(path, *, max_bytes=MAX_BYTES):
     >>> path = venncal.save(cal, os.path.join(tempfile.mkdtemp(), "platt.json"))
     >>> venncal.load(path).get_params() == cal.get_params()
     True
+
+    Notes
+    -----
+    In a process that has not imported scikit-learn, a calibrator whose prediction needs only
+    ``venncal.core`` (Venn-Abers without groups, isotonic, Platt, histogram, Bayesian binning,
+    beta, scaling-binning, quadratic) comes back as a stand-in that predicts
+    (``predict_proba``, ``predict``, ``predict_interval``) without importing it, and becomes the
+    estimator itself on first use of anything else (see ``venncal.persistence._predictor``).
     """
-    return read_model_file(path, max_bytes=max_bytes).calibrator
+    if "sklearn" in sys.modules:  # nothing to save: the estimator itself
+        return read_model_file(path, max_bytes=max_bytes).calibrator
+    from venncal.persistence._predictor import LoadedCalibrator, saved_predictor
+
+    state = read_model_state(path, max_bytes=max_bytes)
+    where = repr(os.fspath(path))
+    predictor = saved_predictor(state)
+    if predictor is None:
+        return _build_calibrator(state, where)
+    return LoadedCalibrator(
+        predictor,
+        lambda: _build_calibrator(state, where),
+        lambda: model_class(state.class_name).cls,
+    )
 
 
 def read_model_file(path, *, max_bytes=MAX_BYTES):
@@ -439,7 +461,12 @@ def read_model_file(path, *, max_bytes=MAX_BYTES):
     {'score': 'margin'}
     """
     state = read_model_state(path, max_bytes=max_bytes)
-    where = repr(os.fspath(path))
+    calibrator = _build_calibrator(state, repr(os.fspath(path)))
+    return ModelFile(calibrator, state.metadata, state.venncal_version, state.format_version)
+
+
+def _build_calibrator(state, where):
+    """The calibrator of a model file's decoded content (imports its class)."""
     name, kwargs = state.class_name, state.params
     spec = model_class(name)
     try:
@@ -455,7 +482,7 @@ def read_model_file(path, *, max_bytes=MAX_BYTES):
         raise ModelFileError(f"{where}: the fitted attribute {missing[0]!r} of {name} is missing.")
     for attr, value in state.fitted.items():
         setattr(calibrator, attr, value)
-    return ModelFile(calibrator, state.metadata, state.venncal_version, state.format_version)
+    return calibrator
 
 
 def read_model_state(path, *, max_bytes=MAX_BYTES):
