@@ -58,4 +58,5 @@ def test_a_parquet_folder_whose_files_store_a_column_with_two_types(tmp_path):
         folder / "c.parquet", index=False
     )
     result = run("fit", folder, "--score", "score", "--label", "y", "-o", tmp_path / "n.json")
-    one_line_error(result, "store a column with types that cannot be combined")
+    # a file storing the scores as text is refused as apply refuses it, naming the file
+    one_line_error(result, "c.parquet", "column 'score' (--score) must hold numbers")

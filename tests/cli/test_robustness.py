@@ -187,6 +187,8 @@ import pandas as pd
 
 matplotlib.figure.Figure.savefig = lambda self, fname, *a, **k: die(fname)
 pd.DataFrame.to_csv = lambda self, path=None, *a, **k: die(path)
+import pyarrow.csv
+pyarrow.csv.write_csv = lambda data, sink, *a, **k: die(sink)
 from venncal.cli import main
 
 main(sys.argv[1:])
@@ -210,6 +212,7 @@ def test_kill_9_during_a_write_leaves_the_old_file(good, args, name):
         (good / old).write_bytes(b"old content")
     if name == "ev/reliability.png":  # let the table through, die on the figure
         script = _DIE_WHILE_WRITING.replace("pd.DataFrame.to_csv = ", "_ = ")
+        script = script.replace("pyarrow.csv.write_csv = ", "_ = ")
     else:
         script = _DIE_WHILE_WRITING
     argv = [a.format(d=good) for a in args]

@@ -31,7 +31,26 @@ def _terminated(signum, frame):
     raise SystemExit(128 + signum)
 
 
+class _Refused(click.ClickException):
+    """A one-line error found at the top (out of memory, a file the system refuses); exit 2."""
+
+    exit_code = 2
+
+
 class _LazyGroup(click.Group):
+    def invoke(self, ctx):
+        # the command's cleanup (removal of partial outputs) has run when these arrive here
+        try:
+            return super().invoke(ctx)
+        except MemoryError:  # pyarrow's ArrowMemoryError is one too
+            raise _Refused(
+                "out of memory; outputs not finished were not moved into place. Free memory, "
+                "or give smaller inputs or fewer columns."
+            ) from None
+        except PermissionError as exc:
+            where = f" {exc.filename!r}" if exc.filename else ""
+            raise _Refused(f"the system refused access to{where}: {exc.strerror or exc}.") from None
+
     def main(self, *args, **kwargs):
         import signal
         import threading

@@ -44,8 +44,9 @@ def connected(scheduler):
         client.close()
 
 
-def _frame(source, columns):
-    """The files of ``source`` as one Dask DataFrame of ``columns``."""
+def _frame(source, columns, as_text=False):
+    """The files of ``source`` as one Dask DataFrame of ``columns`` (with ``as_text``, CSV
+    values as the text the file stores: columns that are copied are not parsed)."""
     import dask.dataframe as dd
 
     kinds = {kind for kind, _ in source.parts}
@@ -54,7 +55,8 @@ def _frame(source, columns):
         return dd.read_parquet(files, columns=columns)
     if "parquet" not in kinds:
         sep = "\t" if all(f.lower().endswith(".tsv") for f in files) else ","
-        return dd.read_csv(files, usecols=columns, sep=sep, blocksize="64MB")
+        text = {"dtype": str, "keep_default_na": False, "na_filter": False} if as_text else {}
+        return dd.read_csv(files, usecols=columns, sep=sep, blocksize="64MB", **text)
     raise InputError(
         f"{source.what} mixes CSV and Parquet files; --backend dask reads one kind at a time."
     )
@@ -123,9 +125,11 @@ def cli_fit(calibrator, cal_file, *, score, label, weight=None, positive=None, m
 
 
 def _calibrate(pdf, calibrator, score, keep, prefix, where):
+    import pandas as pd
+
     from venncal.cli._stream import calibrated_columns
 
-    s = pdf[score].to_numpy(dtype=np.float64, na_value=np.nan)
+    s = pd.to_numeric(pdf[score], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
     bad = ~np.isfinite(s)
     if bad.any():
         raise ValueError(
@@ -149,6 +153,7 @@ def cli_apply(
     fitted_on="its calibration data",
     progress=None,
     scheduler=None,
+    overwrite=None,
 ):
     """Calibrate ``source`` with Dask and write it to ``out`` atomically; return the rows."""
     from venncal.cli._stream import Sink, _check_probabilities
@@ -161,10 +166,10 @@ def cli_apply(
     with connected(scheduler):
         import dask
 
-        frame = _frame(source, columns)
+        frame = _frame(source, columns, as_text=True)
         parts = frame.to_delayed()
         work = dask.delayed(_calibrate)
-        with Sink(out) as sink:
+        with Sink(out, overwrite=overwrite) as sink:
             for start in range(0, len(parts), _WINDOW):
                 batch = [
                     work(p, calibrator, score, keep, prefix, where)

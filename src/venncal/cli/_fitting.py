@@ -164,8 +164,11 @@ def calibrator_options(command):
     return wrapped
 
 
-def _read_columns(path, columns, what):
-    """The given columns of a CSV or Parquet file, or of a folder of Parquet files."""
+def _read_columns(path, columns, what, numbers=()):
+    """The given columns of a CSV or Parquet file, or of a folder of Parquet files; Parquet
+    columns ``numbers`` (``(name, option)`` pairs) must store numbers, as for apply."""
+    from venncal.cli._stream import check_number_columns
+
     path = Path(path)
     if not path.is_dir():
         if path.suffix.lower() in (".parquet", ".pq") and path.is_file():
@@ -176,6 +179,7 @@ def _read_columns(path, columns, what):
             if not missing:
                 import pyarrow.parquet as pq
 
+                check_number_columns(source, numbers)
                 # the file's own reader: pq.read_table would import pyarrow.dataset (0.25 s)
                 frame = arrow_frame(pq.ParquetFile(path).read(columns=columns))
                 if frame.shape[0] == 0:
@@ -190,6 +194,7 @@ def _read_columns(path, columns, what):
         import pandas as pd
 
         get_column(pd.DataFrame(columns=source.columns), missing[0], path, "--score")
+    check_number_columns(source, numbers)
     import pyarrow as pa
 
     tables = [batch for _, batch in source.chunks(columns)]
@@ -222,7 +227,8 @@ def _combined(pa, batches, what, path):
 def read_calibration(path, score, label, weight=None, positive=None, what="CAL_FILE"):
     """Scores, 0/1 labels and weights (or None) of a calibration table, checked."""
     columns = list(dict.fromkeys([score, label] + ([weight] if weight else [])))
-    frame = _read_columns(path, columns, what)
+    numbers = [(score, "--score")] + ([(weight, "--weight")] if weight else [])
+    frame = _read_columns(path, columns, what, numbers)
     s = scores_column(frame, score, path)
     y = labels_column(frame, label, path, positive=positive)
     w = None

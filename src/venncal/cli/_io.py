@@ -154,17 +154,41 @@ def read_table(path, what="input file"):
     return frame
 
 
+def path_kind(path, what, *, follow=True):
+    """``"dir"``, ``"file"`` (anything else that exists, links too without ``follow``) or None.
+
+    A path that cannot be looked at (a folder on the way that is not searchable, say) is one
+    line, where :meth:`pathlib.Path.exists` would raise a PermissionError.
+    """
+    try:
+        st = os.stat(path) if follow else os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        if follow and os.path.islink(path):  # a dangling or looping link: not there
+            return None
+        raise InputError(
+            f"cannot look at {what} {str(path)!r}: {exc.strerror or exc} (check the "
+            "permissions of the folders on its way)."
+        ) from None
+    import stat
+
+    return "dir" if stat.S_ISDIR(st.st_mode) else "file"
+
+
 def check_output_free(path, force, what="output", *, need_folder=True):
     """Refuse to overwrite an existing file unless ``force``; check the folder exists."""
     path = Path(path)
-    if os.path.lexists(path) and not force:  # a symbolic link, dangling or not, is a file here
-        raise InputError(f"{what} {str(path)!r} already exists; pass --force to overwrite it.")
-    if path.exists() and path.is_dir():
-        raise InputError(f"{what} {str(path)!r} is a folder; give a file name.")
     parent = path.parent if str(path.parent) else Path(".")
-    if need_folder and parent.exists() and not parent.is_dir():
+    folder = path_kind(parent, f"the folder of {what}") if need_folder else "dir"
+    exists = path_kind(path, what, follow=False) is not None if folder else False
+    if exists and not force:  # a symbolic link, dangling or not, is a file here
+        raise InputError(f"{what} {str(path)!r} already exists; pass --force to overwrite it.")
+    if exists and path_kind(path, what) == "dir":
+        raise InputError(f"{what} {str(path)!r} is a folder; give a file name.")
+    if need_folder and folder == "file":
         raise InputError(f"the folder of {what} {str(path)!r} is a file, not a folder.")
-    if need_folder and not parent.is_dir():
+    if need_folder and folder is None:
         raise InputError(f"the folder of {what} {str(path)!r} does not exist; create it first.")
 
 
@@ -191,16 +215,20 @@ def check_not_an_input(path, inputs, what="output"):
             )
 
 
-def write_table(frame, path, force, what="output"):
+def write_table(frame, path, force, what="output", *, overwrite=None):
     """Write a DataFrame to CSV or Parquet by the file's suffix, atomically.
 
-    A reader, or a crash while writing, sees the old file or the complete new one.
+    A reader, or a crash while writing, sees the old file or the complete new one. ``overwrite``
+    is whether an existing file may be replaced, as the command decided at its start (see
+    :func:`venncal.cli._outputs.plan_overwrites`); None decides now: only a file that exists
+    now, with ``force``.
     """
     path = Path(path)
     kind = _kind(path, what)
-    check_output_free(path, force, what)
+    check_output_free(path, force or bool(overwrite), what)
     # replace only a file that --force was given for: one that appears meanwhile is kept
-    overwrite = force and os.path.lexists(path)
+    if overwrite is None:
+        overwrite = force and os.path.lexists(path)
     try:
         if kind == "parquet":
             write_parquet(frame, path, index=False, overwrite=overwrite)

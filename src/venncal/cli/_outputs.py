@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
-from venncal.cli._io import InputError, check_not_an_input, check_output_free
+from venncal.cli._io import InputError, appeared_meanwhile, check_not_an_input, check_output_free
 
-__all__ = ["plan_out_dir", "describe_write_error"]
+__all__ = ["plan_out_dir", "plan_overwrites", "write_figure", "describe_write_error"]
 
 
 def plan_out_dir(out_dir, file_names, inputs, force):
@@ -29,6 +30,25 @@ def plan_out_dir(out_dir, file_names, inputs, force):
             )
         check_output_free(path, force, "output", need_folder=False)
     return paths
+
+
+def plan_overwrites(paths, force):
+    """``{key: whether the file may be replaced}``, decided once, when the command starts.
+
+    Only a file that exists now, with ``--force``: one that appears while the command runs is
+    never replaced (the final move refuses it).
+    """
+    return {key: bool(force) and os.path.lexists(path) for key, path in paths.items()}
+
+
+def write_figure(fig, path, overwrite, **savefig_kwargs):
+    """Save a figure atomically; a file that appeared at ``path`` meanwhile is kept (one line)."""
+    from venncal.experiments._files import save_figure
+
+    try:
+        save_figure(fig, path, overwrite=overwrite, **savefig_kwargs)
+    except FileExistsError:
+        raise appeared_meanwhile(path, "output") from None
 
 
 def describe_write_error(exc):

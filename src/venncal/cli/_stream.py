@@ -13,14 +13,13 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
 from venncal.cli._extras import require_extra
-from venncal.cli._io import _PARQUET, InputError, _check_csv_layout, _kind, appeared_meanwhile
-from venncal.experiments._files import TMP_PREFIX, move_into_place
+from venncal.cli._io import _CSV, _PARQUET, InputError, _kind, appeared_meanwhile, path_kind
+from venncal.experiments._files import make_temporary, move_into_place
 
 __all__ = [
     "Source",
@@ -62,16 +61,18 @@ class Source:
     def __init__(self, paths, what="INPUT"):
         self.what = what
         self.parts = []  # (kind, path)
+        self._header_bytes = {}  # CSV path -> length of its header
         for path in map(Path, paths):
-            if path.is_dir():
+            found = path_kind(path, what)
+            if found == "dir":
                 require_extra("pyarrow", "parquet", f"reading Parquet ({what} {str(path)!r})")
                 self.parts += [("parquet", p) for p in _parquet_files(path, what)]
                 continue
             kind = _kind(path, what)
-            if not path.is_file():
+            if found != "file" or not path.is_file():
                 raise InputError(f"{what} {str(path)!r} does not exist or is not a file.")
-            if kind == "parquet":
-                require_extra("pyarrow", "parquet", f"reading Parquet ({what} {str(path)!r})")
+            # CSV too: its values are read as the text they are by pyarrow's reader
+            require_extra("pyarrow", "parquet", f"reading {kind.upper()} ({what} {str(path)!r})")
             self.parts.append((kind, path))
         self.columns, self.num_rows = self._inspect()
 
@@ -94,17 +95,17 @@ class Source:
                 names = list(meta.schema_arrow.names)
                 total += meta.metadata.num_rows
             else:
-                sep = "\t" if path.suffix.lower() == ".tsv" else ","
-                _check_csv_layout(path, sep, self.what)
-                with open(path, encoding="utf-8-sig", newline="") as fh:
-                    import csv
+                from venncal.cli._csv import csv_header
 
-                    names = next(csv.reader(fh, delimiter=sep))
+                # the rows are checked as they are read (a field count other than the header's)
+                names, self._header_bytes[path] = csv_header(path, self.what)
                 counted = False  # counting CSV rows means reading the file: not up front
-            repeated = {c for c in names if names.count(c) > 1}
-            if repeated:
+            from venncal.cli._csv import repeated_name
+
+            repeated = repeated_name(names)
+            if repeated is not None:
                 raise InputError(
-                    f"{self.what} {str(path)!r} has the column name {sorted(repeated)[0]!r} more "
+                    f"{self.what} {str(path)!r} has the column name {repeated!r} more "
                     "than once; column names must be unique."
                 )
             if columns is None:
@@ -135,29 +136,13 @@ class Source:
                 yield from ((path, c) for c in self._csv_chunks(path, columns))
 
     def _csv_chunks(self, path, columns):
-        import pandas as pd
+        """Record batches of text: a CSV value is copied as the file stores it (see _csv)."""
+        from venncal.cli._csv import csv_batches
 
-        sep = "\t" if path.suffix.lower() == ".tsv" else ","
-        try:
-            reader = pd.read_csv(
-                path,
-                sep=sep,
-                encoding="utf-8-sig",
-                index_col=False,
-                usecols=columns,
-                chunksize=BATCH_ROWS,
-            )
-            with reader:
-                yield from reader
-        except UnicodeDecodeError as exc:
-            raise InputError(
-                f"cannot read {self.what} {str(path)!r}: it is not UTF-8 text (byte {exc.start} "
-                "cannot be decoded); save it as UTF-8."
-            ) from None
-        except (pd.errors.ParserError, ValueError) as exc:
-            raise InputError(
-                f"cannot read {self.what} {str(path)!r} as CSV: {_first_line(exc)}"
-            ) from None
+        header_bytes = self._header_bytes.get(path, 0)
+        yield from csv_batches(
+            path, columns, self.what, header_bytes=header_bytes, batch_rows=BATCH_ROWS
+        )
 
 
 def _first_line(exc):
@@ -180,14 +165,12 @@ def _column(chunk, name):
 def score_array(chunk, name, path, offset, option="--score"):
     """Finite float64 scores of a chunk; anything else is one line naming the first bad row."""
     col = _column(chunk, name)
-    if hasattr(col, "type"):  # pyarrow
-        import pyarrow as pa
+    if hasattr(col, "type") and str(path).lower().endswith(_CSV):  # text as the file stores it
+        from venncal.cli._csv import parse_numbers
 
-        if not (pa.types.is_floating(col.type) or pa.types.is_integer(col.type)):
-            raise InputError(
-                f"{str(path)!r}: column {name!r} ({option}) must hold numbers; it is of type "
-                f"{col.type}."
-            )
+        values = parse_numbers(col, name, path, offset, option)
+    elif hasattr(col, "type"):  # pyarrow
+        check_number_type(col.type, name, path, option)
         if col.null_count:
             import pyarrow.compute as pc
 
@@ -220,6 +203,31 @@ def score_array(chunk, name, path, offset, option="--score"):
             f"{str(path)!r}: column {name!r} ({option}) {text} (first at row {offset + first})."
         )
     return values
+
+
+def check_number_type(arrow_type, name, path, option="--score"):
+    """Refuse a Parquet column that does not store numbers (integers or floats)."""
+    import pyarrow as pa
+
+    if not (pa.types.is_floating(arrow_type) or pa.types.is_integer(arrow_type)):
+        raise InputError(
+            f"{str(path)!r}: column {name!r} ({option}) must hold numbers; it is of type "
+            f"{arrow_type}."
+        )
+
+
+def check_number_columns(source, columns):
+    """Refuse, before reading, a Parquet input whose ``(name, option)`` columns do not store
+    numbers: the same one line as :func:`score_array` gives while reading."""
+    for kind, path in source.parts:
+        if kind != "parquet":
+            continue
+        import pyarrow.parquet as pq
+
+        schema = pq.ParquetFile(path).schema_arrow
+        for name, option in columns:
+            if name in schema.names:
+                check_number_type(schema.field(name).type, name, path, option)
 
 
 def _arrow_numbers(col):
@@ -399,8 +407,9 @@ class Sink:
     #: chunks waiting for the writer thread at most
     QUEUED = 2
 
-    def __init__(self, path, what="--out", background=True):
+    def __init__(self, path, what="--out", background=True, overwrite=None):
         self.path = Path(path)
+        self._overwrite = overwrite
         self.what = what
         self.kind = _kind(self.path, what)
         self.sep = "\t" if self.path.suffix.lower() == ".tsv" else ","
@@ -417,20 +426,28 @@ class Sink:
 
     def __enter__(self):
         folder = self.path.parent if str(self.path.parent) else Path(".")
-        # the command refused an existing output without --force: replace only a file that
-        # existed now, never one that appears while the output is written
-        self._overwrite = os.path.lexists(self.path)
+        # the command decided at its start whether an existing output may be replaced (given
+        # as ``overwrite``); without it, only a file existing now, never one that appears while
+        # the output is written
+        if self._overwrite is None:
+            self._overwrite = os.path.lexists(self.path)
         try:
-            fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX + self.path.name + ".", dir=folder)
+            fd, tmp = make_temporary(folder, self.path.name)
         except OSError as exc:
             raise InputError(
                 f"cannot write {self.what} {str(self.path)!r}: {exc.strerror or exc}."
             ) from None
         self._tmp = tmp
-        if self.kind == "parquet":  # pyarrow writes to the path itself (no Python file layer)
-            os.close(fd)
-        else:
-            self._fh = os.fdopen(fd, "w", encoding="utf-8", newline="")
+        try:  # __exit__ does not run if this fails (or is interrupted): remove the file here
+            os.close(fd)  # pyarrow writes to the path itself (no Python file layer)
+            if self.kind == "csv":
+                import pyarrow as pa
+
+                self._fh = pa.OSFile(tmp, "wb")
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
         return self
 
     def write(self, kept, new):
@@ -487,16 +504,7 @@ class Sink:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        if kept is None:
-            arrays, names = [], []
-        elif hasattr(kept, "schema"):
-            arrays, names = list(kept.columns), list(kept.schema.names)
-        else:
-            arrays = [pa.array(kept[c].to_numpy(), from_pandas=True) for c in kept.columns]
-            names = list(kept.columns)
-        arrays += [arrow_float64(v) for v in new.values()]
-        names += list(new)
-        batch = pa.record_batch(arrays, names=names)
+        batch = _record_batch(kept, new)
         if self._writer is None:
             self._schema = batch.schema
             self._writer = pq.ParquetWriter(self._tmp, batch.schema)
@@ -511,14 +519,13 @@ class Sink:
         self._writer.write_batch(batch)
 
     def _write_csv(self, kept, new):
-        import pandas as pd
+        from venncal.cli._csv import check_csv_types, write_csv_batch
 
-        if kept is None:
-            frame = pd.DataFrame(new)
-        else:
-            frame = kept.to_pandas() if hasattr(kept, "schema") else kept.reset_index(drop=True)
-            frame = frame.assign(**{k: v for k, v in new.items()})
-        frame.to_csv(self._fh, index=False, header=not self._csv_header, sep=self.sep)
+        batch = _record_batch(kept, new)
+        if batch.schema != self._schema:  # the first chunk, or the types of another file
+            check_csv_types(batch.schema, self.path, self.what)
+            self._schema = batch.schema
+        write_csv_batch(batch, self._fh, self.sep, header=not self._csv_header)
         self._csv_header = True
 
     def __exit__(self, exc_type, exc, tb):
@@ -549,6 +556,23 @@ class Sink:
                 with contextlib.suppress(OSError):
                     os.unlink(self._tmp)
         return False
+
+
+def _record_batch(kept, new):
+    """One pyarrow record batch of the kept columns (a batch, or a pandas frame) and the new
+    float arrays; the kept values are passed on as they are."""
+    import pyarrow as pa
+
+    if kept is None:
+        arrays, names = [], []
+    elif hasattr(kept, "schema"):
+        arrays, names = list(kept.columns), list(kept.schema.names)
+    else:
+        arrays = [pa.array(kept[c].to_numpy(), from_pandas=True) for c in kept.columns]
+        names = list(kept.columns)
+    arrays += [arrow_float64(v) for v in new.values()]
+    names += list(new)
+    return pa.record_batch(arrays, names=names)
 
 
 def _fsync(path):
@@ -608,9 +632,11 @@ def apply_stream(
     """
     keep = list(source.columns) if keep is None else list(keep)
     needed = list(dict.fromkeys([*keep, score, *(interval or ())]))
-    offset = 0
+    offset, rows, current = 0, 0, None  # offset: rows of the current file before the chunk
     with progress_bar(source.num_rows, progress) as bar:
         for path, chunk in source.chunks(needed):
+            if path != current:  # row numbers in messages count from the start of each file
+                offset, current = 0, path
             s = score_array(chunk, score, path, offset)
             iv = None
             if interval is not None:
@@ -626,8 +652,9 @@ def apply_stream(
             kept = _select(chunk, keep) if keep else None
             sink.write(kept, new)
             offset += s.shape[0]
+            rows += s.shape[0]
             bar.update(s.shape[0])
-    return offset
+    return rows
 
 
 def _select(chunk, columns):

@@ -7,6 +7,8 @@ chunks.
 
 from __future__ import annotations
 
+import os
+
 import click
 
 from venncal.cli._fitting import (
@@ -83,6 +85,8 @@ def calibrate(
     check_table_file(out, "--out", doing="writing")
     check_not_an_input(out, [cal_file, test_file], "--out")
     check_output_free(out, force, "--out")
+    # decided now, once: a file that appears at --out during the fit is never replaced
+    overwrite = force and os.path.lexists(out)
     calibrator = make_calibrator(
         method, merge=merge, n_bins=n_bins, strategy=strategy, unweighted=weight_col is None
     )
@@ -98,7 +102,7 @@ def calibrate(
         what="TEST_FILE",
     )
     fit_calibrator(calibrator, s_cal, y_cal, weights, method=method, source=cal_file)
-    with Sink(out) as sink:
+    with Sink(out, overwrite=overwrite) as sink:
         rows = apply_stream(
             calibrator,
             source,

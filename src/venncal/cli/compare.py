@@ -15,7 +15,12 @@ from venncal.cli._io import (
     scores_column,
     write_table,
 )
-from venncal.cli._outputs import describe_write_error, plan_out_dir
+from venncal.cli._outputs import (
+    describe_write_error,
+    plan_out_dir,
+    plan_overwrites,
+    write_figure,
+)
 from venncal.cli.calibrate import CALIBRATORS, make_calibrator
 
 __all__ = ["compare", "format_comparison"]
@@ -49,13 +54,12 @@ def format_comparison(result):
     return "\n".join(lines)
 
 
-def _plot(oof, names, path):
+def _plot(oof, names, path, overwrite=False):
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from venncal.experiments._files import save_figure
     from venncal.plotting import ReliabilityDisplay
 
     k = len(names)
@@ -69,7 +73,7 @@ def _plot(oof, names, path):
             ReliabilityDisplay.from_predictions(oof["y"], oof[name], name=name, ax=ax)
             ax.set_title(f"{name} (out-of-fold)")
         fig.tight_layout()
-        save_figure(fig, path, dpi=110, bbox_inches="tight")
+        write_figure(fig, path, overwrite, dpi=110, bbox_inches="tight")
     finally:
         plt.close(fig)
 
@@ -135,6 +139,7 @@ def compare(
     if out_dir is not None:
         wanted = {k: v for k, v in _FILES.items() if not (no_plots and k == "reliability")}
         paths = plan_out_dir(Path(out_dir), wanted, [cal_file], force)
+    replace = plan_overwrites(paths, force)  # decided now: a file appearing later is kept
     frame = read_table(cal_file, "CAL_FILE")
     s = scores_column(frame, score_col, cal_file)
     y = labels_column(frame, label_col, cal_file, positive=positive)
@@ -165,11 +170,11 @@ def compare(
         return
     try:
         Path(out_dir).mkdir(parents=True, exist_ok=True)
-        write_table(result.table, paths["table"], force, "output")
+        write_table(result.table, paths["table"], force, "output", overwrite=replace["table"])
         written = [paths["table"]]
         if "reliability" in paths:
             names = list(dict.fromkeys(result.table["calibrator"]))
-            _plot(result.oof, names, paths["reliability"])
+            _plot(result.oof, names, paths["reliability"], replace["reliability"])
             written.append(paths["reliability"])
     except OSError as exc:
         raise describe_write_error(exc) from None

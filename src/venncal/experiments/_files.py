@@ -23,6 +23,8 @@ from pathlib import Path
 __all__ = [
     "MANIFEST",
     "TMP_PREFIX",
+    "make_temporary",
+    "remove_leftovers",
     "atomic_open",
     "write_bytes",
     "write_text",
@@ -35,6 +37,9 @@ __all__ = [
 
 #: Prefix of the temporary files; a leftover one (after a crash) is venncal's and can go.
 TMP_PREFIX = ".venncal-tmp-"
+
+#: What follows the prefix in a temporary file's name: the writing process and its machine
+_TMP_OWNER = re.compile(r"^p([0-9]+)h([0-9a-f]{8})-")
 
 #: Name of the manifest of a folder written by ``venncal reproduce``.
 MANIFEST = ".venncal-manifest.json"
@@ -65,6 +70,77 @@ def _fsync_folder(folder):
         pass
     finally:
         os.close(fd)
+
+
+def _host_tag():
+    import hashlib
+    import socket
+
+    return hashlib.sha256(socket.gethostname().encode("utf-8", "replace")).hexdigest()[:8]
+
+
+def _process_gone(pid):
+    """Whether no process ``pid`` runs on this machine (a process of another user runs)."""
+    if pid <= 0 or pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # e.g. PermissionError: it runs, as another user
+        return False
+    return False
+
+
+def remove_leftovers(folder):
+    """Remove the temporary files that venncal processes of this machine and this user left in
+    ``folder`` when they were killed (their process no longer runs); return how many.
+
+    Only regular files named by :func:`make_temporary` are candidates: the name carries the
+    writing process and a tag of its machine, so a file of a process that still runs, of
+    another machine sharing the folder, of another user, or of any other program is never
+    touched.
+    """
+    removed = 0
+    host = None
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return 0
+    for entry in entries:
+        if not entry.name.startswith(TMP_PREFIX):
+            continue
+        owner = _TMP_OWNER.match(entry.name[len(TMP_PREFIX) :])
+        if owner is None:
+            continue
+        host = _host_tag() if host is None else host
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if (
+            owner.group(2) != host
+            or not stat.S_ISREG(st.st_mode)
+            or (hasattr(os, "getuid") and st.st_uid != os.getuid())
+            or not _process_gone(int(owner.group(1)))
+        ):
+            continue
+        with contextlib.suppress(OSError):
+            os.unlink(entry.path)
+            removed += 1
+    return removed
+
+
+def make_temporary(folder, name):
+    """Create a temporary file for ``name`` in ``folder``; return ``(fd, path)``.
+
+    Its name starts with :data:`TMP_PREFIX` and names this process and machine, so that a later
+    run removes it (:func:`remove_leftovers`, called here) if this process is killed before it
+    could; leftovers of earlier runs in ``folder`` go first.
+    """
+    remove_leftovers(folder)
+    prefix = f"{TMP_PREFIX}p{os.getpid()}h{_host_tag()}-{name}."
+    return tempfile.mkstemp(prefix=prefix, dir=folder)
 
 
 def move_into_place(tmp, path, *, overwrite=True):
@@ -123,7 +199,7 @@ def atomic_open(path, mode="w", *, encoding="utf-8", newline=None, overwrite=Tru
         perms = None
     if perms is None:
         perms = 0o666 & ~_umask()
-    fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX + os.path.basename(path) + ".", dir=folder)
+    fd, tmp = make_temporary(folder, os.path.basename(path))
     try:
         kwargs = {} if "b" in mode else {"encoding": encoding, "newline": newline}
         with os.fdopen(fd, mode, **kwargs) as fh:

@@ -1,0 +1,247 @@
+"""CSV tables read and written with pyarrow, their values copied as the file stores them.
+
+A column the command line only copies (``--keep``) is read as text and written back as the same
+text: ``02134``, ``NA``, ``9007199254740993``, ``TRUE`` and ``1e5`` stay what they are, where a
+reader that guesses types would turn them into 2134, a missing value, a float, a boolean and
+100000.0. Only the columns venncal computes with (scores, interval ends) are parsed as numbers,
+by :func:`parse_numbers`, and a value that is not a number is one line naming its file and row.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+
+import numpy as np
+
+from venncal.cli._io import InputError
+
+__all__ = [
+    "csv_header",
+    "csv_batches",
+    "parse_numbers",
+    "repeated_name",
+    "write_csv_batch",
+    "check_csv_types",
+]
+
+#: bytes of CSV text parsed at once at least (a block holds whole rows; see :func:`csv_batches`)
+BLOCK_BYTES = 16 << 20
+
+#: the largest block tried for a file whose rows are longer than a block
+MAX_BLOCK_BYTES = 1 << 30
+
+#: the texts a CSV reader commonly takes for a missing value (those of pandas' reader)
+MISSING_TEXTS = frozenset(
+    ["", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",
+     "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"]
+)  # fmt: skip
+
+
+def repeated_name(names):
+    """The first name of ``names`` that occurs more than once, or None (linear time)."""
+    if len(set(names)) == len(names):
+        return None
+    seen = set()
+    for name in names:
+        if name in seen:
+            return name
+        seen.add(name)
+    return None
+
+
+def _separator(path):
+    return "\t" if str(path).lower().endswith(".tsv") else ","
+
+
+def csv_header(path, what):
+    """The column names of a CSV file and the length of its header in bytes (about).
+
+    An empty file and a header that is not UTF-8 text are one line each.
+    """
+    sep = _separator(path)
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as fh:
+            header = next(csv.reader(fh, delimiter=sep), None)
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"cannot read {what} {str(path)!r}: it is not UTF-8 text (byte {exc.start} cannot "
+            "be decoded); save it as UTF-8."
+        ) from None
+    except csv.Error as exc:
+        raise InputError(f"cannot read {what} {str(path)!r} as CSV: {exc}.") from None
+    except OSError as exc:
+        raise InputError(f"cannot read {what} {str(path)!r}: {exc.strerror or exc}.") from None
+    if not header:
+        raise InputError(
+            f"cannot read {what} {str(path)!r} as CSV: it is empty or its first line (the "
+            "header) is."
+        )
+    return header, len(sep.join(header).encode("utf-8", "replace"))
+
+
+def csv_batches(path, columns, what, *, header_bytes=0, batch_rows=1 << 20):
+    """Yield record batches of ``columns`` of a CSV file, every value as the text it stores.
+
+    Nothing is guessed: an empty field is the empty string, never a missing value. Quoted
+    fields may hold separators and line breaks. A file whose rows are longer than a block is
+    read again with larger blocks, from the row it had reached. Batches hold at most
+    ``batch_rows`` rows.
+    """
+    block = max(BLOCK_BYTES, 4 * header_bytes)
+    done = 0  # rows yielded so far
+    while True:
+        skip = done
+        try:
+            for batch in _read_blocks(path, columns, block):
+                if skip >= batch.num_rows:
+                    skip -= batch.num_rows
+                    continue
+                batch, skip = batch.slice(skip), 0
+                for start in range(0, batch.num_rows, batch_rows):
+                    part = batch.slice(start, batch_rows)
+                    done += part.num_rows
+                    yield part
+            return
+        except _LongRow:
+            if block >= MAX_BLOCK_BYTES:
+                raise InputError(
+                    f"cannot read {what} {str(path)!r} as CSV: a row after row {done} is longer "
+                    f"than {MAX_BLOCK_BYTES >> 20} MiB."
+                ) from None
+            block *= 4
+        except MemoryError:
+            raise
+        except Exception as exc:  # pyarrow raises ArrowInvalid and OSError for a bad file
+            raise _csv_error(exc, path, what, done) from None
+
+
+class _LongRow(Exception):
+    """A row longer than the block being parsed."""
+
+
+def _read_blocks(path, columns, block):
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    try:
+        reader = pcsv.open_csv(
+            path,
+            read_options=pcsv.ReadOptions(block_size=block, use_threads=True),
+            parse_options=pcsv.ParseOptions(delimiter=_separator(path), newlines_in_values=True),
+            convert_options=pcsv.ConvertOptions(
+                include_columns=list(columns),
+                column_types={c: pa.string() for c in columns},
+                strings_can_be_null=False,
+                quoted_strings_can_be_null=False,
+            ),
+        )
+        with reader:
+            yield from reader
+    except pa.ArrowInvalid as exc:
+        if "straddling" in str(exc) or "block size" in str(exc):
+            raise _LongRow() from None
+        raise
+
+
+_COLUMNS = re.compile(r"Expected (\d+) columns?, got (\d+)")
+
+
+def _csv_error(exc, path, what, done):
+    text = str(exc).strip()
+    if isinstance(exc, InputError):
+        return exc
+    found = _COLUMNS.search(text)
+    if found:
+        return InputError(
+            f"cannot read {what} {str(path)!r} as CSV: a row after row {done} has "
+            f"{found.group(2)} fields but the header has {found.group(1)}; every row needs one "
+            "value per column."
+        )
+    if "UTF8" in text or "UTF-8" in text:
+        return InputError(
+            f"cannot read {what} {str(path)!r}: it is not UTF-8 text (a value after row {done} "
+            "cannot be decoded); save it as UTF-8."
+        )
+    first = text.splitlines()[0][:200] if text else type(exc).__name__
+    if isinstance(exc, OSError) and getattr(exc, "strerror", None):
+        first = exc.strerror
+    return InputError(f"cannot read {what} {str(path)!r} as CSV: {first}")
+
+
+def parse_numbers(col, name, path, offset, option="--score"):
+    """The values of a text column as float64; the first one that is not a number is one line.
+
+    Surrounding spaces are allowed; ``nan`` and ``inf`` are numbers here (the caller refuses
+    them with its own message); an empty field or ``NA`` is a missing value.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    try:
+        values = pc.cast(col, pa.float64())
+    except pa.ArrowInvalid:
+        col = pc.utf8_trim_whitespace(col)
+        try:
+            values = pc.cast(col, pa.float64())
+        except pa.ArrowInvalid:
+            row = _first_failure(col, pa, pc)
+            text = col[row].as_py()
+            if text in MISSING_TEXTS:
+                raise InputError(
+                    f"{str(path)!r}: column {name!r} ({option}) has a missing value at row "
+                    f"{offset + row} ({text!r}); every row needs a score."
+                ) from None
+            raise InputError(
+                f"{str(path)!r}: column {name!r} ({option}) must hold numbers; row "
+                f"{offset + row} holds {text[:80]!r}."
+            ) from None
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    # the data buffer itself (a cast result has no nulls): pyarrow's to_numpy imports pandas
+    return np.frombuffer(values.buffers()[1], np.float64, len(values), values.offset * 8)
+
+
+def _first_failure(col, pa, pc):
+    """The first row whose text is not a number (a failing cast is found by bisection)."""
+    low, high = 0, len(col)  # the prefix [0, high) fails, [0, low) casts
+    while high - low > 1:
+        mid = (low + high) // 2
+        try:
+            pc.cast(col.slice(low, mid - low), pa.float64())
+            low = mid
+        except pa.ArrowInvalid:
+            high = mid
+    return low
+
+
+def _write_options(sep, header):
+    import pyarrow.csv as pcsv
+
+    return pcsv.WriteOptions(include_header=header, delimiter=sep, batch_size=1 << 16)
+
+
+def check_csv_types(schema, path, what):
+    """Refuse up front a column of a type that CSV cannot hold (lists, structs, maps)."""
+    import io
+
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    for field in schema:
+        try:
+            pcsv.write_csv(pa.table({field.name: pa.array([], field.type)}), io.BytesIO())
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+            raise InputError(
+                f"column {field.name!r} holds values of type {field.type}, which CSV cannot "
+                f"hold; write {what} {str(path)!r} as Parquet, or leave the column out with "
+                "--keep."
+            ) from None
+
+
+def write_csv_batch(batch, sink, sep, header):
+    """Write a record batch as CSV text: values exactly (floats in their shortest form that
+    reads back as the same number), text quoted, missing values as empty fields."""
+    import pyarrow.csv as pcsv
+
+    pcsv.write_csv(batch, sink, write_options=_write_options(sep, header))
