@@ -112,7 +112,9 @@ def test_chunks_give_what_one_pass_gives(files, monkeypatch, inp, out_name):
     pd.testing.assert_frame_equal(chunked, whole)
     assert list(chunked.columns) == ["id", "group", "p", "p0", "p1"]
     model = venncal.load(tmp / "model.json")
-    np.testing.assert_array_equal(chunked["id"], test["id"])
+    # a kept CSV column is copied as its text: into Parquet as strings
+    text = inp.endswith(".csv") and out_name.endswith(".parquet")
+    np.testing.assert_array_equal(chunked["id"], test["id"].astype(str) if text else test["id"])
     np.testing.assert_allclose(chunked["p"], model.predict_proba(test["score"])[:, 1], rtol=1e-15)
 
 

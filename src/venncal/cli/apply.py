@@ -66,9 +66,13 @@ def plan_columns(source, calibrator, *, score, keep, prefix, interval, what="INP
     return kept, new
 
 
-def apply_local(calibrator, source, out, **kwargs):
-    """Stream ``source`` through ``calibrator`` into ``out`` (atomically); return the rows."""
-    with Sink(out) as sink:
+def apply_local(calibrator, source, out, *, overwrite=None, **kwargs):
+    """Stream ``source`` through ``calibrator`` into ``out`` (atomically); return the rows.
+
+    ``overwrite``: whether an existing ``out`` may be replaced, as decided when the command
+    started (None: only a file existing when writing starts).
+    """
+    with Sink(out, overwrite=overwrite) as sink:
         return apply_stream(calibrator, source, sink, **kwargs)
 
 
@@ -217,6 +221,8 @@ def apply(
     check_not_an_input(out, [model, *source.files()], "--out")
     _check_not_inside(out, inputs)
     check_output_free(out, force, "--out")
+    # decided now, once: a file that appears at --out later is never replaced
+    overwrite = force and os.path.lexists(out)
     keep_cols, new_cols = plan_columns(
         source,
         calibrator,
@@ -236,6 +242,7 @@ def apply(
         method=model_name(calibrator),
         fitted_on=str(model),
         progress=progress,
+        overwrite=overwrite,
         **({"scheduler": scheduler} if backend == "dask" else {}),
     )
     n_files = len(source.files())

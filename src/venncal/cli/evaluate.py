@@ -17,7 +17,12 @@ from venncal.cli._io import (
     read_table,
     write_table,
 )
-from venncal.cli._outputs import describe_write_error, plan_out_dir
+from venncal.cli._outputs import (
+    describe_write_error,
+    plan_out_dir,
+    plan_overwrites,
+    write_figure,
+)
 
 __all__ = ["evaluate", "metrics_table", "interval_table"]
 
@@ -156,14 +161,15 @@ def _format(table):
     return shown.to_string()
 
 
-def _plot(y, columns, out_dir, n_bins, strategy, intervals=None):
+def _plot(y, columns, out_dir, n_bins, strategy, intervals=None, overwrite=None):
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from venncal.experiments._files import save_figure
     from venncal.plotting import BrierCurveDisplay, ReliabilityDisplay
+
+    overwrite = overwrite or {}
 
     paths = {}
     k = len(columns)
@@ -176,7 +182,13 @@ def _plot(y, columns, out_dir, n_bins, strategy, intervals=None):
             ax.set_title(f"Reliability diagram: {name}")
         fig.tight_layout()
         paths["reliability"] = out_dir / _FILES["reliability"]
-        save_figure(fig, paths["reliability"], dpi=120, bbox_inches="tight")
+        write_figure(
+            fig,
+            paths["reliability"],
+            overwrite.get("reliability", False),
+            dpi=120,
+            bbox_inches="tight",
+        )
     finally:
         plt.close(fig)
     fig, ax = plt.subplots(figsize=(6, 4.5))
@@ -184,7 +196,9 @@ def _plot(y, columns, out_dir, n_bins, strategy, intervals=None):
         BrierCurveDisplay.from_predictions(y, dict(columns), ax=ax)
         ax.set_title("Brier curves (area = Brier score / 2)")
         paths["brier"] = out_dir / _FILES["brier"]
-        save_figure(fig, paths["brier"], dpi=120, bbox_inches="tight")
+        write_figure(
+            fig, paths["brier"], overwrite.get("brier", False), dpi=120, bbox_inches="tight"
+        )
     finally:
         plt.close(fig)
     if intervals is not None:
@@ -196,7 +210,9 @@ def _plot(y, columns, out_dir, n_bins, strategy, intervals=None):
                 y, *intervals, n_bins=n_bins, strategy=strategy, ax=ax
             )
             paths["venn"] = out_dir / _FILES["venn"]
-            save_figure(fig, paths["venn"], dpi=120, bbox_inches="tight")
+            write_figure(
+                fig, paths["venn"], overwrite.get("venn", False), dpi=120, bbox_inches="tight"
+            )
         finally:
             plt.close(fig)
     return paths
@@ -270,6 +286,7 @@ def evaluate(
         if interval is None:
             wanted = [k for k in wanted if k not in _INTERVAL_FILES]
         paths = plan_out_dir(out_dir, {k: _FILES[k] for k in wanted}, [file], force)
+        replace = plan_overwrites(paths, force)  # decided now: a file appearing later is kept
     frame = read_table(file, "FILE")
     y = labels_column(frame, label_col, file, positive=positive, one_class_ok=True)
     columns = {name: probabilities_column(frame, name, file) for name in proba_cols}
@@ -302,16 +319,18 @@ def evaluate(
         return
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
-        write_table(table.reset_index(), paths["metrics"], force, "output")
+        write_table(
+            table.reset_index(), paths["metrics"], force, "output", overwrite=replace["metrics"]
+        )
         written = [paths["metrics"]]
         if intervals is not None:
             # a number per row, the verdict as 1.0 or 0.0 (printed as yes or no)
             values = coverage.astype(float).to_numpy()
             saved = pd.DataFrame({"metric": coverage.index, "value": values})
-            write_table(saved, paths["intervals"], force, "output")
+            write_table(saved, paths["intervals"], force, "output", overwrite=replace["intervals"])
             written.append(paths["intervals"])
         if not no_plots:
-            plots = _plot(y, columns, out_dir, n_bins, strategy, intervals)
+            plots = _plot(y, columns, out_dir, n_bins, strategy, intervals, replace)
             written += list(plots.values())
     except OSError as exc:
         raise describe_write_error(exc) from None
