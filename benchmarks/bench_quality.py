@@ -47,6 +47,7 @@ CLASSIFIERS = ("LR", "RF", "HGB", "GNB", "SVM", "MLP")
 METRICS = ("log_loss", "brier", "ece")
 ADULT_ROWS = 6000
 CLIP = 1e-15
+CHOOSER_BOOT = 300  # bootstrap resamples of the chooser (its rule reads the log-loss intervals)
 
 CONFIGS = {
     # CI: two small datasets, two classifiers, one split
@@ -128,7 +129,7 @@ def _score_calibrators(scale):
     import venncal
 
     beta_scale = {"score_scale": scale}
-    return {
+    out = {
         "VA-log": lambda: venncal.VennAbersCalibrator(merge="log"),
         "VA-square": lambda: venncal.VennAbersCalibrator(merge="square"),
         "VA-mean": lambda: venncal.VennAbersCalibrator(merge="mean"),
@@ -138,6 +139,40 @@ def _score_calibrators(scale):
         "SBB": lambda: venncal.BayesianBinningCalibrator(method="selection"),
         "ABB": lambda: venncal.BayesianBinningCalibrator(method="averaging"),
         "Beta": lambda: venncal.BetaCalibrator(**beta_scale),
+        "Quadratic": lambda: venncal.QuadraticCalibrator(**beta_scale),
+        "Temperature": lambda: venncal.TemperatureCalibrator(
+            score_type="probabilities" if scale == "probability" else "logits"
+        ),
+    }
+    if "ScalingBinningCalibrator" in venncal.__all__:
+        out["ScalingBinning"] = lambda: venncal.ScalingBinningCalibrator()
+    return out
+
+
+def _chooser(s_cal, y_cal, s_te, scale, seed):
+    """The recommendation of compare_calibrators on the calibration set, refitted on all of it."""
+    from venncal.selection import compare_calibrators, default_calibrators
+
+    t0 = time.perf_counter()
+    cv = int(min(5, np.bincount(np.asarray(y_cal, dtype=int)).min()))  # tiny sets: fewer folds
+    result = compare_calibrators(s_cal, y_cal, cv=cv, n_boot=CHOOSER_BOOT, random_state=seed)
+    name = result.recommended
+    if name == "uncalibrated":
+        return s_te, time.perf_counter() - t0, name
+    model = default_calibrators(scale == "probability")[name].fit(s_cal, y_cal)
+    return model.predict_proba(s_te)[:, 1], time.perf_counter() - t0, name
+
+
+def _probmetrics_rivals():
+    """probmetrics' quadratic, temperature and affine scaling, when the package is installed."""
+    try:
+        from probmetrics import calibrators as pm
+    except ImportError:
+        return {}
+    return {
+        "pm-quadratic": lambda: pm.get_calibrator("quadratic-scaling"),
+        "pm-temperature": lambda: pm.get_calibrator("ts-mix"),
+        "pm-affine": lambda: pm.get_calibrator("affine-scaling"),
     }
 
 
@@ -187,9 +222,24 @@ def run_cell(cell):
             )
             rows.append({"method": name, **_metrics(y_te, p), "fit_seconds": sec})
 
+        p, sec, chosen = _chooser(s_cal, y_cal, s_te, scale, seed)
+        rows.append({"method": "chooser", **_metrics(y_te, np.clip(p, 0, 1)), "fit_seconds": sec,
+                     "chosen": chosen})  # fmt: skip
+
+        c_cal, c_te = (expit(s_cal), expit(s_te)) if scale == "logit" else (s_cal, s_te)
+        P_cal = np.column_stack([1 - c_cal, c_cal])
+        for name, make in _probmetrics_rivals().items():
+            p, sec = _timed(
+                lambda m=make: m().fit(P_cal, y_cal),
+                lambda c: c.predict_proba(np.column_stack([1 - c_te, c_te]))[:, 1],
+            )
+            rows.append({"method": name, **_metrics(y_te, p), "fit_seconds": sec})
+
         X_all = np.vstack([X_tr, X_cal])
         y_all = np.concatenate([y_tr, y_cal])
-        for name, method in (("CVA-log", "cross"), ("SVA", "simplified")):
+        for name, method in (
+            () if cell.get("no_refit") else (("CVA-log", "cross"), ("SVA", "simplified"))
+        ):
             p, sec = _timed(
                 lambda m=method: venncal.VennAbersClassifier(
                     clone(base), method=m, random_state=seed
@@ -227,13 +277,22 @@ def run_cell(cell):
     return rows
 
 
-def cells(config):
+def cells(config, no_refit=False, first_repeat=0):
     datasets = config["datasets"] or all_binary_datasets()
+    extra = {"no_refit": True} if no_refit else {}
+    repeats = range(first_repeat, first_repeat + config["n_repeats"])
     return [
-        {"study": "bench-quality", "dataset": d, "classifier": c, "repeat": r, "seed": 1000 + r}
+        {
+            "study": "bench-quality",
+            "dataset": d,
+            "classifier": c,
+            "repeat": r,
+            "seed": 1000 + r,
+            **extra,
+        }
         for d in datasets
         for c in config["classifiers"]
-        for r in range(config["n_repeats"])
+        for r in repeats
     ]
 
 
@@ -272,7 +331,29 @@ def summarise(results):
             "by_classifier": by_clf, "by_size": by_size, "table": table,
         }  # fmt: skip
     out["seconds"] = blocks.groupby("method")["fit_seconds"].median()
+    out["against_raw"] = against_raw(results)
     return out
+
+
+def against_raw(results):
+    """Per method, over cells: mean test log loss, the share of cells where it lowers the log
+    loss of the raw model ("uncalibrated"), and the median relative change (the measures of
+    Berta et al. 2026), on the cells where every method ran."""
+    wide = results.pivot_table(
+        index=["dataset", "classifier", "repeat"], columns="method", values="log_loss"
+    ).dropna(axis=0)
+    if "uncalibrated" not in wide:
+        return pd.DataFrame()
+    raw = wide["uncalibrated"]
+    rel = wide.sub(raw, axis=0).div(raw, axis=0)
+    return pd.DataFrame(
+        {
+            "mean_log_loss": wide.mean(),
+            "share_lower_than_raw": (rel < 0).mean(),
+            "median_relative_change": rel.median(),
+            "n_cells": len(wide),
+        }
+    ).drop(index="uncalibrated")
 
 
 def render(summary, command):
@@ -300,6 +381,22 @@ def render(summary, command):
             f"- {metric_names[m]}: Friedman chi2 = {f.statistic:.1f} (p = {f.pvalue:.2g}); "
             f"Nemenyi critical difference at 5%: {summary[m]['cd']:.2f} ranks."
         )
+    anchor = summary.get("against_raw")
+    if anchor is not None and len(anchor):
+        lines += [
+            "",
+            f"Against the raw model, over {int(anchor['n_cells'].iloc[0])} cells (mean test log "
+            "loss; share of cells where the method lowers the raw model's log loss; median "
+            "relative change):",
+            "",
+            "| calibrator | mean log loss | lowers log loss | median change |",
+            "|---|---|---|---|",
+        ]
+        for name, row in anchor.sort_values("mean_log_loss").iterrows():
+            lines.append(
+                f"| {name} | {row['mean_log_loss']:.4f} | {100 * row['share_lower_than_raw']:.1f}% "
+                f"| {100 * row['median_relative_change']:+.2f}% |"
+            )
     for group, title in (("by_classifier", "base classifier"), ("by_size", "calibration-set size")):
         lines += ["", f"Mean rank by log loss, by {title}:", ""]
         groups = summary["log_loss"][group]
@@ -338,6 +435,18 @@ def main(argv=None):
     ap.add_argument("-j", "--n-jobs", type=int, default=1)
     ap.add_argument("--backend", choices=["loky", "dask"], default="loky")
     ap.add_argument("--write", action="store_true", help="Write the summary to BENCHMARKS.md.")
+    ap.add_argument(
+        "--no-refit",
+        action="store_true",
+        help="Leave out cross and simplified Venn-Abers (they refit the classifier).",
+    )
+    ap.add_argument(
+        "--first-repeat",
+        type=int,
+        default=0,
+        help="Index of the first split (seed 1000 + index): e.g. 3 for splits never used to set "
+        "the recommendation rule of compare_calibrators (it was set on splits 0-2).",
+    )
     args = ap.parse_args(argv)
     config = CONFIGS[args.config]
     out = Path(args.out) if args.out else None
@@ -345,7 +454,7 @@ def main(argv=None):
         out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     raw = run_grid(
-        cells(config),
+        cells(config, args.no_refit, args.first_repeat),
         run_cell,
         out_csv=None if out is None else out / "cells.csv",
         n_jobs=args.n_jobs,

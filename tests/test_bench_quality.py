@@ -28,7 +28,8 @@ def test_one_cell_scores_every_calibrator(bench, classifier):
     rows = bench.run_cell({"dataset": "labor", "classifier": classifier, "repeat": 0, "seed": 1000})
     frame = pd.DataFrame(rows)
     expected = {"uncalibrated", "VA-log", "VA-square", "VA-mean", "CVA-log", "SVA", "Platt",
-                "Isotonic", "Histogram", "SBB", "ABB", "Beta", "sk-sigmoid", "sk-isotonic"}  # fmt: skip
+                "Isotonic", "Histogram", "SBB", "ABB", "Beta", "sk-sigmoid", "sk-isotonic",
+                "Quadratic", "Temperature", "chooser"}  # fmt: skip
     assert expected <= set(frame["method"])
     assert frame["method"].is_unique
     assert (frame["brier"].between(0, 1)).all() and (frame["ece"].between(0, 1)).all()
@@ -54,3 +55,17 @@ def test_summary_ranks_the_best_first(bench):
         assert summary[metric]["friedman"].pvalue < 0.01
     text = bench.render(summary, "python benchmarks/bench_quality.py")
     assert "| good | 1.00 | 1.00 | 1.00 |" in text
+
+
+def test_against_raw_counts_cells_below_the_raw_model(bench):
+    rows = []
+    for d in range(4):
+        for m, ll in (("uncalibrated", 0.5), ("better", 0.4 if d < 3 else 0.6), ("worse", 0.55)):
+            rows.append({"dataset": f"d{d}", "classifier": "LR", "repeat": 0, "method": m,
+                         "log_loss": ll})  # fmt: skip
+    table = bench.against_raw(pd.DataFrame(rows))
+    assert table.loc["better", "share_lower_than_raw"] == 0.75
+    assert table.loc["worse", "share_lower_than_raw"] == 0.0
+    assert table.loc["better", "median_relative_change"] == pytest.approx(-0.2)
+    assert table.loc["worse", "mean_log_loss"] == pytest.approx(0.55)
+    assert "uncalibrated" not in table.index
