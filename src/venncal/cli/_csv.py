@@ -223,15 +223,24 @@ def _write_options(sep, header):
 
 def check_csv_types(schema, path, what):
     """Refuse up front a column of a type that CSV cannot hold (lists, structs, maps)."""
-    import io
-
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
+    def empty(fields):  # (schema.empty_table would import pandas)
+        fields = pa.schema(fields)
+        arrays = [pa.nulls(0, f.type) for f in fields]
+        return pa.RecordBatch.from_arrays(arrays, schema=fields)
+
+    kinds = (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError)
+    try:
+        pcsv.write_csv(empty(schema), pa.BufferOutputStream())
+        return
+    except kinds:
+        pass
     for field in schema:
         try:
-            pcsv.write_csv(pa.table({field.name: pa.array([], field.type)}), io.BytesIO())
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+            pcsv.write_csv(empty([field]), pa.BufferOutputStream())
+        except kinds:
             raise InputError(
                 f"column {field.name!r} holds values of type {field.type}, which CSV cannot "
                 f"hold; write {what} {str(path)!r} as Parquet, or leave the column out with "
