@@ -241,3 +241,20 @@ def test_running_out_of_memory_is_one_line(folder, monkeypatch, error, where):
     one_line_error(res, "out of memory")
     assert not (folder / "o.csv").exists()
     assert not [p for p in os.listdir(folder) if p.startswith(TMP_PREFIX)]
+
+
+def test_a_ragged_row_is_named_by_its_row(folder, monkeypatch):
+    lines = ["id,score"] + [f"{i},0.{i}" for i in range(100)]
+    lines[1 + 57] += ",extra"
+    (folder / "ragged.csv").write_text("\n".join(lines) + "\n")
+    monkeypatch.setattr(_stream, "BATCH_ROWS", 8)
+    res = run("apply", folder / "model.json", folder / "ragged.csv", "-o", folder / "o.csv")
+    one_line_error(res, "ragged.csv'", "row 57 has 3 fields but the header has 2")
+    assert not (folder / "o.csv").exists()
+
+
+def test_a_temporary_file_for_a_long_name_fits(tmp_path):
+    name = "x" * 250  # as long as a file name may be
+    fd, path = make_temporary(tmp_path, name)
+    os.close(fd)
+    assert os.path.basename(path).startswith(TMP_PREFIX)

@@ -127,7 +127,8 @@ def _read_blocks(path, columns, block):
     try:
         reader = pcsv.open_csv(
             path,
-            read_options=pcsv.ReadOptions(block_size=block, use_threads=True),
+            # one thread: pyarrow's messages then give the row (no slower for one stream)
+            read_options=pcsv.ReadOptions(block_size=block, use_threads=False),
             parse_options=pcsv.ParseOptions(delimiter=_separator(path), newlines_in_values=True),
             convert_options=pcsv.ConvertOptions(
                 include_columns=list(columns),
@@ -144,7 +145,7 @@ def _read_blocks(path, columns, block):
         raise
 
 
-_COLUMNS = re.compile(r"Expected (\d+) columns?, got (\d+)")
+_COLUMNS = re.compile(r"(?:Row #(\d+): )?Expected (\d+) columns?, got (\d+)")
 
 
 def _csv_error(exc, path, what, done):
@@ -153,10 +154,12 @@ def _csv_error(exc, path, what, done):
         return exc
     found = _COLUMNS.search(text)
     if found:
+        row, expected, got = found.groups()
+        # pyarrow counts the header as row 1; messages count data rows from 0
+        where = f"row {int(row) - 2}" if row else f"a row after row {done}"
         return InputError(
-            f"cannot read {what} {str(path)!r} as CSV: a row after row {done} has "
-            f"{found.group(2)} fields but the header has {found.group(1)}; every row needs one "
-            "value per column."
+            f"cannot read {what} {str(path)!r} as CSV: {where} has {got} fields but the "
+            f"header has {expected}; every row needs one value per column."
         )
     if "UTF8" in text or "UTF-8" in text:
         return InputError(

@@ -139,7 +139,8 @@ def make_temporary(folder, name):
     could; leftovers of earlier runs in ``folder`` go first.
     """
     remove_leftovers(folder)
-    prefix = f"{TMP_PREFIX}p{os.getpid()}h{_host_tag()}-{name}."
+    # the name is a reminder only: shortened, so a long one still fits the system's limit
+    prefix = f"{TMP_PREFIX}p{os.getpid()}h{_host_tag()}-{name[:120]}."
     return tempfile.mkstemp(prefix=prefix, dir=folder)
 
 
