@@ -243,3 +243,11 @@ def test_a_large_integer_coefficient_is_a_number(tmp_path):
     _rewrite(path, doc)
     p = venncal.load(path).predict_proba(np.linspace(0, 1, 5))
     assert np.isfinite(p).all() and ((p >= 0) & (p <= 1)).all()
+
+
+def test_dirichlet_weights_whose_logits_overflow_are_refused(tmp_path):
+    p, y = multiclass_data()
+    cal = venncal.DirichletCalibrator().fit(p, y)
+    path, doc = _save(tmp_path, cal)
+    _data(_fields(doc["fitted"]["map_"])["weights"])[2] = -1e308
+    _refused(path, doc, "logits overflow")

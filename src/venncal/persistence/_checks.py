@@ -269,6 +269,14 @@ def _check_matrix_scaling(msmap, where):
 
 def _check_dirichlet(dmap, where):
     _linear_softmax_map(dmap, where, "weights")
+    # its inputs are log-probabilities floored at LOG_FLOOR: the logits W ln q + b stay
+    # finite (predictions stay numbers) when each row's weights and bias are below this
+    from venncal.core.matrix_scaling import LOG_FLOOR
+
+    with np.errstate(over="ignore"):
+        reach = np.abs(dmap.weights).sum(axis=1) * -LOG_FLOOR + np.abs(dmap.bias)
+    if not (reach < 1e300).all():
+        raise FittedStateError(f"{where}.weights are so large that its logits overflow")
 
 
 def _check_top_label(container, where):
