@@ -1,9 +1,11 @@
 """The scaling-binning calibrator of Kumar, Liang & Ma (2019), written from the paper's steps.
 
-Unit weights only: the first ``n_first`` rows fit Platt's sigmoid (smoothed targets, the
-cross-entropy minimised by scipy's BFGS), the sigmoid's values on the remaining rows are sorted
-and cut into ``n_bins`` groups of equal size, and a score maps to the mean of its group, with
-the groups' boundaries half-way between neighbouring values.
+Unit weights and distinct scores only. Walking up the sorted scores, a score joins the first
+part whenever that keeps the first part's count at ``round(j * fraction)`` after ``j`` scores;
+the first part fits Platt's sigmoid (smoothed targets, the cross-entropy minimised by scipy's
+BFGS), the sigmoid's values on the other rows are sorted and cut into ``n_bins`` groups of
+equal size, and a score maps to the mean of its group, with the groups' boundaries half-way
+between neighbouring values.
 """
 
 import numpy as np
@@ -33,16 +35,31 @@ def platt(s, y):
     return res.x
 
 
-def scaling_binning(s, y, n_bins, n_first):
-    """A function from scores to calibrated probabilities (``len(s) - n_first`` must be a
-    multiple of ``n_bins``, and the sigmoid's values on those rows distinct)."""
+def split(s, fraction):
+    """Row indices of the two parts (``s`` distinct)."""
+    order = np.argsort(s)
+    first, second = [], []
+    for j, row in enumerate(order, start=1):
+        if len(first) < np.floor(j * fraction + 0.5):
+            first.append(row)
+        else:
+            second.append(row)
+    return np.array(first), np.array(second)
+
+
+def scaling_binning(s, y, n_bins, fraction):
+    """A function from scores to calibrated probabilities (the second part's size must be a
+    multiple of ``n_bins``, and the sigmoid's values on it distinct)."""
     s = np.asarray(s, dtype=float)
-    a, b = platt(s[:n_first], y[:n_first])
+    y = np.asarray(y)
+    assert np.unique(s).size == s.size
+    first, second = split(s, fraction)
+    a, b = platt(s[first], y[first])
 
     def g(x):
         return 1 / (1 + np.exp(a * np.asarray(x, dtype=float) + b))
 
-    values = np.sort(g(s[n_first:]))
+    values = np.sort(g(s[second]))
     assert values.size % n_bins == 0 and np.unique(values).size == values.size
     groups = np.split(values, n_bins)
     means = np.array([grp.mean() for grp in groups])

@@ -41,6 +41,7 @@ def test_every_calibrator_is_listed():
         "MulticlassVennAbersCalibrator",
         "QuadraticCalibrator",
         "TemperatureCalibrator",
+        "ScalingBinningCalibrator",
     }
 
 

@@ -11,8 +11,7 @@ import venncal
 from tests._reference.scaling_binning_naive import scaling_binning as naive_scaling_binning
 from tests.calibration.sklearn_checks import SCORE_CALIBRATOR_XFAILS
 from venncal.calibration import ScalingBinningCalibrator
-from venncal.core.scaling_binning import equal_mass_edges, split_by_weight
-from venncal.exceptions import VenncalWarning
+from venncal.core.scaling_binning import equal_mass_edges, split_by_score
 
 
 def _data(seed, n=200, slope=2.0):
@@ -26,8 +25,8 @@ def _data(seed, n=200, slope=2.0):
 @pytest.mark.parametrize("n, fraction, n_bins", [(200, 0.5, 10), (200, 0.3, 7), (120, 0.75, 5)])
 def test_equals_the_papers_steps(seed, n, fraction, n_bins):
     s, y = _data(seed, n)
-    n_first = int(round(fraction * n))
-    expected = naive_scaling_binning(s, y, n_bins, n_first)
+    n_first = int(np.floor(fraction * n + 0.5))
+    expected = naive_scaling_binning(s, y, n_bins, fraction)
     cal = ScalingBinningCalibrator(n_bins=n_bins, scaling_fraction=fraction).fit(s, y)
     t = np.random.default_rng(seed + 100).normal(size=500) * 1.5
     np.testing.assert_allclose(cal.predict_proba(t)[:, 1], expected(t), atol=1e-6)
@@ -41,7 +40,7 @@ def test_integer_weights_equal_adjacent_copies(seed):
     s, y = _data(seed, 80)
     w = rng.integers(0, 4, s.size)
     w[:2] = [1, 2]
-    rows = np.repeat(np.arange(s.size), w)  # each row's copies where the row stands
+    rows = np.random.default_rng(seed + 1).permutation(np.repeat(np.arange(s.size), w))
     for smoothing in (True, False):
         cal = ScalingBinningCalibrator(n_bins=6, scaling_fraction=0.4, smoothing=smoothing)
         a = clone(cal).fit(s, y, sample_weight=w)
@@ -52,7 +51,7 @@ def test_integer_weights_equal_adjacent_copies(seed):
         np.testing.assert_allclose(a.binning_.counts, b.binning_.counts, rtol=1e-12)
 
 
-def test_scaled_weights_without_smoothing_change_nothing():
+def test_order_of_rows_and_scaled_weights_without_smoothing_change_nothing():
     s, y = _data(3, 100)
     w = np.random.default_rng(3).uniform(0.2, 3.0, s.size)
     cal = ScalingBinningCalibrator(smoothing=False)
@@ -60,20 +59,29 @@ def test_scaled_weights_without_smoothing_change_nothing():
     for factor in (1e-200, 1e200):
         b = clone(cal).fit(s, y, sample_weight=w * factor).predict_proba(s)
         np.testing.assert_allclose(a, b, atol=1e-9)
+    perm = np.random.default_rng(4).permutation(s.size)
+    b = clone(cal).fit(s[perm], y[perm], sample_weight=w[perm]).predict_proba(s)
+    np.testing.assert_allclose(a, b, atol=1e-9)
 
 
-def test_split_by_weight():
-    first, second = split_by_weight(np.array([2.0, 1.0, 0.0, 3.0, 2.0]), 0.5)
-    np.testing.assert_array_equal(first, [2.0, 1.0, 0.0, 1.0, 0.0])
-    np.testing.assert_array_equal(second, [0.0, 0.0, 0.0, 2.0, 2.0])
+def test_split_by_score():
     rng = np.random.default_rng(0)
-    for _ in range(20):
-        w = rng.exponential(size=30) * 10.0 ** rng.integers(-300, 300)
-        f = rng.uniform(0.05, 0.95)
-        first, second = split_by_weight(w, f)
-        np.testing.assert_allclose(first + second, w, rtol=1e-12)
-        assert first.sum() == pytest.approx(f * w.sum(), rel=1e-9)
-        assert ((first > 0) & (second > 0)).sum() <= 1  # one row at most straddles
+    for fraction in (0.5, 0.3, 0.8):
+        s = np.round(rng.normal(size=60), 1)  # ties
+        w = rng.integers(0, 3, s.size).astype(float)
+        first, second = split_by_score(s, w, fraction)
+        np.testing.assert_array_equal(first + second, w)
+        assert not ((first > 0) & (second > 0)).any()  # each row whole in one part
+        u = np.unique(s[w > 0])
+        in_first = np.unique(s[first > 0])
+        assert np.unique(s[second > 0]).size + in_first.size == u.size  # a score in one part
+        # the first part holds round(j * fraction) of the first j distinct scores
+        dealt = np.cumsum(np.isin(u, in_first))
+        np.testing.assert_array_equal(dealt, np.floor(np.arange(1, u.size + 1) * fraction + 0.5))
+    # one distinct score: both parts take everything
+    first, second = split_by_score(np.zeros(4), np.ones(4), 0.5)
+    np.testing.assert_array_equal(first, np.ones(4))
+    np.testing.assert_array_equal(second, np.ones(4))
 
 
 def test_equal_mass_edges():
@@ -117,30 +125,22 @@ def test_calibrated_where_the_sigmoid_is_right():
         assert abs(truth[p == v].mean() - v) < 0.02
 
 
-def test_shuffle_is_reproducible_and_random():
+def test_sorted_rows_are_split_along_the_score():
+    # rows sorted by label: the split alternates along the score, both parts hold both classes
     s, y = _data(1, 300)
-    order = np.argsort(y, kind="stable")  # sorted by label: the first part holds negatives
-    s, y = s[order], y[order]
-    with pytest.warns(VenncalWarning, match="one class only"):
-        ScalingBinningCalibrator().fit(s, y)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        a = ScalingBinningCalibrator(shuffle=True, random_state=0).fit(s, y)
-        b = ScalingBinningCalibrator(shuffle=True, random_state=0).fit(s, y)
-        c = ScalingBinningCalibrator(shuffle=True, random_state=1).fit(s, y)
-    np.testing.assert_array_equal(a.predict_proba(s), b.predict_proba(s))
-    assert not np.array_equal(a.binning_.values, c.binning_.values)
-    assert a.sigmoid_.a < 0  # a real slope once the parts mix
+    order = np.argsort(y, kind="stable")
+    a = ScalingBinningCalibrator().fit(s, y)
+    b = ScalingBinningCalibrator().fit(s[order], y[order])
+    np.testing.assert_allclose(a.predict_proba(s), b.predict_proba(s), atol=1e-9)
+    assert a.sigmoid_.a < 0
 
 
 def test_one_distinct_score_gives_a_constant():
     s = np.zeros(40)
     y = np.r_[np.zeros(10), np.ones(30)].astype(int)
-    rng = np.random.default_rng(0)
-    perm = rng.permutation(40)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        cal = ScalingBinningCalibrator().fit(s, y[perm])
+        cal = ScalingBinningCalibrator().fit(s, y)
     p = cal.predict_proba([-1.0, 0.0, 5.0])[:, 1]
     assert np.unique(p).size == 1 and 0.5 < p[0] < 0.9
 
@@ -151,15 +151,8 @@ def test_one_distinct_score_gives_a_constant():
         ({"n_bins": 0}, ValueError, "'n_bins' parameter of ScalingBinningCalibrator"),
         ({"scaling_fraction": 1.0}, ValueError, "'scaling_fraction' parameter of Scaling"),
         ({"scaling_fraction": "half"}, ValueError, "'scaling_fraction' parameter of Scaling"),
-        ({"shuffle": "yes"}, TypeError, "'shuffle' parameter of ScalingBinningCalibrator"),
         ({"smoothing": 1}, TypeError, "'smoothing' parameter of ScalingBinningCalibrator"),
         ({"max_iter": 0}, ValueError, "'max_iter' parameter of ScalingBinningCalibrator"),
-        (
-            {"shuffle": True, "random_state": -1},
-            ValueError,
-            "'random_state' parameter of ScalingBinningCalibrator",
-        ),
-        ({"random_state": "seed"}, TypeError, "'random_state' parameter of ScalingBinning"),
     ],
 )
 def test_bad_parameters(params, error, match):
@@ -171,7 +164,7 @@ def test_bad_parameters(params, error, match):
 def test_top_level_name_and_model_file(tmp_path):
     s, y = _data(2, 300)
     w = np.random.default_rng(2).uniform(0.5, 2.0, s.size)
-    cal = venncal.ScalingBinningCalibrator(n_bins=5, shuffle=True, random_state=3)
+    cal = venncal.ScalingBinningCalibrator(n_bins=5, scaling_fraction=0.4)
     cal.fit(s, y, sample_weight=w)
     path = venncal.save(cal, tmp_path / "sb.json")
     back = venncal.load(path)
@@ -210,7 +203,7 @@ def test_an_edited_model_file_is_refused(tmp_path):
 
 ESTIMATORS = [
     ScalingBinningCalibrator(),
-    ScalingBinningCalibrator(n_bins=3, scaling_fraction=0.3, shuffle=True, random_state=0),
+    ScalingBinningCalibrator(n_bins=3, scaling_fraction=0.3),
 ]
 
 
@@ -220,7 +213,4 @@ ESTIMATORS = [
     [clone(c) for c in ESTIMATORS], expected_failed_checks=lambda est: SCORE_CALIBRATOR_XFAILS
 )
 def test_sklearn_compatible(estimator, check):
-    with warnings.catch_warnings():
-        # some checks fit on rows sorted by label, whose first part holds one class
-        warnings.filterwarnings("ignore", message=".*one class only.*", category=VenncalWarning)
-        check(estimator)
+    check(estimator)

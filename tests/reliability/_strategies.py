@@ -48,6 +48,8 @@ VARIANTS = {
         {"score_scale": "logit", "monotone": "affine"},
         {"score_scale": "logit", "monotone": "clip"},
     ],
+    # without smoothing the sigmoid of a separable first part has no finite fit
+    "ScalingBinningCalibrator": [{}, {"n_bins": 3, "scaling_fraction": 0.3}],
 }
 
 # Documented monotonicity: isotonic is non-decreasing; Venn-Abers p0 and p1 are each

@@ -123,6 +123,10 @@ OPTION_CASES = [
     ("QuadraticCalibrator", {"score_scale": "odds"}, ["score_scale"]),
     ("QuadraticCalibrator", {"monotone": "none"}, ["monotone"]),
     ("QuadraticCalibrator", {"max_iter": 0}, ["max_iter"]),
+    ("ScalingBinningCalibrator", {"n_bins": 0}, ["n_bins"]),
+    ("ScalingBinningCalibrator", {"scaling_fraction": 1.0}, ["scaling_fraction"]),
+    ("ScalingBinningCalibrator", {"smoothing": "no"}, ["smoothing"]),
+    ("ScalingBinningCalibrator", {"max_iter": 0}, ["max_iter"]),
 ]
 
 

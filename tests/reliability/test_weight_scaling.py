@@ -43,7 +43,7 @@ def counts_examples(name, params):
         return True
     if name == "HistogramCalibrator":
         return params.get("alpha", 0.0) > 0.0
-    if name == "PlattCalibrator":
+    if name in ("PlattCalibrator", "ScalingBinningCalibrator"):
         return params.get("smoothing", True) is not False
     return False
 

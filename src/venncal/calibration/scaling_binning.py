@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from venncal._validation import check_bool, check_random_state
+from venncal._validation import check_bool
 from venncal.calibration._base import BaseScoreCalibrator
 from venncal.core.scaling_binning import fit_scaling_binning
 
@@ -23,14 +23,10 @@ class ScalingBinningCalibrator(BaseScoreCalibrator):
     n_bins : int, default=10
         Number of equal-mass bins (fewer when values of the sigmoid tie).
     scaling_fraction : float in (0, 1), default=0.5
-        Share of the calibration weight that fits the sigmoid; the rest makes the bins.
-    shuffle : bool, default=False
-        Put the rows in a random order (``random_state``) before the split. By default the
-        split follows the order of the rows: the first ``scaling_fraction`` of the total
-        weight fits the sigmoid, so that a weight of ``k`` equals ``k`` adjacent copies of a
-        row. With ``shuffle=True`` each row goes whole to one part of a random split.
-    random_state : None, int or numpy Generator, default=None
-        Seed of the shuffle; used only with ``shuffle=True``.
+        Share of the distinct calibration scores whose rows fit the sigmoid; the rows of the
+        others make the bins. The distinct scores are dealt to the two parts in turn along the
+        score (every other one for one half), so both parts cover the range of the scores and
+        the split needs no random numbers.
     smoothing : bool, default=True
         Platt's smoothed targets, with the class totals counted in weight (a weight of ``k``
         is ``k`` examples); False fits plain logistic regression on the score.
@@ -52,11 +48,14 @@ class ScalingBinningCalibrator(BaseScoreCalibrator):
 
     Notes
     -----
-    With ``shuffle=False`` (the default) the split depends on the order of the rows: a file
-    sorted by label or by score puts one kind of example in one part. Shuffle such data first,
-    or pass ``shuffle=True``. A warning is given when the first part holds one class only.
-    The paper's analysis takes the bin means from a third part; like its authors' code, the
-    second part is used for both the bins and their means (the means use no labels).
+    The paper splits the calibration data at random. This split is deterministic instead
+    (``venncal.core.scaling_binning.split_by_score``): a distinct score goes whole, with all its
+    rows, to one part, so the fit does not depend on the order of the rows, a weight of ``k``
+    equals ``k`` copies of a row (they share its score), and multiplying every weight by a
+    constant changes only Platt's smoothed targets, which count weights as examples (none with
+    ``smoothing=False``). With a single distinct score both parts take all the data. The
+    paper's analysis takes the bin means from a third part; like its authors' code, the second
+    part is used for both the bins and their means (the means use no labels).
 
     References
     ----------
@@ -74,9 +73,9 @@ class ScalingBinningCalibrator(BaseScoreCalibrator):
     >>> y = rng.random(s.size) < 1 / (1 + np.exp(-2 * s))
     >>> cal = ScalingBinningCalibrator(n_bins=4).fit(s, y)
     >>> cal.binning_.values.round(2)
-    array([0.09, 0.35, 0.66, 0.9 ])
-    >>> cal.predict_proba([-3.0, 0.0, 3.0])[:, 1].round(2)
-    array([0.09, 0.35, 0.9 ])
+    array([0.09, 0.34, 0.65, 0.9 ])
+    >>> np.unique(cal.predict_proba(s)[:, 1]).size
+    4
     """
 
     def __init__(
@@ -84,26 +83,17 @@ class ScalingBinningCalibrator(BaseScoreCalibrator):
         *,
         n_bins=10,
         scaling_fraction=0.5,
-        shuffle=False,
-        random_state=None,
         smoothing=True,
         max_iter=100,
     ):
         self.n_bins = n_bins
         self.scaling_fraction = scaling_fraction
-        self.shuffle = shuffle
-        self.random_state = random_state
         self.smoothing = smoothing
         self.max_iter = max_iter
 
     def _fit(self, s, y01, w):
         owner = type(self).__name__
         smoothing = check_bool(self.smoothing, name="smoothing", owner=owner)
-        rng = check_random_state(self.random_state, owner=owner)  # checked even if unused
-        if check_bool(self.shuffle, name="shuffle", owner=owner):
-            order = rng.permutation(s.shape[0])
-            s, y01 = s[order], y01[order]
-            w = None if w is None else w[order]
         try:
             fit = fit_scaling_binning(
                 s,

@@ -49,8 +49,7 @@ CALIBRATORS = {
     "scaling-binning": (
         "ScalingBinningCalibrator",
         {},
-        "Platt scaling, then equal-mass bins of its values (Kumar et al. 2019; the first half "
-        "of the rows, in file order, fits the sigmoid)",
+        "Platt scaling, then equal-mass bins of its values (Kumar et al. 2019)",
     ),
     "temperature": (
         "TemperatureCalibrator",

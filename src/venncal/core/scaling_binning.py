@@ -15,12 +15,16 @@ is close to the sigmoid (whose variance is low) rather than to noisy bin frequen
 paper's analysis draws the means of step 3 from a third part; its authors' implementation, like
 this one, uses the second part for steps 2 and 3 (step 3 uses no labels).
 
-The split. Weight ``k`` must mean ``k`` copies of a row, so the split is defined on the weight
-in row order: the first part is the first ``scaling_fraction`` of the total weight, the second
-part the rest, and a row that straddles the boundary lends its weight to both parts in
-proportion. Replacing a row of weight ``k`` by ``k`` adjacent copies gives the same parts, and
-multiplying every weight by a constant leaves them unchanged. Rows given in an order related to
-the label or the score (sorted files) must be shuffled first (``rng``).
+The split. The paper splits the data at random; a random split cannot make a weight of ``k``
+equal ``k`` copies of a row, nor give the same fit for the same rows in another order. Here
+the split is deterministic and alternates along the score: the distinct scores (of rows with
+positive weight) are sorted, and they are dealt to the two parts in turn so that, after the
+first ``j`` of them, ``round(j * scaling_fraction)`` went to the first part (Bresenham's rule:
+every other distinct score for one half). A distinct score goes whole to one part, with all
+its rows and both labels. Both parts so cover the whole range of the scores, the fit does not
+depend on the order of the rows or on the scale of the weights, and copies of a row, which
+share its score, equal its weight. When one part would be empty (a single distinct score, or
+too few for the fraction), both parts take all the data.
 
 References
 ----------
@@ -45,9 +49,8 @@ from venncal._validation import (
 )
 from venncal.core.histogram import HistogramBinning
 from venncal.core.platt import PlattSigmoid, fit_platt
-from venncal.exceptions import VenncalWarning, user_stacklevel
 
-__all__ = ["ScalingBinning", "equal_mass_edges", "fit_scaling_binning", "split_by_weight"]
+__all__ = ["ScalingBinning", "equal_mass_edges", "fit_scaling_binning", "split_by_score"]
 
 
 @dataclass(frozen=True)
@@ -72,40 +75,47 @@ class ScalingBinning:
         return self.binning.predict(self.sigmoid.predict(scores))
 
 
-def split_by_weight(sample_weight, fraction):
-    """Split the total weight in row order: the first ``fraction`` of it, and the rest.
+def split_by_score(scores, sample_weight, fraction):
+    """Deal the distinct scores to two parts in turn along the score (Bresenham's rule).
 
     Parameters
     ----------
+    scores : ndarray of shape (n,)
     sample_weight : ndarray of shape (n,)
-        Non-negative weights, at least one positive.
+        Non-negative weights; rows of weight zero take no part.
     fraction : float in (0, 1)
+        After the first ``j`` distinct scores (in increasing order), ``round(j * fraction)``
+        of them are in the first part.
 
     Returns
     -------
     first, second : ndarray of shape (n,)
-        Each row's weight in the two parts (``first + second == sample_weight``); only the row
-        that straddles the boundary has weight in both.
+        Each row's weight in the two parts: its whole weight in one of them (in both when one
+        part would otherwise be empty).
 
     Examples
     --------
-    >>> split_by_weight(np.array([1.0, 1.0, 3.0, 1.0]), 0.5)
-    (array([1., 1., 1., 0.]), array([0., 0., 2., 1.]))
-
-    The same as three copies of the third row:
-
-    >>> split_by_weight(np.ones(6), 0.5)
-    (array([1., 1., 1., 0., 0., 0.]), array([0., 0., 0., 1., 1., 1.]))
+    >>> s = np.array([0.3, 0.1, 0.2, 0.1, 0.4])
+    >>> first, second = split_by_score(s, np.ones(5), 0.5)
+    >>> s[first > 0], s[second > 0]
+    (array([0.3, 0.1, 0.1]), array([0.2, 0.4]))
     """
     weight = np.asarray(sample_weight, dtype=np.float64)
-    w = rescale_sample_weight(weight)  # by a power of two: exact, and no overflow in the sums
-    after = np.cumsum(w)
-    before = after - w
-    boundary = fraction * after[-1]
-    first = np.clip(boundary - before, 0.0, w)
-    first[after <= boundary] = w[after <= boundary]  # whole rows stay whole despite rounding
-    first = first * (weight.max() / w.max())
-    return first, np.maximum(weight - first, 0.0)
+    rows = np.flatnonzero(weight > 0)
+    _, group = np.unique(scores[rows], return_inverse=True)
+    j = np.arange(group.max() + 2, dtype=np.float64)
+    dealt = np.floor(j * fraction + 0.5)  # distinct scores dealt to the first part so far
+    member = np.diff(dealt) > 0
+    first = np.zeros_like(weight)
+    second = np.zeros_like(weight)
+    if member.all() or not member.any():
+        first[rows] = weight[rows]
+        second[rows] = weight[rows]
+        return first, second
+    to_first = member[group.ravel()]
+    first[rows[to_first]] = weight[rows[to_first]]
+    second[rows[~to_first]] = weight[rows[~to_first]]
+    return first, second
 
 
 def equal_mass_edges(values, weights, n_bins):
@@ -141,7 +151,10 @@ def equal_mass_edges(values, weights, n_bins):
     else:
         ends = np.unique(np.searchsorted(cum, levels - 1e-12, side="left"))
         ends = ends[ends < u.size - 1]
-    inner = 0.5 * (u[ends] + u[ends + 1])
+    mid = 0.5 * (u[ends] + u[ends + 1])
+    # neighbours one rounding apart: the edge is the upper one (a bin is [e_k, e_k+1))
+    inner = np.where(mid > u[ends], mid, u[ends + 1])
+    inner = inner[inner < 1.0]  # an edge at 1 would leave an empty last bin
     return np.concatenate(([0.0], inner, [1.0]))
 
 
@@ -189,7 +202,7 @@ def fit_scaling_binning(
     Parameters
     ----------
     scores : array-like of shape (n,)
-        Calibration scores, in the order that defines the split.
+        Calibration scores.
     y01 : array-like of shape (n,)
         Labels in {0, 1}.
     sample_weight : array-like of shape (n,), default=None
@@ -199,8 +212,8 @@ def fit_scaling_binning(
         Number of equal-mass bins of the sigmoid's values on the second part (fewer when
         values tie).
     scaling_fraction : float in (0, 1), default=0.5
-        Share of the total weight, from the first row on, that fits the sigmoid; the rest makes
-        the bins.
+        Share of the distinct scores, dealt in turn along the score, whose rows fit the
+        sigmoid; the rows of the others make the bins.
     smoothing : bool, default=True
         Platt's smoothed targets (keeps the sigmoid finite when the score separates the
         classes); False is plain logistic regression on the score.
@@ -211,12 +224,6 @@ def fit_scaling_binning(
     -------
     ScalingBinning
 
-    Warns
-    -----
-    VenncalWarning
-        When the first part holds one class only (rows sorted by label?): the sigmoid is then
-        flat.
-
     Examples
     --------
     Scores from a sigmoid: the calibrator's steps follow the sigmoid, with one value per bin.
@@ -226,7 +233,7 @@ def fit_scaling_binning(
     >>> y = (rng.random(4000) < 1 / (1 + np.exp(-2 * s))).astype(int)
     >>> fit = fit_scaling_binning(s, y, n_bins=5)
     >>> fit.binning.values.round(2)
-    array([0.08, 0.26, 0.49, 0.74, 0.93])
+    array([0.08, 0.25, 0.49, 0.73, 0.92])
     >>> np.unique(fit.predict(s)).size
     5
     """
@@ -242,16 +249,7 @@ def fit_scaling_binning(
     y = y.astype(np.float64)
     w = check_sample_weight(sample_weight, s.shape[0])
     w = np.ones(s.shape[0]) if w is None else w
-    first, second = split_by_weight(w, fraction)
-    in_first = first > 0
-    if np.unique(y[in_first]).size < 2:
-        warnings.warn(
-            "Scaling-binning: the first part of the calibration data (the first "
-            f"{fraction:g} of the weight, in row order) holds one class only, so the sigmoid "
-            "is flat; shuffle the rows first.",
-            VenncalWarning,
-            stacklevel=user_stacklevel(),
-        )
+    first, second = split_by_score(s, w, fraction)
     sigmoid = _soft_platt(s, y, first, smoothing=smoothing, max_iter=max_iter)
     keep = second > 0
     g = sigmoid.predict(s[keep])

@@ -557,14 +557,6 @@ def _quadratic_copies(fitted, params, where):
         raise FittedStateError(f"{where}.intercept_ and .coef_ must equal the map's coefficients")
 
 
-def _random_state(value, *, name, owner):
-    """A seed the estimator accepts: None or a non-negative integer (a file holds no
-    Generator)."""
-    from venncal._validation import check_random_state
-
-    check_random_state(value, name=name, owner=owner)
-
-
 def _scaling_binning_bins(fitted, params, where):
     """The bins cut the sigmoid's values, from 0 to 1, and each bin's value (the mean of the
     sigmoid over the bin) lies inside its bin."""
@@ -739,8 +731,6 @@ _EXPECTED = {
     ("ScalingBinningCalibrator", "n_iter_"): f.integer(0, 2**31 - 1),
     ("ScalingBinningCalibrator", "n_bins"): f.param(check_positive_int),
     ("ScalingBinningCalibrator", "scaling_fraction"): f.param(check_in_range, 0, 1),
-    ("ScalingBinningCalibrator", "shuffle"): f.param(check_bool),
-    ("ScalingBinningCalibrator", "random_state"): f.param(_random_state),
     ("ScalingBinningCalibrator", "smoothing"): f.param(check_bool),
     ("ScalingBinningCalibrator", "max_iter"): f.param(check_positive_int),
     ("ScalingBinningCalibrator", "*"): (
