@@ -1,7 +1,7 @@
 """Tables read and written in chunks, so memory stays bounded whatever their size.
 
 A :class:`Source` reads one or more CSV or Parquet files, or folders of Parquet files, as a
-sequence of chunks (pyarrow record batches for Parquet, pandas frames for CSV). A
+sequence of chunks (pyarrow record batches; a CSV file's values as the text it stores). A
 :class:`Sink` writes chunks to a temporary file in the output's folder and moves it into place
 only when every chunk is written, so a reader, or a crash, sees no output or the complete one.
 :func:`apply_stream` joins them with a fitted calibrator: the one loop behind ``venncal apply``
