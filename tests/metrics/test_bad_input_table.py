@@ -69,6 +69,8 @@ CALLS = {
     "ece": (_yp(metrics.ece), YP),
     "mce": (_yp(metrics.mce), YP),
     "debiased_ece": (_yp(metrics.debiased_ece), YP),
+    "smooth_ece": (_yp(metrics.smooth_ece), YP),
+    "smooth_calibration_curve": (_yp(metrics.smooth_calibration_curve), YP),
     "brier_decomposition": (_yp(metrics.brier_decomposition), YP),
     "corp_decomposition": (_yp(metrics.corp_decomposition), YP),
     "isotonic_recalibration": (_yp(metrics.isotonic_recalibration), YP),
@@ -152,6 +154,16 @@ BAD_OPTIONS = {
     "calibration_slope_intercept": [({"clip": 0}, "clip"), ({"clip": 0.5}, "clip")],
     "brier_curve": [({"recalibrate": "yes"}, "recalibrate")],
     "debiased_ece": [({"squared": "yes"}, "squared")],
+    "smooth_ece": [
+        ({"bandwidth": 0.0}, "bandwidth"),
+        ({"bandwidth": np.nan}, "bandwidth"),
+        ({"bandwidth": "auto"}, "bandwidth"),
+    ],
+    "smooth_calibration_curve": [
+        ({"bandwidth": -1.0}, "bandwidth"),
+        ({"n_points": 1}, "n_points"),
+        ({"n_points": 2.5}, "n_points"),
+    ],
     "interval_validity": [
         ({"tol": -1}, "tol"),
         ({"tol": np.nan}, "tol"),

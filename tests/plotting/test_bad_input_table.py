@@ -13,6 +13,7 @@ from venncal.plotting import (  # noqa: E402
     BrierCurveDisplay,
     CriticalDifferenceDisplay,
     ReliabilityDisplay,
+    SmoothReliabilityDisplay,
     VennIntervalDisplay,
     cliques,
 )
@@ -34,6 +35,10 @@ def _reliability(y_true=Y, y_proba=P, **kw):
     return ReliabilityDisplay.from_predictions(y_true, y_proba, **kw)
 
 
+def _smooth(y_true=Y, y_proba=P, **kw):
+    return SmoothReliabilityDisplay.from_predictions(y_true, y_proba, **kw)
+
+
 def _venn(y_true=Y, p0=P0, p1=P1, **kw):
     return VennIntervalDisplay.from_predictions(y_true, p0, p1, **kw)
 
@@ -53,6 +58,7 @@ def _cliques(average_ranks=RANKS, critical_difference=0.5):
 #: public name -> (caller, data parameters)
 CALLS = {
     "ReliabilityDisplay": (_reliability, ("y_true", "y_proba")),
+    "SmoothReliabilityDisplay": (_smooth, ("y_true", "y_proba")),
     "VennIntervalDisplay": (_venn, ("y_true", "p0", "p1")),
     "BrierCurveDisplay": (_brier, ("y_true", "y_proba")),
     "CriticalDifferenceDisplay": (_cd, ("average_ranks", "critical_difference")),
@@ -117,6 +123,14 @@ OPTIONS = {
         ({"sample_weight": [0] * 6}, "sample_weight"),
     ],
     "CriticalDifferenceDisplay": [({"ax": "axes"}, "ax")],
+    "SmoothReliabilityDisplay": [
+        ({"bandwidth": 0.0}, "bandwidth"),
+        ({"n_points": 10**5}, "n_points"),
+        ({"n_points": 1}, "n_points"),
+        ({"name": 3}, "name"),
+        ({"ax": "axes"}, "ax"),
+        ({"sample_weight": [1, 1, -1, 1, 1, 1]}, "sample_weight"),
+    ],
 }
 
 
