@@ -15,10 +15,13 @@ from scipy.optimize import minimize
 FLOOR = math.log(float(np.finfo(np.float32).tiny))
 
 
-def row_log_softmax(z):
+def row_smoothed_log_probabilities(z, c):
+    """log((1 - c) p + c / K) with p = softmax(z): the temperature-scaled probabilities mixed
+    with the uniform distribution."""
     m = max(z)
-    lse = m + math.log(sum(math.exp(v - m) for v in z))
-    return [max(v - lse, FLOOR) for v in z]
+    e = [math.exp(v - m) for v in z]
+    s = sum(e)
+    return [math.log((1 - c) * v / s + c / len(z)) for v in e]
 
 
 def temperature_naive(t, y, w):
@@ -107,7 +110,9 @@ def _predict(Wb, X):
 def matrix_scaling_naive(t, y, t_test, structure, lambdas=(1.0, 1.0, 1.0), w=None):
     """Probabilities of the test rows from the definition of each structure.
 
-    ``t`` are class log-scores (n, K), ``y`` class indices; ``lambdas`` the intercept,
+    The features are the temperature-scaled probabilities mixed with the uniform distribution
+    (weight c = 1 / (n + 1)), in logarithms. ``t`` are class log-scores (n, K), ``y`` class
+    indices; ``lambdas`` the intercept,
     diagonal and off-diagonal weights, scaled by K / n, K / n and K (K - 1) / n with n the
     total weight.
     """
@@ -117,7 +122,8 @@ def matrix_scaling_naive(t, y, t_test, structure, lambdas=(1.0, 1.0, 1.0), w=Non
     w = [1.0] * len(y) if w is None else [float(v) for v in w]
     n = sum(w)
     a = temperature_naive(t, y, w)
-    X = np.array([row_log_softmax([a * v for v in row]) for row in t])
+    c = 1 / (n + 1)
+    X = np.array([row_smoothed_log_probabilities([a * v for v in row], c) for row in t])
     diagonal = structure in ("svs", "vector")
     mask = np.zeros((K, K + 1), dtype=bool)
     mask[:, K] = True
@@ -134,7 +140,12 @@ def matrix_scaling_naive(t, y, t_test, structure, lambdas=(1.0, 1.0, 1.0), w=Non
             off = ~np.eye(K, dtype=bool)
             penalty[:, :K][off] = lam_o * K * (K - 1) / n
     Wb = _fit(X, y, w, K, mask, penalty)
-    Xt = np.array([row_log_softmax([a * max(float(v), FLOOR) for v in row]) for row in t_test])
+    Xt = np.array(
+        [
+            row_smoothed_log_probabilities([a * max(float(v), FLOOR) for v in row], c)
+            for row in t_test
+        ]
+    )
     return _predict(Wb, Xt)
 
 

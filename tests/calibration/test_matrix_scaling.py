@@ -101,8 +101,10 @@ def test_penalty_pulls_towards_temperature_scaling():
     big = MatrixScalingCalibrator(
         lambda_intercept=1e9, lambda_diagonal=1e9, lambda_off_diagonal=1e9
     ).fit(S, y)
-    a = big.map_.inverse_temperature
-    np.testing.assert_allclose(big.predict_proba(St), np.exp(log_softmax(a * St)), atol=1e-6)
+    a, c = big.map_.inverse_temperature, big.map_.smoothing
+    assert c == 1 / 101
+    expected = (1 - c) * np.exp(log_softmax(a * St)) + c / 5
+    np.testing.assert_allclose(big.predict_proba(St), expected, atol=1e-6)
     assert np.abs(big.map_.delta).max() < 1e-6
 
 

@@ -21,9 +21,11 @@ class DirichletCalibrator(LinearSoftmaxCalibrator):
 
     Parameters
     ----------
-    reg_lambda : float, default=1e-3
-        ``lambda``, the weight of the off-diagonal penalty.
-    reg_mu : float, default=1e-3
+    reg_lambda : float, default=10.0
+        ``lambda``, the weight of the off-diagonal penalty. Kull et al. choose ``lambda`` and
+        ``mu`` by cross-validation; the default, the best of 0.01, 0.1, 1 and 10 on
+        held-out problems (iris, wine and digits with three models), is a starting point.
+    reg_mu : float, default=10.0
         ``mu``, the weight of the intercept penalty.
     score_type : {"auto", "logits", "probabilities", "raw"}, default="auto"
         What the columns are, as for
@@ -71,7 +73,7 @@ class DirichletCalibrator(LinearSoftmaxCalibrator):
     """
 
     def __init__(
-        self, *, reg_lambda=1e-3, reg_mu=1e-3, score_type="auto", max_iter=1000, tol=1e-10
+        self, *, reg_lambda=10.0, reg_mu=10.0, score_type="auto", max_iter=1000, tol=1e-10
     ):
         self.reg_lambda = reg_lambda
         self.reg_mu = reg_mu

@@ -12,8 +12,10 @@ __all__ = ["MatrixScalingCalibrator"]
 class MatrixScalingCalibrator(LinearSoftmaxCalibrator):
     """Matrix scaling with structured regularisation (Berta, Holzmueller, Jordan & Bach 2026).
 
-    The per-class log-probabilities ``t`` of an object are temperature-scaled
-    (``x = log_softmax(a t)``, one inverse temperature ``a`` fitted without penalty) and then
+    The per-class log-probabilities ``t`` of an object are temperature-scaled (one inverse
+    temperature ``a`` fitted without penalty) and smoothed towards the uniform distribution,
+    ``x = log((1 - c) softmax(a t) + c / K)`` with ``c = 1 / (n + 1)`` (the paper's robust
+    preprocessing: no feature below ``log(c / K)``, even for probabilities of zero), and then
     mapped to ``softmax((I + D) x + b)``; ``D`` and ``b`` minimise the weighted mean log loss
     plus ridge penalties that pull the map towards temperature scaling:
     ``lambda_intercept K / n ||b||^2 + lambda_diagonal K / n ||diag(D)||^2
@@ -42,7 +44,7 @@ class MatrixScalingCalibrator(LinearSoftmaxCalibrator):
         log-softmax), probabilities (logarithms taken), or ``"raw"`` (used as they are).
         ``"auto"``: probabilities when every row is in [0, 1] and sums to one, else logits.
         Log-probabilities are floored at the logarithm of the smallest normal float32 (about
-        -87.3), so that a zero probability does not dominate the fit.
+        -87.3) before temperature scaling.
     max_iter : int, default=1000
         Most Newton (or L-BFGS, above 600 parameters) iterations.
     tol : float, default=1e-10

@@ -65,7 +65,7 @@ class DirichletMap:
 
 
 def fit_dirichlet(
-    t, y, sample_weight=None, *, reg_lambda=1e-3, reg_mu=1e-3, max_iter=1000, tol=1e-10
+    t, y, sample_weight=None, *, reg_lambda=10.0, reg_mu=10.0, max_iter=1000, tol=1e-10
 ):
     """Fit Dirichlet calibration with the ODIR penalty (module docstring).
 

@@ -2,9 +2,12 @@
 
 Matrix scaling maps the per-class log-probabilities ``x`` (shape (K,)) of an object to
 ``softmax(W x + b)``. The structured versions of Berta, Holzmueller, Jordan & Bach (2026) first
-apply temperature scaling (one unpenalised inverse temperature ``a``: ``x = log_softmax(a t)``)
-and then fit ``W = I + D`` and ``b`` by weighted maximum likelihood with ridge penalties that pull
-the map towards the temperature-scaled one:
+apply temperature scaling with a little smoothing towards the uniform distribution (their
+``ts-mix`` preprocessing): one unpenalised inverse temperature ``a`` fitted on the class
+log-scores ``t``, then ``x = log((1 - c) softmax(a t) + c / K)`` with ``c = 1 / (n + 1)``, so
+that every feature lies in ``[log(c / K), 0]`` however close to zero the model's probabilities
+are. They then fit ``W = I + D`` and ``b`` by weighted maximum likelihood with ridge penalties
+that pull the map towards the temperature-scaled one:
 
 .. math::
 
@@ -23,9 +26,8 @@ Structures (:data:`STRUCTURES`):
 * ``"full"``: ``D`` full, no penalty (the matrix scaling of Guo et al. 2017);
 * ``"vector"``: ``D`` diagonal, no penalty (vector scaling: a scale and a bias per class).
 
-Log-probabilities are floored at :data:`LOG_FLOOR` (the logarithm of the smallest normal float32,
-about -87.3), before and after temperature scaling, so that a probability of exactly zero does
-not dominate the fit. The objectives are convex; they are minimised by Newton's method with a
+Class log-scores are floored at :data:`LOG_FLOOR` (the logarithm of the smallest normal float32,
+about -87.3), so that a probability of exactly zero stays finite. The objectives are convex; they are minimised by Newton's method with a
 backtracking line search when the parameters are few (the Hessian is formed exactly) and by
 L-BFGS otherwise, both to a gradient of about 1e-10 or the precision of float64.
 
@@ -56,7 +58,7 @@ __all__ = [
     "fit_linear_softmax",
     "fit_matrix_scaling",
     "fit_temperature",
-    "floored_log_softmax",
+    "smoothed_log_softmax",
     "penalty_coefficients",
 ]
 
@@ -70,19 +72,19 @@ _LOG_TEMPERATURE_BOUND = 16.0
 _NEWTON_MAX_PARAMETERS = 600
 
 
-def floored_log_softmax(Z):
-    """Row-wise ``log_softmax(Z)``, floored at :data:`LOG_FLOOR`.
+def smoothed_log_softmax(Z, c):
+    """Row-wise ``log((1 - c) softmax(Z) + c / K)``, the smoothed temperature-scaled features.
 
     Examples
     --------
-    >>> floored_log_softmax(np.array([[0.0, np.log(3.0)], [0.0, -200.0]])).round(4)
-    array([[ -1.3863,  -0.2877],
-           [  0.    , -87.3365]])
+    >>> smoothed_log_softmax(np.array([[0.0, -800.0]]), 0.02).round(4)
+    array([[-0.0101, -4.6052]])
     """
-    top = Z.max(axis=1, keepdims=True)
-    shifted = Z - top
-    out = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
-    return np.maximum(out, LOG_FLOOR)
+    K = Z.shape[1]
+    P = _softmax(Z)
+    if c == 0:
+        return np.maximum(np.log(np.maximum(P, np.finfo(float).tiny)), LOG_FLOOR)
+    return np.log((1.0 - c) * P + c / K)
 
 
 def _softmax(Z):
@@ -358,7 +360,8 @@ def fit_linear_softmax(
 
 @dataclass(frozen=True)
 class MatrixScalingMap:
-    """A fitted matrix-scaling map: ``softmax((I + D) max(log_softmax(a t), floor) + b)``.
+    """A fitted matrix-scaling map: ``softmax((I + D) x + b)`` with the smoothed
+    temperature-scaled features ``x = log((1 - c) softmax(a max(t, floor)) + c / K)``.
 
     Attributes
     ----------
@@ -366,6 +369,8 @@ class MatrixScalingMap:
         One of :data:`STRUCTURES`.
     inverse_temperature : float
         ``a`` of the temperature-scaling step.
+    smoothing : float
+        ``c``, the weight of the uniform distribution in the features (``1 / (n + 1)``).
     delta : ndarray of shape (K, K)
         ``D`` (diagonal for ``"svs"`` and ``"vector"``).
     bias : ndarray of shape (K,)
@@ -373,12 +378,14 @@ class MatrixScalingMap:
 
     structure: str
     inverse_temperature: float
+    smoothing: float
     delta: np.ndarray
     bias: np.ndarray
 
     def features(self, t):
-        """The temperature-scaled, floored log-probabilities ``x`` of class log-scores ``t``."""
-        return floored_log_softmax(self.inverse_temperature * np.maximum(t, LOG_FLOOR))
+        """The smoothed temperature-scaled features ``x`` of class log-scores ``t``."""
+        z = self.inverse_temperature * np.maximum(t, LOG_FLOOR)
+        return smoothed_log_softmax(z, self.smoothing)
 
     def predict_proba(self, t):
         """Calibrated probabilities (m, K) of class log-scores ``t`` (m, K)."""
@@ -431,7 +438,8 @@ def fit_matrix_scaling(
     t = np.maximum(t, LOG_FLOOR)
     _, total = _normalised_weights(y, sample_weight)
     a = fit_temperature(t, y, sample_weight)
-    X = floored_log_softmax(a * t)
+    c = 1.0 / (total + 1.0)
+    X = smoothed_log_softmax(a * t, c)
     coefs = penalty_coefficients(structure, t.shape[1], total, lambdas)
     fit = fit_linear_softmax(
         X,
@@ -442,4 +450,4 @@ def fit_matrix_scaling(
         max_iter=max_iter,
         tol=tol,
     )
-    return MatrixScalingMap(structure, float(a), fit.delta, fit.bias), fit
+    return MatrixScalingMap(structure, float(a), c, fit.delta, fit.bias), fit

@@ -261,6 +261,9 @@ def _check_matrix_scaling(msmap, where):
     _finite_number(fields.get("inverse_temperature"), f"{where}.inverse_temperature")
     if not fields["inverse_temperature"] > 0:
         raise FittedStateError(f"{where}.inverse_temperature must be positive")
+    _finite_number(fields.get("smoothing"), f"{where}.smoothing")
+    if not 0 <= fields["smoothing"] < 1:
+        raise FittedStateError(f"{where}.smoothing must lie in [0, 1)")
     _linear_softmax_map(msmap, where, "delta")
     delta = fields["delta"]
     if fields["structure"] in ("svs", "vector") and (delta != np.diag(np.diag(delta))).any():
