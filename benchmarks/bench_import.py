@@ -13,7 +13,9 @@ Scenarios:
   venncal.metrics; ``ivap_fit`` + ``predict`` and ``fit_isotonic`` + ``predict`` on 1,000
   scores; ``metrics.log_loss`` and ``metrics.ece``;
 * the same at l = 100,000 (the compiled kernels run: numba is imported and its cache loaded);
-* ``from venncal import VennAbersCalibrator`` and one fit (the estimator layer: scikit-learn).
+* ``from venncal import VennAbersCalibrator`` and one fit (the estimator layer: scikit-learn);
+* ``venncal.load`` of a saved Venn-Abers, Platt and isotonic model and one ``predict_proba``
+  of 1,000 scores (plus ``predict_interval`` for Venn-Abers).
 
 Also prints ``python -X importtime`` of the first scenario's imports and the heavy modules it
 loads. Writes the "## Cold start" section of BENCHMARKS.md.
@@ -56,6 +58,13 @@ from venncal import VennAbersCalibrator
 VennAbersCalibrator().fit([0.1, 0.4, 0.35, 0.8], [0, 0, 1, 1]).predict_proba([0.5])
 print(" ".join(m for m in {heavy!r} if m in sys.modules))
 """
+LOAD = """
+import sys, numpy as np, venncal
+model = venncal.load({path!r})
+t = np.linspace(0, 1, 1000)
+model.predict_proba(t){extra}
+print(" ".join(m for m in {heavy!r} if m in sys.modules))
+"""
 SCENARIOS = [
     ("import numpy (floor)", "import numpy"),
     ("core+metrics, l=1000", CORE.format(n=1000, heavy=HEAVY)),
@@ -91,9 +100,31 @@ def importtime(src):
     return top
 
 
+def load_scenarios(folder):
+    """``venncal.load`` of a saved model and one prediction, for a few calibrators."""
+    import venncal
+
+    rng = np.random.default_rng(0)
+    s = rng.random(1000)
+    y = (rng.random(1000) < s).astype(int)
+    out = []
+    for cal, extra in (
+        (venncal.VennAbersCalibrator(), "; model.predict_interval(t)"),
+        (venncal.PlattCalibrator(), ""),
+        (venncal.IsotonicCalibrator(), ""),
+    ):
+        name = type(cal).__name__
+        path = venncal.save(cal.fit(s, y), Path(folder) / f"{name}.json")
+        script = LOAD.format(path=str(path), extra=extra, heavy=HEAVY)
+        out.append((f"load + predict, {name}", script))
+    return out
+
+
 def main():
     trees = {"after": ROOT / "src"}
     tmp = None
+    models = tempfile.TemporaryDirectory()
+    SCENARIOS.extend(load_scenarios(models.name))
     if "--before" in sys.argv:
         commit = sys.argv[sys.argv.index("--before") + 1]
         tmp = tempfile.TemporaryDirectory()
@@ -126,6 +157,7 @@ def main():
     write(rows, tops, trees)
     if tmp is not None:
         tmp.cleanup()
+    models.cleanup()
 
 
 NOTES = (
@@ -152,7 +184,12 @@ NOTES = (
     "`metrics.ranking`) and a first small fit, prediction and metric load none of "
     "scikit-learn, scipy.stats, numba, pandas or matplotlib. `from venncal import "
     "VennAbersCalibrator` still imports scikit-learn: the calibrators are scikit-learn "
-    "estimators (the estimator layer)."
+    "estimators (the estimator layer). `venncal.load` of a model file followed by "
+    "`predict_proba` (and `predict_interval` for Venn-Abers) does not import scikit-learn for "
+    "the calibrators whose prediction needs only the core (`venncal.persistence._predictor`: "
+    "the loaded object predicts from the fitted core objects and becomes the estimator on "
+    "first use of anything else; `tests/persistence/test_light_load.py` checks it in fresh "
+    "interpreters); the command line's `venncal apply` uses the same predictor."
 )
 
 

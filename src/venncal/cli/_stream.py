@@ -21,6 +21,9 @@ from venncal.cli._extras import require_extra
 from venncal.cli._io import _CSV, _PARQUET, InputError, _kind, appeared_meanwhile, path_kind
 from venncal.experiments._files import make_temporary, move_into_place
 
+# the predictor of saved models, shared with venncal.load (no scikit-learn)
+from venncal.persistence._predictor import SavedVennAbers
+
 __all__ = [
     "Source",
     "Sink",
@@ -279,58 +282,6 @@ def arrow_float64(values):
 
     values = np.ascontiguousarray(values, dtype=np.float64)
     return pa.Array.from_buffers(pa.float64(), values.shape[0], [None, pa.py_buffer(values)])
-
-
-class SavedVennAbers:
-    """A saved Venn-Abers calibrator that only predicts: its tables, merge and rounding.
-
-    Built from a model file's content with ``venncal.core`` alone (no scikit-learn), it
-    predicts what the calibrator predicts (the same functions on the same tables), for a
-    command that only applies a model and should start fast.
-    """
-
-    model_name = "VennAbersCalibrator"
-
-    def __init__(self, tables, merge, decimals=None):
-        self.tables_ = tables
-        self.merge = merge
-        self.decimals_ = decimals
-
-    @classmethod
-    def from_state(cls, state):
-        """The predictor of a :class:`~venncal.persistence.ModelState`, or None if it cannot."""
-        from venncal.core.merge import MERGES
-        from venncal.core.venn_abers import IVAPTables
-
-        params, fitted = state.params, state.fitted
-        if (
-            state.class_name != cls.model_name
-            or not set(params) <= {"merge", "decimals", "group_fallback"}
-            or fitted.get("groups_") is not None
-            or params.get("merge") not in MERGES
-            or not isinstance(fitted.get("tables_"), IVAPTables)
-            or "classes_" not in fitted
-        ):
-            return None
-        decimals = fitted.get("decimals_")
-        if decimals is not None and type(decimals) is not int:
-            return None
-        return cls(fitted["tables_"], params["merge"], decimals)
-
-    def _check_predict_input(self, scores):
-        if self.decimals_ is None:
-            return scores
-        from venncal.core.counts import round_scores
-
-        return round_scores(scores, self.decimals_)
-
-    def predict_p0_p1(self, scores):
-        """p0 and p1 of clean float64 scores, two arrays of shape (m,)."""
-        return self.tables_.predict_unchecked(self._check_predict_input(scores))
-
-    def predict_interval(self, scores):
-        """(p0, p1) of clean float64 scores, shape (m, 2) (a model fitted without groups)."""
-        return np.column_stack(self.predict_p0_p1(scores))
 
 
 def model_name(calibrator):

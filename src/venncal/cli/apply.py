@@ -10,7 +10,6 @@ import click
 from venncal.cli._extras import require_extra
 from venncal.cli._io import InputError, check_not_an_input, check_output_free, check_table_file
 from venncal.cli._stream import (
-    SavedVennAbers,
     Sink,
     apply_stream,
     model_name,
@@ -24,16 +23,19 @@ __all__ = ["apply", "apply_local", "BACKENDS", "read_model", "plan_columns"]
 def read_model(path, *, full=False, max_bytes=None):
     """The model file's calibrator and metadata; a bad file is one line with exit code 2.
 
-    A Venn-Abers model comes back as a :class:`SavedVennAbers` (its tables, no
-    scikit-learn import) unless ``full``; any other model as the calibrator itself. A file
+    A model whose prediction needs only ``venncal.core`` comes back as its
+    :class:`~venncal.persistence._predictor.SavedPredictor` (the predictor behind
+    :func:`venncal.load`, no scikit-learn import) unless ``full``; any other model as the
+    calibrator itself. A file
     larger than ``max_bytes`` (default: that of :func:`venncal.load`) is refused unread.
     """
     from venncal.persistence import ModelFileError, read_model_file, read_model_state
+    from venncal.persistence._predictor import saved_predictor
 
     limit = {} if max_bytes is None else {"max_bytes": max_bytes}
     try:
         state = read_model_state(path, **limit)
-        light = None if full else SavedVennAbers.from_state(state)
+        light = None if full else saved_predictor(state)
         if light is not None:
             return light, state.metadata
         model = read_model_file(path, **limit)
