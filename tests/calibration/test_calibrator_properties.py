@@ -1,9 +1,11 @@
 """Properties every classic calibrator keeps, over scores and weights of any magnitude.
 
 Outputs are finite probabilities; isotonic regression and Platt scaling are monotone in the
-score; no calibrator depends on the order of the calibration rows or on the scale of the sample
-weights (every weight multiplied by 10^-200 .. 10^200); isotonic regression equals its
-definition (the max-min formula, in exact arithmetic) with weights.
+score; no calibrator depends on the order of the calibration rows; those whose answer depends
+only on the ratios of the weights do not depend on their scale (every weight multiplied by
+10^-200 .. 10^200; a weight of k is k copies, so the pseudo-counts of smoothing, Platt's
+targets and Bayesian binning's counts move with it); isotonic regression equals its definition
+(the max-min formula, in exact arithmetic) with weights.
 """
 
 import numpy as np
@@ -32,6 +34,8 @@ CALIBRATORS = {
     "acp": ACPCalibrator(alpha=1.0),
 }
 MONOTONE = ("isotonic", "isotonic-nearest", "platt")
+# the calibrators whose answer depends only on the ratios of the weights
+RATIOS_ONLY = ("isotonic", "isotonic-nearest", "histogram")
 
 SETTINGS = settings(
     max_examples=60,
@@ -95,7 +99,7 @@ def test_order_of_the_calibration_rows_does_not_matter(name, data, seed):
     np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
 
 
-@pytest.mark.parametrize("name", list(CALIBRATORS))
+@pytest.mark.parametrize("name", RATIOS_ONLY)
 @SETTINGS
 @given(data=calibration_sets(), exponent=st.integers(-200, 200))
 def test_scaling_every_weight_changes_nothing(name, data, exponent):

@@ -15,10 +15,57 @@ from venncal._validation import (
     check_sample_weight,
     check_scores,
     check_weighted_classes,
+    ranking_auc,
     rescale_sample_weight,
 )
 
 __all__ = ["BaseScoreCalibrator"]
+
+
+def positive_index(classes, pos_label, *, owner):
+    """Index in ``classes`` (sorted, two labels) of the positive class ``pos_label``.
+
+    None keeps the rule of ``check_binary_labels``: the larger label (index 1) is positive.
+
+    Examples
+    --------
+    >>> positive_index(np.array(["benign", "malignant"]), "benign", owner="PlattCalibrator")
+    0
+    >>> positive_index(np.array([0, 1]), 2, owner="PlattCalibrator")
+    Traceback (most recent call last):
+    ...
+    ValueError: 'pos_label' of PlattCalibrator.fit must be one of the labels [0, 1]; got 2.
+    """
+    if pos_label is None:
+        return 1
+    hits = [k for k in (0, 1) if classes[k] == pos_label]
+    if len(hits) == 1:
+        return hits[0]
+    raise ValueError(
+        f"'pos_label' of {owner}.fit must be one of the labels {classes.tolist()!r}; "
+        f"got {pos_label!r}."
+    )
+
+
+def _scalar(label):
+    return label.item() if isinstance(label, np.generic) else label
+
+
+def warn_if_reversed(scores, y01, sample_weight, positive, negative, *, stacklevel):
+    """Warn (VenncalWarning) when the scores rank the positive class below the other."""
+    from venncal.exceptions import VenncalWarning
+
+    auc = ranking_auc(scores, y01, sample_weight)
+    if auc < 0.5:
+        warnings.warn(
+            f"the scores rank the positive class {_scalar(positive)!r} below "
+            f"{_scalar(negative)!r} (AUC "
+            f"{auc:.3f} on the calibration data): larger scores must mean the positive "
+            "class; check pos_label (--positive on the command line) or the sign of the "
+            "scores.",
+            VenncalWarning,
+            stacklevel=stacklevel,
+        )
 
 
 class BaseScoreCalibrator(ClassifierMixin, BaseEstimator):
@@ -37,7 +84,7 @@ class BaseScoreCalibrator(ClassifierMixin, BaseEstimator):
         tags.classifier_tags.multi_class = False
         return tags
 
-    def _check_fit_input(self, scores, y, sample_weight):
+    def _check_fit_input(self, scores, y, sample_weight, pos_label=None):
         if len(getattr(y, "shape", ())) == 2:
             warnings.warn(
                 "A column-vector y was passed when a 1d array was expected; it is raveled.",
@@ -45,6 +92,8 @@ class BaseScoreCalibrator(ClassifierMixin, BaseEstimator):
                 stacklevel=3,
             )
         y01, classes = check_binary_labels(y, name="y")
+        if positive_index(classes, pos_label, owner=type(self).__name__) == 0:
+            y01 = (1 - y01).astype(y01.dtype)  # the positive class is the smaller label
         s = check_scores(scores, name="scores")
         check_consistent_length(scores=s, y=y01)
         w = check_sample_weight(sample_weight, s.shape[0])
@@ -52,7 +101,7 @@ class BaseScoreCalibrator(ClassifierMixin, BaseEstimator):
         check_weighted_classes(y01, rescale_sample_weight(w))
         return s, y01, classes, w
 
-    def fit(self, scores, y, sample_weight=None):
+    def fit(self, scores, y, sample_weight=None, *, pos_label=None):
         """Fit the calibrator.
 
         Parameters
@@ -60,20 +109,45 @@ class BaseScoreCalibrator(ClassifierMixin, BaseEstimator):
         scores : array-like of shape (n,) or (n, 1)
             Scores of a classifier on the calibration set: larger means more likely positive.
         y : array-like of shape (n,)
-            Labels; any two values. The larger in sorted order (``classes_[1]``) is positive.
+            Labels; any two values.
         sample_weight : array-like of shape (n,), default=None
             Non-negative weights of the calibration examples.
+        pos_label : int, float, bool or str, default=None
+            The label the scores point to (larger score, more likely ``pos_label``). None: the
+            larger label in sorted order (``classes_[1]``, 1 for 0/1 labels). ``classes_``
+            stays sorted and the columns of ``predict_proba`` follow it; ``pos_label_`` records
+            the choice. A ``VenncalWarning`` says when the scores rank ``pos_label`` below the
+            other label on the calibration data (ROC AUC below 0.5), as when scores of
+            P(benign) are given with the labels benign and malignant and no ``pos_label``.
 
         Returns
         -------
         self : object
             The fitted calibrator.
         """
-        s, y01, classes, w = self._check_fit_input(scores, y, sample_weight)
+        self._fit_checked(scores, y, sample_weight, pos_label)
+        return self
+
+    def _fit_checked(self, scores, y, sample_weight, pos_label, *, stacklevel=4):
+        s, y01, classes, w = self._check_fit_input(scores, y, sample_weight, pos_label)
+        pos = positive_index(classes, pos_label, owner=type(self).__name__)
+        warn_if_reversed(s, y01, w, classes[pos], classes[1 - pos], stacklevel=stacklevel)
         self._fit(s, y01, w)
         self.classes_ = classes
+        self.pos_label_ = _scalar(classes[pos])
         self.n_features_in_ = 1
-        return self
+
+    def _positive_column(self):
+        """1 when the positive class is ``classes_[1]`` (the default), 0 otherwise."""
+        pos = getattr(self, "pos_label_", None)
+        return 0 if pos is not None and self.classes_[0] == pos else 1
+
+    def _proba_columns(self, p):
+        """Probabilities of both classes, columns in the order of ``classes_``, from the
+        probability ``p`` of the positive class."""
+        if self._positive_column() == 0:
+            return np.column_stack([p, 1.0 - p])
+        return np.column_stack([1.0 - p, p])
 
     def _check_predict_input(self, scores):
         check_is_fitted(self, "classes_")
@@ -93,7 +167,7 @@ class BaseScoreCalibrator(ClassifierMixin, BaseEstimator):
             Columns are the probabilities of ``classes_[0]`` and ``classes_[1]``.
         """
         p = self._predict_positive(self._check_predict_input(scores))
-        return np.column_stack([1.0 - p, p])
+        return self._proba_columns(p)
 
     def predict(self, scores):
         """Return the more probable class for each test object (``classes_[0]`` on a tie).

@@ -28,6 +28,7 @@ from venncal._validation import (
     check_weighted_classes,
     rescale_sample_weight,
 )
+from venncal.calibration._base import _scalar, positive_index, warn_if_reversed
 from venncal.core.counts import (
     check_decimals,
     count_table,
@@ -92,7 +93,7 @@ class CountCalibratorMixin:
         s = super()._check_predict_input(scores)
         return round_scores(s, getattr(self, "decimals_", None))
 
-    def fit_aggregate(self, scores, y, counts):
+    def fit_aggregate(self, scores, y, counts, *, pos_label=None):
         """Fit on aggregated calibration data: each row stands for ``counts`` examples.
 
         Rows from a ``GROUP BY score, label`` (one per distinct score and label, with the
@@ -110,13 +111,15 @@ class CountCalibratorMixin:
         counts : array-like of shape (n,)
             Non-negative number of examples behind each row (fractions are allowed and are
             counted as such).
+        pos_label : int, float, bool or str, default=None
+            The label the scores point to, as in ``fit``.
 
         Returns
         -------
         self : object
             The fitted calibrator.
         """
-        s, y01, classes, _ = self._check_fit_input(scores, y, None)
+        s, y01, classes, _ = self._check_fit_input(scores, y, None, pos_label)
         c = check_sample_weight(counts, s.shape[0], name="counts")
         if c is None:
             raise TypeError("'counts' must be array-like, got None.")
@@ -129,6 +132,9 @@ class CountCalibratorMixin:
         self.__dict__.pop("_table_rows", None)
         self.aggregate_ = table
         self.classes_ = classes
+        pos = positive_index(classes, pos_label, owner=self._owner())
+        warn_if_reversed(s, y01, c, classes[pos], classes[1 - pos], stacklevel=2)
+        self.pos_label_ = _scalar(classes[pos])
         self.n_features_in_ = 1
         return self
 
@@ -180,6 +186,8 @@ class CountCalibratorMixin:
     def _add(self, scores, y, sample_weight):
         s = check_scores(scores, name="scores")
         y01, _ = check_binary_labels(y, name="y", classes=self.classes_)
+        if self._positive_column() == 0:  # fitted with the smaller label as positive
+            y01 = (1 - y01).astype(y01.dtype)
         check_consistent_length(scores=s, y=y01)
         w = check_sample_weight(sample_weight, s.shape[0])
         new = count_table(round_scores(s, self.decimals_), y01, w)

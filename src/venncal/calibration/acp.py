@@ -296,7 +296,7 @@ class ACPCalibrator(BaseScoreCalibrator):
         lo = np.where(np.isfinite(iv[:, 0]), iv[:, 0], -np.finfo(float).max)
         hi = np.where(np.isfinite(iv[:, 1]), iv[:, 1], np.finfo(float).max)
         p = self.table_.predict(lo, hi)
-        return np.column_stack([1.0 - p, p])
+        return self._proba_columns(p)
 
     def _predict_positive(self, s):  # used by the base class only through predict_proba
         return self.predict_proba(s)[:, 1]

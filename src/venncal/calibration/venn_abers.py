@@ -108,7 +108,7 @@ class VennAbersCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
         self.decimals = decimals
         self.group_fallback = group_fallback
 
-    def fit(self, scores, y, sample_weight=None, *, groups=None):
+    def fit(self, scores, y, sample_weight=None, *, groups=None, pos_label=None):
         """Fit the calibrator, within groups if ``groups`` is given.
 
         Parameters
@@ -116,12 +116,17 @@ class VennAbersCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
         scores : array-like of shape (n,) or (n, 1)
             Scores of a classifier on the calibration set: larger means more likely positive.
         y : array-like of shape (n,)
-            Labels; any two values. The larger in sorted order (``classes_[1]``) is positive.
+            Labels; any two values.
         sample_weight : array-like of shape (n,), default=None
             Non-negative weights of the calibration examples.
         groups : array-like of shape (n,), default=None
             Group of each calibration example (integers or strings): each group is calibrated
             on its own examples, and prediction then needs the groups of the test objects.
+        pos_label : int, float, bool or str, default=None
+            The label the scores point to; None: the larger label (``classes_[1]``). The
+            columns of ``predict_proba`` follow ``classes_``; ``predict_interval`` gives the
+            interval of ``pos_label_``. A warning says when the scores rank it below the other
+            label (see :meth:`BaseScoreCalibrator.fit`).
 
         Returns
         -------
@@ -130,11 +135,11 @@ class VennAbersCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
         """
         owner = type(self).__name__
         check_option(self.group_fallback, GROUP_FALLBACKS, name="group_fallback", owner=owner)
-        super().fit(scores, y, sample_weight)
+        self._fit_checked(scores, y, sample_weight, pos_label)
         self.groups_ = self.group_tables_ = self.pooled_groups_ = None
         if groups is None:
             return self
-        s, y01, _, w = self._check_fit_input(scores, y, sample_weight)
+        s, y01, _, w = self._check_fit_input(scores, y, sample_weight, pos_label)
         g = check_groups(groups, s.shape[0])
         calibrated, tables, pooled = [], [], []
         for label, rows in group_rows(g):
@@ -223,8 +228,7 @@ class VennAbersCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
             Columns are the probabilities of ``classes_[0]`` and ``classes_[1]``.
         """
         p0, p1 = self._interval(self._check_predict_input(scores), groups)
-        p = merge(p0, p1, self.merge)
-        return np.column_stack([1.0 - p, p])
+        return self._proba_columns(merge(p0, p1, self.merge))
 
     def predict(self, scores, *, groups=None):
         """Return the more probable class of each test object (``classes_[0]`` on a tie).
@@ -272,7 +276,8 @@ class VennAbersCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
         Returns
         -------
         interval : ndarray of shape (m, 2)
-            Columns p0 <= p1, probabilities of ``classes_[1]``.
+            Columns p0 <= p1, probabilities of the positive class ``pos_label_``
+            (``classes_[1]`` unless ``fit`` was given another ``pos_label``).
         """
         s = self._check_predict_input(scores)
         p0, p1 = self._interval(s, groups)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import warnings
 from importlib import import_module
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import numpy as np
 from venncal._validation import check_sample_weight
 from venncal.cli._io import InputError, get_column, labels_column, read_table, scores_column
 from venncal.cli._stream import SavedVennAbers, arrow_frame
+from venncal.exceptions import VenncalWarning
 
 __all__ = [
     "CALIBRATORS",
@@ -122,7 +124,9 @@ def calibrator_options(command):
         click.option(
             "--positive",
             default=None,
-            help="The label value of the positive class [default: the larger label, e.g. 1].",
+            help="The label value of the positive class, the one larger scores point to "
+            "[default: the larger label, e.g. 1]. A warning says when the scores rank it below "
+            "the other label (AUC below 0.5).",
         ),
         click.option(
             "--method",
@@ -237,13 +241,40 @@ def read_calibration(path, score, label, weight=None, positive=None, what="CAL_F
             w = check_sample_weight(raw, raw.shape[0])
         except ValueError as exc:
             raise InputError(f"{str(path)!r}: column {weight!r} (--weight): {exc}") from None
+    warn_if_ranked_below(frame[label], y, s, w, column=score, positive=positive)
     return s, y, w
+
+
+def warn_if_ranked_below(labels, y01, scores, weights, *, column, positive):
+    """One line on stderr when the scores rank the positive class below the other (AUC < 0.5),
+    naming both labels as the file holds them: the scores may be of the other class."""
+    from venncal._validation import ranking_auc
+
+    if y01.min() == y01.max():
+        return
+    auc = ranking_auc(np.asarray(scores, dtype=np.float64), y01, weights)
+    if auc >= 0.5:
+        return
+    text = np.asarray(labels).astype(str)
+    pos = str(text[np.flatnonzero(y01 == 1)[0]])
+    neg = str(text[np.flatnonzero(y01 == 0)[0]])
+    how = "--positive" if positive is not None else "the larger label, by default"
+    click.echo(
+        f"warning: the scores in {column!r} rank the positive class {pos!r} ({how}) below "
+        f"{neg!r} (AUC {auc:.3f}): larger scores must mean the positive class; if they are "
+        f"scores of {neg!r}, pass --positive {neg}.",
+        err=True,
+    )
 
 
 def fit_calibrator(calibrator, scores, y01, weights, *, method, source):
     """Fit ``calibrator`` (in this process); a failure is one line naming the data."""
     try:
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            # said once, with the file's label names, by read_calibration
+            warnings.filterwarnings(
+                "ignore", message="the scores rank the positive class", category=VenncalWarning
+            )
             return calibrator.fit(scores, y01, sample_weight=weights)
     except (ValueError, ArithmeticError) as exc:
         text = str(exc) or type(exc).__name__

@@ -231,7 +231,9 @@ def _plot(y, columns, out_dir, n_bins, strategy, intervals=None, overwrite=None)
 @click.option(
     "--positive",
     default=None,
-    help="The label value of the positive class [default: the larger label, e.g. 1].",
+    help="The label value of the positive class, the one the --proba columns give the "
+    "probability of [default: the larger label, e.g. 1]. A warning says when a column ranks "
+    "it below the other label (AUC below 0.5).",
 )
 @click.option(
     "--interval",
@@ -290,6 +292,10 @@ def evaluate(
     frame = read_table(file, "FILE")
     y = labels_column(frame, label_col, file, positive=positive, one_class_ok=True)
     columns = {name: probabilities_column(frame, name, file) for name in proba_cols}
+    from venncal.cli._fitting import warn_if_ranked_below
+
+    for name, p in columns.items():
+        warn_if_ranked_below(frame[label_col], y, p, None, column=name, positive=positive)
     intervals = None
     if interval is not None:
         p0 = probabilities_column(frame, interval[0], file, option="--interval")
