@@ -144,6 +144,21 @@ def test_binary_separated_warns():
         TemperatureCalibrator(bias=True).fit(z, [0, 1, 0, 1, 0, 1])
 
 
+@pytest.mark.parametrize("seed", range(12))
+def test_binary_separation_with_a_bias_is_a_threshold(seed):
+    # with a bias and beta >= 0, two classes are separated exactly when some threshold puts
+    # every negative at or below it and every positive at or above it
+    rng = np.random.default_rng(seed)
+    z = rng.normal(size=10)
+    y = (z > rng.normal(scale=0.4, size=10)).astype(int)
+    y[np.argmin(z)], y[np.argmax(z)] = 0, 1
+    threshold = z[y == 0].max() <= z[y == 1].min()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        TemperatureCalibrator(bias=True).fit(z, y)
+    assert any("separate" in str(w.message) for w in caught) == threshold
+
+
 def test_scale_free():
     Z, y = _multiclass(4, 3)
     a = TemperatureCalibrator(bias=True).fit(Z, y).predict_proba(Z)

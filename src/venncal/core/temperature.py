@@ -27,8 +27,9 @@ set, so that the tolerances mean the same for logits of any magnitude.
 allowed), the likelihood increases towards ``beta = infinity`` and has no finite maximiser.
 ``beta`` is then the one at which the mean log loss is within 1e-10 of its infimum (a finite,
 very sharp map), and a :class:`~venncal.exceptions.VenncalWarning` says so. With a bias, the
-same holds when some ``beta z + b`` ranks every example's class first (found by a linear
-program).
+same holds when some ``beta z + b`` ranks every example's class first (for two classes: a
+threshold on the log-odds puts every negative below and every positive above it; for more,
+found by a linear program).
 
 References
 ----------
@@ -270,6 +271,20 @@ def _separable_with_bias(X, y, beta, b):
     P = _softmax(beta * X + b)
     if P[np.arange(n), y].min() < 1e-3 or n * (K - 1) > _LP_MAX_ROWS:
         return False
+    # every pair of classes must be separated on its own: a threshold on X_j - X_k with the
+    # examples of class j on one side and those of class k on the other (ties allowed). For
+    # two classes this is the whole condition, and it spares the linear program.
+    low = np.full((K, K), np.inf)  # low[j, k]: min over examples of class j of X_j - X_k
+    for j in range(K):
+        rows = X[y == j]
+        if rows.shape[0]:
+            low[j] = (rows[:, j : j + 1] - rows).min(axis=0)
+    pair = low + low.T
+    if (pair[~np.eye(K, dtype=bool)] < 0.0).any():
+        return False
+    if K == 2:
+        d = X[:, 1] - X[:, 0]
+        return bool(d.max() > d.min())
     m = n * (K - 1)
     rows = np.repeat(np.arange(n), K - 1)
     others = np.array([[k for k in range(K) if k != c] for c in range(K)])[y].ravel()
