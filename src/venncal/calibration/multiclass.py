@@ -69,6 +69,7 @@ from venncal._validation import (
     check_option,
     check_sample_weight,
 )
+from venncal.calibration._multiclass_groups import fit_group_tables, predict_in_groups
 from venncal.calibration._top_label import TOP_LABEL, fit_top_label, predict_top_label
 from venncal.core.coupling import COUPLINGS, couple
 from venncal.core.merge import MERGES, merge, merge_cross
@@ -456,7 +457,12 @@ class MulticlassVennAbersCalibrator(ClassifierMixin, BaseEstimator):
     score_type_ : str
         The resolved ``score_type``.
     tables_ : OneVsRestTables, PairwiseTables, their pooled versions, or TopLabelTables
-        The fitted binary Venn-Abers predictors.
+        The fitted binary Venn-Abers predictors (of all groups pooled, when fitted with
+        ``groups``).
+    groups_ : list or None
+        The groups, when fitted with ``groups`` (None otherwise).
+    group_tables_ : list or None
+        The predictors of each group, fitted on its own examples, in the order of ``groups_``.
     n_features_in_ : int
         K, the number of score columns.
 
@@ -495,8 +501,9 @@ class MulticlassVennAbersCalibrator(ClassifierMixin, BaseEstimator):
         tags.classifier_tags.multi_class = True
         return tags
 
-    def fit(self, scores, y, sample_weight=None):
-        """Fit the binary Venn-Abers predictors to calibration scores.
+    def fit(self, scores, y, sample_weight=None, *, groups=None):
+        """Fit the binary Venn-Abers predictors to calibration scores, within groups if
+        ``groups`` is given.
 
         Parameters
         ----------
@@ -507,6 +514,12 @@ class MulticlassVennAbersCalibrator(ClassifierMixin, BaseEstimator):
             Labels; every one of the K classes must occur.
         sample_weight : array-like of shape (n,), default=None
             Non-negative weights (a weight of 2 counts as a duplicated example).
+        groups : array-like of shape (n,), default=None
+            Group of each calibration example (integers or strings): each group gets the
+            predictor of ``strategy`` fitted on its own examples (``group_tables_``, in the
+            order of ``groups_``), and prediction then needs the groups of the test rows.
+            Every group needs examples of every class. ``tables_`` stays the predictor of all
+            groups pooled.
 
         Returns
         -------
@@ -549,15 +562,20 @@ class MulticlassVennAbersCalibrator(ClassifierMixin, BaseEstimator):
         self.__dict__.pop("tables_", None)  # a refit forgets the tables (and their scale)
         t = self._class_scores(S)
         check_bool(self.pooled, name="pooled", owner=owner)
-        if self.strategy_ == TOP_LABEL:
-            self.tables_ = fit_top_label(t, y_enc, w, classes.shape[0])
-        else:
-            self.tables_ = fit_tables(
-                t, y_enc, w, classes.shape[0], self.strategy_, self.pooled, owner=owner
+        self.tables_ = self._fit_tables(t, y_enc, w, classes.shape[0], owner=owner)
+        self.groups_ = self.group_tables_ = None
+        if groups is not None:
+            self.groups_, self.group_tables_ = fit_group_tables(
+                self, t, y_enc, w, classes, groups, owner=owner
             )
         self.classes_ = classes
         self.n_features_in_ = S.shape[1]
         return self
+
+    def _fit_tables(self, t, y_enc, w, K, *, owner):
+        if self.strategy_ == TOP_LABEL:
+            return fit_top_label(t, y_enc, w, K)
+        return fit_tables(t, y_enc, w, K, self.strategy_, self.pooled, owner=owner)
 
     def _class_scores(self, S):
         if self.strategy_ == "ovr" and self.score_type_ in ("probabilities", "raw"):
@@ -573,7 +591,7 @@ class MulticlassVennAbersCalibrator(ClassifierMixin, BaseEstimator):
                 return ShiftedColumns(S, log_sum_exp(S))
         return class_log_scores(S, self.score_type_)
 
-    def _predict(self, scores):
+    def _predict(self, scores, groups=None):
         check_is_fitted(self, "classes_")
         owner = type(self).__name__
         S = check_score_matrix(scores, owner=owner, n_classes=self.classes_.shape[0])
@@ -582,37 +600,44 @@ class MulticlassVennAbersCalibrator(ClassifierMixin, BaseEstimator):
                 f"'scores' of {owner} must be probabilities in [0, 1], as at fit time."
             )
         t = self._class_scores(S)
+        if groups is not None or getattr(self, "groups_", None) is not None:
+            return predict_in_groups(self, t, groups, owner=owner)
+        return self._predict_tables(self.tables_, t)
+
+    def _predict_tables(self, tables, t):
         if self.strategy_ == TOP_LABEL:
-            return predict_top_label(self.tables_, t, self.merge)
+            return predict_top_label(tables, t, self.merge)
 
         def pairs(rows):
-            p0, p1 = self.tables_.pairs(t[rows])
+            p0, p1 = tables.pairs(t[rows])
             return p0[None], p1[None]
 
-        return combine_batched(
-            pairs, t.shape[0], self.tables_, self.strategy_, self.merge, self.coupling
-        )
+        return combine_batched(pairs, t.shape[0], tables, self.strategy_, self.merge, self.coupling)
 
-    def predict_proba(self, scores):
+    def predict_proba(self, scores, *, groups=None):
         """Calibrated class probabilities.
 
         Parameters
         ----------
         scores : array-like of shape (m, K)
+        groups : array-like of shape (m,), default=None
+            The group of each row; required when the calibrator was fitted within groups.
 
         Returns
         -------
         proba : ndarray of shape (m, K)
             Non-negative rows summing to one, columns in the order of ``classes_``.
         """
-        return self._predict(scores)[0]
+        return self._predict(scores, groups)[0]
 
-    def predict_interval(self, scores):
+    def predict_interval(self, scores, *, groups=None):
         """Per-class probability intervals.
 
         Parameters
         ----------
         scores : array-like of shape (m, K)
+        groups : array-like of shape (m,), default=None
+            The group of each row; required when the calibrator was fitted within groups.
 
         Returns
         -------
@@ -623,18 +648,20 @@ class MulticlassVennAbersCalibrator(ClassifierMixin, BaseEstimator):
             [p0, p1] of "the top class is right" in the top class's column and
             [(1 - p1) s_k, (1 - p0) s_k] in the others, s_k the share of class k.
         """
-        return self._predict(scores)[1]
+        return self._predict(scores, groups)[1]
 
-    def predict(self, scores):
+    def predict(self, scores, *, groups=None):
         """The class of largest calibrated probability.
 
         Parameters
         ----------
         scores : array-like of shape (m, K)
+        groups : array-like of shape (m,), default=None
+            Required when the calibrator was fitted within groups.
 
         Returns
         -------
         labels : ndarray of shape (m,)
         """
-        proba = self.predict_proba(scores)
+        proba = self.predict_proba(scores, groups=groups)
         return self.classes_[np.argmax(proba, axis=1)]

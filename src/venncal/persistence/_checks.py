@@ -431,11 +431,28 @@ def _binary_rows(name, *, counts=False):
     """The rows every binary score calibrator shares (``BaseScoreCalibrator.fit``), and those
     of the count calibrators (``CountCalibratorMixin``: rounding and ``partial_fit`` data)."""
     rows = {(name, "classes_"): f.labels(2, 2), (name, "n_features_in_"): f.n_columns(1)}
+    rows[(name, "pos_label_")] = _pos_label
     if counts:
         rows[(name, "decimals_")] = f.decimals_value
         rows[(name, "aggregate_")] = "venncal.core.counts.CountTable"
         rows[(name, "decimals")] = f.param(f.decimals_param)
     return rows
+
+
+def _pos_label(value, where):
+    """``pos_label_``: the positive class, one label (absent in files of older versions)."""
+    if value is not None and not isinstance(value, (str, int, float, bool)):
+        raise FittedStateError(f"{where} must be a label (a string, number or boolean)")
+
+
+def _list_of_multiclass_tables(value, where):
+    """``group_tables_`` of MulticlassVennAbersCalibrator: None, or a list of its tables."""
+    if value is None:
+        return
+    if not isinstance(value, list):
+        raise FittedStateError(f"{where} must be None or a list of multiclass tables")
+    for i, tables in enumerate(value):
+        _MULTICLASS_TABLES(tables, f"{where}[{i}]")
 
 
 def _list_of_ivap(value, where):
@@ -653,6 +670,13 @@ def _structure_matches(fitted, params, where):
 #
 # Rows of a new class: its fitted attributes (fit it, list ``vars`` ending in "_"), its
 # parameters and its relations. A check raises FittedStateError with one line.
+# the tables of MulticlassVennAbersCalibrator (pooled, and of each group)
+_MULTICLASS_TABLES = _one_of_types(
+    *(_MC + name for name in ("OneVsRestTables", "PairwiseTables")),
+    *(_MC + name for name in ("PooledOneVsRestTables", "PooledPairwiseTables")),
+    "venncal.calibration._top_label.TopLabelTables",
+)
+
 _EXPECTED = {
     ("VennAbersCalibrator", "tables_"): "venncal.core.venn_abers.IVAPTables",
     ("IsotonicCalibrator", "step_function_"): "venncal.core.isotonic.IsotonicStepFunction",
@@ -774,11 +798,9 @@ _EXPECTED = {
     ),
     ("MulticlassVennAbersCalibrator", "classes_"): f.labels(2),
     ("MulticlassVennAbersCalibrator", "n_features_in_"): f.integer(2, 2**31 - 1),
-    ("MulticlassVennAbersCalibrator", "tables_"): _one_of_types(
-        *(_MC + name for name in ("OneVsRestTables", "PairwiseTables")),
-        *(_MC + name for name in ("PooledOneVsRestTables", "PooledPairwiseTables")),
-        "venncal.calibration._top_label.TopLabelTables",
-    ),
+    ("MulticlassVennAbersCalibrator", "tables_"): _MULTICLASS_TABLES,
+    ("MulticlassVennAbersCalibrator", "groups_"): f.group_labels,
+    ("MulticlassVennAbersCalibrator", "group_tables_"): _list_of_multiclass_tables,
     ("MulticlassVennAbersCalibrator", "score_type_"): f.one_of("logits", "probabilities", "raw"),
     ("MulticlassVennAbersCalibrator", "strategy_"): f.one_of("ovr", "pairwise", "top-label"),
     ("MulticlassVennAbersCalibrator", "strategy"): f.param(

@@ -1,0 +1,68 @@
+"""Multiclass Venn-Abers calibration within groups (a Mondrian taxonomy).
+
+``MulticlassVennAbersCalibrator.fit(scores, y, groups=g)`` fits, besides the predictor of all
+groups pooled (``tables_``), the same strategy on each group's calibration examples alone
+(``group_tables_``, in the order of ``groups_``); prediction with ``groups=`` uses each test
+object's own group, so the validity of one-vs-rest Venn-Abers holds within every group.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from venncal.calibration._groups import check_groups, group_rows
+
+__all__ = ["fit_group_tables", "predict_in_groups"]
+
+
+def fit_group_tables(calibrator, t, y_enc, w, classes, groups, *, owner):
+    """Return ``(labels, tables)``: the predictor of each group, fitted on its rows alone.
+
+    A group needs calibration examples (of positive weight) of every class: a raise of one
+    line names the group and the missing class otherwise.
+    """
+    g = check_groups(groups, t.shape[0])
+    K = classes.shape[0]
+    labels, tables = [], []
+    for label, rows in group_rows(g):
+        present = y_enc[rows] if w is None else y_enc[rows][w[rows] > 0]
+        missing = np.setdiff1d(np.arange(K), present)
+        if missing.size:
+            raise ValueError(
+                f"{owner}: group {label!r} has no calibration example of class "
+                f"{classes[missing[0]].item()!r}; each group is calibrated on its own examples "
+                "and needs every class: merge small groups or give them more data."
+            )
+        part_w = None if w is None else w[rows]
+        tables.append(calibrator._fit_tables(t[rows], y_enc[rows], part_w, K, owner=owner))
+        labels.append(label)
+    return labels, tables
+
+
+def predict_in_groups(calibrator, t, groups, *, owner):
+    """``(proba, interval)`` of class scores ``t``, each row from its group's predictor."""
+    fitted = getattr(calibrator, "groups_", None)
+    if fitted is None:
+        raise ValueError(
+            f"{owner} was fitted without groups; pass groups= to fit to calibrate within groups."
+        )
+    if groups is None:
+        raise ValueError(
+            f"{owner} was fitted within groups: pass groups= with the group of each test row."
+        )
+    g = check_groups(groups, t.shape[0], what="rows")
+    index = {label: k for k, label in enumerate(fitted)}
+    parts = group_rows(g)
+    unknown = [label for label, _ in parts if label not in index]
+    if unknown:
+        raise ValueError(
+            f"{owner}: groups {unknown!r} were not seen at fit, so they have no predictor; "
+            "calibrate on data of every group."
+        )
+    m, K = t.shape[0], calibrator.classes_.shape[0]
+    proba = np.empty((m, K))
+    interval = np.empty((m, K, 2))
+    for label, rows in parts:
+        tables = calibrator.group_tables_[index[label]]
+        proba[rows], interval[rows] = calibrator._predict_tables(tables, t[rows])
+    return proba, interval
