@@ -159,6 +159,23 @@ def test_binary_separation_with_a_bias_is_a_threshold(seed):
     assert any("separate" in str(w.message) for w in caught) == threshold
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_two_classes_with_a_bias_equal_the_joint_newton_fit(seed):
+    # two classes go through a logistic regression on 1 and z_1 - z_0; the K-class joint
+    # Newton fit of (beta, b) must give the same map
+    from venncal.core.temperature import _fit_joint, fit_temperature_scaling, standardised_logits
+
+    z, y = _binary(seed)
+    w = np.random.default_rng(seed).uniform(0.2, 3.0, size=y.size)
+    w = w / w.mean()
+    Z = np.column_stack([0 * z, z + 0.5])
+    fit = fit_temperature_scaling(Z, y, w, bias=True)
+    theta, _, ok = _fit_joint(standardised_logits(Z)[0], y, w, 100)
+    assert ok and fit.converged
+    assert fit.beta == pytest.approx(theta[0], rel=1e-8)
+    np.testing.assert_allclose(fit.bias, theta[1:] - theta[1:].mean(), atol=1e-8)
+
+
 def test_scale_free():
     Z, y = _multiclass(4, 3)
     a = TemperatureCalibrator(bias=True).fit(Z, y).predict_proba(Z)

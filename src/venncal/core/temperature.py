@@ -14,7 +14,8 @@ is 0 and the map is constant.
 
 With ``bias=True`` a vector ``b`` is added, ``p = softmax(beta z + b)``, fitted jointly with
 ``beta`` by Newton's method with backtracking (the likelihood is concave in ``(beta, b)``; the
-bias is determined up to a constant, and the minimum-norm Newton steps keep it centred). For one
+bias is determined up to a constant, and the minimum-norm Newton steps keep it centred; for two
+classes, the logistic regression of the label on 1 and ``z_1 - z_0``). For one
 binary log-odds this is the affine map ``sigmoid(beta z + b)``, Platt's sigmoid without
 smoothing, restricted to ``beta >= 0``: when the unconstrained maximiser has ``beta < 0``, the
 constrained one has ``beta = 0`` and ``b`` the log class frequencies.
@@ -46,6 +47,7 @@ import numpy as np
 from scipy.optimize import linprog
 from scipy.sparse import csr_matrix
 
+from venncal.core.beta import fit_logistic
 from venncal.exceptions import VenncalWarning
 
 __all__ = ["TemperatureMap", "fit_temperature_scaling", "standardised_logits"]
@@ -258,6 +260,17 @@ def _fit_joint(X, y, w, max_iter, min_step=1e-10):
     return theta, max_iter, False
 
 
+def _fit_binary(X, y, w, max_iter):
+    """Two classes: the joint fit is the logistic regression of the label on 1 and
+    ``X_1 - X_0`` (Newton's method on two parameters). Returns (theta, n_iter, converged)."""
+    d = X[:, 1] - X[:, 0]
+    features = np.column_stack([np.ones_like(d), d])
+    (c, beta), n_iter, ok = fit_logistic(
+        features, (y == 1).astype(np.float64), w, max_iter=max_iter, polish=True
+    )
+    return np.array([beta, 0.0, c]), n_iter, ok
+
+
 def _separable_with_bias(X, y, beta, b):
     """Whether some beta > 0 and b rank every example's own class first (ties allowed).
 
@@ -366,7 +379,8 @@ def fit_temperature_scaling(Z, y, sample_weight=None, *, bias=False, max_iter=10
         else:
             beta, n_iter = _root_in_beta(X, Xy, w)
     else:
-        theta, n_iter, converged = _fit_joint(X, y, w, max_iter)
+        fit = _fit_binary if K == 2 else _fit_joint
+        theta, n_iter, converged = fit(X, y, w, max_iter)
         beta, b = float(theta[0]), theta[1:]
         if beta < 0.0:
             # the constrained maximiser: beta = 0 and the bias of the class frequencies
