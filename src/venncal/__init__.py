@@ -73,8 +73,28 @@ _LAZY = {
 
 __all__ = sorted(_LAZY) + ["__version__"]
 
+# subpackages reachable as attributes after ``import venncal`` (``venncal.metrics.log_loss``),
+# imported on first use
+_SUBPACKAGES = (
+    "calibration",
+    "classifiers",
+    "cli",
+    "core",
+    "dask",
+    "datasets",
+    "diagnostics",
+    "experiments",
+    "metrics",
+    "persistence",
+    "plotting",
+    "selection",
+    "shift",
+)
+
 
 def __getattr__(name):
+    if name in _SUBPACKAGES:
+        return import_module(f"venncal.{name}")
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'venncal' has no attribute {name!r}")
@@ -84,4 +104,4 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
+    return sorted(set(globals()) | set(_LAZY) | set(_SUBPACKAGES))
