@@ -25,6 +25,20 @@ _COMMANDS = {
 }
 
 
+# command name -> its line in ``venncal --help``: it must fit an 80-column terminal beside the
+# longest name (click cuts a longer first sentence of the help with "...")
+_SHORT_HELP = {
+    "demo": "Calibrate a classifier on built-in data and compare.",
+    "reproduce": "Reproduce the experiment of a paper.",
+    "calibrate": "Fit a calibrator and calibrate a test file in one go.",
+    "fit": "Fit a calibrator and save it as a model file.",
+    "apply": "Calibrate scores with a saved model file.",
+    "evaluate": "Print calibration and accuracy metrics of probabilities.",
+    "compare": "Compare calibrators on scores and labels.",
+    "monitor": "Test whether a stream of probabilities stays calibrated.",
+}
+
+
 def _terminated(signum, frame):
     """SIGTERM ends a command like an interrupt: the cleanup of partial outputs runs."""
     click.echo("Error: terminated; outputs not finished were not moved into place.", err=True)
@@ -70,7 +84,10 @@ class _LazyGroup(click.Group):
         if name not in self.commands and name in _COMMANDS:
             from importlib import import_module
 
-            self.add_command(getattr(import_module(_COMMANDS[name]), name), name)
+            command = getattr(import_module(_COMMANDS[name]), name)
+            if command.short_help is None and name in _SHORT_HELP:
+                command.short_help = _SHORT_HELP[name]
+            self.add_command(command, name)
         return super().get_command(ctx, name)
 
 
