@@ -214,7 +214,8 @@ def save(calibrator, path, *, overwrite=False, with_data=False, metadata=None):
         :class:`~venncal.BayesianBinningCalibrator` or :class:`~venncal.ACPCalibrator` (or a
         class registered with :func:`venncal.persistence.register_model_class`).
     path : str or path-like
-        The model file to write (e.g. ``"model.json"``). Its folder must exist.
+        The model file to write, ending in ``.json`` (e.g. ``"model.json"``), as for
+        ``venncal fit --out``. Its folder must exist.
     overwrite : bool, default=False
         Replace an existing file; without it an existing file is an error (checked when the
         new file is moved into place, so two writers cannot both succeed).
@@ -242,6 +243,8 @@ def save(calibrator, path, *, overwrite=False, with_data=False, metadata=None):
         If the calibrator is not fitted.
     FileExistsError
         If ``path`` exists and ``overwrite`` is False.
+    ValueError
+        If ``path`` does not end in ``.json`` (a model file is JSON, never a pickle).
 
     Examples
     --------
@@ -262,6 +265,8 @@ def save(calibrator, path, *, overwrite=False, with_data=False, metadata=None):
     path = Path(os.fspath(path))
     if path.is_dir():
         raise IsADirectoryError(f"'path' {str(path)!r} is a folder; give a file name.")
+    if path.suffix.lower() != ".json":  # as `venncal fit --out` requires
+        raise ValueError(f"'path' {str(path)!r} must end in .json (a venncal model file).")
     if not overwrite and os.path.lexists(path):
         raise FileExistsError(f"{str(path)!r} exists; pass overwrite=True to replace it.")
     folder = path.parent if str(path.parent) else Path(".")
