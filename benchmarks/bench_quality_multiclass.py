@@ -144,6 +144,8 @@ def run_cell(cell):
         P_cal, P_te = clf.predict_proba(X_cal), clf.predict_proba(X_te)
         rows.append({"method": "uncalibrated", "log_loss": _log_loss(y_te, P_te), "seconds": 0.0})
         for name, make in {**_calibrators(), **_probmetrics()}.items():
+            if cell.get("methods") and name not in cell["methods"]:
+                continue
             t0 = time.perf_counter()
             try:
                 P = make().fit(P_cal, y_cal).predict_proba(P_te)
@@ -168,9 +170,9 @@ def run_cell(cell):
     return rows
 
 
-def cells(config):
+def cells(config, methods=None):
     return [
-        {"dataset": d, "classifier": c, "repeat": r, "seed": 2000 + r}
+        {"dataset": d, "classifier": c, "repeat": r, "seed": 2000 + r, "methods": methods}
         for d in config["datasets"]
         for c in config["classifiers"]
         for r in range(config["n_repeats"])
@@ -234,9 +236,15 @@ def main(argv=None):
     ap.add_argument("-j", "--n-jobs", type=int, default=1)
     ap.add_argument("--out", default=None, help="CSV file for the cells.")
     ap.add_argument("--write", action="store_true", help="Write the summary to BENCHMARKS.md.")
+    ap.add_argument(
+        "--methods", default=None, help="Comma-separated methods to run besides the chooser."
+    )
     args = ap.parse_args(argv)
+    methods = None if args.methods is None else args.methods.split(",")
     t0 = time.perf_counter()
-    parts = Parallel(n_jobs=args.n_jobs)(delayed(run_cell)(c) for c in cells(CONFIGS[args.config]))
+    parts = Parallel(n_jobs=args.n_jobs)(
+        delayed(run_cell)(c) for c in cells(CONFIGS[args.config], methods)
+    )
     results = pd.DataFrame([row for part in parts for row in part])
     if args.out:
         results.to_csv(args.out, index=False)

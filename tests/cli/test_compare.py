@@ -86,3 +86,16 @@ def test_one_class_and_malformed_files(files, tmp_path):
     one_line_error(
         run(tmp / "cal.csv", "--score", "s", "--label", "y", "--out-dir", tmp / "file"), "file"
     )
+
+
+def test_progress_is_shown_when_asked_and_on_a_terminal_only_by_default(files):
+    tmp, _ = files
+    args = [tmp / "cal.csv", "--score", "s", "--label", "y", "--n-boot", 50, "--method", "platt"]
+    runner = CliRunner()
+    shown = runner.invoke(main, ["compare", *map(str, args), "--progress"])
+    assert shown.exit_code == 0, shown.output
+    assert "step" in shown.stderr
+    # CliRunner's standard error is not a terminal: no bar by default
+    quiet = runner.invoke(main, ["compare", *map(str, args)])
+    assert quiet.exit_code == 0, quiet.output
+    assert "step" not in quiet.stderr

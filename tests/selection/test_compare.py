@@ -192,7 +192,7 @@ def test_k_class_score_matrices_are_compared():
     labels = np.array(["a", "b", "c", "d"])
     y = labels[(rng.random((n, 1)) > P.cumsum(axis=1)).sum(axis=1)]
     res = compare_calibrators(3 * Z, y, n_boot=100, random_state=0)
-    assert res.default == "temperature"
+    assert res.default == "matrix-scaling"
     assert {"temperature", "matrix-scaling", "venn-abers"} == set(res.table["calibrator"])
     assert "uncalibrated" not in set(res.table["calibrator"])  # logits: no raw candidate
     _check_rule(res)

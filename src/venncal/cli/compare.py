@@ -93,7 +93,7 @@ def _plot(oof, names, path, overwrite=False):
     multiple=True,
     type=click.Choice(list(CALIBRATORS)),
     help="A calibrator to compare (repeat the option) [default: venn-abers, isotonic, platt, "
-    "beta, histogram with 10 equal-frequency bins].",
+    "beta, histogram with 10 equal-frequency bins, quadratic, temperature].",
 )
 @click.option("--cv", type=click.IntRange(min=2), default=5, show_default=True, help="Folds.")
 @click.option(
@@ -113,9 +113,14 @@ def _plot(oof, names, path, overwrite=False):
 )
 @click.option("--no-plots", is_flag=True, help="With --out-dir: write the table only.")
 @click.option("--force", is_flag=True, help="Overwrite files in --out-dir.")
+@click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="Show a progress bar on standard error [default: when it is a terminal].",
+)
 def compare(
     cal_file, score_col, label_col, positive, methods, cv, n_boot, n_bins, seed, out_dir,
-    no_plots, force,
+    no_plots, force, progress,
 ):  # fmt: skip
     """Compare calibrators on the scores and labels of CAL_FILE (CSV or Parquet).
 
@@ -123,8 +128,9 @@ def compare(
     classifier that made the scores is not refitted), and scored on the rows it did not see by
     log loss, Brier score and ECE, each with a 95% bootstrap interval (* marks the best). When
     the scores are probabilities, the scores themselves ("uncalibrated") are a candidate too.
-    The recommendation is the simplest calibrator that cannot be told from the best by log loss
-    (see venncal.selection.compare_calibrators).
+    The recommendation is inductive Venn-Abers unless another calibrator has a clearly lower log
+    loss (the 95% interval of the paired difference lies below 0), never one that puts
+    probability 0 or 1 on a row (see venncal.selection.compare_calibrators).
 
     \b
     Example:
@@ -154,7 +160,7 @@ def compare(
         with np.errstate(all="ignore"):
             result = compare_calibrators(
                 s, y, calibrators=calibrators, cv=cv, n_boot=n_boot, n_bins=n_bins,
-                random_state=seed,
+                progress=progress, random_state=seed,
             )  # fmt: skip
     except (ValueError, ArithmeticError) as exc:
         text = str(exc) or type(exc).__name__
@@ -165,7 +171,9 @@ def compare(
     )
     click.echo(format_comparison(result))
     click.echo("")
-    click.echo(f"Recommended: {result.recommended}. {result.rule}")
+    chosen = result.candidates.get(result.recommended)
+    detail = "" if chosen is None else f" ({chosen!r})"
+    click.echo(f"Recommended: {result.recommended}{detail}. {result.rule}")
     if out_dir is None:
         return
     try:

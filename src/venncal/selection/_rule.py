@@ -5,7 +5,8 @@ and a wrong switch can cost far more than a right one gains: a map that is confi
 a few new rows (a step function with an empty end bin, a sigmoid fitted to a dozen rows) costs
 many nats on each. So the rule starts from a default that is safe everywhere, inductive
 Venn-Abers for two classes (its probabilities stay away from 0 and 1 by construction) and
-temperature scaling for K classes (one parameter), and moves away from it only on evidence:
+structured matrix scaling for K classes (temperature scaling followed by a regularised linear map,
+which shrinks to temperature scaling on small data), and moves away from it only on evidence:
 
 1. candidates that put probability 0 or 1 on a calibration row (fitted on all rows), or whose
    out-of-fold probabilities do, are never recommended: one counterexample costs an infinite
