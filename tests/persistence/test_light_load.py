@@ -139,3 +139,28 @@ def test_models_the_predictor_does_not_cover_load_as_the_estimator(tmp_path):
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
     )
     assert run.stdout.split() == ["VennAbersCalibrator"], run.stderr[-2000:]
+
+
+@pytest.mark.parametrize("name", ["platt", "isotonic-decimals", "beta-logit"])
+def test_command_line_apply_uses_the_same_predictor_without_sklearn(name, tmp_path):
+    import pandas as pd
+
+    cal, t = fitted(name)
+    path = venncal.save(cal, tmp_path / "m.json")
+    pd.DataFrame({"score": t}).to_parquet(tmp_path / "t.parquet")
+    script = textwrap.dedent(
+        f"""
+        import sys
+        from venncal.cli import main
+        main(["apply", {str(path)!r}, {str(tmp_path / "t.parquet")!r}, "--score", "score",
+              "-o", {str(tmp_path / "o.parquet")!r}], standalone_mode=False)
+        print("sklearn" in sys.modules)
+        """
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.split()[-1] == "False"
+    got = pd.read_parquet(tmp_path / "o.parquet")["p"].to_numpy()
+    assert_same(got, np.ascontiguousarray(cal.predict_proba(t)[:, 1]), "p")
