@@ -152,8 +152,32 @@ def isotonic_value_at_last(scores, labels):
     return float(_pava_value_at(s[:-1][order], y[:-1][order], s[-1], y[-1]))
 
 
+def check_joinable(X, X_test, owner="VennAbersClassifier"):
+    """Raise one line unless test objects have the training objects' shape (a test object
+    joins the training set)."""
+    try:
+        train, test = np.shape(X)[1:], np.shape(X_test)[1:]
+    except ValueError:  # ragged objects: the estimator judges them
+        return
+    if train == test:
+        return
+    if len(test) < len(train):
+        raise ValueError(
+            f"X of {owner} has shape {np.shape(X_test)}, but each test object joins the "
+            f"training objects, of shape {train}. Reshape your data, e.g. with "
+            "X.reshape(1, -1) for a single object."
+        )
+    have = test[0] if len(test) == 1 else test
+    want = train[0] if len(train) == 1 else train
+    raise ValueError(
+        f"X has {have} features, but {owner} is expecting {want} features as input: with "
+        "method='full' each test object joins the training objects, so it needs their shape."
+    )
+
+
 def _append_row(X, X_test, i):
     """The training objects followed by test object i, in the training set's container type."""
+    check_joinable(X, X_test)
     if hasattr(X, "iloc"):
         import pandas as pd
 
@@ -166,12 +190,14 @@ def _append_row(X, X_test, i):
     if hasattr(X, "tocsr"):
         import scipy.sparse as sp
 
-        return sp.vstack([X, X_test[[i]]], format="csr")
+        return sp.vstack([X, X_test.tocsr()[[i]]], format="csr")
     return np.concatenate([np.asarray(X), np.asarray(X_test)[[i]]], axis=0)
 
 
 def _n_rows(X):
-    return X.shape[0] if hasattr(X, "shape") else len(X)
+    from sklearn.utils.validation import _num_samples
+
+    return _num_samples(X)
 
 
 def _refit_one(estimator, method, fit_params, X, y01, X_test, i):
@@ -333,6 +359,10 @@ class FullVennAbers:
         self.abs_sum_ = None if Xn is None else np.nansum(np.abs(Xn), axis=0)
         if self.abs_sum_ is not None and np.isinf(self.abs_sum_).any():
             raise _too_large()
+        # the estimator judges the training objects at fit, as with every other method (it
+        # refuses NaN, no features or sparse input with its own error); its fit also gives
+        # the number and names of the features
+        self.estimator_ = clone(self.estimator).fit(X, y01, **(self.fit_params or {}))
         if self.fast_path and self.fit_params in (None, {}) and Xn is not None:
             scorer = get_updatable_scorer(self.estimator, self.response_method_)
             if scorer is not None:
@@ -386,6 +416,7 @@ class FullVennAbers:
             from sklearn.exceptions import NotFittedError
 
             raise NotFittedError("This FullVennAbers instance is not fitted yet; call fit first.")
+        check_joinable(self.X_, X)
         m = _n_rows(X)
         if m == 0:
             return np.empty((0, 2))
@@ -449,8 +480,11 @@ class FullVennAbers:
     def _predict_fast(self, X):
         Xt = np.asarray(X, dtype=np.float64)
         if Xt.ndim != 2 or Xt.shape[1] != self.n_features_:
+            have = Xt.shape[1] if Xt.ndim == 2 else Xt.shape
             raise ValueError(
-                f"X has shape {Xt.shape}; the training objects had {self.n_features_} features."
+                f"X has {have} features, but VennAbersClassifier is expecting "
+                f"{self.n_features_} features as input: with method='full' each test object "
+                "joins the training objects, so it needs their shape."
             )
         if not np.isfinite(Xt).all():
             raise ValueError("X holds NaN or infinite values; remove or impute them first.")

@@ -122,102 +122,46 @@ def positive_scores(estimator, X, method):
     return out
 
 
-def _input_tags(estimator):
-    """The input tags of what first sees ``X``: a pipeline's first step, a frozen estimator's
-    inner one (a text vectorizer takes a list of documents, not a 2-D table)."""
-    from dataclasses import replace
+def check_features(X, estimator, *, owner):
+    """Check the estimator and count the objects; leave judging ``X`` to the estimator.
 
-    from sklearn.utils import get_tags
-
-    tags = get_tags(estimator).input_tags
-    inner = getattr(estimator, "estimator", None)  # FrozenEstimator
-    if inner is not None and not hasattr(estimator, "steps"):
-        return _input_tags(inner)
-    steps = [s for _, s in getattr(estimator, "steps", []) if s not in (None, "passthrough")]
-    if steps:
-        first = _input_tags(steps[0])
-        return replace(
-            tags, two_d_array=first.two_d_array, allow_nan=tags.allow_nan or first.allow_nan
-        )
-    return tags
-
-
-def check_features(X, estimator, *, owner, n_features=None):
-    """Check objects for a wrapped estimator; raise one line naming X for what it would refuse.
-
-    The wrappers pass ``X`` on to the estimator in the form the user gave it (DataFrames,
-    sparse matrices, strings for a pipeline with an encoder). Before that, this checks what
-    every estimator requires: a 2-D table, the number of features of the fit, and finite
-    values unless the estimator's tags say it takes missing values. scikit-learn's own errors
-    for these span several lines and name the inner estimator; these name ``X`` and ``owner``.
+    The wrappers pass ``X`` on to the estimator exactly as the user gave it (lists,
+    DataFrames, sparse matrices, n-dimensional arrays, documents for a text pipeline), as
+    scikit-learn's ``CalibratedClassifierCV`` does: what the estimator accepts, the wrapper
+    accepts, and what it refuses it refuses with its own error. Only what the wrapper itself
+    needs is checked here: that ``X`` has a number of rows.
 
     Parameters
     ----------
-    X : array-like or sparse matrix
-    estimator : scikit-learn estimator
-        The wrapped estimator (its ``allow_nan`` tag is read).
+    X : object
+        The objects, in any form the estimator takes.
+    estimator : scikit-learn classifier
+        The wrapped estimator.
     owner : str
         The wrapper's name, for the message.
-    n_features : int, default=None
-        The number of features seen at fit; None skips that check.
 
     Returns
     -------
-    X : the input, unchanged
+    int
+        The number of objects (rows) in ``X``.
 
     Examples
     --------
     >>> from sklearn.naive_bayes import GaussianNB
-    >>> check_features([[0.0, np.nan]], GaussianNB(), owner="VennAbersClassifier")
+    >>> check_features(np.zeros((4, 2, 3)), GaussianNB(), owner="VennAbersClassifier")
+    4
+    >>> check_features(3.0, GaussianNB(), owner="VennAbersClassifier")
     Traceback (most recent call last):
     ...
-    ValueError: 'X' of VennAbersClassifier contains NaN or infinity (inf), which GaussianNB does not accept; impute or remove them, or use an estimator that takes missing values.
+    TypeError: 'X' of VennAbersClassifier must hold one object per row (an array-like, a DataFrame or a sparse matrix), got float.
     """
-    from sklearn.utils.validation import check_array
+    from sklearn.utils.validation import _num_samples
 
     check_is_classifier(estimator, owner=owner)
-    tags = _input_tags(estimator)
-    if not tags.two_d_array:  # e.g. a text pipeline that takes a list of documents
-        return X
     try:
-        arr = check_array(
-            X,
-            accept_sparse=True,
-            dtype=None,
-            ensure_all_finite=False,
-            ensure_2d=False,
-            allow_nd=True,
-            ensure_min_samples=0,
-            ensure_min_features=0,
-        )
-    except (TypeError, ValueError) as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise ValueError(f"'X' of {owner} could not be read as a table: {first}") from None
-    if arr.ndim != 2:
-        raise ValueError(
-            f"'X' of {owner} must be 2-D (n_samples, n_features), got shape {arr.shape}; "
-            "Reshape your data with X.reshape(-1, 1) for a single feature or X.reshape(1, -1) "
-            "for a single object."
-        )
-    if n_features is not None and arr.shape[1] != n_features:
-        raise ValueError(
-            f"X has {arr.shape[1]} features, but {owner} is expecting {n_features} features "
-            "as input."
-        )
-    if hasattr(arr, "tocsr"):  # sparse: the stored values (dok and lil keep no flat array)
-        data = arr.data if isinstance(getattr(arr, "data", None), np.ndarray) else arr.tocsr().data
-    else:
-        data = arr
-    if data.dtype.kind in "fc":
-        finite = np.isfinite(data).all()
-    elif data.dtype.kind == "O":
-        finite = not np.any(data != data)  # NaN (or None-like) cells of a mixed table
-    else:
-        finite = True
-    if not finite and not tags.allow_nan:
-        raise ValueError(
-            f"'X' of {owner} contains NaN or infinity (inf), which "
-            f"{type(estimator).__name__} does not accept; impute or remove them, or use an "
-            "estimator that takes missing values."
-        )
-    return X
+        return _num_samples(X)
+    except TypeError:
+        raise TypeError(
+            f"'X' of {owner} must hold one object per row (an array-like, a DataFrame or a "
+            f"sparse matrix), got {type(X).__name__}."
+        ) from None

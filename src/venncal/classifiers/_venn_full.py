@@ -27,7 +27,12 @@ import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import clone
 
-from venncal.classifiers._full import _append_row, _n_rows, isotonic_value_at_last
+from venncal.classifiers._full import (
+    _append_row,
+    _n_rows,
+    check_joinable,
+    isotonic_value_at_last,
+)
 
 __all__ = [
     "bag_categories",
@@ -218,6 +223,7 @@ def full_venn_multiprobability(
         Row ``[i, k]`` is the label distribution of test object ``i``'s category when it is
         labelled ``k``.
     """
+    check_joinable(X, X_test, owner)
     m = _n_rows(X_test)
     X_dense = None
     if updater is not None:

@@ -356,9 +356,7 @@ class MulticlassVennAbersClassifier(ClassifierMixin, BaseEstimator):
     def _predict(self, X):
         """Probabilities (m, K) and intervals (m, K, 2)."""
         check_is_fitted(self, "classes_")
-        check_features(
-            X, self.estimator, owner=_OWNER, n_features=getattr(self, "n_features_in_", None)
-        )
+        check_features(X, self.estimator, owner=_OWNER)
         if hasattr(self, "_oob"):
             return self._predict_oob(X)
         return combine(

@@ -357,14 +357,14 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags = get_tags(self.estimator).input_tags
+        # the isotonic taxonomy orders objects by one score: two classes only
+        tags.classifier_tags.multi_class = self.taxonomy != "isotonic"
         return tags
 
     def _test_scores(self, X, members=None):
         """Test scores, and for ``"oob"`` the calibration example z_r left out for each object,
         drawn from the calibration examples ``members`` (all by default)."""
-        check_features(
-            X, self.estimator, owner=_OWNER, n_features=getattr(self, "n_features_in_", None)
-        )
+        check_features(X, self.estimator, owner=_OWNER)
         K = self.classes_.shape[0]
         if self.method == "inductive":
             return model_scores(self.estimator_, X, K), None
@@ -433,9 +433,7 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
     def _full_multiprobability(self, X):
         from venncal.classifiers._venn_full import full_venn_multiprobability
 
-        check_features(
-            X, self.estimator, owner=_OWNER, n_features=getattr(self, "n_features_in_", None)
-        )
+        check_features(X, self.estimator, owner=_OWNER)
         K = self.classes_.shape[0]
         return full_venn_multiprobability(
             self.estimator,

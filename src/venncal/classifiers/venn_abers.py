@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
+from sklearn.exceptions import DataConversionWarning
 from sklearn.frozen import FrozenEstimator
 from sklearn.model_selection import StratifiedKFold, train_test_split
 from sklearn.utils import _safe_indexing, get_tags, indexable
@@ -277,6 +278,13 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
                 self.cal_size, n, owner=type(self).__name__, n_classes=2
             )
         y_arr = np.asarray(y)
+        if y_arr.ndim == 2 and self.method in ("full", "oob"):  # the estimator sees y01 only
+            warnings.warn(
+                "A column-vector y was passed when a 1d array was expected; pass y of shape "
+                "(n_samples,), e.g. with ravel().",
+                DataConversionWarning,
+                stacklevel=2,
+            )
         for attr in ("estimator_", "estimators_", "calibrators_", "_delegate", "n_features_in_"):
             if hasattr(self, attr):
                 delattr(self, attr)
@@ -300,7 +308,11 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         self.grouped_ = self._grouping is not None
         del self._grouping
         self.classes_ = classes
-        fitted = getattr(self, "estimator_", None) or getattr(self, "estimators_", [None])[0]
+        fitted = (
+            getattr(self, "estimator_", None)
+            or getattr(self, "estimators_", [None])[0]
+            or getattr(getattr(self, "_delegate", None), "estimator_", None)
+        )
         if fitted is not None and hasattr(fitted, "n_features_in_"):
             self.n_features_in_ = fitted.n_features_in_
         elif len(np.shape(X)) == 2:  # full and out-of-bag keep no single fitted estimator
@@ -399,12 +411,7 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
 
     def _check_test_objects(self, X):
         check_is_fitted(self, "classes_")
-        check_features(
-            X,
-            self.estimator,
-            owner=type(self).__name__,
-            n_features=getattr(self, "n_features_in_", None),
-        )
+        check_features(X, self.estimator, owner=type(self).__name__)
 
     def _check_groups(self, groups):
         check_groups_match(type(self).__name__, getattr(self, "grouped_", False), groups)
