@@ -64,7 +64,13 @@ def test_stand_in_refits_pickles_and_clones_as_the_estimator(tmp_path):
     y = (np.sin(7 * s) > 0).astype(int)
     path = venncal.save(VennAbersCalibrator().fit(s, y), tmp_path / "va.json")
     a = _stand_in(path)
-    assert a.fit(s, 1 - y) is a and type(a) is VennAbersCalibrator
+    proba, interval = a.predict_proba, a.predict_interval  # kept from before the refit
+    y2 = (s > 0).astype(int)
+    y2[::7] = 1 - y2[::7]
+    assert a.fit(s, y2) is a and type(a) is VennAbersCalibrator
+    refit = VennAbersCalibrator().fit(s, y2)
+    np.testing.assert_array_equal(proba(s), refit.predict_proba(s))
+    np.testing.assert_array_equal(interval(s), refit.predict_interval(s))
     for make in (
         lambda m: pickle.loads(pickle.dumps(m)),
         copy.deepcopy,

@@ -268,6 +268,28 @@ def saved_predictor(state):
 _SET_CLASS = object.__dict__["__class__"].__set__
 
 
+def _as_estimator(obj):
+    """``obj`` as the estimator: a :class:`LoadedCalibrator` builds it and becomes it (once);
+    anything else (one that became it already, e.g. through a method kept from before) is
+    returned as it is."""
+    d = object.__getattribute__(obj, "__dict__")
+    if type(obj) is not LoadedCalibrator or "_build_estimator" not in d:
+        return obj
+    estimator = d["_build_estimator"]()
+    d.clear()
+    d.update(estimator.__dict__)
+    _SET_CLASS(obj, type(estimator))
+    return obj
+
+
+def _light(obj, kwargs):
+    """The predictor of a stand-in that has not become the estimator, if a call with these
+    keyword arguments can use it (``groups=``, ``interval=``: the estimator's)."""
+    if type(obj) is not LoadedCalibrator or any(v is not None for v in kwargs.values()):
+        return None
+    return object.__getattribute__(obj, "__dict__")["_saved_predictor"]
+
+
 class LoadedCalibrator:
     """A loaded calibrator that predicts without scikit-learn until it is used otherwise.
 
@@ -284,39 +306,31 @@ class LoadedCalibrator:
         d["_estimator_class"] = estimator_class
 
     def _become(self):
-        d = object.__getattribute__(self, "__dict__")
-        estimator = d["_build_estimator"]()
-        d.clear()
-        d.update(estimator.__dict__)
-        _SET_CLASS(self, type(estimator))
-        return self
-
-    def _light(self, kwargs):
-        """The predictor, if a call with these keyword arguments can use it."""
-        if any(v is not None for v in kwargs.values()):  # groups=, interval=: the estimator
-            return None
-        return object.__getattribute__(self, "__dict__")["_saved_predictor"]
+        return _as_estimator(self)
 
     def predict_proba(self, scores, **kwargs):
-        light = self._light(kwargs)
+        light = _light(self, kwargs)
         if light is None:
-            return self._become().predict_proba(scores, **kwargs)
+            return _as_estimator(self).predict_proba(scores, **kwargs)
         return light.predict_proba(scores)
 
     def predict(self, scores, **kwargs):
-        light = self._light(kwargs)
+        light = _light(self, kwargs)
         if light is None:
-            return self._become().predict(scores, **kwargs)
+            return _as_estimator(self).predict(scores, **kwargs)
         return light.predict(scores)
 
     def __getattr__(self, name):
         light = object.__getattribute__(self, "__dict__")["_saved_predictor"]
         if name == "predict_interval" and isinstance(light, SavedVennAbers):
-            return lambda scores, **kwargs: (
-                light.predict_interval(scores)
-                if not any(v is not None for v in kwargs.values())
-                else self._become().predict_interval(scores, **kwargs)
-            )
+
+            def predict_interval(scores, **kwargs):
+                light = _light(self, kwargs)
+                if light is None:
+                    return _as_estimator(self).predict_interval(scores, **kwargs)
+                return light.predict_interval(scores)
+
+            return predict_interval
         return getattr(self._become(), name)
 
     def __setattr__(self, name, value):
