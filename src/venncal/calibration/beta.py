@@ -85,6 +85,12 @@ class BetaCalibrator(BaseScoreCalibrator):
         self.score_scale = score_scale
         self.max_iter = max_iter
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # probabilities are in [0, 1]: a negative score is refused
+        tags.input_tags.positive_only = self.score_scale == "probability"
+        return tags
+
     def _fit(self, s, y01, w):
         owner = type(self).__name__
         for name, allowed in (("parameters", BETA_PARAMETERS), ("score_scale", SCORE_SCALES)):

@@ -103,6 +103,12 @@ class QuadraticCalibrator(BaseScoreCalibrator):
         self.monotone = monotone
         self.max_iter = max_iter
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # probabilities are in [0, 1]: a negative score is refused
+        tags.input_tags.positive_only = self.score_scale == "probability"
+        return tags
+
     def _fit(self, s, y01, w):
         owner = type(self).__name__
         check_option(self.score_scale, SCORE_SCALES, name="score_scale", owner=owner)
