@@ -191,6 +191,14 @@ def test_scikit_learn_estimator_checks():
     for est, expected in (
         (VennClassifier(LogisticRegression(), random_state=0), unweighted),
         (VennClassifier(LogisticRegression(), taxonomy="bins", random_state=0), unweighted),
+        # binary-only: its tags say so, and a multiclass y gets scikit-learn's expected error
+        (
+            VennClassifier(LogisticRegression(), taxonomy="isotonic", random_state=0),
+            {
+                "check_sample_weight_equivalence_on_dense_data": split_reason,
+                "check_sample_weight_equivalence_on_sparse_data": split_reason,
+            },
+        ),
         (
             MulticlassVennAbersClassifier(LogisticRegression(), random_state=0),
             {

@@ -227,7 +227,8 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
         check_positive_int(self.n_bins, name="n_bins", owner=_OWNER)
         if n_classes > 2 and self.taxonomy == "isotonic":
             raise ValueError(
-                f"taxonomy='isotonic' of {_OWNER} is for two classes, got {n_classes}; use "
+                "Only binary classification is supported with taxonomy='isotonic' of "
+                f"{_OWNER}, got {n_classes} classes; use "
                 "'label', 'bins' or MulticlassVennAbersClassifier."
             )
         if n_classes > 2 and self.merge == "square":
