@@ -42,6 +42,8 @@ def test_every_calibrator_is_listed():
         "QuadraticCalibrator",
         "TemperatureCalibrator",
         "ScalingBinningCalibrator",
+        "MatrixScalingCalibrator",
+        "DirichletCalibrator",
     }
 
 

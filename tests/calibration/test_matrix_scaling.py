@@ -38,7 +38,7 @@ def log_softmax(S):
 def test_equals_the_minimiser_of_its_objective(structure, K):
     n = {2: 80, 4: 150, 10: 500}[K]
     S, y, St = make(K, n=n, K=K)
-    cal = MatrixScalingCalibrator(structure).fit(S, y)
+    cal = MatrixScalingCalibrator(structure=structure).fit(S, y)
     ref = matrix_scaling_naive(log_softmax(S), y, log_softmax(St), structure)
     np.testing.assert_allclose(cal.predict_proba(St), ref, atol=1e-6, rtol=0)
 
@@ -49,7 +49,7 @@ def test_other_penalties_and_weights_equal_the_definition(structure):
     w = np.random.default_rng(1).uniform(0.2, 3.0, size=90)
     lambdas = (0.3, 2.0, 5.0)
     cal = MatrixScalingCalibrator(
-        structure, lambda_intercept=0.3, lambda_diagonal=2.0, lambda_off_diagonal=5.0
+        structure=structure, lambda_intercept=0.3, lambda_diagonal=2.0, lambda_off_diagonal=5.0
     ).fit(S, y, sample_weight=w)
     ref = matrix_scaling_naive(log_softmax(S), y, log_softmax(St), structure, lambdas, w)
     np.testing.assert_allclose(cal.predict_proba(St), ref, atol=1e-6, rtol=0)
@@ -69,8 +69,8 @@ def test_weight_k_is_k_copies(structure, seed):
     w = np.random.default_rng(seed).integers(0, 4, size=60)
     w[:4] = 1  # every class keeps an example
     rows = np.repeat(np.arange(60), w)
-    weighted = MatrixScalingCalibrator(structure).fit(S, y, sample_weight=w)
-    copies = MatrixScalingCalibrator(structure).fit(S[rows], y[rows])
+    weighted = MatrixScalingCalibrator(structure=structure).fit(S, y, sample_weight=w)
+    copies = MatrixScalingCalibrator(structure=structure).fit(S[rows], y[rows])
     np.testing.assert_allclose(
         weighted.predict_proba(St), copies.predict_proba(St), atol=1e-9, rtol=0
     )
@@ -112,7 +112,7 @@ def test_model_file_round_trip(tmp_path):
     S, y, St = make(6, K=4)
     labels = np.array(["a", "b", "c", "d"])[y]
     for structure in STRUCTURES:
-        cal = MatrixScalingCalibrator(structure).fit(S, labels)
+        cal = MatrixScalingCalibrator(structure=structure).fit(S, labels)
         loaded = venncal.load(venncal.save(cal, tmp_path / f"{structure}.json"))
         np.testing.assert_array_equal(loaded.predict_proba(St), cal.predict_proba(St))
         assert loaded.get_params() == cal.get_params()
@@ -123,7 +123,7 @@ def test_edited_model_file_is_refused(tmp_path):
     from venncal.persistence._checks import FittedStateError, check_fitted_state
 
     S, y, _ = make(6, K=3)
-    cal = MatrixScalingCalibrator("svs").fit(S, y)
+    cal = MatrixScalingCalibrator(structure="svs").fit(S, y)
     state = {k: v for k, v in vars(cal).items() if k.endswith("_")}
     check_fitted_state("MatrixScalingCalibrator", state, cal.get_params())
     bad = cal.map_.delta.copy()
@@ -191,7 +191,7 @@ def test_separable_scores_warn_without_penalty():
     S = np.column_stack([np.zeros(40), d])
     y = (d > -1).astype(int)
     with pytest.warns(VenncalWarning, match="converged"):
-        MatrixScalingCalibrator("vector", max_iter=5).fit(S, y)
+        MatrixScalingCalibrator(structure="vector", max_iter=5).fit(S, y)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         MatrixScalingCalibrator().fit(S, y)  # the penalty keeps the optimum finite
@@ -199,7 +199,7 @@ def test_separable_scores_warn_without_penalty():
 
 # the estimators report n_iter_, so this check runs too (on features, not one column per class)
 CHECK_XFAILS = {**XFAILS, "check_non_transformer_estimators_n_iter": _COLUMNS}
-ESTIMATORS = [MatrixScalingCalibrator(), MatrixScalingCalibrator("vector")]
+ESTIMATORS = [MatrixScalingCalibrator(), MatrixScalingCalibrator(structure="vector")]
 
 
 @parametrize_with_checks(

@@ -91,8 +91,8 @@ class MatrixScalingCalibrator(LinearSoftmaxCalibrator):
 
     def __init__(
         self,
-        structure="sms",
         *,
+        structure="sms",
         lambda_intercept=1.0,
         lambda_diagonal=1.0,
         lambda_off_diagonal=1.0,
