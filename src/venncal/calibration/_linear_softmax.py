@@ -15,15 +15,13 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.validation import check_is_fitted
 
-from venncal._validation import (
-    _label_array,
-    check_consistent_length,
-    check_positive_int,
-    check_sample_weight,
-)
+from venncal._validation import check_positive_int
 from venncal.calibration.multiclass import (
+    check_classes_match_columns,
+    check_probabilities_as_fitted,
     check_score_matrix,
     class_log_scores,
+    encode_class_labels,
     resolve_score_type,
 )
 from venncal.exceptions import VenncalWarning, user_stacklevel
@@ -51,22 +49,8 @@ def check_multiclass_fit_input(scores, y, sample_weight, *, owner):
             DataConversionWarning,
             stacklevel=user_stacklevel(),
         )
-    labels = _label_array(y, "y")
-    if labels.dtype.kind == "f" and (labels != np.round(labels)).any():
-        raise ValueError(f"Unknown label type: continuous. 'y' of {owner} must hold class labels.")
-    check_consistent_length(scores=S[:, 0], y=labels)
-    classes, y_enc = np.unique(labels, return_inverse=True)
-    w = check_sample_weight(sample_weight, S.shape[0])
-    if classes.shape[0] < 2:
-        raise ValueError(
-            f"'y' of {owner} holds one class only ({classes[0]!r}); calibration needs at least two."
-        )
-    if S.shape[1] != classes.shape[0]:
-        raise ValueError(
-            f"'scores' of {owner} has {S.shape[1]} column(s) ({S.shape[1]} feature(s)) but 'y' "
-            f"holds {classes.shape[0]} classes; pass one score column per class (every class "
-            "needs calibration examples)."
-        )
+    classes, y_enc, w = encode_class_labels(S, y, sample_weight, owner=owner)
+    check_classes_match_columns(S, classes, owner=owner)
     if w is not None:
         total = np.bincount(y_enc, weights=w, minlength=classes.shape[0])
         if (total <= 0).any():
@@ -135,10 +119,7 @@ class LinearSoftmaxCalibrator(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "map_")
         owner = type(self).__name__
         S = check_score_matrix(scores, owner=owner, n_classes=self.classes_.shape[0])
-        if self.score_type_ == "probabilities" and ((S < 0).any() or (S > 1).any()):
-            raise ValueError(
-                f"'scores' of {owner} must be probabilities in [0, 1], as at fit time."
-            )
+        check_probabilities_as_fitted(S, self.score_type_, owner=owner)
         return class_log_scores(S, self.score_type_)
 
     def predict_proba(self, scores):

@@ -211,6 +211,44 @@ def _check_class_weights(y, w, K, owner):
         )
 
 
+def encode_class_labels(S, y, sample_weight, *, owner):
+    """Class labels of the rows of a score matrix ``S``: ``(classes, codes, weights)``.
+
+    ``classes`` are the sorted labels, ``codes`` the index of each row's label in them and
+    ``weights`` the checked ``sample_weight`` (or None).
+    """
+    labels = _label_array(y, "y")
+    if labels.dtype.kind == "f" and (labels != np.round(labels)).any():
+        raise ValueError(f"Unknown label type: continuous. 'y' of {owner} must hold class labels.")
+    check_consistent_length(scores=S[:, 0], y=labels)
+    classes, y_enc = np.unique(labels, return_inverse=True)
+    return classes, y_enc, check_sample_weight(sample_weight, S.shape[0])
+
+
+def check_classes_match_columns(S, classes, *, owner, name_features=True):
+    """Raise unless there are two classes or more and one score column of ``S`` per class.
+
+    ``name_features`` adds the column count again as a count of features to the message.
+    """
+    if classes.shape[0] < 2:
+        raise ValueError(
+            f"'y' of {owner} holds one class only ({classes[0]!r}); calibration needs at least two."
+        )
+    if S.shape[1] != classes.shape[0]:
+        features = f" ({S.shape[1]} feature(s))" if name_features else ""
+        raise ValueError(
+            f"'scores' of {owner} has {S.shape[1]} column(s){features} but 'y' holds "
+            f"{classes.shape[0]} classes; pass one score column per class (every class "
+            "needs calibration examples)."
+        )
+
+
+def check_probabilities_as_fitted(scores, score_type, *, owner):
+    """Raise if a calibrator fitted on probabilities gets scores outside [0, 1]."""
+    if score_type == "probabilities" and ((scores < 0).any() or (scores > 1).any()):
+        raise ValueError(f"'scores' of {owner} must be probabilities in [0, 1], as at fit time.")
+
+
 def _fitted_on_log_probabilities(tables):
     """Whether one-vs-rest tables of probabilities were fitted on their logarithms (model
     files written before one-vs-rest ranked probabilities as given): a breakpoint below 0 is
@@ -536,27 +574,10 @@ class MulticlassVennAbersCalibrator(ClassifierMixin, BaseEstimator):
                 DataConversionWarning,
                 stacklevel=2,
             )
-        labels = _label_array(y, "y")
-        if labels.dtype.kind == "f" and (labels != np.round(labels)).any():
-            raise ValueError(
-                f"Unknown label type: continuous. 'y' of {owner} must hold class labels."
-            )
-        check_consistent_length(scores=S[:, 0], y=labels)
-        classes, y_enc = np.unique(labels, return_inverse=True)
-        w = check_sample_weight(sample_weight, S.shape[0])
+        classes, y_enc, w = encode_class_labels(S, y, sample_weight, owner=owner)
         if w is not None and not (w > 0).any():
             raise ValueError(f"'sample_weight' of {owner} is zero everywhere; no example counts.")
-        if classes.shape[0] < 2:
-            raise ValueError(
-                f"'y' of {owner} holds one class only ({classes[0]!r}); calibration needs at "
-                "least two."
-            )
-        if S.shape[1] != classes.shape[0]:
-            raise ValueError(
-                f"'scores' of {owner} has {S.shape[1]} column(s) ({S.shape[1]} feature(s)) but 'y' holds "
-                f"{classes.shape[0]} classes; pass one score column per class (every class "
-                "needs calibration examples)."
-            )
+        check_classes_match_columns(S, classes, owner=owner)
         self.score_type_ = resolve_score_type(S, self.score_type, owner=owner)
         self.strategy_ = resolve_strategy(self.strategy, classes.shape[0])
         self.__dict__.pop("tables_", None)  # a refit forgets the tables (and their scale)
@@ -595,10 +616,7 @@ class MulticlassVennAbersCalibrator(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "classes_")
         owner = type(self).__name__
         S = check_score_matrix(scores, owner=owner, n_classes=self.classes_.shape[0])
-        if self.score_type_ == "probabilities" and ((S < 0).any() or (S > 1).any()):
-            raise ValueError(
-                f"'scores' of {owner} must be probabilities in [0, 1], as at fit time."
-            )
+        check_probabilities_as_fitted(S, self.score_type_, owner=owner)
         t = self._class_scores(S)
         if groups is not None or getattr(self, "groups_", None) is not None:
             return predict_in_groups(self, t, groups, owner=owner)

@@ -11,7 +11,6 @@ from sklearn.utils.validation import check_is_fitted
 
 from venncal._validation import (
     _as_array,
-    _label_array,
     check_binary_labels,
     check_bool,
     check_consistent_length,
@@ -24,8 +23,11 @@ from venncal._validation import (
 )
 from venncal.calibration.multiclass import (
     _check_class_weights,
+    check_classes_match_columns,
+    check_probabilities_as_fitted,
     check_score_matrix,
     class_log_scores,
+    encode_class_labels,
     resolve_score_type,
 )
 from venncal.core.quadratic import quadratic_log_odds
@@ -183,25 +185,8 @@ class TemperatureCalibrator(ClassifierMixin, BaseEstimator):
             n_features = 1
         else:
             S = check_score_matrix(arr, owner=owner)
-            labels = _label_array(y, "y")
-            if labels.dtype.kind == "f" and (labels != np.round(labels)).any():
-                raise ValueError(
-                    f"Unknown label type: continuous. 'y' of {owner} must hold class labels."
-                )
-            check_consistent_length(scores=S[:, 0], y=labels)
-            classes, y_enc = np.unique(labels, return_inverse=True)
-            w = check_sample_weight(sample_weight, S.shape[0])
-            if classes.shape[0] < 2:
-                raise ValueError(
-                    f"'y' of {owner} holds one class only ({classes[0]!r}); calibration needs "
-                    "at least two."
-                )
-            if S.shape[1] != classes.shape[0]:
-                raise ValueError(
-                    f"'scores' of {owner} has {S.shape[1]} column(s) but 'y' holds "
-                    f"{classes.shape[0]} classes; pass one score column per class (every class "
-                    "needs calibration examples)."
-                )
+            classes, y_enc, w = encode_class_labels(S, y, sample_weight, owner=owner)
+            check_classes_match_columns(S, classes, owner=owner, name_features=False)
             _check_class_weights(y_enc, w, classes.shape[0], owner)
             self.score_type_ = resolve_score_type(S, self.score_type, owner=owner)
             Z = self._matrix_logits(S)
@@ -241,16 +226,10 @@ class TemperatureCalibrator(ClassifierMixin, BaseEstimator):
         arr = _as_array(scores, "scores")
         if self.n_features_in_ == 1:
             s = check_scores(arr, name="scores")
-            if self.score_type_ == "probabilities" and ((s < 0).any() or (s > 1).any()):
-                raise ValueError(
-                    f"'scores' of {owner} must be probabilities in [0, 1], as at fit time."
-                )
+            check_probabilities_as_fitted(s, self.score_type_, owner=owner)
             return _binary_matrix(self._binary_log_odds(s))
         S = check_score_matrix(arr, owner=owner, n_classes=self.n_features_in_)
-        if self.score_type_ == "probabilities" and ((S < 0).any() or (S > 1).any()):
-            raise ValueError(
-                f"'scores' of {owner} must be probabilities in [0, 1], as at fit time."
-            )
+        check_probabilities_as_fitted(S, self.score_type_, owner=owner)
         return self._matrix_logits(S)
 
     def _matrix_logits(self, S):
