@@ -53,6 +53,7 @@ from venncal._validation import (
     pseudo_count,
     scaled_sample_weight,
 )
+from venncal.core._inputs import check_scores_y01
 from venncal.core.bayesian_binning import nearest_position, pool_scores
 
 __all__ = ["ACPTable", "fit_acp", "symmetric_interval", "wald_interval"]
@@ -217,11 +218,7 @@ def fit_acp(scores, y01, sample_weight=None, *, alpha=0.0):
     array([0.5       , 0.66666667])
     """
     alpha = check_in_range(alpha, 0, np.inf, name="alpha", owner="fit_acp", closed="left")
-    s = check_scores(scores, name="scores")
-    y = np.asarray(y01)
-    check_consistent_length(scores=s, y01=y)
-    if not np.isin(y, (0, 1)).all():
-        raise ValueError("'y01' must hold only 0 and 1; encode the labels first.")
+    s, y = check_scores_y01(scores, y01)
     # a weight of k is k copies. Weights of extreme magnitude are summed in units of a power
     # of two (exact: no overflow), and the pseudo-count alpha, a number of examples, is stored
     # in the same units, which changes no fraction (n1 + alpha) / (n + 2 alpha)

@@ -71,7 +71,6 @@ import numpy as np
 from scipy.special import gammaln
 
 from venncal._validation import (
-    check_consistent_length,
     check_in_range,
     check_option,
     check_positive_int,
@@ -80,6 +79,7 @@ from venncal._validation import (
     scaled_sample_weight,
 )
 from venncal.core import _bayesian_binning_scan as _scan
+from venncal.core._inputs import check_scores_y01
 from venncal.core._jit import HAVE_NUMBA, jit
 from venncal.exceptions import VenncalWarning
 
@@ -682,11 +682,7 @@ def fit_bayesian_binning(
     check_option(engine, ("auto", "numba", "numpy"), name="engine", owner=owner)
     check_option(averaging, _AVERAGING, name="averaging", owner=owner)
     lam = check_in_range(lam, 0, np.inf, name="lam", owner=owner)
-    s = check_scores(scores, name="scores")
-    y = np.asarray(y01)
-    check_consistent_length(scores=s, y01=y)
-    if not np.isin(y, (0, 1)).all():
-        raise ValueError("'y01' must hold only 0 and 1; encode the labels first.")
+    s, y = check_scores_y01(scores, y01)
     if max_positions is not None:
         max_positions = check_positive_int(
             max_positions, name="max_positions", owner=owner, minimum=2

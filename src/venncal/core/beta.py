@@ -43,12 +43,11 @@ import numpy as np
 from scipy.special import expit
 
 from venncal._validation import (
-    check_consistent_length,
     check_positive_int,
     check_sample_weight,
-    check_scores,
     relative_sample_weight,
 )
+from venncal.core._inputs import check_scores_y01
 from venncal.exceptions import VenncalWarning
 
 __all__ = [
@@ -375,11 +374,7 @@ def fit_beta(
             f"{owner}: 'score_scale' must be one of {', '.join(SCORE_SCALES)}; got {score_scale!r}."
         )
     max_iter = check_positive_int(max_iter, name="max_iter", owner=owner)
-    s = check_scores(scores, name="scores")
-    y = np.asarray(y01)
-    check_consistent_length(scores=s, y01=y)
-    if not np.isin(y, (0, 1)).all():
-        raise ValueError("'y01' must hold only 0 and 1; encode the labels first.")
+    s, y = check_scores_y01(scores, y01)
     check_beta_scores(s, score_scale)
     w = relative_sample_weight(check_sample_weight(sample_weight, s.shape[0]))[0]
     if w is not None and not (w > 0).all():  # w None: unit weights

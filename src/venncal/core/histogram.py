@@ -31,7 +31,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from venncal._validation import (
-    check_consistent_length,
     check_in_range,
     check_option,
     check_positive_int,
@@ -40,6 +39,7 @@ from venncal._validation import (
     pseudo_count,
     scaled_sample_weight,
 )
+from venncal.core._inputs import check_scores_y01
 
 __all__ = ["HistogramBinning", "fit_histogram", "fit_histogram_counts", "histogram_edges"]
 
@@ -226,11 +226,7 @@ def fit_histogram(scores, y01, sample_weight=None, *, n_bins=10, strategy="unifo
     n_bins = check_positive_int(n_bins, name="n_bins", owner=owner)
     check_option(strategy, ("uniform", "quantile"), name="strategy", owner=owner)
     alpha = check_in_range(alpha, 0, np.inf, name="alpha", owner=owner, closed="left")
-    s = check_scores(scores, name="scores")
-    y = np.asarray(y01)
-    check_consistent_length(scores=s, y01=y)
-    if not np.isin(y, (0, 1)).all():
-        raise ValueError("'y01' must hold only 0 and 1; encode the labels first.")
+    s, y = check_scores_y01(scores, y01)
     # a weight of k is k copies: the weights are summed in units of a power of two (exact, and
     # no overflow), with the pseudo-count alpha (in examples) in the same units
     w, exponent = scaled_sample_weight(check_sample_weight(sample_weight, s.shape[0]))

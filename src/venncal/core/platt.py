@@ -25,12 +25,12 @@ import numpy as np
 from scipy.special import expit
 
 from venncal._validation import (
-    check_consistent_length,
     check_positive_int,
     check_sample_weight,
     check_scores,
     scaled_sample_weight,
 )
+from venncal.core._inputs import check_scores_y01
 from venncal.exceptions import VenncalWarning, user_stacklevel
 
 __all__ = [
@@ -288,11 +288,7 @@ def fit_platt(
     """
     owner = "fit_platt"
     max_iter = check_positive_int(max_iter, name="max_iter", owner=owner)
-    f = check_scores(scores, name="scores")
-    y = np.asarray(y01)
-    check_consistent_length(scores=f, y01=y)
-    if not np.isin(y, (0, 1)).all():
-        raise ValueError("'y01' must hold only 0 and 1; encode the labels first.")
+    f, y = check_scores_y01(scores, y01)
     # a weight of k is k copies: the smoothed targets count the class totals in examples;
     # the likelihood is summed with the weights divided by a power of two, which moves
     # neither its minimiser nor (up to rounding) the Newton iterates, and cannot overflow

@@ -54,12 +54,11 @@ import numpy as np
 from scipy.special import expit
 
 from venncal._validation import (
-    check_consistent_length,
     check_positive_int,
     check_sample_weight,
-    check_scores,
     rescale_sample_weight,
 )
+from venncal.core._inputs import check_scores_y01
 from venncal.core.beta import SCORE_SCALES, beta_features, check_beta_scores, fit_logistic
 from venncal.core.platt import _standardise, standardisation
 from venncal.exceptions import VenncalWarning
@@ -274,11 +273,7 @@ def fit_quadratic(
             f"{owner}: 'monotone' must be one of {', '.join(MONOTONE_RULES)}; got {monotone!r}."
         )
     max_iter = check_positive_int(max_iter, name="max_iter", owner=owner)
-    s = check_scores(scores, name="scores")
-    y = np.asarray(y01)
-    check_consistent_length(scores=s, y01=y)
-    if not np.isin(y, (0, 1)).all():
-        raise ValueError("'y01' must hold only 0 and 1; encode the labels first.")
+    s, y = check_scores_y01(scores, y01)
     check_beta_scores(s, score_scale, method=_METHOD)
     w = rescale_sample_weight(check_sample_weight(sample_weight, s.shape[0]))
     if w is None:

@@ -40,13 +40,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from venncal._validation import (
-    check_consistent_length,
     check_in_range,
     check_positive_int,
     check_sample_weight,
-    check_scores,
     rescale_sample_weight,
 )
+from venncal.core._inputs import check_scores_y01
 from venncal.core.histogram import HistogramBinning
 from venncal.core.platt import PlattSigmoid, fit_platt
 
@@ -241,11 +240,7 @@ def fit_scaling_binning(
     n_bins = check_positive_int(n_bins, name="n_bins", owner=owner)
     fraction = check_in_range(scaling_fraction, 0, 1, name="scaling_fraction", owner=owner)
     max_iter = check_positive_int(max_iter, name="max_iter", owner=owner)
-    s = check_scores(scores, name="scores")
-    y = np.asarray(y01)
-    check_consistent_length(scores=s, y01=y)
-    if not np.isin(y, (0, 1)).all():
-        raise ValueError("'y01' must hold only 0 and 1; encode the labels first.")
+    s, y = check_scores_y01(scores, y01)
     y = y.astype(np.float64)
     w = check_sample_weight(sample_weight, s.shape[0])
     w = np.ones(s.shape[0]) if w is None else w

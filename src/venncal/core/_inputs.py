@@ -1,0 +1,32 @@
+"""Input checks shared by the score-to-probability fitters of :mod:`venncal.core`."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from venncal._validation import check_consistent_length, check_scores
+
+
+def check_scores_y01(scores, y01):
+    """Validate ``scores`` and the 0/1 labels ``y01`` of a fitter; return them as arrays.
+
+    ``scores`` must be finite numbers (see :func:`venncal._validation.check_scores`) and ``y01``
+    of the same length holding only 0 and 1 (the labels encoded by the caller). ``y01`` is
+    returned as given (``np.asarray``), for the caller to convert.
+
+    Examples
+    --------
+    >>> s, y = check_scores_y01([0.2, -1.0], [1, 0])
+    >>> s, y
+    (array([ 0.2, -1. ]), array([1, 0]))
+    >>> check_scores_y01([0.2, -1.0], [1, 2])
+    Traceback (most recent call last):
+    ...
+    ValueError: 'y01' must hold only 0 and 1; encode the labels first.
+    """
+    s = check_scores(scores, name="scores")
+    y = np.asarray(y01)
+    check_consistent_length(scores=s, y01=y)
+    if not np.isin(y, (0, 1)).all():
+        raise ValueError("'y01' must hold only 0 and 1; encode the labels first.")
+    return s, y
