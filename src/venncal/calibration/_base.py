@@ -18,8 +18,9 @@ from venncal._validation import (
     ranking_auc,
     rescale_sample_weight,
 )
+from venncal.core.beta import check_beta_scores
 
-__all__ = ["BaseScoreCalibrator"]
+__all__ = ["BaseScoreCalibrator", "ScaledScoreCalibrator"]
 
 
 def positive_index(classes, pos_label, *, owner):
@@ -200,3 +201,25 @@ class BaseScoreCalibrator(ClassifierMixin, BaseEstimator):
         """
         p = self.predict_proba(scores)[:, 1]
         return self.classes_[(p > 0.5).astype(np.intp)]
+
+
+class ScaledScoreCalibrator(BaseScoreCalibrator):
+    """Base class of score calibrators whose fitted ``map_`` reads the scores on the scale of
+    the parameter ``score_scale``: probabilities (in [0, 1], refused outside it at fit and at
+    prediction) or log-odds.
+
+    Subclasses set ``_method``, the name of the calibration in the message that refuses
+    probabilities outside [0, 1].
+    """
+
+    _method = "Beta calibration"
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # probabilities are in [0, 1]: a negative score is refused
+        tags.input_tags.positive_only = self.score_scale == "probability"
+        return tags
+
+    def _predict_positive(self, s):
+        check_beta_scores(s, self.map_.score_scale, method=self._method)
+        return self.map_.predict(s)

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from venncal._validation import check_positive_int
-from venncal.calibration._base import BaseScoreCalibrator
-from venncal.core.beta import BETA_PARAMETERS, SCORE_SCALES, check_beta_scores, fit_beta
+from venncal.calibration._base import ScaledScoreCalibrator
+from venncal.core.beta import BETA_PARAMETERS, SCORE_SCALES, fit_beta
 
 __all__ = ["BetaCalibrator"]
 
 
-class BetaCalibrator(BaseScoreCalibrator):
+class BetaCalibrator(ScaledScoreCalibrator):
     """Beta calibration of Kull, Silva Filho and Flach: ``logit(p) = a ln s - b ln(1 - s) + c``.
 
     A logistic regression of the label on ``ln s`` and ``-ln(1 - s)``: the ratio of two Beta
@@ -85,12 +85,6 @@ class BetaCalibrator(BaseScoreCalibrator):
         self.score_scale = score_scale
         self.max_iter = max_iter
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        # probabilities are in [0, 1]: a negative score is refused
-        tags.input_tags.positive_only = self.score_scale == "probability"
-        return tags
-
     def _fit(self, s, y01, w):
         owner = type(self).__name__
         for name, allowed in (("parameters", BETA_PARAMETERS), ("score_scale", SCORE_SCALES)):
@@ -111,7 +105,3 @@ class BetaCalibrator(BaseScoreCalibrator):
         self.a_, self.b_, self.c_ = self.map_.a, self.map_.b, self.map_.c
         self.m_ = self.map_.m
         self.n_iter_ = self.map_.n_iter
-
-    def _predict_positive(self, s):
-        check_beta_scores(s, self.map_.score_scale)
-        return self.map_.predict(s)

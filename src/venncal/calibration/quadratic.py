@@ -5,14 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 from venncal._validation import check_option, check_positive_int
-from venncal.calibration._base import BaseScoreCalibrator
-from venncal.core.beta import SCORE_SCALES, check_beta_scores
+from venncal.calibration._base import ScaledScoreCalibrator
+from venncal.core.beta import SCORE_SCALES
 from venncal.core.quadratic import MONOTONE_RULES, fit_quadratic
 
 __all__ = ["QuadraticCalibrator"]
 
 
-class QuadraticCalibrator(BaseScoreCalibrator):
+class QuadraticCalibrator(ScaledScoreCalibrator):
     """Quadratic scaling: ``p = sigmoid(b + w1 z + w2 z^2)`` of the log-odds ``z`` of the score.
 
     A logistic regression of the label on the log-odds and their square: Platt's sigmoid of the
@@ -98,16 +98,12 @@ class QuadraticCalibrator(BaseScoreCalibrator):
     array([0.12, 0.47, 0.73])
     """
 
+    _method = "Quadratic scaling"
+
     def __init__(self, *, score_scale="probability", monotone="constrained", max_iter=100):
         self.score_scale = score_scale
         self.monotone = monotone
         self.max_iter = max_iter
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        # probabilities are in [0, 1]: a negative score is refused
-        tags.input_tags.positive_only = self.score_scale == "probability"
-        return tags
 
     def _fit(self, s, y01, w):
         owner = type(self).__name__
@@ -127,7 +123,3 @@ class QuadraticCalibrator(BaseScoreCalibrator):
         self.coef_ = np.array([w1, w2])
         self.form_ = self.map_.form
         self.n_iter_ = self.map_.n_iter
-
-    def _predict_positive(self, s):
-        check_beta_scores(s, self.map_.score_scale, method="Quadratic scaling")
-        return self.map_.predict(s)
