@@ -606,12 +606,8 @@ def rescale_sample_weight(sample_weight):
     >>> rescale_sample_weight(np.array([0.5, 0.25]))
     array([0.5 , 0.25])
     """
-    if sample_weight is None:
-        return None
-    _, exponent = np.frexp(np.max(sample_weight))
-    if exponent == 0:
-        return sample_weight
-    return np.ldexp(sample_weight, -int(exponent))
+    w, exponent = scaled_sample_weight(sample_weight)
+    return sample_weight if exponent == 0 else w
 
 
 def ranking_auc(scores, y01, sample_weight=None):
@@ -711,10 +707,9 @@ def relative_sample_weight(sample_weight):
     """
     if sample_weight is None:
         return None, 1.0
-    _, exponent = np.frexp(np.max(sample_weight))
-    w = np.ldexp(sample_weight, -int(exponent))
+    w, exponent = scaled_sample_weight(sample_weight)
     total = float(np.sum(w))
     n_positive = int(np.count_nonzero(w))
     with np.errstate(over="ignore"):
-        factor = float(np.ldexp(total / n_positive, int(exponent)))
+        factor = float(np.ldexp(total / n_positive, exponent))
     return w * (n_positive / total), factor
