@@ -40,7 +40,11 @@ XFAILS = {
 
 ESTIMATORS = [
     MulticlassVennAbersCalibrator(),
+    MulticlassVennAbersCalibrator(strategy="ovr"),
     MulticlassVennAbersCalibrator(strategy="ovr", pooled=False),
+    MulticlassVennAbersCalibrator(strategy="pairwise"),
+    MulticlassVennAbersCalibrator(strategy="pairwise", pooled=False),
+    MulticlassVennAbersCalibrator(strategy="top-label"),
 ]
 
 

@@ -1,6 +1,8 @@
 """scikit-learn's estimator checks on VennAbersClassifier."""
 
+from sklearn.ensemble import RandomForestClassifier
 from sklearn.linear_model import LogisticRegression
+from sklearn.naive_bayes import GaussianNB
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from venncal import VennAbersClassifier
@@ -25,6 +27,11 @@ def _xfails(estimator):
         VennAbersClassifier(LogisticRegression()),
         VennAbersClassifier(LogisticRegression(), method="cross", n_splits=3),
         VennAbersClassifier(LogisticRegression(), method="simplified", merge="square"),
+        # full: GaussianNB has an exact fast path, so the checks need no refit per test object
+        VennAbersClassifier(GaussianNB(), method="full"),
+        VennAbersClassifier(
+            RandomForestClassifier(n_estimators=10, random_state=0), method="oob", random_state=0
+        ),
     ],
     expected_failed_checks=_xfails,
 )

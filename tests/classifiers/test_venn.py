@@ -207,6 +207,32 @@ def test_scikit_learn_estimator_checks():
                 "check_sample_weight_equivalence_on_sparse_data": split_reason,
             },
         ),
+        (
+            MulticlassVennAbersClassifier(
+                LogisticRegression(), method="cross", n_splits=3, random_state=0
+            ),
+            {
+                "check_sample_weight_equivalence_on_dense_data": (
+                    "repeated rows change the random cross-validation folds"
+                ),
+                "check_sample_weight_equivalence_on_sparse_data": (
+                    "repeated rows change the random cross-validation folds"
+                ),
+            },
+        ),
+        (
+            MulticlassVennAbersClassifier(LogisticRegression(), strategy="ovr", random_state=0),
+            {
+                name: (
+                    "the check's weights are zero on every example of one class, which is "
+                    "refused: each one-vs-rest calibration needs positive examples"
+                )
+                for name in (
+                    "check_sample_weight_equivalence_on_dense_data",
+                    "check_sample_weight_equivalence_on_sparse_data",
+                )
+            },
+        ),
     ):
         results = check_estimator(est, on_fail=None, expected_failed_checks=expected)
         failed = [r["check_name"] for r in results if r["status"] == "failed"]

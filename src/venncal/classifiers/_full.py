@@ -156,14 +156,14 @@ def check_joinable(X, X_test, owner="VennAbersClassifier"):
     """Raise one line unless test objects have the training objects' shape (a test object
     joins the training set)."""
     try:
-        train, test = np.shape(X)[1:], np.shape(X_test)[1:]
-    except ValueError:  # ragged objects: the estimator judges them
+        train, test = _shape(X)[1:], _shape(X_test)[1:]
+    except (TypeError, ValueError):  # ragged objects: the estimator judges them
         return
     if train == test:
         return
     if len(test) < len(train):
         raise ValueError(
-            f"X of {owner} has shape {np.shape(X_test)}, but each test object joins the "
+            f"X of {owner} has shape {_shape(X_test)}, but each test object joins the "
             f"training objects, of shape {train}. Reshape your data, e.g. with "
             "X.reshape(1, -1) for a single object."
         )
@@ -175,9 +175,14 @@ def check_joinable(X, X_test, owner="VennAbersClassifier"):
     )
 
 
+def _shape(X):
+    shape = getattr(X, "shape", None)
+    return tuple(shape) if shape is not None else np.asarray(X).shape
+
+
 def _append_row(X, X_test, i):
-    """The training objects followed by test object i, in the training set's container type."""
-    check_joinable(X, X_test)
+    """The training objects followed by test object i, in the training set's container type
+    (see :func:`check_joinable`)."""
     if hasattr(X, "iloc"):
         import pandas as pd
 

@@ -237,13 +237,13 @@ def check_test_rows(X, *, owner):
     shape = getattr(X, "shape", None)
     if shape is None:
         try:
-            shape = np.shape(X)
+            shape = np.asarray(X).shape
         except ValueError:  # ragged nested lists
             raise ValueError(f"'X' of {owner} could not be read as a 2-D array.") from None
     if len(shape) != 2:
         raise ValueError(
             f"'X' of {owner} must be 2-D (n_samples, n_features), got shape {tuple(shape)}; "
-            "pass a single object as X.reshape(1, -1)."
+            "Reshape your data: pass a single object as X.reshape(1, -1)."
         )
     return shape[0]
 

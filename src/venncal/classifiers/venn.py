@@ -228,7 +228,7 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
         if n_classes > 2 and self.taxonomy == "isotonic":
             raise ValueError(
                 "Only binary classification is supported with taxonomy='isotonic' of "
-                f"{_OWNER}, got {n_classes} classes; use "
+                f"{_OWNER}: it is for two classes, got {n_classes}; use "
                 "'label', 'bins' or MulticlassVennAbersClassifier."
             )
         if n_classes > 2 and self.merge == "square":
