@@ -46,6 +46,7 @@ from venncal._validation import (
     rescale_sample_weight,
 )
 from venncal.core._inputs import check_scores_y01
+from venncal.core._weighted import distinct_cumulative_share
 from venncal.core.histogram import HistogramBinning
 from venncal.core.platt import PlattSigmoid, fit_platt
 
@@ -138,12 +139,7 @@ def equal_mass_edges(values, weights, n_bins):
     >>> equal_mass_edges(np.array([0.1, 0.1, 0.1, 0.2]), np.ones(4), 2)  # ties stay together
     array([0.  , 0.15, 1.  ])
     """
-    order = np.argsort(values, kind="stable")
-    v = values[order]
-    start = np.flatnonzero(np.r_[True, v[1:] != v[:-1]])
-    u = v[start]
-    cum = np.cumsum(np.add.reduceat(weights[order], start))
-    cum /= cum[-1]
+    u, cum = distinct_cumulative_share(values, weights)
     levels = np.arange(1, n_bins) / n_bins if n_bins <= u.size else None
     if levels is None:  # more bins than distinct values: every distinct value ends a bin
         ends = np.arange(u.size - 1)

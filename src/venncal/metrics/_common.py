@@ -13,6 +13,7 @@ from venncal._validation import (
     check_probabilities,
     check_sample_weight,
 )
+from venncal.core._weighted import distinct_cumulative_share
 
 STRATEGIES = ("uniform", "quantile")
 
@@ -109,12 +110,7 @@ def check_n_bins(n_bins, owner, *, maximum=MAX_BINS):
 
 def _distinct_cumulative(values, weights):
     """Distinct sorted values, their cumulative weight share, and the next value after each."""
-    order = np.argsort(values, kind="stable")
-    v = values[order]
-    start = np.flatnonzero(np.r_[True, v[1:] != v[:-1]])
-    u = v[start]
-    cum = np.cumsum(np.add.reduceat(weights[order], start))
-    cum /= cum[-1]
+    u, cum = distinct_cumulative_share(values, weights)
     nxt = np.append(u[1:], 1.0 if u[-1] < 1.0 else np.inf)
     return u, cum, nxt
 
