@@ -110,3 +110,33 @@ def estimator_name(estimator):
     """Name of an estimator for a legend: its class name (the last step's for a Pipeline)."""
     model = estimator.steps[-1][1] if hasattr(estimator, "steps") else estimator
     return type(model).__name__
+
+
+def start_plot(ax, name, stored_name, owner):
+    """Check ``ax`` and ``name`` of a display's ``plot`` and return ``(figure, ax, name)``.
+
+    A new figure is created when ``ax`` is None; ``name`` falls back to the stored label.
+    """
+    check_ax(ax, owner)
+    check_name(name, owner)
+    fig, ax = get_axes(ax)
+    return fig, ax, stored_name if name is None else name
+
+
+def background_axis(ax, ylabel):
+    """A secondary y axis behind ``ax`` for counts or densities, labelled in grey.
+
+    ``ax`` is raised above it and its background made transparent, so that what is drawn on
+    the secondary axis stays behind the curves.
+    """
+    twin = ax.twinx()
+    twin.set_ylabel(ylabel, color="0.4")
+    twin.tick_params(axis="y", colors="0.4")
+    ax.set_zorder(twin.get_zorder() + 1)
+    ax.patch.set_visible(False)
+    return twin
+
+
+def plot_diagonal(ax):
+    """Draw the diagonal of perfect calibration, dashed grey."""
+    ax.plot([0, 1], [0, 1], linestyle="--", color="0.5", linewidth=1, label="perfectly calibrated")

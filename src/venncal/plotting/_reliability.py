@@ -17,12 +17,14 @@ from venncal.metrics._multiclass import (
     top_label_reliability_curve,
 )
 from venncal.plotting._base import (
+    background_axis,
     check_ax,
     check_display_bins,
     check_name,
     estimator_name,
     estimator_proba,
-    get_axes,
+    plot_diagonal,
+    start_plot,
 )
 
 __all__ = ["ReliabilityDisplay"]
@@ -330,18 +332,15 @@ class ReliabilityDisplay:
         -------
         self
         """
-        check_ax(ax, "ReliabilityDisplay.plot")
-        check_name(name, "ReliabilityDisplay.plot")
-        fig, ax = get_axes(ax)
+        fig, ax, name = start_plot(ax, name, self.name, "ReliabilityDisplay.plot")
         curve = self.curve
-        name = self.name if name is None else name
         label = f"{name or 'predictions'} (ECE = {self.ece:.3f})"
         edges = curve.bin_edges
         nz = curve.nonempty
 
         # per-bin counts at the bottom, on a secondary axis scaled to a quarter of the height,
         # its 0 level with probability 0 (see _align_counts)
-        counts_ax = ax.twinx()
+        counts_ax = background_axis(ax, "predictions per bin")
         widths = np.diff(edges)
         self.bars_ = counts_ax.bar(
             edges[:-1],
@@ -353,10 +352,6 @@ class ReliabilityDisplay:
             linewidth=0.6,
             zorder=0,
         )
-        counts_ax.set_ylabel("predictions per bin", color="0.4")
-        counts_ax.tick_params(axis="y", colors="0.4")
-        ax.set_zorder(counts_ax.get_zorder() + 1)
-        ax.patch.set_visible(False)
 
         # empty bins: hatched, no marker
         for i in np.flatnonzero(~nz):
@@ -370,9 +365,7 @@ class ReliabilityDisplay:
                 zorder=0,
             )
 
-        ax.plot(
-            [0, 1], [0, 1], linestyle="--", color="0.5", linewidth=1, label="perfectly calibrated"
-        )
+        plot_diagonal(ax)
         x, obs = curve.predicted[nz], curve.observed[nz]
         yerr = np.vstack([obs - self.lower[nz], self.upper[nz] - obs])
         self.errorbar_ = ax.errorbar(

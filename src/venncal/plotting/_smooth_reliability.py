@@ -6,11 +6,13 @@ import numpy as np
 
 from venncal.metrics import smooth_calibration_curve
 from venncal.plotting._base import (
+    background_axis,
     check_ax,
     check_name,
     estimator_name,
     estimator_proba,
-    get_axes,
+    plot_diagonal,
+    start_plot,
 )
 
 __all__ = ["SmoothReliabilityDisplay"]
@@ -196,11 +198,8 @@ class SmoothReliabilityDisplay:
         """
         from matplotlib.collections import LineCollection
 
-        check_ax(ax, "SmoothReliabilityDisplay.plot")
-        check_name(name, "SmoothReliabilityDisplay.plot")
-        fig, ax = get_axes(ax)
+        fig, ax, name = start_plot(ax, name, self.name, "SmoothReliabilityDisplay.plot")
         curve = self.curve
-        name = self.name if name is None else name
         label = (
             f"{name or 'predictions'} (smECE = {curve.smooth_ece:.3f}, "
             f"bandwidth = {curve.bandwidth:.3f})"
@@ -209,21 +208,15 @@ class SmoothReliabilityDisplay:
 
         # the density of the predictions at the bottom, on a secondary axis scaled so that its
         # peak reaches a quarter of the height
-        density_ax = ax.twinx()
+        density_ax = background_axis(ax, "density of the predictions")
         self.density_ = density_ax.fill_between(
             t, dens, color="0.82", edgecolor="0.55", linewidth=0.6, zorder=0
         )
         peak = float(dens.max()) if dens.max() > 0 else 1.0
         # density 0 at the height of probability 0 (the probability axis starts at -0.02)
         density_ax.set_ylim(-0.02 / 1.02 * 4.0 * peak, 4.0 * peak)
-        density_ax.set_ylabel("density of the predictions", color="0.4")
-        density_ax.tick_params(axis="y", colors="0.4")
-        ax.set_zorder(density_ax.get_zorder() + 1)
-        ax.patch.set_visible(False)
 
-        ax.plot(
-            [0, 1], [0, 1], linestyle="--", color="0.5", linewidth=1, label="perfectly calibrated"
-        )
+        plot_diagonal(ax)
         # one segment between each pair of neighbouring points, as wide as the density there
         # (segments that touch an undefined point are left out)
         points = np.column_stack([t, obs])
