@@ -16,6 +16,7 @@ from venncal._validation import (
     check_probabilities,
     check_random_state,
 )
+from venncal.metrics._common import fill_doc
 
 __all__ = ["BootstrapResult", "bootstrap_ci"]
 
@@ -58,6 +59,7 @@ def _resample_indices(rng, y, stratify):
     return np.concatenate(parts)
 
 
+@fill_doc
 def bootstrap_ci(
     metric,
     y_true,
@@ -77,10 +79,8 @@ def bootstrap_ci(
     ----------
     metric : callable
         ``metric(y_true, y_proba, **metric_kwargs) -> float``, e.g. :func:`ece`.
-    y_true : array-like of shape (n,)
-        Labels, 0/1 or booleans.
-    y_proba : array-like of shape (n,) or (n, 2)
-        Probability of the positive class.
+    {y_true}
+    {y_proba}
     n_resamples : int, default=1000
         Number of bootstrap resamples.
     confidence_level : float in (0, 1), default=0.95

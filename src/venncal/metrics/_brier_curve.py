@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from venncal._validation import check_bool
-from venncal.metrics._common import prepare
+from venncal.metrics._common import fill_doc, prepare
 
 __all__ = ["BrierCurve", "brier_curve"]
 
@@ -93,6 +93,7 @@ def _curve(y, p, w):
     return BrierCurve(costs, loss, area, t, fp, fn)
 
 
+@fill_doc
 def brier_curve(y_true, y_proba, *, sample_weight=None, recalibrate=True, pos_label=None):
     """Compute the Brier curve of probabilistic predictions exactly.
 
@@ -103,19 +104,13 @@ def brier_curve(y_true, y_proba, *, sample_weight=None, recalibrate=True, pos_la
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Labels, 0/1 or booleans.
-    y_proba : array-like of shape (n,) or (n, 2)
-        Probability of the positive class.
-    sample_weight : array-like of shape (n,), default=None
-        Non-negative weights.
+    {y_true}
+    {y_proba}
+    {sample_weight}
     recalibrate : bool, default=True
         Also compute the curve of the isotonically recalibrated predictions
         (``BrierCurve.recalibrated``); the gap between the curves shows the calibration loss.
-    pos_label : int, float, bool or str, default=None
-        The label of the positive class. None requires ``y_true`` to hold 0/1 (or booleans);
-        otherwise ``y_true == pos_label`` is the positive class and the other label (at most
-        one) the negative class.
+    {pos_label}
 
     Returns
     -------

@@ -13,6 +13,7 @@ from venncal.metrics._common import (
     bin_index,
     binned_sums,
     check_n_bins,
+    fill_doc,
     prepare,
 )
 
@@ -100,6 +101,7 @@ class ReliabilityCurve:
         return lower, upper
 
 
+@fill_doc
 def reliability_curve(
     y_true, y_proba, *, n_bins=10, strategy="uniform", sample_weight=None, pos_label=None
 ):
@@ -110,21 +112,15 @@ def reliability_curve(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Labels, 0/1 or booleans.
-    y_proba : array-like of shape (n,) or (n, 2)
-        Probability of the positive class.
+    {y_true}
+    {y_proba}
     n_bins : int, default=10
         Number of bins, at most 10**6 (the result holds one value per bin).
     strategy : {"uniform", "quantile"}, default="uniform"
         ``"uniform"``: equal-width bins ``[0, .1), [.1, .2), ..., [.9, 1]`` (Naeini et al.
         2015). ``"quantile"``: edges at quantiles of the predictions (equal-mass bins).
-    sample_weight : array-like of shape (n,), default=None
-        Non-negative weights.
-    pos_label : int, float, bool or str, default=None
-        The label of the positive class. None requires ``y_true`` to hold 0/1 (or booleans);
-        otherwise ``y_true == pos_label`` is the positive class and the other label (at most
-        one) the negative class.
+    {sample_weight}
+    {pos_label}
 
     Returns
     -------
@@ -178,26 +174,21 @@ def _occupied_bins(y, p, w, n_bins, strategy, owner, *, with_n_eff=False):
     return counts / counts.sum(), positives / counts, sum_p / counts, n_eff
 
 
+@fill_doc
 def ece(y_true, y_proba, *, n_bins=10, strategy="uniform", sample_weight=None, pos_label=None):
     """Expected calibration error ``ECE = sum_i P(i) |o_i - e_i|`` over the bins.
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Labels, 0/1 or booleans.
-    y_proba : array-like of shape (n,) or (n, 2)
-        Probability of the positive class.
+    {y_true}
+    {y_proba}
     n_bins : int, default=10
         Number of bins; only the occupied ones are computed, so any number costs the same.
     strategy : {"uniform", "quantile"}, default="uniform"
         The default is the definition of Naeini et al. (2015): ten bins
         ``[0, .1), [.1, .2), ..., [.9, 1]``.
-    sample_weight : array-like of shape (n,), default=None
-        Non-negative weights.
-    pos_label : int, float, bool or str, default=None
-        The label of the positive class. None requires ``y_true`` to hold 0/1 (or booleans);
-        otherwise ``y_true == pos_label`` is the positive class and the other label (at most
-        one) the negative class.
+    {sample_weight}
+    {pos_label}
 
     Returns
     -------
@@ -234,25 +225,20 @@ def ece(y_true, y_proba, *, n_bins=10, strategy="uniform", sample_weight=None, p
     return float((share * np.abs(observed - predicted)).sum())
 
 
+@fill_doc
 def mce(y_true, y_proba, *, n_bins=10, strategy="uniform", sample_weight=None, pos_label=None):
     """Maximum calibration error ``MCE = max_i |o_i - e_i|`` over the non-empty bins.
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Labels, 0/1 or booleans.
-    y_proba : array-like of shape (n,) or (n, 2)
-        Probability of the positive class.
+    {y_true}
+    {y_proba}
     n_bins : int, default=10
         Number of bins; only the occupied ones are computed, so any number costs the same.
     strategy : {"uniform", "quantile"}, default="uniform"
         As for :func:`ece`.
-    sample_weight : array-like of shape (n,), default=None
-        Non-negative weights.
-    pos_label : int, float, bool or str, default=None
-        The label of the positive class. None requires ``y_true`` to hold 0/1 (or booleans);
-        otherwise ``y_true == pos_label`` is the positive class and the other label (at most
-        one) the negative class.
+    {sample_weight}
+    {pos_label}
 
     Returns
     -------
@@ -273,6 +259,7 @@ def mce(y_true, y_proba, *, n_bins=10, strategy="uniform", sample_weight=None, p
     return float(np.max(np.abs(observed - predicted)))
 
 
+@fill_doc
 def debiased_ece(
     y_true,
     y_proba,
@@ -293,10 +280,8 @@ def debiased_ece(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Labels, 0/1 or booleans.
-    y_proba : array-like of shape (n,) or (n, 2)
-        Probability of the positive class.
+    {y_true}
+    {y_proba}
     n_bins : int, default=10
         Number of bins. Bins holding a single prediction are left out of the correction (their
         variance cannot be estimated) and contribute their plug-in term.
@@ -309,10 +294,7 @@ def debiased_ece(
         Non-negative weights. In a weighted bin the number of predictions ``n_i`` of the
         correction is the effective number ``(sum w)^2 / sum w^2`` (Kish), which equals the count
         for equal weights and does not change when every weight is multiplied by a constant.
-    pos_label : int, float, bool or str, default=None
-        The label of the positive class. None requires ``y_true`` to hold 0/1 (or booleans);
-        otherwise ``y_true == pos_label`` is the positive class and the other label (at most
-        one) the negative class.
+    {pos_label}
 
     Returns
     -------

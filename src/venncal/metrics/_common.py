@@ -26,6 +26,39 @@ MAX_CURVE_BINS = 10**6
 MAX_BINS = 2**52
 
 
+#: Descriptions of the parameters that the binary metrics share, put into a docstring by
+#: :func:`fill_doc` in place of a line holding ``{name}`` alone.
+PARAM_DOCS = {
+    "y_true": """y_true : array-like of shape (n,)
+    Labels, 0/1 or booleans.""",
+    "y_proba": """y_proba : array-like of shape (n,) or (n, 2)
+    Probability of the positive class.""",
+    "sample_weight": """sample_weight : array-like of shape (n,), default=None
+    Non-negative weights.""",
+    "pos_label": """pos_label : int, float, bool or str, default=None
+    The label of the positive class. None requires ``y_true`` to hold 0/1 (or booleans);
+    otherwise ``y_true == pos_label`` is the positive class and the other label (at most
+    one) the negative class.""",
+}
+
+
+def fill_doc(func):
+    """Decorator: put the shared parameter descriptions of :data:`PARAM_DOCS` into the
+    docstring of ``func``, each in place of a line ``{name}``, at that line's indentation."""
+    if func.__doc__ is None:  # docstrings stripped (python -OO)
+        return func
+    lines = []
+    for line in func.__doc__.split("\n"):
+        key = line.strip()
+        if key[:1] == "{" and key[-1:] == "}" and key[1:-1] in PARAM_DOCS:
+            indent = line[: len(line) - len(line.lstrip())]
+            lines.extend(indent + part for part in PARAM_DOCS[key[1:-1]].split("\n"))
+        else:
+            lines.append(line)
+    func.__doc__ = "\n".join(lines)
+    return func
+
+
 def prepare(y_true, y_proba, sample_weight=None, *, return_scale=False, pos_label=None, lean=False):
     """Validate ``(y_true, y_proba, sample_weight)`` and return clean arrays.
 

@@ -7,7 +7,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from venncal._validation import check_option
-from venncal.metrics._common import STRATEGIES, bin_index, binned_sums, check_n_bins, prepare
+from venncal.metrics._common import (
+    STRATEGIES,
+    bin_index,
+    binned_sums,
+    check_n_bins,
+    fill_doc,
+    prepare,
+)
 
 __all__ = [
     "BrierDecomposition",
@@ -54,6 +61,7 @@ class BrierDecomposition:
     n_bins: int
 
 
+@fill_doc
 def brier_decomposition(
     y_true, y_proba, *, n_bins=100, strategy="uniform", sample_weight=None, pos_label=None
 ):
@@ -64,10 +72,8 @@ def brier_decomposition(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Labels, 0/1 or booleans.
-    y_proba : array-like of shape (n,) or (n, 2)
-        Probability of the positive class.
+    {y_true}
+    {y_proba}
     n_bins : int or None, default=100
         Number of bins K; Johansson et al. use K = 100. ``None`` makes one bin of each
         distinct prediction, Murphy's original setting, where the three terms always sum to
@@ -75,12 +81,8 @@ def brier_decomposition(
         (e.g. at most K distinct values, one per bin).
     strategy : {"uniform", "quantile"}, default="uniform"
         Equal-width bins ``[0, 1/K), ..., [(K-1)/K, 1]`` or equal-mass bins.
-    sample_weight : array-like of shape (n,), default=None
-        Non-negative weights.
-    pos_label : int, float, bool or str, default=None
-        The label of the positive class. None requires ``y_true`` to hold 0/1 (or booleans);
-        otherwise ``y_true == pos_label`` is the positive class and the other label (at most
-        one) the negative class.
+    {sample_weight}
+    {pos_label}
 
     Returns
     -------
@@ -130,21 +132,16 @@ def brier_decomposition(
     )
 
 
+@fill_doc
 def isotonic_recalibration(y_true, y_proba, *, sample_weight=None, pos_label=None):
     """In-sample isotonic (PAV) recalibration of the predictions, ties pooled.
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Labels, 0/1 or booleans.
-    y_proba : array-like of shape (n,) or (n, 2)
-        Probability of the positive class.
-    sample_weight : array-like of shape (n,), default=None
-        Non-negative weights.
-    pos_label : int, float, bool or str, default=None
-        The label of the positive class. None requires ``y_true`` to hold 0/1 (or booleans);
-        otherwise ``y_true == pos_label`` is the positive class and the other label (at most
-        one) the negative class.
+    {y_true}
+    {y_proba}
+    {sample_weight}
+    {pos_label}
 
     Returns
     -------
@@ -200,6 +197,7 @@ class CORPDecomposition:
     uncertainty: float
 
 
+@fill_doc
 def corp_decomposition(y_true, y_proba, *, sample_weight=None, pos_label=None):
     """Decompose the Brier score into calibration and refinement loss by isotonic regression.
 
@@ -211,16 +209,10 @@ def corp_decomposition(y_true, y_proba, *, sample_weight=None, pos_label=None):
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Labels, 0/1 or booleans.
-    y_proba : array-like of shape (n,) or (n, 2)
-        Probability of the positive class.
-    sample_weight : array-like of shape (n,), default=None
-        Non-negative weights.
-    pos_label : int, float, bool or str, default=None
-        The label of the positive class. None requires ``y_true`` to hold 0/1 (or booleans);
-        otherwise ``y_true == pos_label`` is the positive class and the other label (at most
-        one) the negative class.
+    {y_true}
+    {y_proba}
+    {sample_weight}
+    {pos_label}
 
     Returns
     -------

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from venncal._validation import check_in_range
-from venncal.metrics._common import prepare
+from venncal.metrics._common import fill_doc, prepare
 
 __all__ = [
     "log_loss",
@@ -25,22 +25,19 @@ def _clip(p, clip):
     return np.clip(p, eps, 1.0 - eps)
 
 
+@fill_doc
 def log_loss_samples(y_true, y_proba, *, clip=None, pos_label=None):
     """Log loss of each prediction: ``-ln p`` if ``y = 1`` and ``-ln(1 - p)`` if ``y = 0``.
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Labels, 0/1 or booleans.
+    {y_true}
     y_proba : array-like of shape (n,) or (n, 2)
         Probability of the positive class (or both class probabilities).
     clip : float in [0, 0.5), default=None
         When given, probabilities are clipped to ``[clip, 1 - clip]`` first. By default nothing
         is clipped and a probability of 0 or 1 that meets the other label costs ``inf``.
-    pos_label : int, float, bool or str, default=None
-        The label of the positive class. None requires ``y_true`` to hold 0/1 (or booleans);
-        otherwise ``y_true == pos_label`` is the positive class and the other label (at most
-        one) the negative class.
+    {pos_label}
 
     Returns
     -------
@@ -62,25 +59,20 @@ def log_loss_samples(y_true, y_proba, *, clip=None, pos_label=None):
         return np.where(y == 1, -np.log(p), -np.log1p(-p))
 
 
+@fill_doc
 def log_loss(y_true, y_proba, *, clip=None, sample_weight=None, pos_label=None):
     """Mean log loss (the MLE of Vovk & Petej 2014, eq. 12), in nats.
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Labels, 0/1 or booleans.
-    y_proba : array-like of shape (n,) or (n, 2)
-        Probability of the positive class.
+    {y_true}
+    {y_proba}
     clip : float in [0, 0.5), default=None
         Opt-in clipping of the probabilities to ``[clip, 1 - clip]``. Without it the loss is
         infinite as soon as one probability of 0 or 1 meets the other label, as in Table 1 of
         Vovk & Petej (2014), where direct isotonic regression scores ``∞``.
-    sample_weight : array-like of shape (n,), default=None
-        Non-negative weights.
-    pos_label : int, float, bool or str, default=None
-        The label of the positive class. None requires ``y_true`` to hold 0/1 (or booleans);
-        otherwise ``y_true == pos_label`` is the positive class and the other label (at most
-        one) the negative class.
+    {sample_weight}
+    {pos_label}
 
     Returns
     -------
@@ -125,19 +117,15 @@ def log_loss(y_true, y_proba, *, clip=None, sample_weight=None, pos_label=None):
     return float(0.0 - total / weight)  # 0.0 rather than -0.0 for a perfect score
 
 
+@fill_doc
 def brier_score_samples(y_true, y_proba, *, pos_label=None):
     """Squared error ``(y - p)^2`` of each prediction.
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Labels, 0/1 or booleans.
-    y_proba : array-like of shape (n,) or (n, 2)
-        Probability of the positive class.
-    pos_label : int, float, bool or str, default=None
-        The label of the positive class. None requires ``y_true`` to hold 0/1 (or booleans);
-        otherwise ``y_true == pos_label`` is the positive class and the other label (at most
-        one) the negative class.
+    {y_true}
+    {y_proba}
+    {pos_label}
 
     Returns
     -------
@@ -153,6 +141,7 @@ def brier_score_samples(y_true, y_proba, *, pos_label=None):
     return (y - p) ** 2
 
 
+@fill_doc
 def brier_score(y_true, y_proba, *, sample_weight=None, pos_label=None):
     """Mean squared error of the probabilities, ``mean((y - p)^2)``.
 
@@ -162,16 +151,10 @@ def brier_score(y_true, y_proba, *, sample_weight=None, pos_label=None):
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Labels, 0/1 or booleans.
-    y_proba : array-like of shape (n,) or (n, 2)
-        Probability of the positive class.
-    sample_weight : array-like of shape (n,), default=None
-        Non-negative weights.
-    pos_label : int, float, bool or str, default=None
-        The label of the positive class. None requires ``y_true`` to hold 0/1 (or booleans);
-        otherwise ``y_true == pos_label`` is the positive class and the other label (at most
-        one) the negative class.
+    {y_true}
+    {y_proba}
+    {sample_weight}
+    {pos_label}
 
     Returns
     -------
@@ -199,21 +182,16 @@ def brier_score(y_true, y_proba, *, sample_weight=None, pos_label=None):
     return float(np.average((y - p) ** 2, weights=w))
 
 
+@fill_doc
 def rmse(y_true, y_proba, *, sample_weight=None, pos_label=None):
     """Root mean squared error, the square root of the Brier score.
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Labels, 0/1 or booleans.
-    y_proba : array-like of shape (n,) or (n, 2)
-        Probability of the positive class.
-    sample_weight : array-like of shape (n,), default=None
-        Non-negative weights.
-    pos_label : int, float, bool or str, default=None
-        The label of the positive class. None requires ``y_true`` to hold 0/1 (or booleans);
-        otherwise ``y_true == pos_label`` is the positive class and the other label (at most
-        one) the negative class.
+    {y_true}
+    {y_proba}
+    {sample_weight}
+    {pos_label}
 
     Returns
     -------
@@ -235,24 +213,19 @@ def rmse(y_true, y_proba, *, sample_weight=None, pos_label=None):
     )
 
 
+@fill_doc
 def accuracy(y_true, y_proba, *, threshold=0.5, sample_weight=None, pos_label=None):
     """Share of correct decisions when predicting 1 exactly when ``p > threshold``.
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Labels, 0/1 or booleans.
-    y_proba : array-like of shape (n,) or (n, 2)
-        Probability of the positive class.
+    {y_true}
+    {y_proba}
     threshold : float in [0, 1], default=0.5
         Decision threshold. A probability equal to it predicts class 0, as the arg-max of
         ``predict_proba`` does in scikit-learn.
-    sample_weight : array-like of shape (n,), default=None
-        Non-negative weights.
-    pos_label : int, float, bool or str, default=None
-        The label of the positive class. None requires ``y_true`` to hold 0/1 (or booleans);
-        otherwise ``y_true == pos_label`` is the positive class and the other label (at most
-        one) the negative class.
+    {sample_weight}
+    {pos_label}
 
     Returns
     -------
@@ -269,6 +242,7 @@ def accuracy(y_true, y_proba, *, threshold=0.5, sample_weight=None, pos_label=No
     return float(np.average((p > t) == (y == 1), weights=w))
 
 
+@fill_doc
 def roc_auc(y_true, y_proba, *, sample_weight=None, pos_label=None):
     """Area under the ROC curve: the probability that a random positive outranks a random
     negative, ties counting one half (the Mann-Whitney statistic).
@@ -281,10 +255,7 @@ def roc_auc(y_true, y_proba, *, sample_weight=None, pos_label=None):
         Probability of the positive class, or any score increasing in it.
     sample_weight : array-like of shape (n,), default=None
         Non-negative weights: each pair counts with the product of its weights.
-    pos_label : int, float, bool or str, default=None
-        The label of the positive class. None requires ``y_true`` to hold 0/1 (or booleans);
-        otherwise ``y_true == pos_label`` is the positive class and the other label (at most
-        one) the negative class.
+    {pos_label}
 
     Returns
     -------

@@ -9,7 +9,7 @@ import numpy as np
 
 from venncal._validation import check_in_range
 from venncal.exceptions import VenncalWarning
-from venncal.metrics._common import prepare
+from venncal.metrics._common import fill_doc, prepare
 
 __all__ = [
     "SpiegelhalterResult",
@@ -35,6 +35,7 @@ class SpiegelhalterResult:
     pvalue: float
 
 
+@fill_doc
 def spiegelhalter_z(y_true, y_proba, *, pos_label=None):
     """Spiegelhalter's Z test of the null hypothesis that the predictions are calibrated.
 
@@ -45,14 +46,9 @@ def spiegelhalter_z(y_true, y_proba, *, pos_label=None):
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Labels, 0/1 or booleans.
-    y_proba : array-like of shape (n,) or (n, 2)
-        Probability of the positive class.
-    pos_label : int, float, bool or str, default=None
-        The label of the positive class. None requires ``y_true`` to hold 0/1 (or booleans);
-        otherwise ``y_true == pos_label`` is the positive class and the other label (at most
-        one) the negative class.
+    {y_true}
+    {y_proba}
+    {pos_label}
 
     Returns
     -------
@@ -145,6 +141,7 @@ def _fit_logistic(x, y, offset, fit_slope, max_iter=100, tol=1e-10):
     return beta, False
 
 
+@fill_doc
 def calibration_slope_intercept(y_true, y_proba, *, clip=1e-12, pos_label=None):
     """Calibration slope and intercept by logistic regression of the labels on ``logit(p)``.
 
@@ -152,14 +149,10 @@ def calibration_slope_intercept(y_true, y_proba, *, clip=1e-12, pos_label=None):
     ----------
     y_true : array-like of shape (n,)
         Labels, 0/1 or booleans; both classes must occur.
-    y_proba : array-like of shape (n,) or (n, 2)
-        Probability of the positive class.
+    {y_proba}
     clip : float in (0, 0.5), default=1e-12
         Probabilities are clipped to ``[clip, 1 - clip]`` before taking logits.
-    pos_label : int, float, bool or str, default=None
-        The label of the positive class. None requires ``y_true`` to hold 0/1 (or booleans);
-        otherwise ``y_true == pos_label`` is the positive class and the other label (at most
-        one) the negative class.
+    {pos_label}
 
     Returns
     -------

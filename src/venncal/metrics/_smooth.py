@@ -39,7 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from venncal._validation import check_positive_int
-from venncal.metrics._common import prepare
+from venncal.metrics._common import fill_doc, prepare
 
 __all__ = ["SmoothCalibrationCurve", "smooth_calibration_curve", "smooth_ece"]
 
@@ -176,6 +176,7 @@ def _prepare_smooth(y_true, y_proba, sample_weight, pos_label, bandwidth, owner,
     return smoother, sigma, total
 
 
+@fill_doc
 def smooth_ece(y_true, y_proba, *, sample_weight=None, bandwidth=None, pos_label=None):
     """Smooth expected calibration error (smECE) of Blasiok & Nakkiran (2024).
 
@@ -189,20 +190,15 @@ def smooth_ece(y_true, y_proba, *, sample_weight=None, bandwidth=None, pos_label
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Labels, 0/1 or booleans.
-    y_proba : array-like of shape (n,) or (n, 2)
-        Probability of the positive class.
+    {y_true}
+    {y_proba}
     sample_weight : array-like of shape (n,), default=None
         Non-negative weights; weight ``k`` counts as ``k`` copies of a row.
     bandwidth : float, default=None
         The kernel's standard deviation ``sigma``, at least 1e-4. None: the fixed point
         ``sigma* = smECE_sigma*``, searched in ``[0.001, 1]`` (when the error at
         ``sigma = 0.001`` is already below 0.001, the search stops there).
-    pos_label : int, float, bool or str, default=None
-        The label of the positive class. None requires ``y_true`` to hold 0/1 (or booleans);
-        otherwise ``y_true == pos_label`` is the positive class and the other label (at most
-        one) the negative class.
+    {pos_label}
 
     Returns
     -------
@@ -294,6 +290,7 @@ class SmoothCalibrationCurve:
         return self.observed - self.predicted
 
 
+@fill_doc
 def smooth_calibration_curve(
     y_true, y_proba, *, sample_weight=None, bandwidth=None, n_points=201, pos_label=None
 ):
@@ -307,10 +304,8 @@ def smooth_calibration_curve(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Labels, 0/1 or booleans.
-    y_proba : array-like of shape (n,) or (n, 2)
-        Probability of the positive class.
+    {y_true}
+    {y_proba}
     sample_weight : array-like of shape (n,), default=None
         Non-negative weights; weight ``k`` counts as ``k`` copies of a row.
     bandwidth : float, default=None

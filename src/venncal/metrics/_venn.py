@@ -13,7 +13,7 @@ from venncal._validation import (
     check_option,
     check_probabilities,
 )
-from venncal.metrics._common import assign_bins, bin_edges, prepare_interval
+from venncal.metrics._common import assign_bins, bin_edges, fill_doc, prepare_interval
 
 __all__ = ["interval_width", "IntervalValidity", "interval_validity", "merge_regret"]
 
@@ -117,6 +117,7 @@ class IntervalValidity:
         return np.where(self.counts > 0, np.maximum(gap, 0.0), np.nan)
 
 
+@fill_doc
 def interval_validity(
     y_true,
     p0,
@@ -132,8 +133,7 @@ def interval_validity(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Labels, 0/1 or booleans.
+    {y_true}
     p0 : array-like of shape (n, 2) or (n,)
         The intervals of the positive class's probability as ``predict_interval`` returns
         them (lower end in column 0), or, with ``p1``, the lower ends alone.
@@ -151,10 +151,7 @@ def interval_validity(
         Equal-width or equal-mass bins.
     tol : float in [0, 1], default=0.0
         Slack: ``observed`` counts as inside when within ``tol`` of the interval.
-    pos_label : int, float, bool or str, default=None
-        The label of the positive class. None requires ``y_true`` to hold 0/1 (or booleans);
-        otherwise ``y_true == pos_label`` is the positive class and the other label (at most
-        one) the negative class.
+    {pos_label}
 
     Raises
     ------
@@ -239,6 +236,7 @@ def interval_validity(
     )
 
 
+@fill_doc
 def merge_regret(p0, p1, y_proba=None, *, loss="log", y_true=None, pos_label=None):
     """Regret of merging a Venn-Abers pair ``(p0, p1)`` into one probability ``p``.
 
@@ -260,10 +258,7 @@ def merge_regret(p0, p1, y_proba=None, *, loss="log", y_true=None, pos_label=Non
     y_true : array-like of shape (n,), default=None
         When given, the regret for the observed label; otherwise the worst case over both
         labels, the quantity the minimax merge minimises.
-    pos_label : int, float, bool or str, default=None
-        The label of the positive class. None requires ``y_true`` to hold 0/1 (or booleans);
-        otherwise ``y_true == pos_label`` is the positive class and the other label (at most
-        one) the negative class.
+    {pos_label}
 
     Returns
     -------
