@@ -9,6 +9,7 @@ import click
 
 from venncal.cli._extras import require_extra
 from venncal.cli._io import InputError, check_not_an_input, check_output_free, check_table_file
+from venncal.cli._options import backend_options, force_option, out_option, progress_option
 from venncal.cli._stream import (
     Sink,
     apply_stream,
@@ -113,14 +114,7 @@ def _keep_list(keep):
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("model", type=click.Path(dir_okay=False))
 @click.argument("inputs", nargs=-1, required=True, type=click.Path())
-@click.option(
-    "--out",
-    "-o",
-    "out",
-    required=True,
-    type=click.Path(dir_okay=False),
-    help="Output file (.csv, .tsv or .parquet): the kept columns plus p (and p0, p1).",
-)
+@out_option("Output file (.csv, .tsv or .parquet): the kept columns plus p (and p0, p1).")
 @click.option(
     "--score",
     "score_col",
@@ -144,20 +138,9 @@ def _keep_list(keep):
 )
 @click.option("--interval", "old_interval", nargs=2, default=None, hidden=True,
               help="Old name of --score-interval.")  # fmt: skip
-@click.option("--force", is_flag=True, help="Overwrite --out if it exists.")
-@click.option(
-    "--progress/--no-progress",
-    default=None,
-    help="Show a progress bar on stderr [default: only when stderr is a terminal].",
-)
-@click.option(
-    "--backend",
-    type=click.Choice(list(BACKENDS)),
-    default="local",
-    show_default=True,
-    help="Where to apply: in this process (in chunks), or on a Dask cluster.",
-)
-@click.option("--scheduler", default=None, help="dask: address of the scheduler.")
+@force_option()
+@progress_option()
+@backend_options(BACKENDS, "Where to apply: in this process (in chunks), or on a Dask cluster.")
 @click.option(
     "--max-model-bytes",
     type=click.IntRange(min=1),

@@ -19,6 +19,7 @@ from venncal.cli._fitting import (
     read_calibration,
 )
 from venncal.cli._io import check_not_an_input, check_output_free, check_table_file
+from venncal.cli._options import force_option, out_option, progress_option
 from venncal.cli._stream import Sink, apply_stream, open_source
 from venncal.cli.apply import plan_columns
 
@@ -36,21 +37,10 @@ __all__ = ["calibrate", "CALIBRATORS", "make_calibrator"]
     help="Column of true labels in CAL_FILE (any two values).",
 )
 @calibrator_options
-@click.option(
-    "--out",
-    "-o",
-    "out",
-    required=True,
-    type=click.Path(dir_okay=False),
-    help="Output file (.csv, .tsv or .parquet): TEST_FILE's columns plus p (and p0, p1).",
-)
+@out_option("Output file (.csv, .tsv or .parquet): TEST_FILE's columns plus p (and p0, p1).")
 @click.option("--prefix", default="", help="Prefix of the new column names, e.g. 'cal_'.")
-@click.option("--force", is_flag=True, help="Overwrite --out if it exists.")
-@click.option(
-    "--progress/--no-progress",
-    default=None,
-    help="Show a progress bar on stderr [default: only when stderr is a terminal].",
-)
+@force_option()
+@progress_option()
 def calibrate(
     cal_file,
     test_file,

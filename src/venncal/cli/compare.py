@@ -15,6 +15,7 @@ from venncal.cli._io import (
     scores_column,
     write_table,
 )
+from venncal.cli._options import force_option, progress_option
 from venncal.cli._outputs import (
     describe_write_error,
     plan_out_dir,
@@ -112,12 +113,8 @@ def _plot(oof, names, path, overwrite=False):
     "calibrator's out-of-fold probabilities, side by side).",
 )
 @click.option("--no-plots", is_flag=True, help="With --out-dir: write the table only.")
-@click.option("--force", is_flag=True, help="Overwrite files in --out-dir.")
-@click.option(
-    "--progress/--no-progress",
-    default=None,
-    help="Show a progress bar on standard error [default: when it is a terminal].",
-)
+@force_option("Overwrite files in --out-dir.")
+@progress_option("Show a progress bar on standard error [default: when it is a terminal].")
 def compare(
     cal_file, score_col, label_col, positive, methods, cv, n_boot, n_bins, seed, out_dir,
     no_plots, force, progress,

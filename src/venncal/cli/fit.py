@@ -14,6 +14,7 @@ from venncal.cli._fitting import (
     read_calibration,
 )
 from venncal.cli._io import InputError, check_not_an_input, check_output_free, check_table_file
+from venncal.cli._options import backend_options, force_option, out_option
 
 __all__ = ["fit", "fit_local", "BACKENDS"]
 
@@ -60,23 +61,11 @@ def _check_model_path(out, force, inputs):
 @click.option("--score", "score_col", required=True, help="Column of classifier scores.")
 @click.option("--label", "label_col", required=True, help="Column of true labels (any two values).")
 @calibrator_options
-@click.option(
-    "--out",
-    "-o",
-    "out",
-    required=True,
-    type=click.Path(dir_okay=False),
-    help="The model file to write (.json).",
+@out_option("The model file to write (.json).")
+@force_option()
+@backend_options(
+    BACKENDS, "Where to fit: in this process, or on a Dask cluster (pip install 'venncal[dask]')."
 )
-@click.option("--force", is_flag=True, help="Overwrite --out if it exists.")
-@click.option(
-    "--backend",
-    type=click.Choice(list(BACKENDS)),
-    default="local",
-    show_default=True,
-    help="Where to fit: in this process, or on a Dask cluster (pip install 'venncal[dask]').",
-)
-@click.option("--scheduler", default=None, help="dask: address of the scheduler.")
 def fit(
     cal_file,
     score_col,
