@@ -65,24 +65,24 @@ def label_array(chunk, name, path, offset, positive=None):
     if values.dtype.kind in "iuf":
         bad = (values != 0) & (values != 1)
         if bad.any():
-            first = int(np.flatnonzero(bad)[0])
-            raise InputError(
-                f"{str(path)!r}: column {name!r} (--label) holds {values[first]!r} at row "
-                f"{offset + first}; labels must be 0/1 or true/false, or name the positive "
-                "class with --positive."
-            )
+            raise _label_error(path, name, values, bad, offset, str_value=False)
         return (values == 1).astype(np.int8)
     text = np.char.lower(np.char.strip(values.astype(str)))
     ones, zeros = np.isin(text, list(_TRUE)), np.isin(text, list(_FALSE))
     bad = ~(ones | zeros)
     if bad.any():
-        first = int(np.flatnonzero(bad)[0])
-        raise InputError(
-            f"{str(path)!r}: column {name!r} (--label) holds {str(values[first])!r} at row "
-            f"{offset + first}; labels must be 0/1 or true/false, or name the positive class "
-            "with --positive."
-        )
+        raise _label_error(path, name, values, bad, offset, str_value=True)
     return ones.astype(np.int8)
+
+
+def _label_error(path, name, values, bad, offset, *, str_value):
+    """The error that names the first label of ``values`` flagged in ``bad``."""
+    first = int(np.flatnonzero(bad)[0])
+    value = str(values[first]) if str_value else values[first]
+    return InputError(
+        f"{str(path)!r}: column {name!r} (--label) holds {value!r} at row {offset + first}; "
+        "labels must be 0/1 or true/false, or name the positive class with --positive."
+    )
 
 
 class PathSketch:
