@@ -79,8 +79,7 @@ def bootstrap_ci(
     ----------
     metric : callable
         ``metric(y_true, y_proba, **metric_kwargs) -> float``, e.g. :func:`ece`.
-    {y_true}
-    {y_proba}
+    {y_true, y_proba}
     n_resamples : int, default=1000
         Number of bootstrap resamples.
     confidence_level : float in (0, 1), default=0.95

@@ -104,9 +104,7 @@ def brier_curve(y_true, y_proba, *, sample_weight=None, recalibrate=True, pos_la
 
     Parameters
     ----------
-    {y_true}
-    {y_proba}
-    {sample_weight}
+    {y_true, y_proba, sample_weight}
     recalibrate : bool, default=True
         Also compute the curve of the isotonically recalibrated predictions
         (``BrierCurve.recalibrated``); the gap between the curves shows the calibration loss.

@@ -112,15 +112,13 @@ def reliability_curve(
 
     Parameters
     ----------
-    {y_true}
-    {y_proba}
+    {y_true, y_proba}
     n_bins : int, default=10
         Number of bins, at most 10**6 (the result holds one value per bin).
     strategy : {"uniform", "quantile"}, default="uniform"
         ``"uniform"``: equal-width bins ``[0, .1), [.1, .2), ..., [.9, 1]`` (Naeini et al.
         2015). ``"quantile"``: edges at quantiles of the predictions (equal-mass bins).
-    {sample_weight}
-    {pos_label}
+    {sample_weight, pos_label}
 
     Returns
     -------
@@ -180,15 +178,13 @@ def ece(y_true, y_proba, *, n_bins=10, strategy="uniform", sample_weight=None, p
 
     Parameters
     ----------
-    {y_true}
-    {y_proba}
+    {y_true, y_proba}
     n_bins : int, default=10
         Number of bins; only the occupied ones are computed, so any number costs the same.
     strategy : {"uniform", "quantile"}, default="uniform"
         The default is the definition of Naeini et al. (2015): ten bins
         ``[0, .1), [.1, .2), ..., [.9, 1]``.
-    {sample_weight}
-    {pos_label}
+    {sample_weight, pos_label}
 
     Returns
     -------
@@ -231,14 +227,12 @@ def mce(y_true, y_proba, *, n_bins=10, strategy="uniform", sample_weight=None, p
 
     Parameters
     ----------
-    {y_true}
-    {y_proba}
+    {y_true, y_proba}
     n_bins : int, default=10
         Number of bins; only the occupied ones are computed, so any number costs the same.
     strategy : {"uniform", "quantile"}, default="uniform"
         As for :func:`ece`.
-    {sample_weight}
-    {pos_label}
+    {sample_weight, pos_label}
 
     Returns
     -------
@@ -280,8 +274,7 @@ def debiased_ece(
 
     Parameters
     ----------
-    {y_true}
-    {y_proba}
+    {y_true, y_proba}
     n_bins : int, default=10
         Number of bins. Bins holding a single prediction are left out of the correction (their
         variance cannot be estimated) and contribute their plug-in term.

@@ -27,7 +27,7 @@ MAX_BINS = 2**52
 
 
 #: Descriptions of the parameters that the binary metrics share, put into a docstring by
-#: :func:`fill_doc` in place of a line holding ``{name}`` alone.
+#: :func:`fill_doc` in place of a line holding ``{name}`` (or ``{name, other, ...}``) alone.
 PARAM_DOCS = {
     "y_true": """y_true : array-like of shape (n,)
     Labels, 0/1 or booleans.""",
@@ -44,15 +44,18 @@ PARAM_DOCS = {
 
 def fill_doc(func):
     """Decorator: put the shared parameter descriptions of :data:`PARAM_DOCS` into the
-    docstring of ``func``, each in place of a line ``{name}``, at that line's indentation."""
+    docstring of ``func``, in place of a line ``{name}`` or ``{name, other, ...}`` (the
+    descriptions in that order), at that line's indentation."""
     if func.__doc__ is None:  # docstrings stripped (python -OO)
         return func
     lines = []
     for line in func.__doc__.split("\n"):
         key = line.strip()
-        if key[:1] == "{" and key[-1:] == "}" and key[1:-1] in PARAM_DOCS:
+        names = [n.strip() for n in key[1:-1].split(",")]
+        if key[:1] == "{" and key[-1:] == "}" and all(n in PARAM_DOCS for n in names):
             indent = line[: len(line) - len(line.lstrip())]
-            lines.extend(indent + part for part in PARAM_DOCS[key[1:-1]].split("\n"))
+            for n in names:
+                lines.extend(indent + part for part in PARAM_DOCS[n].split("\n"))
         else:
             lines.append(line)
     func.__doc__ = "\n".join(lines)

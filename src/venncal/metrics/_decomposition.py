@@ -72,8 +72,7 @@ def brier_decomposition(
 
     Parameters
     ----------
-    {y_true}
-    {y_proba}
+    {y_true, y_proba}
     n_bins : int or None, default=100
         Number of bins K; Johansson et al. use K = 100. ``None`` makes one bin of each
         distinct prediction, Murphy's original setting, where the three terms always sum to
@@ -81,8 +80,7 @@ def brier_decomposition(
         (e.g. at most K distinct values, one per bin).
     strategy : {"uniform", "quantile"}, default="uniform"
         Equal-width bins ``[0, 1/K), ..., [(K-1)/K, 1]`` or equal-mass bins.
-    {sample_weight}
-    {pos_label}
+    {sample_weight, pos_label}
 
     Returns
     -------
@@ -138,10 +136,7 @@ def isotonic_recalibration(y_true, y_proba, *, sample_weight=None, pos_label=Non
 
     Parameters
     ----------
-    {y_true}
-    {y_proba}
-    {sample_weight}
-    {pos_label}
+    {y_true, y_proba, sample_weight, pos_label}
 
     Returns
     -------
@@ -209,10 +204,7 @@ def corp_decomposition(y_true, y_proba, *, sample_weight=None, pos_label=None):
 
     Parameters
     ----------
-    {y_true}
-    {y_proba}
-    {sample_weight}
-    {pos_label}
+    {y_true, y_proba, sample_weight, pos_label}
 
     Returns
     -------

@@ -65,14 +65,12 @@ def log_loss(y_true, y_proba, *, clip=None, sample_weight=None, pos_label=None):
 
     Parameters
     ----------
-    {y_true}
-    {y_proba}
+    {y_true, y_proba}
     clip : float in [0, 0.5), default=None
         Opt-in clipping of the probabilities to ``[clip, 1 - clip]``. Without it the loss is
         infinite as soon as one probability of 0 or 1 meets the other label, as in Table 1 of
         Vovk & Petej (2014), where direct isotonic regression scores ``∞``.
-    {sample_weight}
-    {pos_label}
+    {sample_weight, pos_label}
 
     Returns
     -------
@@ -123,9 +121,7 @@ def brier_score_samples(y_true, y_proba, *, pos_label=None):
 
     Parameters
     ----------
-    {y_true}
-    {y_proba}
-    {pos_label}
+    {y_true, y_proba, pos_label}
 
     Returns
     -------
@@ -151,10 +147,7 @@ def brier_score(y_true, y_proba, *, sample_weight=None, pos_label=None):
 
     Parameters
     ----------
-    {y_true}
-    {y_proba}
-    {sample_weight}
-    {pos_label}
+    {y_true, y_proba, sample_weight, pos_label}
 
     Returns
     -------
@@ -188,10 +181,7 @@ def rmse(y_true, y_proba, *, sample_weight=None, pos_label=None):
 
     Parameters
     ----------
-    {y_true}
-    {y_proba}
-    {sample_weight}
-    {pos_label}
+    {y_true, y_proba, sample_weight, pos_label}
 
     Returns
     -------
@@ -219,13 +209,11 @@ def accuracy(y_true, y_proba, *, threshold=0.5, sample_weight=None, pos_label=No
 
     Parameters
     ----------
-    {y_true}
-    {y_proba}
+    {y_true, y_proba}
     threshold : float in [0, 1], default=0.5
         Decision threshold. A probability equal to it predicts class 0, as the arg-max of
         ``predict_proba`` does in scikit-learn.
-    {sample_weight}
-    {pos_label}
+    {sample_weight, pos_label}
 
     Returns
     -------

@@ -46,9 +46,7 @@ def spiegelhalter_z(y_true, y_proba, *, pos_label=None):
 
     Parameters
     ----------
-    {y_true}
-    {y_proba}
-    {pos_label}
+    {y_true, y_proba, pos_label}
 
     Returns
     -------

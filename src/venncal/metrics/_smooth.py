@@ -190,8 +190,7 @@ def smooth_ece(y_true, y_proba, *, sample_weight=None, bandwidth=None, pos_label
 
     Parameters
     ----------
-    {y_true}
-    {y_proba}
+    {y_true, y_proba}
     sample_weight : array-like of shape (n,), default=None
         Non-negative weights; weight ``k`` counts as ``k`` copies of a row.
     bandwidth : float, default=None
@@ -304,8 +303,7 @@ def smooth_calibration_curve(
 
     Parameters
     ----------
-    {y_true}
-    {y_proba}
+    {y_true, y_proba}
     sample_weight : array-like of shape (n,), default=None
         Non-negative weights; weight ``k`` counts as ``k`` copies of a row.
     bandwidth : float, default=None
