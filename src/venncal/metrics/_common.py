@@ -42,20 +42,21 @@ PARAM_DOCS = {
 }
 
 
-def fill_doc(func):
-    """Decorator: put the shared parameter descriptions of :data:`PARAM_DOCS` into the
-    docstring of ``func``, in place of a line ``{name}`` or ``{name, other, ...}`` (the
-    descriptions in that order), at that line's indentation."""
+def fill_doc(func, docs=None):
+    """Decorator: put the shared parameter descriptions of ``docs`` (by default
+    :data:`PARAM_DOCS`) into the docstring of ``func``, in place of a line ``{name}`` or
+    ``{name, other, ...}`` (the descriptions in that order), at that line's indentation."""
     if func.__doc__ is None:  # docstrings stripped (python -OO)
         return func
+    docs = PARAM_DOCS if docs is None else docs
     lines = []
     for line in func.__doc__.split("\n"):
         key = line.strip()
         names = [n.strip() for n in key[1:-1].split(",")]
-        if key[:1] == "{" and key[-1:] == "}" and all(n in PARAM_DOCS for n in names):
+        if key[:1] == "{" and key[-1:] == "}" and all(n in docs for n in names):
             indent = line[: len(line) - len(line.lstrip())]
             for n in names:
-                lines.extend(indent + part for part in PARAM_DOCS[n].split("\n"))
+                lines.extend(indent + part for part in docs[n].split("\n"))
         else:
             lines.append(line)
     func.__doc__ = "\n".join(lines)

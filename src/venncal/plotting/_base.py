@@ -2,6 +2,33 @@
 
 from __future__ import annotations
 
+from venncal.metrics._common import fill_doc
+
+#: Descriptions of the parameters that the displays share, put into a docstring by
+#: :func:`fill_plot_doc` in place of a line ``{name}`` or ``{name, other, ...}``.
+PLOT_DOCS = {
+    "estimator": "estimator : fitted binary classifier with ``predict_proba``",
+    "X": """X : array-like of shape (n, n_features)
+    Test objects.""",
+    "y": """y : array-like of shape (n,)
+    Their labels.""",
+    "pos_label": """pos_label : int, float, bool or str, default=None
+    The label of the positive class, as in :mod:`venncal.metrics`: None requires 0/1
+    labels.""",
+    "estimator_pos_label": """pos_label : int, float, bool or str, default=None
+    The positive class; ``estimator.classes_[1]`` when None.""",
+    "ax": """ax : matplotlib Axes, default=None
+    Axes to draw on; a new figure when None.""",
+    "plot_name": """name : str, default=None
+    Overrides the stored label.""",
+}
+
+
+def fill_plot_doc(func):
+    """Decorator: the shared descriptions of :data:`PLOT_DOCS` put into ``func``'s docstring
+    (see :func:`venncal.metrics._common.fill_doc`)."""
+    return fill_doc(func, docs=PLOT_DOCS)
+
 
 def import_pyplot():
     """Import ``matplotlib.pyplot`` on first use, with a clear message when it is missing."""

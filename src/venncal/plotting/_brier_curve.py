@@ -6,7 +6,13 @@ import numpy as np
 
 from venncal._validation import check_bool
 from venncal.metrics import brier_curve
-from venncal.plotting._base import check_ax, estimator_name, estimator_proba, get_axes
+from venncal.plotting._base import (
+    check_ax,
+    estimator_name,
+    estimator_proba,
+    fill_plot_doc,
+    get_axes,
+)
 
 __all__ = ["BrierCurveDisplay"]
 
@@ -56,6 +62,7 @@ class BrierCurveDisplay:
         self.recalibrated = recalibrated
 
     @classmethod
+    @fill_plot_doc
     def from_predictions(
         cls, y_true, y_proba, *, recalibrated=False, sample_weight=None, pos_label=None, ax=None
     ):
@@ -71,9 +78,7 @@ class BrierCurveDisplay:
         recalibrated : bool, default=False
             Also draw the curves of the isotonically recalibrated predictions.
         sample_weight : array-like of shape (n,), default=None
-        pos_label : int, float, bool or str, default=None
-            The label of the positive class, as in :mod:`venncal.metrics`: None requires 0/1
-            labels.
+        {pos_label}
         ax : matplotlib Axes, default=None
 
         Returns
@@ -100,6 +105,7 @@ class BrierCurveDisplay:
         return cls(curves, recalibrated=recalibrated).plot(ax=ax)
 
     @classmethod
+    @fill_plot_doc
     def from_estimator(
         cls,
         estimator,
@@ -116,17 +122,12 @@ class BrierCurveDisplay:
 
         Parameters
         ----------
-        estimator : fitted binary classifier with ``predict_proba``
-        X : array-like of shape (n, n_features)
-            Test objects.
-        y : array-like of shape (n,)
-            Their labels.
+        {estimator, X, y}
         name : str, default=None
             Name of the curve; the estimator's class name when None.
         recalibrated, sample_weight, ax
             As in :meth:`from_predictions`.
-        pos_label : int, float, bool or str, default=None
-            The positive class; ``estimator.classes_[1]`` when None.
+        {estimator_pos_label}
 
         Returns
         -------

@@ -23,6 +23,7 @@ from venncal.plotting._base import (
     check_name,
     estimator_name,
     estimator_proba,
+    fill_plot_doc,
     plot_diagonal,
     start_plot,
 )
@@ -105,6 +106,7 @@ class ReliabilityDisplay:
         self.class_label = None
 
     @classmethod
+    @fill_plot_doc
     def from_predictions(
         cls,
         y_true,
@@ -140,9 +142,7 @@ class ReliabilityDisplay:
             Level of the Clopper-Pearson intervals.
         sample_weight : array-like of shape (n,), default=None
             Non-negative weights.
-        pos_label : int, float, bool or str, default=None
-            The label of the positive class, as in :mod:`venncal.metrics`: None requires 0/1
-            labels.
+        {pos_label}
         multiclass : {None, "top_label", "classwise"}, default=None
             For an (n, K) matrix: ``"top_label"`` (the default when K > 2) bins the largest
             probability of each row against accuracy (ECE = :func:`venncal.metrics.top_label_ece`);
@@ -153,8 +153,7 @@ class ReliabilityDisplay:
         labels : array-like of shape (K,), default=None
             The label of each column of ``y_proba`` (multiclass); the sorted distinct labels of
             ``y_true`` when None.
-        ax : matplotlib Axes, default=None
-            Axes to draw on; a new figure when None.
+        {ax}
 
         Returns
         -------
@@ -250,6 +249,7 @@ class ReliabilityDisplay:
         return disp.plot(ax=ax)
 
     @classmethod
+    @fill_plot_doc
     def from_estimator(
         cls,
         estimator,
@@ -270,15 +270,10 @@ class ReliabilityDisplay:
 
         Parameters
         ----------
-        estimator : fitted binary classifier with ``predict_proba``
-        X : array-like of shape (n, n_features)
-            Test objects.
-        y : array-like of shape (n,)
-            Their labels.
+        {estimator, X, y}
         name : str, default=None
             Label in the legend; the estimator's class name when None.
-        pos_label : int, float, bool or str, default=None
-            The positive class; ``estimator.classes_[1]`` when None.
+        {estimator_pos_label}
         multiclass, class_label
             As in :meth:`from_predictions`; an estimator of more than two classes draws the
             top-label diagram by default, with its ``classes_`` as the column labels.
@@ -318,15 +313,13 @@ class ReliabilityDisplay:
             ax=ax,
         )
 
+    @fill_plot_doc
     def plot(self, ax=None, *, name=None):
         """Draw the diagram.
 
         Parameters
         ----------
-        ax : matplotlib Axes, default=None
-            Axes to draw on; a new figure when None.
-        name : str, default=None
-            Overrides the stored label.
+        {ax, plot_name}
 
         Returns
         -------

@@ -11,6 +11,7 @@ from venncal.plotting._base import (
     check_name,
     estimator_name,
     estimator_proba,
+    fill_plot_doc,
     plot_diagonal,
     start_plot,
 )
@@ -77,6 +78,7 @@ class SmoothReliabilityDisplay:
         self.name = name
 
     @classmethod
+    @fill_plot_doc
     def from_predictions(
         cls,
         y_true,
@@ -106,11 +108,7 @@ class SmoothReliabilityDisplay:
             Label in the legend.
         sample_weight : array-like of shape (n,), default=None
             Non-negative weights.
-        pos_label : int, float, bool or str, default=None
-            The label of the positive class, as in :mod:`venncal.metrics`: None requires 0/1
-            labels.
-        ax : matplotlib Axes, default=None
-            Axes to draw on; a new figure when None.
+        {pos_label, ax}
 
         Returns
         -------
@@ -136,6 +134,7 @@ class SmoothReliabilityDisplay:
         return cls(curve, name=name).plot(ax=ax)
 
     @classmethod
+    @fill_plot_doc
     def from_estimator(
         cls,
         estimator,
@@ -153,15 +152,10 @@ class SmoothReliabilityDisplay:
 
         Parameters
         ----------
-        estimator : fitted binary classifier with ``predict_proba``
-        X : array-like of shape (n, n_features)
-            Test objects.
-        y : array-like of shape (n,)
-            Their labels.
+        {estimator, X, y}
         name : str, default=None
             Label in the legend; the estimator's class name when None.
-        pos_label : int, float, bool or str, default=None
-            The positive class; ``estimator.classes_[1]`` when None.
+        {estimator_pos_label}
         bandwidth, n_points, sample_weight, ax
             As in :meth:`from_predictions`.
 
@@ -182,15 +176,13 @@ class SmoothReliabilityDisplay:
             ax=ax,
         )
 
+    @fill_plot_doc
     def plot(self, ax=None, *, name=None):
         """Draw the diagram.
 
         Parameters
         ----------
-        ax : matplotlib Axes, default=None
-            Axes to draw on; a new figure when None.
-        name : str, default=None
-            Overrides the stored label.
+        {ax, plot_name}
 
         Returns
         -------

@@ -11,6 +11,7 @@ from venncal.plotting._base import (
     check_name,
     estimator_interval,
     estimator_name,
+    fill_plot_doc,
     get_axes,
 )
 
@@ -86,6 +87,7 @@ class VennIntervalDisplay:
         self.name = name
 
     @classmethod
+    @fill_plot_doc
     def from_predictions(
         cls,
         y_true,
@@ -115,9 +117,7 @@ class VennIntervalDisplay:
         strategy : {"uniform", "quantile"}, default="uniform"
         name : str, default=None
             Label in the legend.
-        pos_label : int, float, bool or str, default=None
-            The label of the positive class, as in :mod:`venncal.metrics`: None requires 0/1
-            labels.
+        {pos_label}
         ax : matplotlib Axes, default=None
 
         Returns
@@ -134,6 +134,7 @@ class VennIntervalDisplay:
         return cls(validity, name=name).plot(ax=ax)
 
     @classmethod
+    @fill_plot_doc
     def from_estimator(
         cls, estimator, X, y, *, n_bins=10, strategy="uniform", name=None, pos_label=None, ax=None
     ):
@@ -143,10 +144,7 @@ class VennIntervalDisplay:
         ----------
         estimator : fitted Venn predictor, or a Pipeline ending in one
             Anything :func:`venncal.predict_interval` accepts.
-        X : array-like of shape (n, n_features)
-            Test objects.
-        y : array-like of shape (n,)
-            Their labels.
+        {X, y}
         n_bins, strategy, ax
             As in :meth:`from_predictions`.
         name : str, default=None
