@@ -167,3 +167,19 @@ def background_axis(ax, ylabel):
 def plot_diagonal(ax):
     """Draw the diagonal of perfect calibration, dashed grey."""
     ax.plot([0, 1], [0, 1], linestyle="--", color="0.5", linewidth=1, label="perfectly calibrated")
+
+
+def display_from_estimator(cls, estimator, X, y, *, name, pos_label, owner, **kwargs):
+    """``cls.from_predictions`` on a binary classifier's ``predict_proba`` of ``X``.
+
+    The legend label defaults to the estimator's class name and ``pos_label`` to
+    ``estimator.classes_[1]``; the other keyword arguments are passed on.
+    """
+    proba, pos_label = estimator_proba(estimator, X, pos_label, owner)
+    return cls.from_predictions(
+        y,
+        proba,
+        name=estimator_name(estimator) if name is None else name,
+        pos_label=pos_label,
+        **kwargs,
+    )

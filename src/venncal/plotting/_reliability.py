@@ -21,8 +21,8 @@ from venncal.plotting._base import (
     check_ax,
     check_display_bins,
     check_name,
+    display_from_estimator,
     estimator_name,
-    estimator_proba,
     fill_plot_doc,
     plot_diagonal,
     start_plot,
@@ -300,16 +300,18 @@ class ReliabilityDisplay:
                 sample_weight=sample_weight,
                 ax=ax,
             )
-        proba, pos_label = estimator_proba(estimator, X, pos_label, owner)
-        return cls.from_predictions(
+        return display_from_estimator(
+            cls,
+            estimator,
+            X,
             y,
-            proba,
+            name=name,
+            pos_label=pos_label,
+            owner=owner,
             n_bins=n_bins,
             strategy=strategy,
-            name=estimator_name(estimator) if name is None else name,
             confidence_level=confidence_level,
             sample_weight=sample_weight,
-            pos_label=pos_label,
             ax=ax,
         )
 

@@ -9,8 +9,7 @@ from venncal.plotting._base import (
     background_axis,
     check_ax,
     check_name,
-    estimator_name,
-    estimator_proba,
+    display_from_estimator,
     fill_plot_doc,
     plot_diagonal,
     start_plot,
@@ -163,16 +162,17 @@ class SmoothReliabilityDisplay:
         -------
         SmoothReliabilityDisplay
         """
-        owner = "SmoothReliabilityDisplay.from_estimator"
-        proba, pos_label = estimator_proba(estimator, X, pos_label, owner)
-        return cls.from_predictions(
+        return display_from_estimator(
+            cls,
+            estimator,
+            X,
             y,
-            proba,
+            name=name,
+            pos_label=pos_label,
+            owner="SmoothReliabilityDisplay.from_estimator",
             bandwidth=bandwidth,
             n_points=n_points,
-            name=estimator_name(estimator) if name is None else name,
             sample_weight=sample_weight,
-            pos_label=pos_label,
             ax=ax,
         )
 
