@@ -1,19 +1,19 @@
 """DirichletCalibrator against the minimiser of its ODIR objective, computed independently."""
 
-import warnings
-
 import numpy as np
 import pytest
-from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import venncal
 from tests._reference.matrix_scaling_naive import dirichlet_naive
-from tests.calibration.test_matrix_scaling import log_softmax, make
-from tests.calibration.test_multiclass_sklearn_checks import _COLUMNS, XFAILS
+from tests.calibration._score_matrix import (
+    N_ITER_XFAILS,
+    check_bad_parameter_one_line,
+    log_softmax,
+    make,
+    sklearn_checks_test,
+)
 from venncal.calibration import DirichletCalibrator
-from venncal.exceptions import VenncalWarning
 
 
 @pytest.mark.parametrize("K", [2, 3, 6, 10])
@@ -94,10 +94,7 @@ def test_edited_model_file_is_refused():
     ],
 )
 def test_bad_parameters_one_line(kwargs, match):
-    S, y, _ = make(0)
-    with pytest.raises(ValueError, match=match) as info:
-        DirichletCalibrator(**kwargs).fit(S, y)
-    assert "\n" not in str(info.value)
+    check_bad_parameter_one_line(DirichletCalibrator(**kwargs), match)
 
 
 def test_bad_input_one_line():
@@ -117,15 +114,8 @@ def test_bad_input_one_line():
         cal.predict_proba(St)
 
 
-# the estimators report n_iter_, so this check runs too (on features, not one column per class)
-CHECK_XFAILS = {**XFAILS, "check_non_transformer_estimators_n_iter": _COLUMNS}
-ESTIMATORS = [DirichletCalibrator()]
-
-
-@parametrize_with_checks(
-    [clone(e) for e in ESTIMATORS], expected_failed_checks=lambda e: CHECK_XFAILS
+test_sklearn_compatible = sklearn_checks_test(
+    [DirichletCalibrator()],
+    N_ITER_XFAILS,
+    ignore_warnings_because="separable toy data of some checks",
 )
-def test_sklearn_compatible(estimator, check):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", VenncalWarning)  # separable toy data of some checks
-        check(estimator)

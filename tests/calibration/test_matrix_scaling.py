@@ -4,33 +4,20 @@ import warnings
 
 import numpy as np
 import pytest
-from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import venncal
 from tests._reference.matrix_scaling_naive import matrix_scaling_naive, temperature_naive
-from tests.calibration.test_multiclass_sklearn_checks import _COLUMNS, XFAILS
+from tests.calibration._score_matrix import (
+    N_ITER_XFAILS,
+    check_bad_parameter_one_line,
+    log_softmax,
+    make,
+    sklearn_checks_test,
+)
 from venncal.calibration import MatrixScalingCalibrator
 from venncal.core.matrix_scaling import STRUCTURES, fit_temperature
 from venncal.exceptions import VenncalWarning
-
-
-def make(seed, n=150, m=20, K=3, sharp=2.0):
-    """Noisy multinomial data: logits of a true model, shown to the calibrator too sharp and
-    shifted, so that every structure has a finite optimum."""
-    rng = np.random.default_rng(seed)
-    Z = rng.normal(size=(n + m, K))
-    P = np.exp(Z) / np.exp(Z).sum(axis=1, keepdims=True)
-    y = (rng.random((n + m, 1)) > P.cumsum(axis=1)).sum(axis=1)
-    y[:K] = np.arange(K)
-    S = sharp * Z + rng.normal(size=K)
-    return S[:n], y[:n], S[n:]
-
-
-def log_softmax(S):
-    top = S.max(axis=1, keepdims=True)
-    return S - top - np.log(np.exp(S - top).sum(axis=1, keepdims=True))
 
 
 @pytest.mark.parametrize("structure", STRUCTURES)
@@ -150,10 +137,7 @@ def test_edited_model_file_is_refused(tmp_path):
     ],
 )
 def test_bad_parameters_one_line(kwargs, match):
-    S, y, _ = make(0)
-    with pytest.raises(ValueError, match=match) as info:
-        MatrixScalingCalibrator(**kwargs).fit(S, y)
-    assert "\n" not in str(info.value)
+    check_bad_parameter_one_line(MatrixScalingCalibrator(**kwargs), match)
 
 
 def test_bad_input_one_line():
@@ -197,15 +181,8 @@ def test_separable_scores_warn_without_penalty():
         MatrixScalingCalibrator().fit(S, y)  # the penalty keeps the optimum finite
 
 
-# the estimators report n_iter_, so this check runs too (on features, not one column per class)
-CHECK_XFAILS = {**XFAILS, "check_non_transformer_estimators_n_iter": _COLUMNS}
-ESTIMATORS = [MatrixScalingCalibrator(), MatrixScalingCalibrator(structure="vector")]
-
-
-@parametrize_with_checks(
-    [clone(e) for e in ESTIMATORS], expected_failed_checks=lambda e: CHECK_XFAILS
+test_sklearn_compatible = sklearn_checks_test(
+    [MatrixScalingCalibrator(), MatrixScalingCalibrator(structure="vector")],
+    N_ITER_XFAILS,
+    ignore_warnings_because="separable toy data of some checks",
 )
-def test_sklearn_compatible(estimator, check):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", VenncalWarning)  # separable toy data of some checks
-        check(estimator)

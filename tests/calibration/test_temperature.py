@@ -8,10 +8,10 @@ import pytest
 from scipy.special import expit, logit
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import venncal
 from tests._reference.temperature_mle import predict, temperature_mle
+from tests.calibration._score_matrix import N_ITER_XFAILS, sklearn_checks_test
 from venncal import PlattCalibrator, TemperatureCalibrator, VenncalWarning
 
 
@@ -183,36 +183,11 @@ def test_scale_free():
     np.testing.assert_allclose(a, b, atol=1e-9)
 
 
-_COLUMNS = "the check fits a feature matrix whose number of columns is not the number of classes"
-XFAILS = {
-    name: _COLUMNS
-    for name in (
-        "check_classifiers_classes",
-        "check_classifiers_train",
-        "check_dtype_object",
-        "check_estimators_dtypes",
-        "check_estimators_fit_returns_self",
-        "check_estimators_nan_inf",
-        "check_estimators_overwrite_params",
-        "check_estimators_pickle",
-        "check_n_features_in_after_fitting",
-        "check_non_transformer_estimators_n_iter",
-        "check_pipeline_consistency",
-        "check_positive_only_tag_during_fit",
-        "check_readonly_memmap_input",
-        "check_sample_weight_equivalence_on_dense_data",
-    )
-}
-
-
-@parametrize_with_checks(
+test_sklearn_compatible = sklearn_checks_test(
     [TemperatureCalibrator(), TemperatureCalibrator(bias=True)],
-    expected_failed_checks=lambda e: XFAILS,
+    N_ITER_XFAILS,
+    ignore_warnings_because="tiny data sets are often separated",
 )
-def test_sklearn_compatible(estimator, check):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", VenncalWarning)  # tiny data sets are often separated
-        check(estimator)
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,76 @@
+"""Shared test helpers of calibrators that take one score column per class: toy data, the
+scikit-learn checks they are expected to fail (and why) and the test that runs the checks."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from venncal.exceptions import VenncalWarning
+
+COLUMNS = "the check fits a feature matrix whose number of columns is not the number of classes"
+XFAILS = {
+    name: COLUMNS
+    for name in (
+        "check_classifiers_classes",
+        "check_classifiers_train",
+        "check_dtype_object",
+        "check_estimators_dtypes",
+        "check_estimators_fit_returns_self",
+        "check_estimators_nan_inf",
+        "check_estimators_overwrite_params",
+        "check_estimators_pickle",
+        "check_n_features_in_after_fitting",
+        "check_pipeline_consistency",
+        "check_positive_only_tag_during_fit",
+        "check_readonly_memmap_input",
+        "check_sample_weight_equivalence_on_dense_data",
+    )
+}
+# estimators that report n_iter_ run this check too (on features, not one column per class)
+N_ITER_XFAILS = {**XFAILS, "check_non_transformer_estimators_n_iter": COLUMNS}
+
+
+def make(seed, n=150, m=20, K=3, sharp=2.0):
+    """Noisy multinomial data: logits of a true model, shown to the calibrator too sharp and
+    shifted, so that every structure has a finite optimum."""
+    rng = np.random.default_rng(seed)
+    Z = rng.normal(size=(n + m, K))
+    P = np.exp(Z) / np.exp(Z).sum(axis=1, keepdims=True)
+    y = (rng.random((n + m, 1)) > P.cumsum(axis=1)).sum(axis=1)
+    y[:K] = np.arange(K)
+    S = sharp * Z + rng.normal(size=K)
+    return S[:n], y[:n], S[n:]
+
+
+def log_softmax(S):
+    top = S.max(axis=1, keepdims=True)
+    return S - top - np.log(np.exp(S - top).sum(axis=1, keepdims=True))
+
+
+def check_bad_parameter_one_line(estimator, match):
+    """Fitting ``estimator`` (with a bad parameter) raises a one-line ValueError."""
+    S, y, _ = make(0)
+    with pytest.raises(ValueError, match=match) as info:
+        estimator.fit(S, y)
+    assert "\n" not in str(info.value)
+
+
+def sklearn_checks_test(estimators, xfails, *, ignore_warnings_because=None):
+    """The test that runs scikit-learn's checks on ``estimators``; the checks of ``xfails``
+    must fail. With ``ignore_warnings_because`` (the reason), VenncalWarning is ignored."""
+
+    @parametrize_with_checks(
+        [clone(e) for e in estimators], expected_failed_checks=lambda e: xfails
+    )
+    def test_sklearn_compatible(estimator, check):
+        if ignore_warnings_because is None:
+            check(estimator)
+            return
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", VenncalWarning)
+            check(estimator)
+
+    return test_sklearn_compatible
