@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
 import platform
 import re
+import sys
 import time
 from datetime import date
 from pathlib import Path
@@ -54,3 +56,20 @@ def write_section(title, body):
     else:
         text = text.rstrip("\n") + "\n\n" + block
     BENCHMARKS_MD.write_text(text.rstrip("\n") + "\n")
+
+
+def report(title, body, *, write):
+    """Print a section's ``body`` and, with ``write``, put it in BENCHMARKS.md under ``title``."""
+    print(body)
+    if write:
+        write_section(title, body)
+
+
+def load_module(name, path):
+    """Import the Python file ``path`` as a module called ``name`` (e.g. an older version of a
+    module, to time against)."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # so that numba's cached kernels can find their module
+    spec.loader.exec_module(module)
+    return module

@@ -19,7 +19,6 @@ Without ``--old``, only the current module is timed.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import sys
 import time
@@ -29,15 +28,11 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _timing import machine_note, write_section  # noqa: E402
+from _timing import load_module, machine_note, report  # noqa: E402
 
 
 def _load(path):
-    spec = importlib.util.spec_from_file_location("_bayesian_binning_before", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # so that numba's cached kernels can find their module
-    spec.loader.exec_module(module)
-    return module
+    return load_module("_bayesian_binning_before", path)
 
 
 def _problem(n, case, seed):
@@ -130,9 +125,7 @@ def main(argv=None):
     rounds = {10_000: 7, 30_000: 5, 100_000: 3}
     rows = run(sizes, rounds, args.old)
     body = section(rows, args.old is not None)
-    print(body)
-    if args.write:
-        write_section("Bayesian binning", body)
+    report("Bayesian binning", body, write=args.write)
 
 
 def section(rows, with_old):

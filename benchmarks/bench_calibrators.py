@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _timing import machine_note, median_time, write_section  # noqa: E402
+from _timing import machine_note, median_time, report  # noqa: E402
 
 
 def _scores(n, seed=0, flat=False):
@@ -172,9 +172,7 @@ def main(argv=None):
     for name, a, rival_name, b, r in rivals:
         lines.append(f"| {name} | {a * 1e3:.1f} | {rival_name} | {b * 1e3:.1f} | {r:.2f} |")
     body = "\n".join(lines)
-    print(body)
-    if not args.no_write:
-        write_section("Calibrators", body)
+    report("Calibrators", body, write=not args.no_write)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _timing import machine_note, write_section  # noqa: E402
+from _timing import machine_note, report  # noqa: E402
 
 
 def bench(n, rounds):
@@ -73,9 +73,7 @@ def main(argv=None):
             f"| {n:,} | {row['venncal'] * 1e3:.1f} | {row['numpy'] * 1e3:.1f} | {row['ratio']:.2f} |"
         )
     body = "\n".join(lines)
-    print(body)
-    if not args.no_write:
-        write_section("Histogram binning", body)
+    report("Histogram binning", body, write=not args.no_write)
 
 
 if __name__ == "__main__":

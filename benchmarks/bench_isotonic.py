@@ -13,22 +13,17 @@ BENCHMARKS.md.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import sys
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _timing import machine_note, median_time  # noqa: E402
+from _timing import load_module, machine_note, median_time  # noqa: E402
 
 
 def _load(path):
-    spec = importlib.util.spec_from_file_location("_isotonic_old", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # so that numba's cached kernels can find their module
-    spec.loader.exec_module(module)
-    return module
+    return load_module("_isotonic_old", path)
 
 
 def bench_predict(n, rounds, old_path=None):

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _timing import machine_note, write_section  # noqa: E402
+from _timing import machine_note, report  # noqa: E402
 
 PASSES = (
     "input checks",
@@ -125,9 +125,7 @@ def main(argv=None):
         )
         lines.append(f"| {name} | {cells} |")
     body = "\n".join(lines)
-    print(body)
-    if not args.no_write:
-        write_section("Inductive Venn-Abers: passes of the fit", body)
+    report("Inductive Venn-Abers: passes of the fit", body, write=not args.no_write)
 
 
 if __name__ == "__main__":

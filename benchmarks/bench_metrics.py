@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _timing import machine_note, write_section  # noqa: E402
+from _timing import machine_note, report  # noqa: E402
 
 
 def _data(n, seed=0):
@@ -157,9 +157,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.only != "log_loss":
         body = binned_section(args.quick)
-        print(body)
-        if not args.no_write:
-            write_section("Binned metrics", body)
+        report("Binned metrics", body, write=not args.no_write)
         if args.only == "binned":
             return
     sizes = (10**5, 10**6) if args.quick else (10**6, 10**7)
@@ -185,9 +183,7 @@ def main(argv=None):
         cells = " | ".join(f"{row[r] * 1e3:.1f} | {row[r + ' ratio']:.2f}" for r in rivals)
         lines.append(f"| {n:,} | {label} | {row['venncal'] * 1e3:.1f} | {cells} |")
     body = "\n".join(lines)
-    print(body)
-    if not args.no_write:
-        write_section("Metrics", body)
+    report("Metrics", body, write=not args.no_write)
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _timing import machine_note, write_section  # noqa: E402
+from _timing import machine_note, report  # noqa: E402
 
 DATASETS = ["adult", "australian", "breast-w", "diabetes", "ionosphere", "liver", "spect", "vote"]
 
@@ -122,9 +122,7 @@ def main(argv=None):
         cells = [f"{np.mean([r[k] for r in rows]):.4f}" for k in names]
         lines.append(f"| {ds}, {m} | " + " | ".join(cells) + " |")
     body = "\n".join(lines)
-    print(body)
-    if args.write:
-        write_section("Quadratic scaling: monotonicity rules", body)
+    report("Quadratic scaling: monotonicity rules", body, write=args.write)
 
 
 if __name__ == "__main__":
