@@ -87,75 +87,21 @@ def test_dask_apply_writes_the_local_output(files):
     np.testing.assert_allclose(c["cal_p"], a["p"], rtol=1e-15)
 
 
+def _fit(*extra, score="score"):
+    """The arguments of ``venncal fit`` on the calibration file, then ``extra``."""
+    return ["fit", "{cal}", "--score", score, "--label", "label", "-o", "{m}", *extra]
+
+
 @pytest.mark.parametrize(
     "args, message",
     [
         (
-            [
-                "fit",
-                "{cal}",
-                "--score",
-                "score",
-                "--label",
-                "label",
-                "-o",
-                "{m}",
-                "--backend",
-                "dask",
-                "--scheduler",
-                "tcp://127.0.0.1:1",
-            ],
+            _fit("--backend", "dask", "--scheduler", "tcp://127.0.0.1:1"),
             "cannot reach the Dask scheduler",
         ),
-        (
-            [
-                "fit",
-                "{cal}",
-                "--score",
-                "score",
-                "--label",
-                "label",
-                "-o",
-                "{m}",
-                "--method",
-                "acp",
-                "--backend",
-                "dask",
-            ],
-            "--backend dask fits",
-        ),
-        (
-            [
-                "fit",
-                "{cal}",
-                "--score",
-                "nope",
-                "--label",
-                "label",
-                "-o",
-                "{m}",
-                "--backend",
-                "dask",
-            ],
-            "--score 'nope': no such column",
-        ),
-        (
-            [
-                "fit",
-                "{cal}",
-                "--score",
-                "score",
-                "--label",
-                "label",
-                "-o",
-                "{m}",
-                "--positive",
-                "maybe",
-                "--backend",
-                "dask",
-            ],
-            "maybe",
-        ),
+        (_fit("--method", "acp", "--backend", "dask"), "--backend dask fits"),
+        (_fit("--backend", "dask", score="nope"), "--score 'nope': no such column"),
+        (_fit("--positive", "maybe", "--backend", "dask"), "maybe"),
         (
             ["apply", "{model}", "{cal}", "-o", "{o}", "--scheduler", "tcp://127.0.0.1:1"],
             "--scheduler applies to --backend dask only",
