@@ -13,6 +13,7 @@ from venncal._validation import (
     check_probabilities,
     check_sample_weight,
 )
+from venncal.core._docs import fill_docstring
 from venncal.core._weighted import distinct_cumulative_share
 
 STRATEGIES = ("uniform", "quantile")
@@ -45,9 +46,8 @@ PARAM_DOCS = {
 def fill_doc(func, docs=None):
     """Decorator: put the shared parameter descriptions of ``docs`` (by default
     :data:`PARAM_DOCS`) into the docstring of ``func``, in place of a line ``{name}`` or
-    ``{name, other, ...}`` (the descriptions in that order), at that line's indentation."""
-    if func.__doc__ is None:  # docstrings stripped (python -OO)
-        return func
+    ``{name, other, ...}`` (see :func:`venncal.core._docs.fill_docstring`)."""
+    return fill_docstring(func, PARAM_DOCS if docs is None else docs)
     docs = PARAM_DOCS if docs is None else docs
     lines = []
     for line in func.__doc__.split("\n"):

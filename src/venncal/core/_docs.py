@@ -1,0 +1,40 @@
+"""Shared parameter descriptions put into docstrings (used by core, metrics and plotting)."""
+
+from __future__ import annotations
+
+
+def fill_docstring(func, docs):
+    """Put the descriptions of ``docs`` (name to text) into the docstring of ``func``.
+
+    A docstring line holding ``{name}`` or ``{name, other, ...}`` alone is replaced by those
+    descriptions in that order, at that line's indentation; ``func`` is returned, so that a
+    decorator can be made of it. Other lines (and lines naming anything not in ``docs``) are
+    left as they are.
+
+    Examples
+    --------
+    >>> def f(x):
+    ...     '''Twice x.
+    ...
+    ...     {x}
+    ...     '''
+    >>> print(fill_docstring(f, {"x": "x : float\\n    A number."}).__doc__.strip())
+    Twice x.
+    <BLANKLINE>
+        x : float
+            A number.
+    """
+    if func.__doc__ is None:  # docstrings stripped (python -OO)
+        return func
+    lines = []
+    for line in func.__doc__.split("\n"):
+        key = line.strip()
+        names = [n.strip() for n in key[1:-1].split(",")]
+        if key[:1] == "{" and key[-1:] == "}" and all(n in docs for n in names):
+            indent = line[: len(line) - len(line.lstrip())]
+            for n in names:
+                lines.extend(indent + part for part in docs[n].split("\n"))
+        else:
+            lines.append(line)
+    func.__doc__ = "\n".join(lines)
+    return func
