@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+from tests.cli._helpers import expect_usage_error
 from venncal.cli import main
 from venncal.cli.calibrate import CALIBRATORS
 
@@ -39,17 +40,6 @@ def files(tmp_path):
 
 def run(*args):
     return CliRunner().invoke(main, ["calibrate", *map(str, args)])
-
-
-def _expect_usage_error(result, *fragments):
-    """Exit code 2 and a one-line ``Error: ...`` message (click may print usage lines above)."""
-    assert result.exit_code == 2, result.output
-    lines = result.output.strip().splitlines()
-    message = lines[-1]
-    assert message.startswith("Error: "), result.output
-    assert sum(line.startswith("Error:") for line in lines) == 1, result.output
-    for fragment in fragments:
-        assert fragment in message, message
 
 
 # ----------------------------------------------------------------------------- results
@@ -163,7 +153,7 @@ def test_beta_reads_probabilities_and_refuses_other_scores(files):
     # margins are not probabilities: one line, exit 2, nothing written
     result = run(tmp / "cal.csv", tmp / "test.csv", "--score", "score", "--label", "y",
                  "--method", "beta", "-o", tmp / "no.csv")  # fmt: skip
-    _expect_usage_error(result, "[0, 1]")
+    expect_usage_error(result, "[0, 1]")
     assert not (tmp / "no.csv").exists()
 
 
@@ -205,7 +195,7 @@ def test_merge_option_and_prefix(files):
     test = pd.read_csv(tmp / "test.csv").assign(p=0.5)
     test.to_csv(tmp / "clash.csv", index=False)
     base = [tmp / "cal.csv", tmp / "clash.csv", "--score", "score", "--label", "y"]
-    _expect_usage_error(run(*base, "-o", tmp / "o.csv"), "already has the column", "--prefix")
+    expect_usage_error(run(*base, "-o", tmp / "o.csv"), "already has the column", "--prefix")
     result = run(*base, "--merge", "square", "--prefix", "va_", "-o", tmp / "o.csv")
     assert result.exit_code == 0, result.output
     written = pd.read_csv(tmp / "o.csv")
@@ -219,7 +209,7 @@ def test_existing_output_needs_force(files):
     out = tmp / "out.csv"
     out.write_text("keep me\n")
     args = [tmp / "cal.csv", tmp / "test.csv", "--score", "score", "--label", "y", "-o", out]
-    _expect_usage_error(run(*args), "already exists", "--force")
+    expect_usage_error(run(*args), "already exists", "--force")
     assert out.read_text() == "keep me\n"
     assert run(*args, "--force").exit_code == 0
     assert "p1" in pd.read_csv(out).columns
@@ -234,22 +224,22 @@ def _write(path, text):
 def test_bad_files(files):
     tmp, _, _ = files
     common = ["--score", "score", "--label", "y", "-o", tmp / "o.csv"]
-    _expect_usage_error(run(tmp / "nope.csv", tmp / "test.csv", *common), "does not exist")
-    _expect_usage_error(run(tmp / "cal.xlsx", tmp / "test.csv", *common), ".parquet")
+    expect_usage_error(run(tmp / "nope.csv", tmp / "test.csv", *common), "does not exist")
+    expect_usage_error(run(tmp / "cal.xlsx", tmp / "test.csv", *common), ".parquet")
     ragged = _write(tmp / "ragged.csv", "score,y\n1,0\n2,1,7,8\n3,0\n")
-    _expect_usage_error(run(ragged, tmp / "test.csv", *common), "cannot read")
+    expect_usage_error(run(ragged, tmp / "test.csv", *common), "cannot read")
     empty = _write(tmp / "empty.csv", "")
-    _expect_usage_error(run(empty, tmp / "test.csv", *common), "cannot read")
+    expect_usage_error(run(empty, tmp / "test.csv", *common), "cannot read")
     header_only = _write(tmp / "header.csv", "score,y\n")
-    _expect_usage_error(run(header_only, tmp / "test.csv", *common), "no data rows")
+    expect_usage_error(run(header_only, tmp / "test.csv", *common), "no data rows")
     fake_parquet = _write(tmp / "fake.parquet", "not parquet at all")
-    _expect_usage_error(run(fake_parquet, tmp / "test.csv", *common), "cannot read")
-    _expect_usage_error(
+    expect_usage_error(run(fake_parquet, tmp / "test.csv", *common), "cannot read")
+    expect_usage_error(
         run(tmp / "cal.csv", tmp / "test.csv", "--score", "score", "--label", "y",
             "-o", tmp / "out.xlsx"),
         ".parquet",
     )  # fmt: skip
-    _expect_usage_error(
+    expect_usage_error(
         run(tmp / "cal.csv", tmp / "test.csv", "--score", "score", "--label", "y",
             "-o", tmp / "missing_dir" / "o.csv"),
         "does not exist",
@@ -260,31 +250,31 @@ def test_bad_files(files):
 def test_bad_columns_and_values(files):
     tmp, cal, test = files
     out = ["-o", tmp / "o.csv"]
-    _expect_usage_error(
+    expect_usage_error(
         run(tmp / "cal.csv", tmp / "test.csv", "--score", "nope", "--label", "y", *out),
         "--score 'nope'",
         "'id'",
     )
-    _expect_usage_error(
+    expect_usage_error(
         run(tmp / "cal.csv", tmp / "test.csv", "--score", "score", "--label", "nope", *out),
         "--label 'nope'",
     )
     three = cal.assign(y=np.resize(["a", "b", "c"], len(cal)))
     three.to_csv(tmp / "three.csv", index=False)
-    _expect_usage_error(
+    expect_usage_error(
         run(tmp / "three.csv", tmp / "test.csv", "--score", "score", "--label", "y", *out),
         "3 classes",
         "two classes",
     )
     cal.assign(y="yes").to_csv(tmp / "one.csv", index=False)
-    _expect_usage_error(
+    expect_usage_error(
         run(tmp / "one.csv", tmp / "test.csv", "--score", "score", "--label", "y", *out),
         "one class only",
     )
     bad_scores = cal.astype({"score": object})
     bad_scores.loc[5, "score"] = np.nan
     bad_scores.to_csv(tmp / "nan.csv", index=False)
-    _expect_usage_error(
+    expect_usage_error(
         run(tmp / "nan.csv", tmp / "test.csv", "--score", "score", "--label", "y", *out),
         "NaN",
         "'score'",
@@ -292,29 +282,29 @@ def test_bad_columns_and_values(files):
     test.assign(score=test["score"].astype(str).where(test.index != 3, "high")).to_csv(
         tmp / "text.csv", index=False
     )
-    _expect_usage_error(
+    expect_usage_error(
         run(tmp / "cal.csv", tmp / "text.csv", "--score", "score", "--label", "y", *out),
         "must hold numbers",
     )
     test.assign(score=np.where(test.index == 2, np.inf, test["score"])).to_csv(
         tmp / "inf.csv", index=False
     )
-    _expect_usage_error(
+    expect_usage_error(
         run(tmp / "cal.csv", tmp / "inf.csv", "--score", "score", "--label", "y", *out),
         "infinite",
     )
     cal.assign(y=cal["y"].where(cal.index != 7, None)).to_csv(tmp / "nolabel.csv", index=False)
-    _expect_usage_error(
+    expect_usage_error(
         run(tmp / "nolabel.csv", tmp / "test.csv", "--score", "score", "--label", "y", *out),
         "missing labels",
     )
-    _expect_usage_error(
+    expect_usage_error(
         run(tmp / "cal.csv", tmp / "test.csv", "--score", "score", "--label", "y",
             "--positive", "maybe", *out),
         "--positive 'maybe'",
     )  # fmt: skip
     cal.assign(w=-1.0).to_csv(tmp / "negw.csv", index=False)
-    _expect_usage_error(
+    expect_usage_error(
         run(tmp / "negw.csv", tmp / "test.csv", "--score", "score", "--label", "y",
             "--weight", "w", *out),
         "non-negative",
@@ -326,8 +316,8 @@ def test_bad_options(files):
     tmp, _, _ = files
     base = [tmp / "cal.csv", tmp / "test.csv", "--score", "score", "--label", "y",
             "-o", tmp / "o.csv"]  # fmt: skip
-    _expect_usage_error(run(*base, "--method", "isotonic", "--merge", "log"), "--merge")
-    _expect_usage_error(run(*base, "--n-bins", "5"), "--n-bins applies to")
+    expect_usage_error(run(*base, "--method", "isotonic", "--merge", "log"), "--merge")
+    expect_usage_error(run(*base, "--n-bins", "5"), "--n-bins applies to")
     assert run(*base, "--method", "magic").exit_code == 2
     assert run(*base[:-2]).exit_code == 2  # --out is required
 

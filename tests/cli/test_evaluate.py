@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+from tests.cli._helpers import expect_usage_error
 from venncal import metrics
 from venncal.cli import main
 from venncal.cli.evaluate import metrics_table
@@ -34,17 +35,6 @@ def predictions(tmp_path):
 
 def run(*args):
     return CliRunner().invoke(main, ["evaluate", *map(str, args)])
-
-
-def _expect_usage_error(result, *fragments):
-    """Exit code 2 and a one-line ``Error: ...`` message (click may print usage lines above)."""
-    assert result.exit_code == 2, result.output
-    lines = result.output.strip().splitlines()
-    message = lines[-1]
-    assert message.startswith("Error: "), result.output
-    assert sum(line.startswith("Error:") for line in lines) == 1, result.output
-    for fragment in fragments:
-        assert fragment in message, message
 
 
 def test_metrics_table_agrees_with_the_metrics(predictions):
@@ -89,7 +79,7 @@ def test_interval_columns(predictions):
     result = run(tmp / "pred.csv", "--label", "y", "--proba", "good", "--interval", "p0", "p1")
     assert result.exit_code == 0, result.output
     assert _printed(result.output, "interval_width") == [["0.0600"]]
-    _expect_usage_error(
+    expect_usage_error(
         run(tmp / "pred.csv", "--label", "y", "--proba", "good", "--interval", "p1", "p0"),
         "must not exceed",
     )
@@ -105,11 +95,11 @@ def test_out_dir_and_force(predictions):
     assert list(saved["prediction"]) == ["good", "over"]
     assert not (out / "reliability.png").exists()
     before = (out / "metrics.csv").read_text()
-    _expect_usage_error(run(*args, "--out-dir", out, "--no-plots"), "already exists", "--force")
+    expect_usage_error(run(*args, "--out-dir", out, "--no-plots"), "already exists", "--force")
     assert (out / "metrics.csv").read_text() == before
     assert run(*args, "--out-dir", out, "--no-plots", "--force").exit_code == 0
     (tmp / "afile").write_text("x")
-    _expect_usage_error(run(*args, "--out-dir", tmp / "afile"), "is a file")
+    expect_usage_error(run(*args, "--out-dir", tmp / "afile"), "is a file")
 
 
 @pytest.mark.skipif(not _has_plotting(), reason="venncal.plotting not in this installation yet")
@@ -123,7 +113,7 @@ def test_writes_the_figures(predictions):
         data = (out / name).read_bytes()
         assert len(data) > 100
     assert (out / "reliability.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    _expect_usage_error(run(tmp / "pred.csv", "--label", "y", "--proba", "good",
+    expect_usage_error(run(tmp / "pred.csv", "--label", "y", "--proba", "good",
                             "--out-dir", out), "already exists")  # fmt: skip
 
 
@@ -143,21 +133,21 @@ def test_parquet_and_positive_label(tmp_path, predictions):
 def test_bad_input(predictions):
     tmp, frame = predictions
     path = tmp / "pred.csv"
-    _expect_usage_error(run(tmp / "none.csv", "--label", "y", "--proba", "good"), "does not exist")
-    _expect_usage_error(run(path, "--label", "y", "--proba", "nope"), "--proba 'nope'")
-    _expect_usage_error(run(path, "--label", "nope", "--proba", "good"), "--label 'nope'")
-    _expect_usage_error(run(path, "--label", "y", "--proba", "good", "--proba", "good"), "once")
+    expect_usage_error(run(tmp / "none.csv", "--label", "y", "--proba", "good"), "does not exist")
+    expect_usage_error(run(path, "--label", "y", "--proba", "nope"), "--proba 'nope'")
+    expect_usage_error(run(path, "--label", "nope", "--proba", "good"), "--label 'nope'")
+    expect_usage_error(run(path, "--label", "y", "--proba", "good", "--proba", "good"), "once")
     frame.assign(big=frame["good"] * 2).to_csv(tmp / "big.csv", index=False)
-    _expect_usage_error(run(tmp / "big.csv", "--label", "y", "--proba", "big"), "[0, 1]")
+    expect_usage_error(run(tmp / "big.csv", "--label", "y", "--proba", "big"), "[0, 1]")
     frame.assign(good=frame["good"].where(frame.index != 4)).to_csv(tmp / "nan.csv", index=False)
-    _expect_usage_error(run(tmp / "nan.csv", "--label", "y", "--proba", "good"), "NaN")
+    expect_usage_error(run(tmp / "nan.csv", "--label", "y", "--proba", "good"), "NaN")
     frame.assign(y=frame.index % 3).to_csv(tmp / "three.csv", index=False)
-    _expect_usage_error(run(tmp / "three.csv", "--label", "y", "--proba", "good"), "3 classes")
-    _expect_usage_error(
+    expect_usage_error(run(tmp / "three.csv", "--label", "y", "--proba", "good"), "3 classes")
+    expect_usage_error(
         run(path, "--label", "y", "--proba", "good", "--positive", "2"), "--positive '2'"
     )
     (tmp / "bad.csv").write_bytes(b"\xff\xfe\x00garbage\x00\n\x01,\x02,\x03\n")
-    _expect_usage_error(run(tmp / "bad.csv", "--label", "y", "--proba", "good"), "bad.csv")
+    expect_usage_error(run(tmp / "bad.csv", "--label", "y", "--proba", "good"), "bad.csv")
     assert run(path, "--label", "y").exit_code == 2  # --proba is required
 
 
@@ -171,7 +161,7 @@ def test_one_class_is_accepted_only_when_unambiguous(tmp_path, predictions):
     brier_line = [line for line in result.output.splitlines() if line.startswith("brier")][0]
     assert f"{np.mean((frame['good'] - 1) ** 2):.4f}" in brier_line
     frame.assign(y="sick").to_csv(tmp_path / "sick.csv", index=False)
-    _expect_usage_error(run(tmp_path / "sick.csv", "--label", "y", "--proba", "good"),
+    expect_usage_error(run(tmp_path / "sick.csv", "--label", "y", "--proba", "good"),
                         "one class only", "--positive")  # fmt: skip
     ok = run(tmp_path / "sick.csv", "--label", "y", "--proba", "good", "--positive", "sick")
     assert ok.exit_code == 0 and ok.output.splitlines()[1:] == result.output.splitlines()[1:]
@@ -260,4 +250,4 @@ def test_writes_the_venn_interval_picture(tmp_path):
     (out / "intervals.csv").unlink()
     for name in ("reliability.png", "brier_curve.png"):
         (out / name).unlink()
-    _expect_usage_error(run(*args, "--interval", "p0", "p1"), "already exists", "venn_intervals")
+    expect_usage_error(run(*args, "--interval", "p0", "p1"), "already exists", "venn_intervals")
