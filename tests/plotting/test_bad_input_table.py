@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
 
 from venncal import plotting  # noqa: E402
 from venncal.metrics import interval_validity  # noqa: E402
@@ -23,12 +22,6 @@ P = [0.1, 0.8, 0.3, 0.6, 0.9, 0.2]
 P0 = [0.05, 0.7, 0.2, 0.5, 0.8, 0.1]
 P1 = [0.15, 0.9, 0.4, 0.7, 0.95, 0.3]
 RANKS = {"a": 1.5, "b": 2.0, "c": 2.5}
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
 
 
 def _reliability(y_true=Y, y_proba=P, **kw):

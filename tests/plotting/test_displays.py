@@ -21,12 +21,6 @@ from venncal.plotting import (  # noqa: E402
 )
 
 
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
-
-
 def _data(seed=0, n=300):
     rng = np.random.default_rng(seed)
     p = rng.random(n) ** 2

@@ -14,14 +14,6 @@ from venncal.plotting import BrierCurveDisplay, ReliabilityDisplay, VennInterval
 matplotlib.use("Agg")
 
 
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    import matplotlib.pyplot as plt
-
-    plt.close("all")
-
-
 def _data(seed=0, n=300):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, 3))

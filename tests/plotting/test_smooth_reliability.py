@@ -12,12 +12,6 @@ from venncal.metrics import smooth_calibration_curve, smooth_ece  # noqa: E402
 from venncal.plotting import SmoothReliabilityDisplay  # noqa: E402
 
 
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
-
-
 def _data(seed=0, n=400):
     rng = np.random.default_rng(seed)
     p = rng.random(n) ** 2
