@@ -5,6 +5,22 @@ from __future__ import annotations
 import numpy as np
 
 from venncal._validation import check_consistent_length, check_scores
+from venncal.core._docs import fill_docstring
+
+#: Descriptions of the fitters' shared parameters, put into docstrings by :func:`fill_fit_doc`.
+FIT_DOCS = {
+    "scores": """scores : array-like of shape (n,)
+    Calibration scores.""",
+    "y01": """y01 : array-like of shape (n,)
+    Labels in {0, 1}.""",
+}
+
+
+def fill_fit_doc(func):
+    """Decorator: the descriptions of :data:`FIT_DOCS` put into ``func``'s docstring, each in
+    place of a line ``{name}`` or ``{name, other, ...}`` (see
+    :func:`venncal.core._docs.fill_docstring`)."""
+    return fill_docstring(func, FIT_DOCS)
 
 
 def check_scores_y01(scores, y01):

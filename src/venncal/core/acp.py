@@ -53,7 +53,7 @@ from venncal._validation import (
     pseudo_count,
     scaled_sample_weight,
 )
-from venncal.core._inputs import check_scores_y01
+from venncal.core._inputs import check_scores_y01, fill_fit_doc
 from venncal.core.bayesian_binning import nearest_position, pool_scores
 
 __all__ = ["ACPTable", "fit_acp", "symmetric_interval", "wald_interval"]
@@ -190,6 +190,7 @@ class ACPTable:
         return np.clip(np.nan_to_num(p, nan=0.5), 0.0, 1.0)
 
 
+@fill_fit_doc
 def fit_acp(scores, y01, sample_weight=None, *, alpha=0.0):
     """Store the calibration predictions of ACP.
 
@@ -198,8 +199,7 @@ def fit_acp(scores, y01, sample_weight=None, *, alpha=0.0):
     scores : array-like of shape (n,)
         The model's predictions on the calibration set (probabilities for the logistic model
         of the paper; any scale that the test intervals share).
-    y01 : array-like of shape (n,)
-        Labels in {0, 1}.
+    {y01}
     sample_weight : array-like of shape (n,), default=None
         Non-negative weights; a weight of k is k copies of the example.
     alpha : float, default=0.0

@@ -79,7 +79,7 @@ from venncal._validation import (
     scaled_sample_weight,
 )
 from venncal.core import _bayesian_binning_scan as _scan
-from venncal.core._inputs import check_scores_y01
+from venncal.core._inputs import check_scores_y01, fill_fit_doc
 from venncal.core._jit import HAVE_NUMBA, jit
 from venncal.exceptions import VenncalWarning
 
@@ -565,6 +565,7 @@ def nearest_position(positions, t):
     return np.where(go_up, hi, lo)
 
 
+@fill_fit_doc
 def fit_bayesian_binning(
     scores,
     y01,
@@ -582,8 +583,7 @@ def fit_bayesian_binning(
     ----------
     scores : array-like of shape (n,)
         Calibration scores (any real numbers; only their order and spacing matter).
-    y01 : array-like of shape (n,)
-        Labels in {0, 1}.
+    {y01}
     sample_weight : array-like of shape (n,), default=None
         Non-negative weights; a weight of k counts as k examples (a fractional weight as a
         fractional count), the same as repeating the row k times. Their total must be at

@@ -47,7 +47,7 @@ from venncal._validation import (
     check_sample_weight,
     relative_sample_weight,
 )
-from venncal.core._inputs import check_scores_y01
+from venncal.core._inputs import check_scores_y01, fill_fit_doc
 from venncal.exceptions import VenncalWarning
 
 __all__ = [
@@ -321,6 +321,7 @@ def _fit_columns(
     return beta / col_scale, max_iter, False
 
 
+@fill_fit_doc
 def fit_beta(
     scores, y01, sample_weight=None, *, parameters="abm", score_scale="probability", max_iter=100
 ):
@@ -330,8 +331,7 @@ def fit_beta(
     ----------
     scores : array-like of shape (n,)
         Calibration scores in [0, 1].
-    y01 : array-like of shape (n,)
-        Labels in {0, 1}.
+    {y01}
     sample_weight : array-like of shape (n,), default=None
         Non-negative weights (only their ratios matter).
     parameters : {"abm", "am", "ab"}, default="abm"

@@ -39,7 +39,7 @@ from venncal._validation import (
     pseudo_count,
     scaled_sample_weight,
 )
-from venncal.core._inputs import check_scores_y01
+from venncal.core._inputs import check_scores_y01, fill_fit_doc
 
 __all__ = ["HistogramBinning", "fit_histogram", "fit_histogram_counts", "histogram_edges"]
 
@@ -185,15 +185,13 @@ class HistogramBinning:
         return self.values[self.bin_index(s)]
 
 
+@fill_fit_doc
 def fit_histogram(scores, y01, sample_weight=None, *, n_bins=10, strategy="uniform", alpha=0.0):
     """Fit histogram binning.
 
     Parameters
     ----------
-    scores : array-like of shape (n,)
-        Calibration scores.
-    y01 : array-like of shape (n,)
-        Labels in {0, 1}.
+    {scores, y01}
     sample_weight : array-like of shape (n,), default=None
         Non-negative weights.
     n_bins : int, default=10

@@ -30,7 +30,7 @@ from venncal._validation import (
     check_scores,
     scaled_sample_weight,
 )
-from venncal.core._inputs import check_scores_y01
+from venncal.core._inputs import check_scores_y01, fill_fit_doc
 from venncal.exceptions import VenncalWarning, user_stacklevel
 
 __all__ = [
@@ -222,6 +222,7 @@ def _objective(z, t, w):
     )
 
 
+@fill_fit_doc
 def fit_platt(
     scores,
     y01,
@@ -237,10 +238,7 @@ def fit_platt(
 
     Parameters
     ----------
-    scores : array-like of shape (n,)
-        Calibration scores.
-    y01 : array-like of shape (n,)
-        Labels in {0, 1}.
+    {scores, y01}
     sample_weight : array-like of shape (n,), default=None
         Non-negative weights; a weight of k is k copies of the example (fractional weights
         extend this), so the class totals ``N+`` and ``N-`` of the targets are weight sums.

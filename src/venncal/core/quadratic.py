@@ -58,7 +58,7 @@ from venncal._validation import (
     check_sample_weight,
     rescale_sample_weight,
 )
-from venncal.core._inputs import check_scores_y01
+from venncal.core._inputs import check_scores_y01, fill_fit_doc
 from venncal.core.beta import SCORE_SCALES, beta_features, check_beta_scores, fit_logistic
 from venncal.core.platt import _standardise, standardisation
 from venncal.exceptions import VenncalWarning
@@ -215,6 +215,7 @@ def _nll(eta, y, w):
     return float(np.sum(w * (np.logaddexp(0.0, eta) - y * eta)))
 
 
+@fill_fit_doc
 def fit_quadratic(
     scores,
     y01,
@@ -230,8 +231,7 @@ def fit_quadratic(
     ----------
     scores : array-like of shape (n,)
         Calibration scores: probabilities in [0, 1], or log-odds with ``score_scale="logit"``.
-    y01 : array-like of shape (n,)
-        Labels in {0, 1}.
+    {y01}
     sample_weight : array-like of shape (n,), default=None
         Non-negative weights (a weight of k counts as k copies of a row).
     score_scale : {"probability", "logit"}, default="probability"

@@ -45,7 +45,7 @@ from venncal._validation import (
     check_sample_weight,
     rescale_sample_weight,
 )
-from venncal.core._inputs import check_scores_y01
+from venncal.core._inputs import check_scores_y01, fill_fit_doc
 from venncal.core._weighted import distinct_cumulative_share
 from venncal.core.histogram import HistogramBinning
 from venncal.core.platt import PlattSigmoid, fit_platt
@@ -182,6 +182,7 @@ def _soft_platt(s, y, w, *, smoothing, max_iter):
         return fit_platt(s2, y2, w2, smoothing=False, max_iter=max_iter)
 
 
+@fill_fit_doc
 def fit_scaling_binning(
     scores,
     y01,
@@ -196,10 +197,7 @@ def fit_scaling_binning(
 
     Parameters
     ----------
-    scores : array-like of shape (n,)
-        Calibration scores.
-    y01 : array-like of shape (n,)
-        Labels in {0, 1}.
+    {scores, y01}
     sample_weight : array-like of shape (n,), default=None
         Non-negative weights; weight ``k`` counts as ``k`` copies of a row (also in Platt's
         smoothed targets).
