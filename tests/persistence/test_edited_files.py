@@ -7,27 +7,12 @@ import numpy as np
 import pytest
 
 import venncal
-from venncal.persistence._model_file import ModelFileError, checksum
+from tests.persistence._files import refused_on_load, rewrite
 
 
 def _saved(tmp_path, cal, name="m.json"):
     path = venncal.save(cal, tmp_path / name)
     return path, json.loads(path.read_text())
-
-
-def _rewrite(path, doc):
-    doc = {k: v for k, v in doc.items() if k != "sha256"}
-    doc["sha256"] = checksum(doc)
-    path.write_text(json.dumps(doc))
-
-
-def _one_line(path, *fragments):
-    with pytest.raises(ModelFileError) as info:
-        venncal.load(path)
-    text = str(info.value)
-    assert "\n" not in text
-    for fragment in fragments:
-        assert fragment in text, text
 
 
 def _data(n=300):
@@ -46,7 +31,7 @@ def test_an_integer_too_long_to_convert(va):
     text = path.read_text().replace('"format_version": 1', '"format_version": ' + "9" * 5000)
     text = text.replace('"format_version":1', '"format_version":' + "9" * 5000)
     path.write_text(text)
-    _one_line(path, "is not a venncal model file")
+    refused_on_load(path, "is not a venncal model file")
 
 
 def _arrays(node):
@@ -65,8 +50,8 @@ def test_an_array_of_too_many_dimensions(va):
     body = next(_arrays(doc["fitted"]))
     body["shape"] = [0] + [1] * 70
     body["data"] = []
-    _rewrite(path, doc)
-    _one_line(path, "at most 8")
+    rewrite(path, doc)
+    refused_on_load(path, "at most 8")
 
 
 def test_a_string_dtype_far_wider_than_its_strings(tmp_path):
@@ -75,8 +60,8 @@ def test_a_string_dtype_far_wider_than_its_strings(tmp_path):
     path, doc = _saved(tmp_path, venncal.VennAbersCalibrator().fit(s, labels))
     body = next(b for b in _arrays(doc) if b["dtype"].lstrip("<>|=").startswith("U"))
     body["dtype"] = "<U999999"
-    _rewrite(path, doc)
-    _one_line(path, "far wider than its strings")
+    rewrite(path, doc)
+    refused_on_load(path, "far wider than its strings")
 
 
 def _tables(doc):
@@ -88,8 +73,8 @@ def test_swapped_venn_abers_tables_are_refused(va):
     fields = _tables(doc)
     fields["breaks0"], fields["breaks1"] = fields["breaks1"], fields["breaks0"]
     fields["values0"], fields["values1"] = fields["values1"], fields["values0"]
-    _rewrite(path, doc)
-    _one_line(path, "p0 > p1", "edited or damaged")
+    rewrite(path, doc)
+    refused_on_load(path, "p0 > p1", "edited or damaged")
 
 
 @pytest.mark.parametrize(
@@ -105,15 +90,15 @@ def test_swapped_venn_abers_tables_are_refused(va):
 def test_broken_venn_abers_tables_are_refused(va, edit, said):
     path, doc = va
     edit(_tables(doc))
-    _rewrite(path, doc)
-    _one_line(path, said)
+    rewrite(path, doc)
+    refused_on_load(path, said)
 
 
 def test_a_fitted_attribute_of_the_wrong_type_is_refused(va):
     path, doc = va
     doc["fitted"]["tables_"] = "hello"
-    _rewrite(path, doc)
-    _one_line(path, "must be a IVAPTables")
+    rewrite(path, doc)
+    refused_on_load(path, "must be a IVAPTables")
 
 
 def test_the_command_line_refuses_an_edited_model(va, tmp_path):
@@ -124,7 +109,7 @@ def test_the_command_line_refuses_an_edited_model(va, tmp_path):
     path, doc = va
     fields = _tables(doc)
     fields["values1"]["array"]["data"][-1] = 7.5
-    _rewrite(path, doc)
+    rewrite(path, doc)
     (tmp_path / "t.csv").write_text("score\n0.5\n")
     result = CliRunner().invoke(main, ["apply", str(path), str(tmp_path / "t.csv"), "-o",
                                        str(tmp_path / "o.csv")])  # fmt: skip
@@ -148,15 +133,15 @@ def test_other_tables_are_checked_too(tmp_path, cal, attr, field, value, said):
         data.reverse()
     else:
         data[-1] = value
-    _rewrite(path, doc)
-    _one_line(path, said)
+    rewrite(path, doc)
+    refused_on_load(path, said)
 
 
 def test_a_platt_sigmoid_with_a_non_finite_coefficient_is_refused(tmp_path):
     path, doc = _saved(tmp_path, venncal.PlattCalibrator().fit(*_data()))
     doc["fitted"]["sigmoid_"]["dataclass"]["fields"]["a_scaled"] = {"float": "nan"}
-    _rewrite(path, doc)
-    _one_line(path, "a_scaled must be a finite number")
+    rewrite(path, doc)
+    refused_on_load(path, "a_scaled must be a finite number")
 
 
 @pytest.mark.parametrize(
@@ -174,8 +159,8 @@ def test_an_edited_acp_table_is_refused(tmp_path, field, edit, said):
     body = doc["fitted"]["table_"]["dataclass"]["fields"][field]["array"]
     edit(body["data"])
     body["shape"] = [len(body["data"])]
-    _rewrite(path, doc)
-    _one_line(path, said)
+    rewrite(path, doc)
+    refused_on_load(path, said)
 
 
 def test_an_acp_table_that_loses_positives_is_refused(tmp_path):
@@ -183,8 +168,8 @@ def test_an_acp_table_that_loses_positives_is_refused(tmp_path):
     path, doc = _saved(tmp_path, venncal.ACPCalibrator().fit(*_data()))
     data = doc["fitted"]["table_"]["dataclass"]["fields"]["cum_positive"]["array"]["data"]
     data[len(data) // 2] = data[len(data) // 2 - 1] - 1.0
-    _rewrite(path, doc)
-    _one_line(path, "grow by between 0")
+    rewrite(path, doc)
+    refused_on_load(path, "grow by between 0")
 
 
 @pytest.mark.parametrize(
@@ -197,8 +182,8 @@ def test_an_edited_acp_covariance_is_refused(tmp_path, value, said):
     body = doc["fitted"]["covariance_scaled_"]["array"]
     body["data"] = [x for row in value for x in row]
     body["shape"] = [len(value), len(value[0])]
-    _rewrite(path, doc)
-    _one_line(path, said)
+    rewrite(path, doc)
+    refused_on_load(path, said)
 
 
 @pytest.mark.parametrize(
@@ -216,15 +201,15 @@ def test_an_edited_beta_map_is_refused(tmp_path, parameters, field, value, said)
     cal = venncal.BetaCalibrator(parameters=parameters).fit(*_data())
     path, doc = _saved(tmp_path, cal)
     doc["fitted"]["map_"]["dataclass"]["fields"][field] = value
-    _rewrite(path, doc)
-    _one_line(path, said)
+    rewrite(path, doc)
+    refused_on_load(path, said)
 
 
 def test_beta_coefficients_that_disagree_with_the_map_are_refused(tmp_path):
     path, doc = _saved(tmp_path, venncal.BetaCalibrator().fit(*_data()))
     doc["fitted"]["a_"] = 99.0
-    _rewrite(path, doc)
-    _one_line(path, "a_ must equal")
+    rewrite(path, doc)
+    refused_on_load(path, "a_ must equal")
 
 
 @pytest.mark.parametrize(

@@ -12,17 +12,9 @@ import numpy as np
 import pytest
 
 import venncal
-from venncal.persistence import ModelFileError, checksum
+from tests.persistence._files import refused_on_load, rewrite
+from venncal.persistence import ModelFileError
 from venncal.persistence._reading import MAX_BYTES, json_depth
-
-
-def _one_line(path, *fragments, **kwargs):
-    with pytest.raises(ModelFileError) as info:
-        venncal.load(path, **kwargs)
-    text = str(info.value)
-    assert "\n" not in text
-    for fragment in fragments:
-        assert fragment in text, text
 
 
 @pytest.fixture
@@ -33,15 +25,9 @@ def saved(tmp_path):
     return venncal.save(cal, tmp_path / "m.json")
 
 
-def _rewrite(path, doc):
-    doc = {k: v for k, v in doc.items() if k != "sha256"}
-    doc["sha256"] = checksum(doc)
-    path.write_text(json.dumps(doc))
-
-
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
 def test_dev_zero_is_refused_unread():
-    _one_line("/dev/zero", "character device", "regular file")
+    refused_on_load("/dev/zero", "character device", "regular file")
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
@@ -67,19 +53,19 @@ def test_a_fifo_without_writer_is_refused_without_blocking(tmp_path):
 
 
 def test_a_folder_is_refused(tmp_path):
-    _one_line(tmp_path, "folder")
+    refused_on_load(tmp_path, "folder")
 
 
 def test_a_file_over_the_cap_is_refused_before_it_is_read(tmp_path):
     big = tmp_path / "big.json"
     with open(big, "wb") as fh:  # sparse: 1 GB of size, no data written
         fh.truncate(10**9)
-    _one_line(big, "1000000000 bytes", f"the {MAX_BYTES}", "max_bytes")
+    refused_on_load(big, "1000000000 bytes", f"the {MAX_BYTES}", "max_bytes")
 
 
 def test_the_cap_can_be_lowered_and_raised(saved):
     size = saved.stat().st_size
-    _one_line(saved, f"more than the {size - 1}", max_bytes=size - 1)
+    refused_on_load(saved, f"more than the {size - 1}", max_bytes=size - 1)
     assert isinstance(venncal.load(saved, max_bytes=size), venncal.VennAbersCalibrator)
 
 
@@ -95,15 +81,15 @@ def test_nesting_900_deep_is_one_line(saved):
     for _ in range(900):
         deep = [deep]
     doc["params"]["merge"] = deep
-    _rewrite(saved, doc)
-    _one_line(saved, "nests more than 64 levels")
+    rewrite(saved, doc)
+    refused_on_load(saved, "nests more than 64 levels")
 
 
 @pytest.mark.parametrize("literal", ["1e999", "-1e999", "1e400"])
 def test_a_number_beyond_float_range_is_one_line(saved, literal):
     text = saved.read_text().replace('"format_version": 1', f'"format_version": {literal}')
     saved.write_text(text)
-    _one_line(saved, "out of the range of a float")
+    refused_on_load(saved, "out of the range of a float")
 
 
 def test_json_depth_counts_arrays_and_objects():
