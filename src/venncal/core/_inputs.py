@@ -46,3 +46,19 @@ def check_scores_y01(scores, y01):
     if not np.isin(y, (0, 1)).all():
         raise ValueError("'y01' must hold only 0 and 1; encode the labels first.")
     return s, y
+
+
+def check_one_of(value, options, *, name, owner):
+    """Raise a ``ValueError`` naming ``owner`` and the parameter unless ``value`` is among
+    ``options``.
+
+    Examples
+    --------
+    >>> check_one_of("logit", ("probability", "logit"), name="score_scale", owner="fit_beta")
+    >>> check_one_of("log", ("probability", "logit"), name="score_scale", owner="fit_beta")
+    Traceback (most recent call last):
+    ...
+    ValueError: fit_beta: 'score_scale' must be one of probability, logit; got 'log'.
+    """
+    if value not in options:
+        raise ValueError(f"{owner}: '{name}' must be one of {', '.join(options)}; got {value!r}.")

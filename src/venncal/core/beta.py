@@ -47,7 +47,7 @@ from venncal._validation import (
     check_sample_weight,
     relative_sample_weight,
 )
-from venncal.core._inputs import check_scores_y01, fill_fit_doc
+from venncal.core._inputs import check_one_of, check_scores_y01, fill_fit_doc
 from venncal.exceptions import VenncalWarning
 
 __all__ = [
@@ -364,15 +364,8 @@ def fit_beta(
     (2.0, 0.5, 1)
     """
     owner = "fit_beta"
-    if parameters not in BETA_PARAMETERS:
-        raise ValueError(
-            f"{owner}: 'parameters' must be one of {', '.join(BETA_PARAMETERS)}; "
-            f"got {parameters!r}."
-        )
-    if score_scale not in SCORE_SCALES:
-        raise ValueError(
-            f"{owner}: 'score_scale' must be one of {', '.join(SCORE_SCALES)}; got {score_scale!r}."
-        )
+    check_one_of(parameters, BETA_PARAMETERS, name="parameters", owner=owner)
+    check_one_of(score_scale, SCORE_SCALES, name="score_scale", owner=owner)
     max_iter = check_positive_int(max_iter, name="max_iter", owner=owner)
     s, y = check_scores_y01(scores, y01)
     check_beta_scores(s, score_scale)

@@ -58,7 +58,7 @@ from venncal._validation import (
     check_sample_weight,
     rescale_sample_weight,
 )
-from venncal.core._inputs import check_scores_y01, fill_fit_doc
+from venncal.core._inputs import check_one_of, check_scores_y01, fill_fit_doc
 from venncal.core.beta import SCORE_SCALES, beta_features, check_beta_scores, fit_logistic
 from venncal.core.platt import _standardise, standardisation
 from venncal.exceptions import VenncalWarning
@@ -264,14 +264,8 @@ def fit_quadratic(
     ([0.5, 1.5, 0.1], 'quadratic')
     """
     owner = "fit_quadratic"
-    if score_scale not in SCORE_SCALES:
-        raise ValueError(
-            f"{owner}: 'score_scale' must be one of {', '.join(SCORE_SCALES)}; got {score_scale!r}."
-        )
-    if monotone not in MONOTONE_RULES:
-        raise ValueError(
-            f"{owner}: 'monotone' must be one of {', '.join(MONOTONE_RULES)}; got {monotone!r}."
-        )
+    check_one_of(score_scale, SCORE_SCALES, name="score_scale", owner=owner)
+    check_one_of(monotone, MONOTONE_RULES, name="monotone", owner=owner)
     max_iter = check_positive_int(max_iter, name="max_iter", owner=owner)
     s, y = check_scores_y01(scores, y01)
     check_beta_scores(s, score_scale, method=_METHOD)
