@@ -21,6 +21,10 @@ PLOT_DOCS = {
     Axes to draw on; a new figure when None.""",
     "plot_name": """name : str, default=None
     Overrides the stored label.""",
+    "name": """name : str, default=None
+    Label in the legend.""",
+    "estimator_name": """name : str, default=None
+    Label in the legend; the estimator's class name when None.""",
 }
 
 

@@ -136,8 +136,7 @@ class ReliabilityDisplay:
             Number of bins, at most 1000 (each is drawn).
         strategy : {"uniform", "quantile"}, default="uniform"
             Equal-width or equal-mass bins, as in :func:`venncal.metrics.reliability_curve`.
-        name : str, default=None
-            Label in the legend.
+        {name}
         confidence_level : float in (0, 1), default=0.95
             Level of the Clopper-Pearson intervals.
         sample_weight : array-like of shape (n,), default=None
@@ -270,10 +269,7 @@ class ReliabilityDisplay:
 
         Parameters
         ----------
-        {estimator, X, y}
-        name : str, default=None
-            Label in the legend; the estimator's class name when None.
-        {estimator_pos_label}
+        {estimator, X, y, estimator_name, estimator_pos_label}
         multiclass, class_label
             As in :meth:`from_predictions`; an estimator of more than two classes draws the
             top-label diagram by default, with its ``classes_`` as the column labels.

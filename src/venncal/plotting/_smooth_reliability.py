@@ -103,8 +103,7 @@ class SmoothReliabilityDisplay:
             :func:`venncal.metrics.smooth_ece`.
         n_points : int, default=201
             Number of evenly spaced points at which the curve is drawn (2 to 10,000).
-        name : str, default=None
-            Label in the legend.
+        {name}
         sample_weight : array-like of shape (n,), default=None
             Non-negative weights.
         {pos_label, ax}
@@ -151,10 +150,7 @@ class SmoothReliabilityDisplay:
 
         Parameters
         ----------
-        {estimator, X, y}
-        name : str, default=None
-            Label in the legend; the estimator's class name when None.
-        {estimator_pos_label}
+        {estimator, X, y, estimator_name, estimator_pos_label}
         bandwidth, n_points, sample_weight, ax
             As in :meth:`from_predictions`.
 

@@ -115,9 +115,7 @@ class VennIntervalDisplay:
         n_bins : int, default=10
             Bins of the interval midpoints, at most 1000 (each is drawn).
         strategy : {"uniform", "quantile"}, default="uniform"
-        name : str, default=None
-            Label in the legend.
-        {pos_label}
+        {name, pos_label}
         ax : matplotlib Axes, default=None
 
         Returns
@@ -147,8 +145,7 @@ class VennIntervalDisplay:
         {X, y}
         n_bins, strategy, ax
             As in :meth:`from_predictions`.
-        name : str, default=None
-            Label in the legend; the estimator's class name when None.
+        {estimator_name}
         pos_label : int, float, bool or str, default=None
             The positive class; ``estimator.classes_[1]`` when None. The intervals of
             ``classes_[0]`` are ``[1 - p1, 1 - p0]``.
