@@ -4,7 +4,36 @@ from __future__ import annotations
 
 import click
 
-__all__ = ["backend_options", "force_option", "out_option", "progress_option"]
+__all__ = [
+    "backend_options",
+    "force_option",
+    "label_option",
+    "no_plots_option",
+    "out_dir_option",
+    "out_option",
+    "progress_option",
+    "score_option",
+]
+
+
+def score_option(help="Column of classifier scores."):
+    """``--score``: the required column of scores (the parameter ``score_col``)."""
+    return click.option("--score", "score_col", required=True, help=help)
+
+
+def label_option(help):
+    """``--label``: the required column of labels (the parameter ``label_col``)."""
+    return click.option("--label", "label_col", required=True, help=help)
+
+
+def out_dir_option(help):
+    """``--out-dir``: an optional folder for the outputs."""
+    return click.option("--out-dir", type=click.Path(file_okay=False), default=None, help=help)
+
+
+def no_plots_option(help):
+    """``--no-plots``: with ``--out-dir``, write tables only."""
+    return click.option("--no-plots", is_flag=True, help=help)
 
 
 def out_option(help):

@@ -19,7 +19,13 @@ from venncal.cli._fitting import (
     read_calibration,
 )
 from venncal.cli._io import check_not_an_input, check_output_free, check_table_file
-from venncal.cli._options import force_option, out_option, progress_option
+from venncal.cli._options import (
+    force_option,
+    label_option,
+    out_option,
+    progress_option,
+    score_option,
+)
 from venncal.cli._stream import Sink, apply_stream, open_source
 from venncal.cli.apply import plan_columns
 
@@ -29,13 +35,8 @@ __all__ = ["calibrate", "CALIBRATORS", "make_calibrator"]
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("cal_file", type=click.Path(dir_okay=False))
 @click.argument("test_file", type=click.Path(dir_okay=False))
-@click.option("--score", "score_col", required=True, help="Column of classifier scores.")
-@click.option(
-    "--label",
-    "label_col",
-    required=True,
-    help="Column of true labels in CAL_FILE (any two values).",
-)
+@score_option()
+@label_option("Column of true labels in CAL_FILE (any two values).")
 @calibrator_options
 @out_option("Output file (.csv, .tsv or .parquet): TEST_FILE's columns plus p (and p0, p1).")
 @click.option("--prefix", default="", help="Prefix of the new column names, e.g. 'cal_'.")

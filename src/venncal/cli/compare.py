@@ -15,7 +15,14 @@ from venncal.cli._io import (
     scores_column,
     write_table,
 )
-from venncal.cli._options import force_option, progress_option
+from venncal.cli._options import (
+    force_option,
+    label_option,
+    no_plots_option,
+    out_dir_option,
+    progress_option,
+    score_option,
+)
 from venncal.cli._outputs import (
     describe_write_error,
     plan_out_dir,
@@ -81,8 +88,8 @@ def _plot(oof, names, path, overwrite=False):
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("cal_file", type=click.Path(dir_okay=False))
-@click.option("--score", "score_col", required=True, help="Column of classifier scores.")
-@click.option("--label", "label_col", required=True, help="Column of true labels (two values).")
+@score_option()
+@label_option("Column of true labels (two values).")
 @click.option(
     "--positive",
     default=None,
@@ -105,14 +112,11 @@ def _plot(oof, names, path, overwrite=False):
     "--n-bins", type=click.IntRange(min=1), default=10, show_default=True, help="Bins of the ECE."
 )
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed.")
-@click.option(
-    "--out-dir",
-    type=click.Path(file_okay=False),
-    default=None,
-    help="Folder for comparison.csv and reliability.png (the reliability diagram of each "
-    "calibrator's out-of-fold probabilities, side by side).",
+@out_dir_option(
+    "Folder for comparison.csv and reliability.png (the reliability diagram of each "
+    "calibrator's out-of-fold probabilities, side by side)."
 )
-@click.option("--no-plots", is_flag=True, help="With --out-dir: write the table only.")
+@no_plots_option("With --out-dir: write the table only.")
 @force_option("Overwrite files in --out-dir.")
 @progress_option("Show a progress bar on standard error [default: when it is a terminal].")
 def compare(

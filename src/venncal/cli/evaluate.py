@@ -17,6 +17,7 @@ from venncal.cli._io import (
     read_table,
     write_table,
 )
+from venncal.cli._options import force_option, label_option, no_plots_option, out_dir_option
 from venncal.cli._outputs import (
     describe_write_error,
     plan_out_dir,
@@ -220,7 +221,7 @@ def _plot(y, columns, out_dir, n_bins, strategy, intervals=None, overwrite=None)
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("file", type=click.Path(dir_okay=False))
-@click.option("--label", "label_col", required=True, help="Column of true labels (two values).")
+@label_option("Column of true labels (two values).")
 @click.option(
     "--proba",
     "proba_cols",
@@ -248,15 +249,12 @@ def _plot(y, columns, out_dir, n_bins, strategy, intervals=None, overwrite=None)
               help="Bins of ECE, MCE, the Brier decomposition and the reliability diagram.")  # fmt: skip
 @click.option("--strategy", type=click.Choice(["uniform", "quantile"]), default="uniform",
               show_default=True, help="Equal-width or equal-mass bins.")  # fmt: skip
-@click.option(
-    "--out-dir",
-    type=click.Path(file_okay=False),
-    default=None,
-    help="Folder for metrics.csv, reliability.png and brier_curve.png, with --interval also "
-    "intervals.csv and venn_intervals.png (created if needed).",
+@out_dir_option(
+    "Folder for metrics.csv, reliability.png and brier_curve.png, with --interval also "
+    "intervals.csv and venn_intervals.png (created if needed)."
 )
-@click.option("--no-plots", is_flag=True, help="With --out-dir, write metrics.csv only.")
-@click.option("--force", is_flag=True, help="Overwrite existing files in --out-dir.")
+@no_plots_option("With --out-dir, write metrics.csv only.")
+@force_option("Overwrite existing files in --out-dir.")
 def evaluate(
     file, label_col, proba_cols, positive, interval, n_bins, strategy, out_dir, no_plots, force
 ):

@@ -14,7 +14,13 @@ from venncal.cli._fitting import (
     read_calibration,
 )
 from venncal.cli._io import InputError, check_not_an_input, check_output_free, check_table_file
-from venncal.cli._options import backend_options, force_option, out_option
+from venncal.cli._options import (
+    backend_options,
+    force_option,
+    label_option,
+    out_option,
+    score_option,
+)
 
 __all__ = ["fit", "fit_local", "BACKENDS"]
 
@@ -58,8 +64,8 @@ def _check_model_path(out, force, inputs):
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("cal_file", type=click.Path())
-@click.option("--score", "score_col", required=True, help="Column of classifier scores.")
-@click.option("--label", "label_col", required=True, help="Column of true labels (any two values).")
+@score_option()
+@label_option("Column of true labels (any two values).")
 @calibrator_options
 @out_option("The model file to write (.json).")
 @force_option()

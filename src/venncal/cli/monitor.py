@@ -8,6 +8,7 @@ import click
 import numpy as np
 
 from venncal.cli._io import InputError, check_not_an_input, check_output_free, check_table_file
+from venncal.cli._options import force_option, label_option, score_option
 from venncal.cli._stream import Sink, _column, open_source, score_array
 
 __all__ = ["monitor", "label_array", "PathSketch"]
@@ -150,11 +151,8 @@ def _plot(sketch, threshold, alarm, alpha, out, overwrite):
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("stream", nargs=-1, required=True, type=click.Path())
-@click.option("--score", "score_col", required=True,
-              help="Column of the deployed probabilities of the positive class.")  # fmt: skip
-@click.option(
-    "--label", "label_col", required=True, help="Column of the labels (0/1 or true/false)."
-)
+@score_option("Column of the deployed probabilities of the positive class.")
+@label_option("Column of the labels (0/1 or true/false).")
 @click.option("--positive", default=None, help="The label value of the positive class, if not 0/1.")
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05,
               show_default=True, help="Probability of a false alarm over the whole stream.")  # fmt: skip
@@ -164,7 +162,7 @@ def _plot(sketch, threshold, alarm, alpha, out, overwrite):
               help="Write the martingale path (row, log_martingale, alarm) to this CSV or Parquet file.")  # fmt: skip
 @click.option("--plot", "plot", type=click.Path(dir_okay=False), default=None,
               help="Draw the martingale path to this picture (e.g. monitor.png).")  # fmt: skip
-@click.option("--force", is_flag=True, help="Overwrite --out and --plot if they exist.")
+@force_option("Overwrite --out and --plot if they exist.")
 def monitor(stream, score_col, label_col, positive, alpha, n_bins, out, plot, force):
     """Test whether the probabilities in STREAM stay calibrated, row by row, in time order.
 
