@@ -48,19 +48,6 @@ def fill_doc(func, docs=None):
     :data:`PARAM_DOCS`) into the docstring of ``func``, in place of a line ``{name}`` or
     ``{name, other, ...}`` (see :func:`venncal.core._docs.fill_docstring`)."""
     return fill_docstring(func, PARAM_DOCS if docs is None else docs)
-    docs = PARAM_DOCS if docs is None else docs
-    lines = []
-    for line in func.__doc__.split("\n"):
-        key = line.strip()
-        names = [n.strip() for n in key[1:-1].split(",")]
-        if key[:1] == "{" and key[-1:] == "}" and all(n in docs for n in names):
-            indent = line[: len(line) - len(line.lstrip())]
-            for n in names:
-                lines.extend(indent + part for part in docs[n].split("\n"))
-        else:
-            lines.append(line)
-    func.__doc__ = "\n".join(lines)
-    return func
 
 
 def prepare(y_true, y_proba, sample_weight=None, *, return_scale=False, pos_label=None, lean=False):
