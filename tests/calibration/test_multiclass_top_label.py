@@ -2,13 +2,11 @@
 
 import numpy as np
 import pytest
-from sklearn.base import clone
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import venncal
 from tests._reference.venn_abers_naive import venn_abers_naive
+from tests.calibration._score_matrix import XFAILS, sklearn_checks_test
 from tests.calibration.test_multiclass_calibrator import log_softmax, make
-from tests.calibration.test_multiclass_sklearn_checks import XFAILS
 from venncal.calibration.multiclass import MulticlassVennAbersCalibrator
 from venncal.core.merge import merge
 
@@ -133,9 +131,6 @@ def test_the_classifier_does_not_take_top_label():
         MulticlassVennAbersClassifier(LogisticRegression(), strategy="top-label").fit(X, y)
 
 
-@parametrize_with_checks(
-    [MulticlassVennAbersCalibrator(strategy="top-label")],
-    expected_failed_checks=lambda e: XFAILS,
+test_sklearn_compatible = sklearn_checks_test(
+    [MulticlassVennAbersCalibrator(strategy="top-label")], XFAILS
 )
-def test_sklearn_compatible(estimator, check):
-    check(clone(estimator))
