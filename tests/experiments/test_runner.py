@@ -250,17 +250,23 @@ def _finished(tmp_path):
     return out, reference
 
 
-def test_torn_last_record_is_recomputed(tmp_path):
-    out, reference = _finished(tmp_path)
-    data = out.read_bytes()
-    # a crash in the middle of the last append: the line stops inside a number
-    out.write_bytes(data[: len(data) - 12])
+def _counting():
+    """``noisy_metric`` that records the cells it is called on, and that record."""
     calls = []
 
     def counting(cell):
         calls.append(cell)
         return noisy_metric(cell)
 
+    return calls, counting
+
+
+def test_torn_last_record_is_recomputed(tmp_path):
+    out, reference = _finished(tmp_path)
+    data = out.read_bytes()
+    # a crash in the middle of the last append: the line stops inside a number
+    out.write_bytes(data[: len(data) - 12])
+    calls, counting = _counting()
     with pytest.warns(UserWarning, match="torn or corrupt"):
         table = run_grid(grid(), counting, out_csv=out, progress=False)
     assert calls == [grid()[-1]]  # only the cell of the torn line ran again
@@ -280,12 +286,7 @@ def test_cell_missing_a_row_or_with_an_edited_value_is_recomputed(tmp_path):
     digit = next(i for i, ch in enumerate(first) if ch.isdigit() and i > 20)
     edited = first[:digit] + str((int(first[digit]) + 1) % 10) + first[digit + 1 :]
     out.write_text("".join([lines[0], edited] + lines[2:-1]))
-    calls = []
-
-    def counting(cell):
-        calls.append(cell)
-        return noisy_metric(cell)
-
+    calls, counting = _counting()
     with pytest.warns(UserWarning, match="torn or corrupt"):
         table = run_grid(grid(), counting, out_csv=out, progress=False)
     assert sorted(map(cell_id, calls)) == sorted(map(cell_id, [grid()[0], grid()[-1]]))
