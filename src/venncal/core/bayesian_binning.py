@@ -565,6 +565,14 @@ def nearest_position(positions, t):
     return np.where(go_up, hi, lo)
 
 
+def _check_fit_options(method, engine, averaging, lam, owner):
+    """Check the options of the fitters and return ``lam`` as a float."""
+    check_option(method, _METHODS, name="method", owner=owner)
+    check_option(engine, ("auto", "numba", "numpy"), name="engine", owner=owner)
+    check_option(averaging, _AVERAGING, name="averaging", owner=owner)
+    return check_in_range(lam, 0, np.inf, name="lam", owner=owner)
+
+
 @fill_fit_doc
 def fit_bayesian_binning(
     scores,
@@ -678,10 +686,7 @@ def fit_bayesian_binning(
     array([0.239, 0.229, 0.246, 0.315, 0.685, 0.754, 0.771, 0.761])
     """
     owner = "fit_bayesian_binning"
-    check_option(method, _METHODS, name="method", owner=owner)
-    check_option(engine, ("auto", "numba", "numpy"), name="engine", owner=owner)
-    check_option(averaging, _AVERAGING, name="averaging", owner=owner)
-    lam = check_in_range(lam, 0, np.inf, name="lam", owner=owner)
+    lam = _check_fit_options(method, engine, averaging, lam, owner)
     s, y = check_scores_y01(scores, y01)
     if max_positions is not None:
         max_positions = check_positive_int(
@@ -736,10 +741,7 @@ def fit_bayesian_binning_counts(
     array([0.167, 0.167, 0.167, 0.167, 0.833, 0.833, 0.833, 0.833])
     """
     owner = "fit_bayesian_binning_counts"
-    check_option(method, _METHODS, name="method", owner=owner)
-    check_option(engine, ("auto", "numba", "numpy"), name="engine", owner=owner)
-    check_option(averaging, _AVERAGING, name="averaging", owner=owner)
-    lam = check_in_range(lam, 0, np.inf, name="lam", owner=owner)
+    lam = _check_fit_options(method, engine, averaging, lam, owner)
     if max_positions is not None:
         max_positions = check_positive_int(
             max_positions, name="max_positions", owner=owner, minimum=2
