@@ -68,21 +68,16 @@ def exact_simplified_lower(l):
 
 def test_simplified_violates_unbiasedness_in_the_large_full_does_not():
     l = 40
-    simplified = unbiasedness_in_the_large(
-        VennAbersClassifier(SeenOrNot(), method="simplified"),
-        sampler,
-        n_train=l,
-        n_trials=300,
-        positive_rate=0.5,
-        random_state=1,
-    )
-    full = unbiasedness_in_the_large(
-        VennAbersClassifier(SeenOrNot(), method="full"),
-        sampler,
-        n_train=l,
-        n_trials=300,
-        positive_rate=0.5,
-        random_state=1,
+    simplified, full = (
+        unbiasedness_in_the_large(
+            VennAbersClassifier(SeenOrNot(), method=method),
+            sampler,
+            n_train=l,
+            n_trials=300,
+            positive_rate=0.5,
+            random_state=1,
+        )
+        for method in ("simplified", "full")
     )
     # simplified: the upper end is always 1 and the lower end is about 2/3, as in the proof
     assert simplified.mean_upper == 1.0
