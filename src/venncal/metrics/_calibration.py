@@ -178,9 +178,7 @@ def ece(y_true, y_proba, *, n_bins=10, strategy="uniform", sample_weight=None, p
 
     Parameters
     ----------
-    {y_true, y_proba}
-    n_bins : int, default=10
-        Number of bins; only the occupied ones are computed, so any number costs the same.
+    {y_true, y_proba, n_bins}
     strategy : {"uniform", "quantile"}, default="uniform"
         The default is the definition of Naeini et al. (2015): ten bins
         ``[0, .1), [.1, .2), ..., [.9, 1]``.
@@ -227,9 +225,7 @@ def mce(y_true, y_proba, *, n_bins=10, strategy="uniform", sample_weight=None, p
 
     Parameters
     ----------
-    {y_true, y_proba}
-    n_bins : int, default=10
-        Number of bins; only the occupied ones are computed, so any number costs the same.
+    {y_true, y_proba, n_bins}
     strategy : {"uniform", "quantile"}, default="uniform"
         As for :func:`ece`.
     {sample_weight, pos_label}

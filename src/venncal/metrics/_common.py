@@ -36,6 +36,10 @@ PARAM_DOCS = {
     Probability of the positive class.""",
     "sample_weight": """sample_weight : array-like of shape (n,), default=None
     Non-negative weights.""",
+    "sample_weight_copies": """sample_weight : array-like of shape (n,), default=None
+    Non-negative weights; weight ``k`` counts as ``k`` copies of a row.""",
+    "n_bins": """n_bins : int, default=10
+    Number of bins; only the occupied ones are computed, so any number costs the same.""",
     "pos_label": """pos_label : int, float, bool or str, default=None
     The label of the positive class. None requires ``y_true`` to hold 0/1 (or booleans);
     otherwise ``y_true == pos_label`` is the positive class and the other label (at most

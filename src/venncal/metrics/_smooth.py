@@ -190,9 +190,7 @@ def smooth_ece(y_true, y_proba, *, sample_weight=None, bandwidth=None, pos_label
 
     Parameters
     ----------
-    {y_true, y_proba}
-    sample_weight : array-like of shape (n,), default=None
-        Non-negative weights; weight ``k`` counts as ``k`` copies of a row.
+    {y_true, y_proba, sample_weight_copies}
     bandwidth : float, default=None
         The kernel's standard deviation ``sigma``, at least 1e-4. None: the fixed point
         ``sigma* = smECE_sigma*``, searched in ``[0.001, 1]`` (when the error at
@@ -303,9 +301,7 @@ def smooth_calibration_curve(
 
     Parameters
     ----------
-    {y_true, y_proba}
-    sample_weight : array-like of shape (n,), default=None
-        Non-negative weights; weight ``k`` counts as ``k`` copies of a row.
+    {y_true, y_proba, sample_weight_copies}
     bandwidth : float, default=None
         The kernel's standard deviation, at least 1e-4; None is the automatic choice of
         :func:`smooth_ece` (the fixed point ``sigma* = smECE_sigma*``).
