@@ -159,9 +159,11 @@ def multiclass_brier_score(y_true, y_proba, *, labels=None, sample_weight=None):
     return _mean(((P - E) ** 2).sum(axis=1), w)
 
 
-def _top(idx, P):
+def _top_label(y_true, y_proba, labels, sample_weight, owner):
+    """Whether the top class is right (0/1), its probability, and the weights."""
+    idx, P, w, _ = _check(y_true, y_proba, labels, sample_weight, owner)
     top = np.argmax(P, axis=1)
-    return (top == idx).astype(np.float64), P[np.arange(P.shape[0]), top]
+    return (top == idx).astype(np.float64), P[np.arange(P.shape[0]), top], w
 
 
 def top_label_ece(
@@ -198,8 +200,7 @@ def top_label_ece(
     >>> round(top_label_ece([0, 1], P, n_bins=10, labels=[0, 1, 2]), 12)  # .5 * .3 + .5 * .6
     0.45
     """
-    idx, P, w, _ = _check(y_true, y_proba, labels, sample_weight, "top_label_ece")
-    correct, conf = _top(idx, P)
+    correct, conf, w = _top_label(y_true, y_proba, labels, sample_weight, "top_label_ece")
     return ece(correct, conf, n_bins=n_bins, strategy=strategy, sample_weight=w)
 
 
@@ -267,8 +268,9 @@ def top_label_reliability_curve(
     >>> c.counts.tolist()[5:8], c.observed.tolist()[6:8]
     ([0.0, 1.0, 1.0], [0.0, 1.0])
     """
-    idx, P, w, _ = _check(y_true, y_proba, labels, sample_weight, "top_label_reliability_curve")
-    correct, conf = _top(idx, P)
+    correct, conf, w = _top_label(
+        y_true, y_proba, labels, sample_weight, "top_label_reliability_curve"
+    )
     return reliability_curve(correct, conf, n_bins=n_bins, strategy=strategy, sample_weight=w)
 
 
