@@ -47,7 +47,8 @@ class SavedPredictor:
     Subclasses set ``model_name`` (the calibrator's class name), ``params`` (its parameter
     names), ``fitted`` (the fitted attributes they read, with their types as
     ``"module:Class"``) and ``rounds`` (whether test scores are rounded to ``decimals_``), and
-    implement ``_predict_positive``.
+    implement ``_predict_positive`` unless the prediction is that of their one fitted
+    attribute.
     """
 
     model_name = None
@@ -86,8 +87,9 @@ class SavedPredictor:
         """Check test scores as the calibrator does; return them ready to predict."""
         return self._prepare(check_scores(scores, name="scores"))
 
-    def _predict_positive(self, s):  # pragma: no cover - every subclass has its own
-        raise NotImplementedError
+    def _predict_positive(self, s):
+        (name,) = self.fitted
+        return self.fitted_[name].predict(s)
 
     def predict_proba(self, scores):
         """Calibrated probabilities of both classes, shape (m, 2), as the calibrator's."""
@@ -168,18 +170,12 @@ class _SavedPlatt(SavedPredictor):
     params = frozenset({"max_iter", "smoothing"})
     fitted = {"sigmoid_": "venncal.core.platt:PlattSigmoid"}
 
-    def _predict_positive(self, s):
-        return self.fitted_["sigmoid_"].predict(s)
-
 
 class _SavedHistogram(SavedPredictor):
     model_name = "HistogramCalibrator"
     params = frozenset({"alpha", "decimals", "n_bins", "strategy"})
     fitted = {"binning_": "venncal.core.histogram:HistogramBinning"}
     rounds = True
-
-    def _predict_positive(self, s):
-        return self.fitted_["binning_"].predict(s)
 
 
 class _SavedBayesianBinning(SavedPredictor):
@@ -188,20 +184,24 @@ class _SavedBayesianBinning(SavedPredictor):
     fitted = {"binning_": "venncal.core.bayesian_binning:BayesianBinning"}
     rounds = True
 
-    def _predict_positive(self, s):
-        return self.fitted_["binning_"].predict(s)
 
+class _SavedScaledMap(SavedPredictor):
+    """A calibrator whose ``map_`` reads scores on its ``score_scale``; ``method`` names the
+    calibration in the refusal of probabilities outside [0, 1]."""
 
-class _SavedBeta(SavedPredictor):
-    model_name = "BetaCalibrator"
-    params = frozenset({"max_iter", "parameters", "score_scale"})
-    fitted = {"map_": "venncal.core.beta:BetaMap"}
+    method = "Beta calibration"
 
     def _predict_positive(self, s):
         from venncal.core.beta import check_beta_scores
 
-        check_beta_scores(s, self.fitted_["map_"].score_scale)
+        check_beta_scores(s, self.fitted_["map_"].score_scale, method=self.method)
         return self.fitted_["map_"].predict(s)
+
+
+class _SavedBeta(_SavedScaledMap):
+    model_name = "BetaCalibrator"
+    params = frozenset({"max_iter", "parameters", "score_scale"})
+    fitted = {"map_": "venncal.core.beta:BetaMap"}
 
 
 class _SavedScalingBinning(SavedPredictor):
@@ -216,16 +216,11 @@ class _SavedScalingBinning(SavedPredictor):
         return self.fitted_["binning_"].predict(self.fitted_["sigmoid_"].predict(s))
 
 
-class _SavedQuadratic(SavedPredictor):
+class _SavedQuadratic(_SavedScaledMap):
     model_name = "QuadraticCalibrator"
     params = frozenset({"max_iter", "monotone", "score_scale"})
     fitted = {"map_": "venncal.core.quadratic:QuadraticMap"}
-
-    def _predict_positive(self, s):
-        from venncal.core.beta import check_beta_scores
-
-        check_beta_scores(s, self.fitted_["map_"].score_scale, method="Quadratic scaling")
-        return self.fitted_["map_"].predict(s)
+    method = "Quadratic scaling"
 
 
 #: class name -> predictor class, for the calibrators whose prediction needs the core only
