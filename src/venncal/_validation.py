@@ -641,8 +641,7 @@ def scaled_sample_weight(sample_weight):
     Parameters
     ----------
     sample_weight : ndarray of shape (n,) or None
-        Non-negative weights with at least one positive (as returned by
-        :func:`check_sample_weight`).
+        As for :func:`rescale_sample_weight`.
 
     Returns
     -------
@@ -689,13 +688,12 @@ def relative_sample_weight(sample_weight):
     Parameters
     ----------
     sample_weight : ndarray of shape (n,) or None
-        Non-negative weights with at least one positive (as returned by
-        :func:`check_sample_weight`).
+        As for :func:`rescale_sample_weight`.
 
     Returns
     -------
     weight : ndarray of shape (n,) or None
-        None when ``sample_weight`` is None.
+        The rescaled weights; None when ``sample_weight`` is None.
     factor : float
         The original weights are ``weight * factor`` (up to rounding; ``inf`` when their sum
         exceeds the largest float); 1.0 when ``sample_weight`` is None.
