@@ -7,6 +7,16 @@ from venncal.core import venn_abers
 from venncal.core.venn_abers import ivap_fit
 
 
+def _at_and_beside_breaks(tables):
+    """Scores on the breakpoints of ``tables``, one float above those of p0, below those of p1."""
+    return np.r_[
+        tables.breaks0,
+        tables.breaks1,
+        np.nextafter(tables.breaks0, np.inf),
+        np.nextafter(tables.breaks1, -np.inf),
+    ]
+
+
 def _plain(tables, t):
     return (
         tables.values0[np.searchsorted(tables.breaks0, t, side="right")],
@@ -24,10 +34,7 @@ def test_sorted_search_gives_the_plain_values(seed, n_cal):
     # test scores on, just beside and between the breakpoints, repeated, signed zeros
     t = np.r_[
         rng.normal(size=venn_abers._FAST_LOOKUP_MIN),
-        tables.breaks0,
-        tables.breaks1,
-        np.nextafter(tables.breaks0, np.inf),
-        np.nextafter(tables.breaks1, -np.inf),
+        _at_and_beside_breaks(tables),
         s,
         -0.0,
         0.0,
@@ -182,10 +189,7 @@ def test_venn_abers_numpy_grid_gives_the_plain_values(seed, monkeypatch):
     tables = ivap_fit(s, y)
     t = np.r_[
         rng.normal(size=venn_abers._FAST_LOOKUP_MIN) * 10.0 ** (seed - 1),
-        tables.breaks0,
-        tables.breaks1,
-        np.nextafter(tables.breaks0, np.inf),
-        np.nextafter(tables.breaks1, -np.inf),
+        _at_and_beside_breaks(tables),
         -1e308,
         1e308,
     ]
