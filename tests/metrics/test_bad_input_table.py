@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tests._assertions import assert_one_line_error_naming
+from tests._assertions import bad_input_table_tests
 from venncal import metrics
 from venncal.metrics import ranking
 
@@ -266,13 +266,7 @@ def test_every_public_function_is_in_the_table():
     assert not missing, f"add these public functions to the bad-input table: {missing}"
 
 
-@pytest.mark.parametrize("name", sorted(CALLS))
-def test_the_good_call_works(name):
-    CALLS[name][0]()
-
-
-@pytest.mark.filterwarnings("ignore::RuntimeWarning")
-@pytest.mark.parametrize(("name", "kwargs", "param"), list(_cases()))
-def test_bad_input_gives_a_one_line_error_naming_the_parameter(name, kwargs, param):
-    caller, _ = CALLS[name]
-    assert_one_line_error_naming(lambda: caller(**kwargs), param)
+(
+    test_the_good_call_works,
+    test_bad_input_gives_a_one_line_error_naming_the_parameter,
+) = bad_input_table_tests(CALLS, _cases())

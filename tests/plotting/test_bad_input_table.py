@@ -6,7 +6,7 @@ import pytest
 
 matplotlib.use("Agg")
 
-from tests._assertions import assert_one_line_error_naming
+from tests._assertions import bad_input_table_tests
 from venncal import plotting  # noqa: E402
 from venncal.metrics import interval_validity  # noqa: E402
 from venncal.plotting import (  # noqa: E402
@@ -143,15 +143,10 @@ def test_every_public_display_is_in_the_table():
     assert public <= set(CALLS), sorted(public - set(CALLS))
 
 
-@pytest.mark.parametrize("name", sorted(CALLS))
-def test_the_good_call_works(name):
-    CALLS[name][0]()
-
-
-@pytest.mark.filterwarnings("ignore::RuntimeWarning")
-@pytest.mark.parametrize(("name", "kwargs", "param"), list(_cases()))
-def test_bad_input_gives_a_one_line_error_naming_the_parameter(name, kwargs, param):
-    assert_one_line_error_naming(lambda: CALLS[name][0](**kwargs), param)
+(
+    test_the_good_call_works,
+    test_bad_input_gives_a_one_line_error_naming_the_parameter,
+) = bad_input_table_tests(CALLS, _cases())
 
 
 # ---------------------------------------------------------------- the Venn display's title
