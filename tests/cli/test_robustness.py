@@ -136,13 +136,16 @@ def test_extreme_weights_give_probabilities_or_a_clear_error(good, method, weigh
     cal.assign(w=weight).to_csv(good / "w.csv", index=False)
     res = calibrate(good, good / "w.csv", "--method", method, "--weight", "w")
     if res.exit_code == 2:
-        one_line_error(res, "--weight")
+        one_line_error(res, "weight")
         assert not (good / "o.csv").exists()
         return
     assert res.exit_code == 0, res.output
     p = pd.read_csv(good / "o.csv")["p"].to_numpy()
     assert np.isfinite(p).all() and ((p >= 0) & (p <= 1)).all()
-    if method != "venn-abers":  # equal weights of any size are no weights at all
+    # equal weights of any size are no weights at all where only their ratios matter; a weight
+    # of k is k copies, so Platt's targets and the pseudo-counts of Bayesian binning and ACP
+    # see 1e308 copies of every row
+    if method not in ("venn-abers", "platt", "sbb", "abb", "acp"):
         cal.to_csv(good / "u.csv", index=False)
         assert calibrate(good, good / "u.csv", "--method", method, out="u_out.csv").exit_code == 0
         ref = pd.read_csv(good / "u_out.csv")["p"].to_numpy()
