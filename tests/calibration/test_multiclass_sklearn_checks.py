@@ -16,27 +16,8 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from tests.calibration._score_matrix import XFAILS
 from venncal.calibration.multiclass import MulticlassVennAbersCalibrator
-
-_COLUMNS = "the check fits a feature matrix whose number of columns is not the number of classes"
-XFAILS = {
-    name: _COLUMNS
-    for name in (
-        "check_classifiers_classes",
-        "check_classifiers_train",
-        "check_dtype_object",
-        "check_estimators_dtypes",
-        "check_estimators_fit_returns_self",
-        "check_estimators_nan_inf",
-        "check_estimators_overwrite_params",
-        "check_estimators_pickle",
-        "check_n_features_in_after_fitting",
-        "check_pipeline_consistency",
-        "check_positive_only_tag_during_fit",
-        "check_readonly_memmap_input",
-        "check_sample_weight_equivalence_on_dense_data",
-    )
-}
 
 ESTIMATORS = [
     MulticlassVennAbersCalibrator(),
