@@ -49,6 +49,13 @@ def check_error(call, names, types=(ValueError, TypeError)):
         assert any(n in msg for n in names), f"{msg!r} names none of {names}"
 
 
+def check_predictions_refused(est, data, names, types=(ValueError, TypeError)):
+    """Every prediction method of ``est`` refuses ``data``, as :func:`check_error` checks."""
+    for method in ("predict_proba", "predict", "predict_interval"):
+        if hasattr(est, method):
+            check_error(lambda m=method: getattr(est, m)(data), names, types)
+
+
 # --------------------------------------------------------------------------------------------
 # calibrators: bad data to fit and predict
 
@@ -145,19 +152,13 @@ def test_calibrator_predict_refuses_bad_scores(name, case):
     t, names = PREDICT_CASES[case]
     # the first setting of the battery: beta calibration reads these real scores as log-odds
     cal = make(name, VARIANTS.get(name, [{}])[0]).fit(S, Y)
-    methods = ["predict_proba", "predict"]
-    if hasattr(cal, "predict_interval"):
-        methods.append("predict_interval")
-    for method in methods:
-        check_error(lambda m=method: getattr(cal, m)(t), names)
+    check_predictions_refused(cal, t, names)
 
 
 @pytest.mark.parametrize("name", sorted(CALIBRATORS))
 def test_calibrator_used_before_fit(name):
     cal = CALIBRATORS[name]()
-    for method in ("predict_proba", "predict", "predict_interval"):
-        if hasattr(cal, method):
-            check_error(lambda m=method: getattr(cal, m)(S[:3]), [], types=NotFittedError)
+    check_predictions_refused(cal, S[:3], [], types=NotFittedError)
 
 
 @pytest.mark.parametrize(
@@ -267,17 +268,13 @@ def test_classifier_predict_refuses_bad_data(clf, case):
     est = BINARY[clf]().fit(X, Y)
     if case == "nan" and get_tags(est.estimator).input_tags.allow_nan:
         pytest.skip("the learner accepts missing values")
-    for method in ("predict_proba", "predict", "predict_interval"):
-        if hasattr(est, method):
-            check_error(lambda m=method: getattr(est, m)(Xt), names)
+    check_predictions_refused(est, Xt, names)
 
 
 @pytest.mark.parametrize("clf", sorted(BINARY))
 def test_classifier_used_before_fit(clf):
     est = BINARY[clf]()
-    for method in ("predict_proba", "predict", "predict_interval"):
-        if hasattr(est, method):
-            check_error(lambda m=method: getattr(est, m)(X[:3]), [], types=NotFittedError)
+    check_predictions_refused(est, X[:3], [], types=NotFittedError)
 
 
 CLF_OPTION_CASES = [
