@@ -25,8 +25,7 @@ from tests.reliability._strategies import (
 )
 from tests.reliability.test_weight_scaling import counts_examples, separable
 
-ITERATIVE = {"PlattCalibrator", "ACPCalibrator", "BetaCalibrator"}
-
+ITERATIVE = {"PlattCalibrator", "ACPCalibrator", "BetaCalibrator", "QuadraticCalibrator"}
 
 
 def assert_same(a, b, name):

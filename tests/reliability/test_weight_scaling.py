@@ -52,7 +52,7 @@ def counts_examples(name, params):
 SCALE_INVARIANT = [
     p for p in calibrator_params(set(CALIBRATORS)) if not counts_examples(*p.values[:2])
 ]
-ITERATIVE = {"PlattCalibrator", "ACPCalibrator", "BetaCalibrator"}
+ITERATIVE = {"PlattCalibrator", "ACPCalibrator", "BetaCalibrator", "QuadraticCalibrator"}
 
 
 def quadratic_separable(s, y, w):
