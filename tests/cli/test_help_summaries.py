@@ -8,6 +8,7 @@ from venncal.cli import _COMMANDS, main
 
 
 def test_command_summaries_are_not_cut():
+    CliRunner().invoke(main, ["monitor", "--help"])  # a command loaded first keeps its place
     result = CliRunner().invoke(main, ["--help"], terminal_width=80)
     assert result.exit_code == 0, result.output
     section = result.output.split("Commands:", 1)[1]

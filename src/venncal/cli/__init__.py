@@ -78,7 +78,8 @@ class _LazyGroup(click.Group):
             signal.signal(signal.SIGTERM, previous)
 
     def list_commands(self, ctx):
-        return list(dict.fromkeys([*super().list_commands(ctx), *_COMMANDS]))
+        # the known commands in their order whether or not they are loaded yet, then any other
+        return list(dict.fromkeys([*_COMMANDS, *super().list_commands(ctx)]))
 
     def get_command(self, ctx, name):
         if name not in self.commands and name in _COMMANDS:
