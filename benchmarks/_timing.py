@@ -58,6 +58,17 @@ def write_section(title, body):
     BENCHMARKS_MD.write_text(text.rstrip("\n") + "\n")
 
 
+def command_line(script, argv):
+    """The command that ran ``benchmarks/<script>`` with ``argv`` (the process's when None)."""
+    return f"python benchmarks/{script} " + " ".join(sys.argv[1:] if argv is None else argv)
+
+
+def save_cells(results, path):
+    """Write the cells of a run to the CSV file ``path`` (nothing when None)."""
+    if path:
+        results.to_csv(path, index=False)
+
+
 def report(title, body, *, write):
     """Print a section's ``body`` and, with ``write``, put it in BENCHMARKS.md under ``title``."""
     print(body)

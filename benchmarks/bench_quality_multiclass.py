@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _timing import machine_note, write_section  # noqa: E402
+from _timing import command_line, machine_note, report, save_cells  # noqa: E402
 
 CLIP = 1e-15
 ADULT_ROWS = 6000
@@ -193,7 +193,8 @@ def summarise(results):
             "median_relative_change": rel.median(),
         }
     ).sort_values("mean_log_loss")
-    beats = (wide["matrix-scaling"] < wide["temperature"]).mean()
+    both = {"matrix-scaling", "temperature"} <= set(wide.columns)
+    beats = (wide["matrix-scaling"] < wide["temperature"]).mean() if both else float("nan")
     return table, beats, wide
 
 
@@ -215,12 +216,13 @@ def render(table, beats, wide, results, command):
             f"| {name} | {row['mean_log_loss']:.4f} | {100 * row['share_lower_than_raw']:.1f}% | "
             f"{100 * row['median_relative_change']:+.2f}% |"
         )
-    per = (wide["matrix-scaling"] < wide["temperature"]).groupby(level="dataset").mean()
-    lines += [
-        "",
-        f"MatrixScalingCalibrator() beats temperature scaling in {100 * beats:.1f}% of cells; "
-        "by data set: " + ", ".join(f"{d} {100 * v:.0f}%" for d, v in per.items()) + ".",
-    ]
+    if beats == beats:  # both methods ran
+        per = (wide["matrix-scaling"] < wide["temperature"]).groupby(level="dataset").mean()
+        lines += [
+            "",
+            f"MatrixScalingCalibrator() beats temperature scaling in {100 * beats:.1f}% of "
+            "cells; by data set: " + ", ".join(f"{d} {100 * v:.0f}%" for d, v in per.items()) + ".",
+        ]
     chosen = results.loc[results["method"] == "chooser", "chosen"].value_counts()
     lines.append(
         "compare_calibrators recommended: " + ", ".join(f"{k} {v}" for k, v in chosen.items()) + "."
@@ -246,15 +248,12 @@ def main(argv=None):
         delayed(run_cell)(c) for c in cells(CONFIGS[args.config], methods)
     )
     results = pd.DataFrame([row for part in parts for row in part])
-    if args.out:
-        results.to_csv(args.out, index=False)
+    save_cells(results, args.out)
     table, beats, wide = summarise(results)
-    command = "python benchmarks/bench_quality_multiclass.py " + " ".join(argv or sys.argv[1:])
-    text = render(table, beats, wide, results, command.strip())
+    command = command_line("bench_quality_multiclass.py", argv).strip()
+    text = render(table, beats, wide, results, command)
     text += f"\n\nWall time of the run: {time.perf_counter() - t0:.0f} s.\n"
-    print(text)
-    if args.write:
-        write_section("Multiclass calibration quality", text)
+    report("Multiclass calibration quality", text, write=args.write)
     return results
 
 

@@ -67,7 +67,7 @@ import pandas as pd  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_quality as bq  # noqa: E402
 import bench_quality_multiclass as bqm  # noqa: E402
-from _timing import machine_note, write_section  # noqa: E402
+from _timing import command_line, machine_note, report, save_cells  # noqa: E402
 
 TOL = 1e-9  # ours "reaches" theirs when its objective is at most theirs + TOL
 REPEAT = 3
@@ -502,14 +502,11 @@ def main(argv=None):
             print(f"[{i}/{len(todo)}] {cell['dataset']} {cell['classifier']} {cell['repeat']}"
                   f" {time.perf_counter() - t0:.0f} s", file=sys.stderr)  # fmt: skip
     results = pd.DataFrame(rows)
-    if args.out:
-        results.to_csv(args.out, index=False)
+    save_cells(results, args.out)
     table = summarise(results)
-    command = "python benchmarks/bench_scaling_rivals.py " + " ".join(argv or sys.argv[1:])
-    text = render(table, results, command.strip(), time.perf_counter() - t0)
-    print(text)
-    if args.write:
-        write_section("Scaling calibrators against probmetrics", text)
+    command = command_line("bench_scaling_rivals.py", argv).strip()
+    text = render(table, results, command, time.perf_counter() - t0)
+    report("Scaling calibrators against probmetrics", text, write=args.write)
     return results
 
 
