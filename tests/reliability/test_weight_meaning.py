@@ -23,7 +23,11 @@ from tests.reliability._strategies import (
     moderate_scores,
     outputs,
 )
-from tests.reliability.test_weight_scaling import counts_examples, separable
+from tests.reliability.test_weight_scaling import (
+    counts_examples,
+    quadratic_separable,
+    separable,
+)
 
 ITERATIVE = {"PlattCalibrator", "ACPCalibrator", "BetaCalibrator", "QuadraticCalibrator"}
 
@@ -46,6 +50,8 @@ def test_rows_of_weight_zero_change_nothing(name, params, data, extra, seed):
     keep = w > 0
     if params.get("smoothing") is False:  # separable: no finite fit, the answer is arbitrary
         assume(not separable(s, y, w))
+    if name == "QuadraticCalibrator":  # likewise where a quadratic of the score separates them
+        assume(not quadratic_separable(s, y, w))
     base = outputs(fit(name, params, s[keep], y[keep], w[keep]), t)
     s2 = np.r_[s, [e[0] for e in extra]]
     y2 = np.r_[y, [e[1] for e in extra]]
@@ -60,6 +66,10 @@ def test_rows_of_weight_zero_change_nothing(name, params, data, extra, seed):
 @given(data=calibration_data(weighted=False), c=st.sampled_from([1.0, 3.0, 0.25]))
 def test_equal_weights_are_the_unweighted_fit(name, params, data, c):
     s, y, _, t = data
+    if params.get("smoothing") is False:  # separable: no finite fit, the answer is arbitrary
+        assume(not separable(s, y, None))
+    if name == "QuadraticCalibrator":
+        assume(not quadratic_separable(s, y, None))
     base = outputs(fit(name, params, s, y, None), t)
     weighted = outputs(fit(name, params, s, y, np.full(s.shape[0], c)), t)
     if c != 1.0 and counts_examples(name, params):
