@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import clone
 
+from venncal.metrics import brier_score_samples, log_loss_samples
 from venncal.metrics._common import bin_index
 
 __all__ = [
@@ -161,25 +162,25 @@ def row_losses(y, proba, metrics, n_bins):
     the one-hot label, and the top-label ECE's bin and ``correct - confidence``.
     """
     n = y.shape[0]
+    means, binned = {}, {}
     if proba.ndim == 1:
-        q = np.clip(proba, LOG_LOSS_CLIP, 1.0 - LOG_LOSS_CLIP)
-        log_loss = -np.where(y == 1, np.log(q), np.log1p(-q))
-        squared = (y - proba) ** 2
+        if "log_loss" in metrics:
+            means["log_loss"] = log_loss_samples(y, proba, clip=LOG_LOSS_CLIP)
+        if "brier_score" in metrics:
+            means["brier_score"] = brier_score_samples(y, proba)
         gap, conf = y - proba, proba
     else:
         rows = np.arange(n)
-        log_loss = -np.log(np.clip(proba[rows, y], LOG_LOSS_CLIP, 1.0 - LOG_LOSS_CLIP))
-        onehot = np.zeros_like(proba)
-        onehot[rows, y] = 1.0
-        squared = ((proba - onehot) ** 2).sum(axis=1)
+        if "log_loss" in metrics:
+            clipped = np.clip(proba[rows, y], LOG_LOSS_CLIP, 1.0 - LOG_LOSS_CLIP)
+            means["log_loss"] = -np.log(clipped)
+        if "brier_score" in metrics:
+            onehot = np.zeros_like(proba)
+            onehot[rows, y] = 1.0
+            means["brier_score"] = ((proba - onehot) ** 2).sum(axis=1)
         top = np.argmax(proba, axis=1)
         conf = proba[rows, top]
         gap = (top == y).astype(np.float64) - conf
-    means, binned = {}, {}
-    if "log_loss" in metrics:
-        means["log_loss"] = log_loss
-    if "brier_score" in metrics:
-        means["brier_score"] = squared
     if "ece" in metrics:
         binned["ece"] = (bin_index(conf, np.ones(n), n_bins, "uniform", _OWNER), gap, n_bins)
     return means, binned

@@ -130,22 +130,15 @@ def _check_data(scores, y):
     """Clean scores (1-D or (n, K)), labels coded 0..K-1, the classes, and the score kind."""
     arr = _as_array(scores, "scores")
     if arr.ndim == 2 and arr.shape[1] > 1:
-        from venncal.calibration.multiclass import check_score_matrix
+        from venncal.calibration.multiclass import (
+            check_classes_match_columns,
+            check_score_matrix,
+            encode_class_labels,
+        )
 
         S = check_score_matrix(scores, owner=_OWNER)
-        y_arr = _as_array(y, "y")
-        if y_arr.ndim != 1:
-            raise ValueError(f"{_OWNER}: 'y' must be 1-D, got shape {y_arr.shape}.")
-        check_consistent_length(scores=S, y=y_arr)
-        try:
-            classes, codes = np.unique(y_arr, return_inverse=True)
-        except TypeError:
-            raise TypeError(f"{_OWNER}: the labels 'y' cannot be sorted.") from None
-        if classes.shape[0] != S.shape[1]:
-            raise ValueError(
-                f"{_OWNER}: 'scores' has {S.shape[1]} columns but 'y' holds {classes.shape[0]} "
-                "classes; pass one score column per class, every class present."
-            )
+        classes, codes, _ = encode_class_labels(S, y, None, owner=_OWNER)
+        check_classes_match_columns(S, classes, owner=_OWNER, name_features=False)
         probabilities = bool(
             S.min() >= 0.0 and S.max() <= 1.0 and np.allclose(S.sum(axis=1), 1.0, atol=1e-6)
         )
@@ -328,7 +321,6 @@ def compare_calibrators(
     if default is not None and default not in set(cals) | {UNCALIBRATED}:
         raise ValueError(f"{_OWNER}: 'default' must name a candidate; got {default!r}.")
     folds = _splits(cv, codes, int(rng.integers(2**31)))
-    fit_labels = codes  # calibrators see 0/1 or 0..K-1
 
     fold_of = np.empty(codes.shape[0], dtype=np.int64)
     for k, (_, test) in enumerate(folds):
@@ -342,8 +334,7 @@ def compare_calibrators(
     try:
         tasks = [(name, k) for name in cals for k in range(len(folds) + 1)]
         runs = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(
-            delayed(_fit_predict)(cals[name], S, fit_labels, folds, k, multiclass)
-            for name, k in tasks
+            delayed(_fit_predict)(cals[name], S, codes, folds, k, multiclass) for name, k in tasks
         )
         fitted = {}
         for (name, k), result in zip(tasks, runs):
