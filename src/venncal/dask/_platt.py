@@ -29,7 +29,7 @@ from venncal.core.platt import (
 )
 from venncal.exceptions import VenncalWarning, user_stacklevel
 
-__all__ = ["fit_platt"]
+__all__ = ["fit_platt", "fit_platt_passes"]
 
 _TOL, _MIN_STEP, _SIGMA = 1e-5, 1e-10, 1e-12
 # step sizes 1, 1/2, ..., tried in one pass over the data (the line search takes the first
@@ -111,9 +111,9 @@ def _objective_pass(pdf, args, points):
     return np.array([_objective(pa * f + pb, t, w) for pa, pb in points])
 
 
-def _total(dask, parts, func, *args):
+def _total(run, func, *args):
     """Sum of ``func`` over the partitions, added in partition order."""
-    results = dask.compute(*[dask.delayed(func)(p, *args) for p in parts])
+    results = run(func, *args)
     out = results[0]
     for r in results[1:]:
         out = out + r
@@ -126,12 +126,29 @@ def fit_platt(calibrator, frame, *, score, label, weight=None):
     from venncal.dask._fit import _classes
 
     owner = type(calibrator).__name__
-    max_iter = check_positive_int(calibrator.max_iter, name="max_iter", owner=owner)
-    smoothing = check_bool(calibrator.smoothing, name="smoothing", owner=owner)
+    check_positive_int(calibrator.max_iter, name="max_iter", owner=owner)
+    check_bool(calibrator.smoothing, name="smoothing", owner=owner)
     classes = _classes(dask, frame, label)
     parts = frame.to_delayed()
+
+    def run(func, *args):
+        return dask.compute(*[dask.delayed(func)(p, *args) for p in parts])
+
+    return fit_platt_passes(calibrator, classes, run, score=score, label=label, weight=weight)
+
+
+def fit_platt_passes(calibrator, classes, run, *, score, label, weight=None):
+    """The Newton fit of :func:`fit_platt`, its passes over the data run by ``run``.
+
+    ``run(func, *args)`` calls ``func(pdf, *args)`` on every partition ``pdf`` (a pandas
+    DataFrame) and returns the results in partition order; the Dask and Spark fits differ only
+    in it.
+    """
+    owner = type(calibrator).__name__
+    max_iter = check_positive_int(calibrator.max_iter, name="max_iter", owner=owner)
+    smoothing = check_bool(calibrator.smoothing, name="smoothing", owner=owner)
     base = (score, label, classes[1], weight)
-    stats = dask.compute(*[dask.delayed(_first_pass)(p, *base) for p in parts])
+    stats = run(_first_pass, *base)
     if sum(s["bad"] for s in stats):
         raise ValueError(
             f"The score column {score!r} holds {sum(s['bad'] for s in stats)} NaN or infinite "
@@ -155,11 +172,11 @@ def fit_platt(calibrator, frame, *, score, label, weight=None):
     # the standardisation of fit_platt: midpoint and half-range, then mean and deviation
     mid, half = 0.5 * lo + 0.5 * hi, 0.5 * hi - 0.5 * lo
     total_scaled, pos_scaled, g_sum = _total(
-        dask, parts, _second_pass, *base, exponent, mid if half > 0 else 0.0, half or 1.0
+        run, _second_pass, *base, exponent, mid if half > 0 else 0.0, half or 1.0
     )
     if half > 0:
         m = g_sum / n
-        sd = float(np.sqrt(_total(dask, parts, _third_pass, *base, mid, half, m)[0] / n))
+        sd = float(np.sqrt(_total(run, _third_pass, *base, mid, half, m)[0] / n))
         center, scale = (mid + m * half, half * sd) if sd > 0 else (mid, half)
     else:
         center, scale = mid, 1.0
@@ -184,11 +201,11 @@ def fit_platt(calibrator, frame, *, score, label, weight=None):
             )
     args = (*base, exponent, center, scale, tp, tn)
     a, b = 0.0, initial_intercept(n_pos, n_neg)
-    fval = float(_total(dask, parts, _objective_pass, args, [(a, b)])[0])
+    fval = float(_total(run, _objective_pass, args, [(a, b)])[0])
     gtol = _TOL * float(total_scaled) / n
     a, b, it, converged = newton_sigmoid(
-        lambda pa, pb: tuple(float(v) for v in _total(dask, parts, _newton_pass, args, pa, pb)),
-        lambda points: _total(dask, parts, _objective_pass, args, points),
+        lambda pa, pb: tuple(float(v) for v in _total(run, _newton_pass, args, pa, pb)),
+        lambda points: _total(run, _objective_pass, args, points),
         a,
         b,
         fval,
