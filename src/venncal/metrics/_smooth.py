@@ -53,6 +53,8 @@ MIN_BANDWIDTH = 1e-4
 #: The automatic bandwidth is searched in ``[_SEARCH_LOW, 1]``: below 0.001 the error itself is
 #: below 0.001 and the search stops there (as the authors' implementation does).
 _SEARCH_LOW = 1e-3
+#: Halvings of ``[0, 1]`` in the reference implementation's bandwidth search.
+_HALVINGS = 10
 #: Where the density falls below this share of its largest value the smoothed curve is NaN:
 #: the convolution's rounding (about 1e-16 of the largest value) dominates there.
 _DENSITY_FLOOR = 1e-9
@@ -127,9 +129,104 @@ def _trapezoid(values, m):
     return (values.sum() - 0.5 * (values[0] + values[-1])) / m
 
 
-def _smece_at(smoother, sigma, total):
-    t, (resid,) = smoother.sums(sigma, count=1)
-    return _trapezoid(np.abs(resid), t.shape[0] - 1) / total
+class _DefinitionSmoother(_Smoother):
+    """The definition's error: the trapezoid integral of ``|sum_i w_i K(t, f_i)(y_i - f_i)|``
+    on the grid, over the total weight."""
+
+    def error(self, sigma, total):
+        t, (resid,) = self.sums(sigma, count=1)
+        return _trapezoid(np.abs(resid), t.shape[0] - 1) / total
+
+    def curve(self, sigma, total):
+        grid, columns = self.sums(sigma)
+        return grid, columns, self.error(sigma, total)
+
+
+class _ReferenceSmoother:
+    """Kernel sums discretised as in the authors' published implementation (``relplot``).
+
+    For a bandwidth ``sigma`` the predictions are linearly binned on ``g = max(2000,
+    round(20 / sigma)) // 2 + 1`` evenly spaced points of ``[0, 1]``; the binned masses are
+    mirrored once about each end (the end points themselves are not repeated, so a mass on an
+    end point spreads only inwards: half of what the reflected kernel gives it) and convolved
+    with the Gaussian sampled on the same spacing and cut at distance 1/2; the result is read
+    by linear interpolation at ``e = max(round(10 / sigma), 200)`` evenly spaced points, and the
+    error is ``sum_j |R(t_j)| / sum_j D(t_j)`` over them, ``R`` the smoothed residual and ``D``
+    the smoothed weight. The binning of a grid size is kept for the next bandwidth that uses it.
+    """
+
+    def __init__(self, p, columns):
+        self.p = p
+        self.columns = columns
+        self._binned = {}
+
+    def _bin(self, g):
+        if g not in self._binned:
+            pos = self.p * (g - 1)
+            j = np.clip(pos.astype(np.intp), 0, g - 2)
+            frac = pos - j
+            masses = []
+            for c in self.columns:
+                v = np.bincount(j, weights=(1.0 - frac) * c, minlength=g)
+                v += np.bincount(j + 1, weights=frac * c, minlength=g)
+                masses.append(v[:g])
+            self._binned = {g: masses}  # one grid size at a time: the search moves slowly
+        return self._binned[g]
+
+    def sums(self, sigma, count=None):
+        """Evaluation points and the kernel sums of the first ``count`` columns on them."""
+        from scipy.signal import fftconvolve  # loaded on first use: slow to import
+
+        g = max(2000, round(20.0 / sigma)) // 2 + 1
+        offsets = np.linspace(0.0, 1.0, g) - 0.5
+        kernel = np.exp(-0.5 * (offsets / sigma) ** 2) / (np.sqrt(2.0 * np.pi) * sigma)
+        grid = np.linspace(0.0, 1.0, g)
+        points = np.linspace(0.0, 1.0, max(round(10.0 / sigma), 200))
+        count = len(self.columns) if count is None else count
+        out = []
+        for v in self._bin(g)[:count]:
+            mirrored = np.concatenate((v[:0:-1], v, v[-2::-1]))
+            smoothed = fftconvolve(mirrored, kernel, mode="valid")[g // 2 : g // 2 + g]
+            out.append(np.interp(points, grid, smoothed))
+        return points, out
+
+    def error(self, sigma, total):
+        points, (resid, dens) = self.sums(sigma, count=2)
+        mass = dens.sum()
+        return float(np.abs(resid).sum() / mass) if mass > 0 else 0.0
+
+    def curve(self, sigma, total):
+        points, columns = self.sums(sigma)
+        resid, dens = columns[0], columns[1]
+        mass = dens.sum()
+        value = float(np.abs(resid).sum() / mass) if mass > 0 else 0.0
+        # the density integrates to the total weight, as the definition's sums do
+        scale = total / _trapezoid(np.maximum(dens, 0.0), points.shape[0] - 1)
+        return points, [c * scale for c in columns], value
+
+
+_METHODS = ("reference", "definition")
+
+
+def _smoother(p, columns, method, min_sigma):
+    if method == "reference":
+        return _ReferenceSmoother(p, columns)
+    return _DefinitionSmoother(p, columns, min_sigma)
+
+
+def _bisected(gap):
+    """The reference implementation's search: ten halvings of ``[0, 1]``, keeping the upper
+    end, a bandwidth at most ``2**-10`` above the fixed point and never below it."""
+    if gap(1.0) > 0.0:
+        return 1.0
+    high, low = 1.0, 0.0
+    for _ in range(_HALVINGS):
+        mid = 0.5 * (high + low)
+        if mid < _SEARCH_LOW or gap(mid) > 0.0:
+            low = mid
+        else:
+            high = mid
+    return high
 
 
 def _fixed_point(smoother, total):
@@ -137,8 +234,10 @@ def _fixed_point(smoother, total):
     from scipy.optimize import brentq  # loaded on first use: slow to import
 
     def gap(sigma):
-        return _smece_at(smoother, sigma, total) - sigma
+        return smoother.error(sigma, total) - sigma
 
+    if isinstance(smoother, _ReferenceSmoother):
+        return _bisected(gap)
     if gap(_SEARCH_LOW) <= 0.0:
         return _SEARCH_LOW
     if gap(1.0) >= 0.0:  # only when every prediction is wrong by 1 (smECE = 1)
@@ -163,13 +262,18 @@ def _check_bandwidth(bandwidth, owner):
     return float(bandwidth)
 
 
-def _prepare_smooth(y_true, y_proba, sample_weight, pos_label, bandwidth, owner, curve):
+def _prepare_smooth(y_true, y_proba, sample_weight, pos_label, bandwidth, method, owner, curve):
     sigma = _check_bandwidth(bandwidth, owner)
+    if not (isinstance(method, str) and method in _METHODS):
+        raise ValueError(
+            f"The 'method' parameter of {owner} must be one of {list(_METHODS)}. "
+            f"Got {method!r} instead."
+        )
     y, p, w = prepare(y_true, y_proba, sample_weight, pos_label=pos_label)
-    columns = [w * (y - p)]
+    columns = [w * (y - p), w]
     if curve:
-        columns += [w, w * y, w * p]
-    smoother = _Smoother(p, columns, _SEARCH_LOW if sigma is None else sigma)
+        columns += [w * y, w * p]
+    smoother = _smoother(p, columns, method, _SEARCH_LOW if sigma is None else sigma)
     total = float(w.sum())
     if sigma is None:
         sigma = _fixed_point(smoother, total)
@@ -177,7 +281,9 @@ def _prepare_smooth(y_true, y_proba, sample_weight, pos_label, bandwidth, owner,
 
 
 @fill_doc
-def smooth_ece(y_true, y_proba, *, sample_weight=None, bandwidth=None, pos_label=None):
+def smooth_ece(
+    y_true, y_proba, *, sample_weight=None, bandwidth=None, method="reference", pos_label=None
+):
     """Smooth expected calibration error (smECE) of Blasiok & Nakkiran (2024).
 
     The predictions are smoothed by a Gaussian kernel reflected at 0 and 1 instead of being
@@ -194,27 +300,43 @@ def smooth_ece(y_true, y_proba, *, sample_weight=None, bandwidth=None, pos_label
     bandwidth : float, default=None
         The kernel's standard deviation ``sigma``, at least 1e-4. None: the fixed point
         ``sigma* = smECE_sigma*``, searched in ``[0.001, 1]`` (when the error at
-        ``sigma = 0.001`` is already below 0.001, the search stops there).
+        ``sigma = 0.001`` is already below 0.001, the search stops there); with
+        ``method="reference"`` by ten halvings of ``[0, 1]`` as the reference
+        implementation does (a bandwidth at most ``2**-10`` above the fixed point, where the
+        error is at most the bandwidth), with ``"definition"`` to 1e-7.
+    method : {{"reference", "definition"}}, default="reference"
+        How the kernel sums are discretised. ``"reference"``: as in the authors' published
+        implementation (the ``relplot`` package), so that the numbers agree with those
+        reported with it (to about 1e-4 for a handful of predictions, much closer for more): a
+        grid of about ``10 / sigma`` points, the kernel reflected once at each end and cut at
+        distance 1/2, and a prediction on an end point (or within one grid step of it)
+        spreading only inwards, with up to half the weight the definition gives it. This
+        matters where many predictions are 0, 1 or nearly so (trees, isotonic and histogram
+        maps): there the reference value can be smaller by several hundredths.
+        ``"definition"``: the paper's Definition 3 itself, every reflection counted, within
+        about 1e-5.
     {pos_label}
 
     Returns
     -------
     smece : float
-        In [0, 1]. With the automatic bandwidth it equals the bandwidth (or is below 0.001).
+        In [0, 1]. With the automatic bandwidth it equals the bandwidth (or is below 0.001)
+        with ``method="definition"``, and is at most the bandwidth, within about 0.001 of
+        it, with ``"reference"``.
         :func:`smooth_calibration_curve` returns the bandwidth and the smoothed curve as well.
 
     Notes
     -----
-    The kernel sums are computed on a grid of spacing at most ``sigma / 32`` with linear
-    binning and a fast Fourier transform, in time ``O(n)`` plus ``O(m log m)`` per bandwidth
-    tried (about 30 for the automatic choice); the grid changes the result by about 1e-5
-    compared with the sums over every prediction. A million predictions take a fraction of a
-    second.
+    The kernel sums are computed with linear binning on a grid and a fast Fourier transform,
+    in time ``O(n)`` per grid size plus ``O(m log m)`` per bandwidth tried (about 30 for the
+    automatic choice). With ``method="definition"`` the grid spacing is at most
+    ``sigma / 32`` and changes the result by about 1e-5 compared with the sums over every
+    prediction. A million predictions take a fraction of a second.
 
-    The kernel is reflected infinitely often (every fold of ``pi``), as in the paper's
-    definition; the authors' ``relplot`` package reflects once on each side and cuts the kernel
-    at distance 0.5, which gives the same numbers unless ``sigma*`` is large (badly
-    miscalibrated predictions).
+    With ``method="definition"`` the kernel is reflected infinitely often (every fold of
+    ``pi``), as in the paper's definition; the reference discretisation reflects once on each
+    side and cuts the kernel at distance 0.5, which changes the numbers only when ``sigma`` is
+    large (badly miscalibrated predictions) or when predictions sit at the ends.
 
     References
     ----------
@@ -245,9 +367,9 @@ def smooth_ece(y_true, y_proba, *, sample_weight=None, bandwidth=None, pos_label
     True
     """
     smoother, sigma, total = _prepare_smooth(
-        y_true, y_proba, sample_weight, pos_label, bandwidth, "smooth_ece", curve=False
+        y_true, y_proba, sample_weight, pos_label, bandwidth, method, "smooth_ece", curve=False
     )
-    return float(min(max(_smece_at(smoother, sigma, total), 0.0), 1.0))
+    return float(min(max(smoother.error(sigma, total), 0.0), 1.0))
 
 
 @dataclass(frozen=True)
@@ -289,7 +411,14 @@ class SmoothCalibrationCurve:
 
 @fill_doc
 def smooth_calibration_curve(
-    y_true, y_proba, *, sample_weight=None, bandwidth=None, n_points=201, pos_label=None
+    y_true,
+    y_proba,
+    *,
+    sample_weight=None,
+    bandwidth=None,
+    method="reference",
+    n_points=201,
+    pos_label=None,
 ):
     """Kernel-smoothed reliability curve, its density and bandwidth (Blasiok & Nakkiran 2024).
 
@@ -305,6 +434,8 @@ def smooth_calibration_curve(
     bandwidth : float, default=None
         The kernel's standard deviation, at least 1e-4; None is the automatic choice of
         :func:`smooth_ece` (the fixed point ``sigma* = smECE_sigma*``).
+    method : {{"reference", "definition"}}, default="reference"
+        The discretisation of the kernel sums, as in :func:`smooth_ece`.
     n_points : int, default=201
         Number of evenly spaced points in ``[0, 1]`` at which the curve is returned (at least
         2, at most 10**6).
@@ -339,11 +470,10 @@ def smooth_calibration_curve(
             f"The 'n_points' parameter of {owner} must be at most 1000000. Got {n_points} instead."
         )
     smoother, sigma, total = _prepare_smooth(
-        y_true, y_proba, sample_weight, pos_label, bandwidth, owner, curve=True
+        y_true, y_proba, sample_weight, pos_label, bandwidth, method, owner, curve=True
     )
-    grid, (resid, dens, pos, pred) = smoother.sums(sigma)
-    m = grid.shape[0] - 1
-    value = float(min(max(_trapezoid(np.abs(resid), m) / total, 0.0), 1.0))
+    grid, (resid, dens, pos, pred), value = smoother.curve(sigma, total)
+    value = float(min(max(value, 0.0), 1.0))
     points = np.linspace(0.0, 1.0, n_points)
     dens_t = np.interp(points, grid, dens)
     pos_t = np.interp(points, grid, pos)
