@@ -1,0 +1,27 @@
+"""Run a fitted score calibrator where the scores live: as one SQL query or an ONNX graph.
+
+:func:`to_sql` writes one query that selects every column of a table plus the calibrated
+probability ``p`` (and ``p0``, ``p1`` for Venn-Abers); :func:`to_onnx` builds an ONNX model
+with input ``score`` and outputs ``p`` (and ``p0``, ``p1``). Both compute what the
+calibrator's ``predict_proba`` computes, from the same fitted tables and coefficients: step
+maps bit for bit, parametric maps within about 1e-15. See the user guide page "Running
+calibrators in SQL, ONNX and Spark" for what each engine needs.
+
+The exports need neither scikit-learn nor onnx to import; :func:`to_onnx` imports ``onnx``
+when called (``pip install "venncal[export]"``).
+
+Examples
+--------
+>>> from venncal.calibration import VennAbersCalibrator
+>>> from venncal.export import to_sql
+>>> cal = VennAbersCalibrator().fit([0.1, 0.4, 0.35, 0.8], [0, 0, 1, 1])
+>>> query = to_sql(cal, table="scores", score_column="s")
+>>> query.splitlines()[-1][:38]
+'SELECT t.*, o.p, o.p0, o.p1 FROM score'
+"""
+
+from venncal.export._onnx import to_onnx
+from venncal.export._plan import EXPORTABLE
+from venncal.export._sql import DIALECTS, register_sqlite_math, to_sql
+
+__all__ = ["to_sql", "to_onnx", "register_sqlite_math", "DIALECTS", "EXPORTABLE"]

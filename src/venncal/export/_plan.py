@@ -1,0 +1,316 @@
+"""What a fitted calibrator computes, as a short list of stages the exports translate.
+
+A :class:`Plan` is read from the same fitted ``venncal.core`` objects the calibrator predicts
+with (through :mod:`venncal.persistence._predictor`, whose predictors call them): its step
+tables, points and coefficients, nothing refitted or recomputed. Each stage is one of a few
+kinds whose prediction rule is written down here once, for both exports:
+
+* :class:`Step`: ``values[k]`` with ``k`` the number of breakpoints ``<= x`` (``right``) or
+  ``< x``, i.e. ``values[np.searchsorted(breaks, x, side)]`` (Venn-Abers, histogram
+  binning);
+* :class:`Nearest`: the value at the nearest point, the lower one on a tie (Bayesian
+  binning, isotonic with ``rule="nearest"``);
+* :class:`Interpolate`: the monotone interpolation of
+  :func:`venncal.core.isotonic.interpolate_monotone` (isotonic);
+* :class:`Sigmoid`, :class:`Beta`, :class:`Quadratic`, :class:`Temperature`: arithmetic on
+  the score (Platt, beta, quadratic and temperature scaling).
+
+Scores are first read as the calibrator reads them: NaN has no value, infinities are read as
+the largest finite score of their sign, scores outside [0, 1] have no value for a map of
+probabilities (the calibrator refuses them), and scores are rounded to ``decimals`` when the
+calibrator rounds them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = [
+    "Plan",
+    "Step",
+    "Nearest",
+    "Interpolate",
+    "Sigmoid",
+    "Beta",
+    "Quadratic",
+    "Temperature",
+    "plan_of",
+    "EXPORTABLE",
+]
+
+#: the largest finite float64; infinite scores are read as it (with their sign)
+BIG = float(np.finfo(np.float64).max)
+#: machine epsilon: probabilities are clipped to [EPS, 1 - EPS] before their logarithms
+EPS = float(np.finfo(np.float64).eps)
+
+#: the calibrators the exports cover
+EXPORTABLE = (
+    "VennAbersCalibrator",
+    "IsotonicCalibrator",
+    "PlattCalibrator",
+    "HistogramCalibrator",
+    "BayesianBinningCalibrator",
+    "BetaCalibrator",
+    "QuadraticCalibrator",
+    "ScalingBinningCalibrator",
+    "TemperatureCalibrator",
+)
+
+# why the other calibrators of the library cannot be exported
+_WHY_NOT = {
+    "ACPCalibrator": "its intervals refit the calibrator for every test score",
+    "MulticlassVennAbersCalibrator": "it calibrates K-class score matrices, not one score",
+    "MatrixScalingCalibrator": "it calibrates K-class score matrices, not one score",
+    "DirichletCalibrator": "it calibrates K-class score matrices, not one score",
+}
+
+
+@dataclass(frozen=True)
+class Step:
+    """``values[number of breaks <= x]`` (``right``) or ``[number of breaks < x]``."""
+
+    breaks: np.ndarray
+    values: np.ndarray
+    right: bool
+
+
+@dataclass(frozen=True)
+class Nearest:
+    """The value ``y`` at the point of ``x`` nearest to the score; the lower point on a tie."""
+
+    x: np.ndarray
+    y: np.ndarray
+
+
+@dataclass(frozen=True)
+class Interpolate:
+    """Monotone linear interpolation of ``(x, y)``, constant beyond the ends."""
+
+    x: np.ndarray
+    y: np.ndarray
+
+
+@dataclass(frozen=True)
+class Sigmoid:
+    """``expit(-(a u + b))``, ``u = (x - center) / scale`` if ``standardise`` else ``x``."""
+
+    a: float
+    b: float
+    center: float
+    scale: float
+    standardise: bool
+
+
+@dataclass(frozen=True)
+class Beta:
+    """``expit(a ln s - b ln(1 - s) + c)``; ``logit``: the score is ``logit(s)``."""
+
+    a: float
+    b: float
+    c: float
+    logit: bool
+
+
+@dataclass(frozen=True)
+class Quadratic:
+    """``expit(c0 + u (c1 + c2 u))``, ``u`` the standardised log-odds clipped to ``[lo, hi]``."""
+
+    c0: float
+    c1: float
+    c2: float
+    center: float
+    scale: float
+    lo: float
+    hi: float
+    logit: bool
+
+
+@dataclass(frozen=True)
+class Temperature:
+    """``softmax(beta X + bias)[1]`` of the standardised logits ``X`` of ``[0, z]``."""
+
+    beta: float
+    bias0: float
+    bias1: float
+    scale: float
+    logit: bool
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What an export computes.
+
+    Attributes
+    ----------
+    name : str
+        The calibrator's class name.
+    stages : tuple
+        Stages applied in turn to the score (the output ``p``); empty for Venn-Abers.
+    decimals : int or None
+        Scores are rounded to this many decimals first.
+    unit : bool
+        The calibrator reads scores as probabilities and refuses those outside [0, 1].
+    venn_abers : tuple of (Step, Step, str) or None
+        The p0 and p1 tables and the merge of a Venn-Abers calibrator.
+    """
+
+    name: str
+    stages: tuple = ()
+    decimals: int | None = None
+    unit: bool = False
+    venn_abers: tuple | None = None
+
+
+def _refuse(name, why):
+    return ValueError(f"{name} cannot be exported to SQL or ONNX: {why}.")
+
+
+def _predictor(calibrator):
+    """The scikit-learn-free predictor of a calibrator, or a :class:`Plan` source."""
+    from venncal.persistence._predictor import (
+        PREDICTORS,
+        LoadedCalibrator,
+        SavedPredictor,
+        SavedVennAbers,
+    )
+
+    if type(calibrator) is LoadedCalibrator:
+        d = object.__getattribute__(calibrator, "__dict__")
+        if "_saved_predictor" in d:
+            return d["_saved_predictor"]
+    if isinstance(calibrator, SavedPredictor):
+        return calibrator
+    name = type(calibrator).__name__
+    module = type(calibrator).__module__ or ""
+    if not module.startswith("venncal."):
+        raise TypeError(
+            f"to_sql and to_onnx export fitted venncal score calibrators; got a "
+            f"{name} object. Exportable: {', '.join(EXPORTABLE)}."
+        )
+    if module.startswith("venncal.classifiers"):
+        raise _refuse(
+            name,
+            "it wraps a classifier of features; export the score calibrator it fitted "
+            "(fit one of " + ", ".join(EXPORTABLE[:3]) + ", ... on the classifier's scores)",
+        )
+    if name in _WHY_NOT:
+        raise _refuse(name, _WHY_NOT[name])
+    if name not in EXPORTABLE:
+        raise _refuse(name, "it is not one of " + ", ".join(EXPORTABLE))
+    if not hasattr(calibrator, "classes_"):
+        raise _refuse(name, "it is not fitted; call fit first")
+    if getattr(calibrator, "groups_", None) is not None:
+        raise _refuse(name, "it was fitted within groups; its map depends on a group column")
+    if name == "TemperatureCalibrator":
+        return calibrator
+    cls = PREDICTORS[name]
+    params = calibrator.get_params()
+    fitted = {k: v for k, v in vars(calibrator).items() if k.endswith("_")}
+    if not cls.accepts(params, fitted):
+        raise _refuse(name, "its fitted state is not one of a single score map")
+    if cls is SavedVennAbers:
+        return SavedVennAbers(
+            fitted["tables_"], params["merge"], fitted.get("decimals_"), fitted["classes_"]
+        )
+    return cls(params, fitted)
+
+
+def _f(x):
+    return float(x)
+
+
+def _arr(x):
+    return np.ascontiguousarray(x, dtype=np.float64)
+
+
+def plan_of(calibrator):
+    """The :class:`Plan` of a fitted binary score calibrator, or a clear refusal.
+
+    Parameters
+    ----------
+    calibrator : object
+        A fitted calibrator of :data:`EXPORTABLE`, what :func:`venncal.load` returns for one,
+        or its :class:`~venncal.persistence._predictor.SavedPredictor`.
+
+    Returns
+    -------
+    Plan
+
+    Raises
+    ------
+    TypeError
+        Not a venncal calibrator.
+    ValueError
+        A calibrator the exports do not cover (unfitted, K-class, ACP, fitted within groups,
+        a classifier wrapper), with the reason.
+
+    Examples
+    --------
+    >>> from venncal.calibration import HistogramCalibrator
+    >>> plan = plan_of(HistogramCalibrator(n_bins=2).fit([0.1, 0.2, 0.7, 0.9], [0, 0, 1, 1]))
+    >>> plan.stages[0].breaks, plan.stages[0].values
+    (array([0.5]), array([0., 1.]))
+    """
+    pred = _predictor(calibrator)
+    name = getattr(pred, "model_name", None) or type(pred).__name__
+    if name == "TemperatureCalibrator":
+        return _temperature_plan(pred)
+    decimals = getattr(pred, "decimals_", None)
+    if name == "VennAbersCalibrator":
+        t = pred.tables_
+        s0 = Step(_arr(t.breaks0), _arr(t.values0), True)
+        s1 = Step(_arr(t.breaks1), _arr(t.values1), False)
+        return Plan(name, decimals=decimals, venn_abers=(s0, s1, pred.merge))
+    fitted = pred.fitted_
+    if name == "IsotonicCalibrator":
+        step = fitted["step_function_"]
+        kind = Interpolate if pred.params_["rule"] == "interpolate" else Nearest
+        return Plan(name, (kind(_arr(step.x), _arr(step.y)),), decimals)
+    if name == "HistogramCalibrator":
+        return Plan(name, (_histogram_step(fitted["binning_"]),), decimals)
+    if name == "BayesianBinningCalibrator":
+        b = fitted["binning_"]
+        return Plan(name, (Nearest(_arr(b.positions), _arr(b.values)),), decimals)
+    if name == "PlattCalibrator":
+        return Plan(name, (_sigmoid(fitted["sigmoid_"]),))
+    if name == "ScalingBinningCalibrator":
+        stages = (_sigmoid(fitted["sigmoid_"]), _histogram_step(fitted["binning_"]))
+        return Plan(name, stages)
+    if name == "BetaCalibrator":
+        m = fitted["map_"]
+        logit = m.score_scale == "logit"
+        return Plan(name, (Beta(_f(m.a), _f(m.b), _f(m.c), logit),), unit=not logit)
+    if name == "QuadraticCalibrator":
+        from venncal.core.quadratic import _U_BOUND
+
+        m = fitted["map_"]
+        logit = m.score_scale == "logit"
+        lo, hi = max(m.lower, -_U_BOUND), min(m.upper, _U_BOUND)
+        q = Quadratic(
+            _f(m.c0), _f(m.c1), _f(m.c2), _f(m.center), _f(m.scale), _f(lo), _f(hi), logit
+        )
+        return Plan(name, (q,), unit=not logit)
+    raise _refuse(name, "it is not one of " + ", ".join(EXPORTABLE))  # pragma: no cover
+
+
+def _histogram_step(binning):
+    return Step(_arr(binning.edges[1:-1]), _arr(binning.values), True)
+
+
+def _sigmoid(sig):
+    if sig.a_scaled is None:
+        return Sigmoid(_f(sig.a), _f(sig.b), 0.0, 1.0, False)
+    return Sigmoid(_f(sig.a_scaled), _f(sig.b_scaled), _f(sig.center), _f(sig.scale), True)
+
+
+def _temperature_plan(cal):
+    name = "TemperatureCalibrator"
+    if getattr(cal, "n_features_in_", None) != 1:
+        raise _refuse(name, "it was fitted on K-class logits; only binary scores are exported")
+    m = cal.map_
+    bias = np.asarray(m.bias, dtype=np.float64).ravel()
+    logit = cal.score_type_ != "probabilities"
+    t = Temperature(_f(m.beta), _f(bias[0]), _f(bias[1]), _f(m.scale), logit)
+    return Plan(name, (t,), unit=not logit)

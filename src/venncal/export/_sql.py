@@ -1,0 +1,491 @@
+"""A fitted calibrator as one SQL query: :func:`to_sql`.
+
+The query has three parts:
+
+1. the distinct scores of the table, read as the calibrator reads them (infinities as the
+   largest finite score, rounded to its decimals, out of its domain dropped);
+2. the map on those scores, one common table expression (CTE) per step: a step table is a
+   VALUES list looked up by a running count over the scores and the breakpoints sorted
+   together (a window function: ``SUM(is_break) OVER (ORDER BY x ...)`` is the number of
+   breakpoints up to each score, i.e. ``np.searchsorted``), then an equality join; a
+   parametric map is arithmetic;
+3. every row of the table joined to its score's probability (a LEFT JOIN: a NULL score, NaN,
+   or a score out of the calibrator's domain gets NULL).
+
+Floats are written so that they read back bit for bit: ``repr`` for DuckDB (whose parser
+rounds correctly), and for SQLite and other engines an integer times a power of two,
+``CAST(m AS type) / 2^k``, which any IEEE double arithmetic evaluates exactly.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+
+from venncal.export._plan import (
+    BIG,
+    EPS,
+    Beta,
+    Interpolate,
+    Nearest,
+    Quadratic,
+    Sigmoid,
+    Step,
+    Temperature,
+    plan_of,
+)
+
+__all__ = ["to_sql", "DIALECTS"]
+
+#: the SQL dialects :func:`to_sql` writes
+DIALECTS = ("duckdb", "sqlite", "ansi")
+
+_DOUBLE = {"duckdb": "DOUBLE", "sqlite": "REAL", "ansi": "DOUBLE PRECISION"}
+_PART = r'(?:[A-Za-z_][A-Za-z0-9_$]*|"(?:[^"]|"")+")'
+_IDENT = re.compile(rf"{_PART}(?:\.{_PART})*\Z")
+_COLUMN = re.compile(rf"{_PART}\Z")
+
+
+def _check_name(value, name, pattern):
+    if not isinstance(value, str) or not pattern.match(value):
+        raise ValueError(
+            f"The {name!r} parameter of to_sql must be an SQL identifier (letters, digits and "
+            f"_, or a double-quoted name{', dotted' if name == 'table' else ''}); "
+            f"got {value!r}."
+        )
+    return value
+
+
+class _Query:
+    """Builds the common table expressions of one query."""
+
+    def __init__(self, dialect):
+        self.dialect = dialect
+        self.ctes = []
+
+    def add(self, body, hint="m", columns=None):
+        name = f"venncal_{hint}{len(self.ctes)}"
+        self.ctes.append((name if columns is None else f"{name}({columns})", body))
+        return name
+
+    def num(self, v):
+        """A float64 literal that reads back exactly."""
+        v = float(v)
+        if not math.isfinite(v):  # pragma: no cover - plans hold finite numbers
+            raise ValueError(f"cannot write the non-finite number {v!r} in SQL.")
+        if self.dialect == "duckdb":
+            r = repr(v)
+            r = r if "e" in r else r + "e0"
+            return f"({r})" if v < 0 or r.startswith("-") else r
+        n, d = v.as_integer_ratio()
+        sign = "-" if n < 0 or (n == 0 and math.copysign(1.0, v) < 0) else ""
+        n = abs(n)
+        e = 0
+        while n and n % 2 == 0 and n > (1 << 53):
+            n //= 2
+            e += 1
+        out = f"CAST({n} AS {_DOUBLE[self.dialect]})"
+        while e > 0:
+            k = min(e, 62)
+            out += f" * {1 << k}"
+            e -= k
+        k_total = d.bit_length() - 1
+        while k_total > 0:
+            k = min(k_total, 62)
+            out += f" / {1 << k}"
+            k_total -= k
+        return f"({sign}{out})"
+
+    def sql(self, final):
+        parts = ",\n".join(f"{name} AS (\n  {body}\n)" for name, body in self.ctes)
+        return f"WITH\n{parts}\n{final}\n"
+
+
+def _arith(q, prev, expr, extra=""):
+    """A CTE ``SELECT s, <expr> AS x FROM prev`` (``expr`` reads the column ``x``)."""
+    return q.add(f"SELECT s, {expr} AS x{extra} FROM {prev}", "a")
+
+
+def _expit(q, t):
+    """``1 / (1 + exp(-t))`` as scipy's expit, without an overflow of exp."""
+    return f"CASE WHEN {t} < -700.0 THEN EXP({t}) ELSE 1.0 / (1.0 + EXP(-{t})) END"
+
+
+def _log1p(t):
+    """log1p of a column: ``ln(u) t / (u - 1)`` with ``u = 1 + t``, exact when u = 1."""
+    u = f"(1.0 + {t})"
+    return f"CASE WHEN {u} = 1.0 THEN {t} ELSE LN({u}) * {t} / ({u} - 1.0) END"
+
+
+def _counts(q, prev, breaks, *, right, col="x"):
+    """CTE of (s, k): k the number of ``breaks`` <= (``right``) or < each score's ``col``."""
+    rows = ", ".join(f"({q.num(b)})" for b in breaks)
+    bt = q.add(f"VALUES {rows}", "b", "b")
+    order = "DESC" if right else "ASC"  # breaks first on a tie when they count
+    return q.add(
+        "SELECT s, k FROM (SELECT s, w, SUM(w) OVER (ORDER BY x, w "
+        f"{order} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS k FROM (SELECT s, "
+        f"{col} AS x, 0 AS w FROM {prev} UNION ALL SELECT NULL, b, 1 FROM {bt}) AS venncal_u"
+        ") AS venncal_w WHERE w = 0",
+        "k",
+    )
+
+
+def _table(q, columns, rows):
+    """A VALUES CTE with integer ``k`` first; None entries are NULL."""
+
+    def cell(v):
+        if v is None:
+            return "NULL"
+        return str(int(v)) if isinstance(v, (int, np.integer)) else q.num(v)
+
+    body = ", ".join("(" + ", ".join(cell(v) for v in row) + ")" for row in rows)
+    cols = ", ".join(columns)
+    return q.add(f"VALUES {body}", "t", cols)
+
+
+def _step(q, prev, st):
+    if st.breaks.shape[0] == 0:
+        return _arith(q, prev, q.num(st.values[0]))
+    counts = _counts(q, prev, st.breaks, right=st.right)
+    tab = _table(q, ("k", "v"), [(k, v) for k, v in enumerate(st.values)])
+    return q.add(f"SELECT c.s, t.v AS x FROM {counts} AS c JOIN {tab} AS t ON t.k = c.k", "r")
+
+
+def _nearest(q, prev, st):
+    x, y = st.x, st.y
+    K = x.shape[0]
+    if K == 1:
+        return _arith(q, prev, q.num(y[0]))
+    counts = _counts(q, prev, x, right=False, col="x")
+    rows = [(0, None, y[0], y[0])] + [(k, x[k], y[k - 1], y[k]) for k in range(1, K)]
+    rows.append((K, None, y[K - 1], y[K - 1]))
+    tab = _table(q, ("k", "xh", "yl", "yh"), rows)
+    joined = q.add(
+        f"SELECT c.s, p.x, t.xh, t.yl, t.yh, t.k FROM {counts} AS c JOIN {prev} AS p "
+        f"ON p.s = c.s JOIN {tab} AS t ON t.k = c.k",
+        "j",
+    )
+    xl = _table(q, ("k", "xl"), [(k, x[k - 1]) for k in range(1, K)])
+    return q.add(
+        "SELECT j.s, CASE WHEN j.xh IS NULL THEN j.yl WHEN (j.xh - j.x) < (j.x - l.xl) "
+        f"THEN j.yh ELSE j.yl END AS x FROM {joined} AS j LEFT JOIN {xl} AS l ON l.k = j.k",
+        "r",
+    )
+
+
+def _interpolate(q, prev, st):
+    x, y = st.x, st.y
+    K = x.shape[0]
+    if K == 1:
+        return _arith(q, prev, q.num(y[0]))
+    counts = _counts(q, prev, x, right=True)
+    rows = [(0, None, None, None, y[0], None, y[0])]
+    with np.errstate(over="ignore"):
+        for k in range(1, K):
+            xl, xh, yl, yh = x[k - 1], x[k], y[k - 1], y[k]
+            gap = xh - xl
+            if np.isinf(gap):  # halving is exact at this magnitude
+                hv, a, g = 0.5, 0.5 * xl, 0.5 * xh - 0.5 * xl
+            else:
+                hv, a, g = 1.0, xl, gap
+            rows.append((k, hv, a, g, yl, yh - yl, yh))
+    rows.append((K, None, None, None, y[K - 1], None, y[K - 1]))
+    tab = _table(q, ("k", "hv", "xa", "g", "yl", "dy", "yh"), rows)
+    lam = q.add(
+        "SELECT c.s, t.yl, t.dy, t.yh, CASE WHEN t.g IS NULL THEN NULL ELSE "
+        f"(t.hv * p.x - t.xa) / t.g END AS lam FROM {counts} AS c JOIN {prev} AS p ON "
+        f"p.s = c.s JOIN {tab} AS t ON t.k = c.k",
+        "j",
+    )
+    lam2 = q.add(
+        "SELECT s, yl, dy, yh, CASE WHEN lam IS NULL THEN NULL WHEN lam < 0.0 THEN 0.0 "
+        f"WHEN lam > 1.0 THEN 1.0 ELSE lam END AS lam FROM {lam}",
+        "j",
+    )
+    v = q.add(
+        f"SELECT s, yl, yh, CASE WHEN lam IS NULL THEN yl ELSE yl + lam * dy END AS v FROM {lam2}",
+        "j",
+    )
+    return q.add(
+        "SELECT s, CASE WHEN v < yl THEN yl WHEN v > yh THEN yh ELSE v END AS x FROM " + v, "r"
+    )
+
+
+def _standardise(q, prev, center, scale):
+    """``(x - center) / scale``, halved when the difference overflows (as the core does)."""
+    c, sc = q.num(center), q.num(scale)
+    hc, hs = q.num(0.5 * center), q.num(0.5 * scale)
+    d = q.add(f"SELECT s, x, x - {c} AS d FROM {prev}", "a")
+    return _arith(
+        q,
+        d,
+        f"CASE WHEN d > {q.num(BIG)} OR d < {q.num(-BIG)} THEN (0.5 * x - {hc}) / {hs} "
+        f"ELSE d / {sc} END",
+    )
+
+
+def _sigmoid(q, prev, st):
+    if st.a == 0.0:  # a u is 0 (or NaN, which the core reads as 0) for every score
+        from scipy.special import expit
+
+        return _arith(q, prev, q.num(float(expit(-st.b))))
+    u = _standardise(q, prev, st.center, st.scale) if st.standardise else prev
+    z = _arith(q, u, f"{q.num(st.a)} * x + {q.num(st.b)}")
+    return _arith(q, _arith(q, z, "-x"), _expit(q, "x"))
+
+
+def _prob_features(q, prev):
+    """CTE (s, f0, f1): ``ln s`` and ``-log1p(-s)`` of scores clipped to [eps, 1 - eps]."""
+    lo, hi = q.num(EPS), q.num(1.0 - EPS)
+    c = _arith(q, prev, f"CASE WHEN x < {lo} THEN {lo} WHEN x > {hi} THEN {hi} ELSE x END")
+    n = q.add(f"SELECT s, x, -x AS t FROM {c}", "a")
+    return q.add(f"SELECT s, LN(x) AS f0, -({_log1p('t')}) AS f1 FROM {n}", "f")
+
+
+def _logaddexp0(q, prev, col):
+    """CTE (s, x, L): ``np.logaddexp(0, col)`` = max(0, y) + log1p(exp(-|y|))."""
+    e = q.add(
+        f"SELECT s, x, CASE WHEN {col} > 0.0 THEN {col} ELSE 0.0 END AS m, "
+        f"EXP(-ABS({col})) AS t FROM {prev}",
+        "a",
+    )
+    return q.add(f"SELECT s, x, m + ({_log1p('t')}) AS L FROM {e}", "a")
+
+
+def _beta(q, prev, st):
+    if st.logit:
+        l0 = _logaddexp0(q, q.add(f"SELECT s, x, -x AS y FROM {prev}", "a"), "y")
+        f0 = q.add(f"SELECT s, x, -L AS f0 FROM {l0}", "a")
+        l1 = _logaddexp0(q, f0, "x")
+        feats = q.add(f"SELECT l.s, f.f0, l.L AS f1 FROM {l1} AS l JOIN {f0} AS f ON f.s = l.s")
+    else:
+        feats = _prob_features(q, prev)
+    z = q.add(
+        f"SELECT s, {q.num(st.a)} * f0 + {q.num(st.b)} * f1 + {q.num(st.c)} AS x FROM {feats}"
+    )
+    return _arith(q, z, _expit(q, "x"))
+
+
+def _log_odds(q, prev, logit):
+    if logit:
+        return prev
+    return q.add(f"SELECT s, f0 + f1 AS x FROM {_prob_features(q, prev)}")
+
+
+def _quadratic(q, prev, st):
+    u = _standardise(q, _log_odds(q, prev, st.logit), st.center, st.scale)
+    lo, hi = q.num(st.lo), q.num(st.hi)
+    u = _arith(q, u, f"CASE WHEN x < {lo} THEN {lo} WHEN x > {hi} THEN {hi} ELSE x END")
+    z = _arith(q, u, f"{q.num(st.c0)} + x * ({q.num(st.c1)} + {q.num(st.c2)} * x)")
+    return _arith(q, z, _expit(q, "x"))
+
+
+def _temperature(q, prev, st):
+    z = _log_odds(q, prev, st.logit)
+    sc, floor = q.num(st.scale), q.num(-1e300)
+    # the standardised logits of [0, z]: (0.5 [0, z] - 0.5 max(0, z)) / scale, floored
+    h = q.add(
+        "SELECT s, CASE WHEN x >= 0.0 THEN -0.5 * x ELSE 0.0 END AS h0, "
+        f"CASE WHEN x >= 0.0 THEN 0.0 ELSE 0.5 * x END AS h1 FROM {z}"
+    )
+    X = q.add(f"SELECT s, h0 / {sc} AS x0, h1 / {sc} AS x1 FROM {h}")
+    X = q.add(
+        f"SELECT s, CASE WHEN x0 < {floor} THEN {floor} ELSE x0 END AS x0, "
+        f"CASE WHEN x1 < {floor} THEN {floor} ELSE x1 END AS x1 FROM {X}"
+    )
+    beta = q.num(st.beta)
+    b0, b1 = q.num(st.bias0), q.num(st.bias1)
+    if st.beta > 0:
+        L = q.add(f"SELECT s, {beta} * x0 + {b0} AS l0, {beta} * x1 + {b1} AS l1 FROM {X}")
+    else:
+        L = q.add(f"SELECT s, 0.0 + {b0} AS l0, 0.0 + {b1} AS l1 FROM {X}")
+    m = q.add(f"SELECT s, l0, l1, CASE WHEN l0 >= l1 THEN l0 ELSE l1 END AS m FROM {L}")
+    e = q.add(f"SELECT s, EXP(l0 - m) AS e0, EXP(l1 - m) AS e1 FROM {m}")
+    return q.add(f"SELECT s, e1 / (e0 + e1) AS x FROM {e}")
+
+
+_STAGES = {
+    Step: _step,
+    Nearest: _nearest,
+    Interpolate: _interpolate,
+    Sigmoid: _sigmoid,
+    Beta: _beta,
+    Quadratic: _quadratic,
+    Temperature: _temperature,
+}
+
+
+def _rounding(q, prev, d):
+    """``round_scores``: rint(x 10^d) / 10^d (half to even), kept when already whole."""
+    f = q.num(10.0**d if d >= 0 else 10.0 ** (-d))
+    op, inv = ("*", "/") if d >= 0 else ("/", "*")
+    sc = q.add(f"SELECT s, x, x {op} {f} AS y FROM {prev}", "a")
+    fl = q.add(f"SELECT s, x, y, FLOOR(y) AS fl FROM {sc}", "a")
+    return _arith(
+        q,
+        fl,
+        f"CASE WHEN NOT (ABS(y) < {q.num(2.0**52)}) THEN x ELSE (fl + CASE WHEN y - fl > 0.5 "
+        "OR (y - fl = 0.5 AND fl - 2.0 * FLOOR(fl / 2.0) <> 0.0) THEN 1.0 ELSE 0.0 END) "
+        f"{inv} {f} END",
+    )
+
+
+_MERGE = {
+    "log": "p1 / (1.0 - p0 + p1)",
+    "square": "p1 + 0.5 * (p0 * p0 - p1 * p1)",
+    "mean": "0.5 * (p0 + p1)",
+}
+
+
+def to_sql(calibrator, *, table, score_column, dialect="duckdb"):
+    """One SQL query that calibrates the scores of a table as ``calibrator`` does.
+
+    The query selects every column of ``table`` and the calibrated probability ``p`` of the
+    positive class (``classes_[1]``); for a Venn-Abers calibrator also ``p0`` and ``p1``,
+    ``p`` being their merge by the calibrator's ``merge`` rule. Its numbers are the
+    calibrator's ``predict_proba(scores)[:, 1]`` (and ``predict_interval``): bit for bit for
+    step maps (Venn-Abers, histogram, Bayesian binning, isotonic with ``rule="nearest"``),
+    within about 1e-15 where the map needs ``LN`` and ``EXP``.
+
+    Parameters
+    ----------
+    calibrator : object
+        A fitted binary score calibrator (see :func:`venncal.export.to_onnx` for the list),
+        or what :func:`venncal.load` returns for one.
+    table : str
+        The table (or view) of scores: an identifier, dotted or double-quoted if needed.
+    score_column : str
+        The column of classifier scores.
+    dialect : {"duckdb", "sqlite", "ansi"}, default="duckdb"
+        ``"duckdb"`` writes floats as decimal literals and drops NaN scores with ``isnan``;
+        ``"sqlite"`` and ``"ansi"`` write each float as an integer times a power of two (exact
+        in any IEEE engine) and cast to ``REAL`` and ``DOUBLE PRECISION``.
+
+    Returns
+    -------
+    str
+        One query (``WITH ... SELECT``) without a trailing semicolon.
+
+    Notes
+    -----
+    What the engine needs: common table expressions, ``VALUES`` lists, window functions
+    (``SUM(...) OVER (ORDER BY ... ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)``,
+    SQLite 3.25 or later) and, for parametric maps only, ``LN``, ``EXP`` and ``ABS`` (and
+    ``FLOOR`` when the calibrator rounds scores to ``decimals``). SQLite has ``LN``, ``EXP``
+    and ``FLOOR`` when built with its math functions (Python 3.11 or later usually is: check
+    ``SELECT ln(2)``); otherwise register them with :func:`register_sqlite_math`.
+
+    Scores are read as the calibrator reads them: NULL (and NaN in DuckDB) give NULL, ``±inf``
+    is read as the largest finite score of its sign, and a calibrator of probabilities
+    (beta, quadratic, temperature scaling fitted on probabilities) gives NULL for a score
+    outside [0, 1], which its ``predict_proba`` refuses. The rows come in no particular order
+    (add ``ORDER BY``). The names of the query's own CTEs start with ``venncal_``.
+
+    Examples
+    --------
+    >>> import sqlite3
+    >>> from venncal.calibration import HistogramCalibrator
+    >>> cal = HistogramCalibrator(n_bins=2).fit([0.1, 0.2, 0.7, 0.9], [0, 0, 1, 1])
+    >>> con = sqlite3.connect(":memory:")
+    >>> _ = con.execute("CREATE TABLE t (id INTEGER, score REAL)")
+    >>> _ = con.executemany("INSERT INTO t VALUES (?, ?)", [(1, 0.3), (2, 0.8), (3, None)])
+    >>> query = to_sql(cal, table="t", score_column="score", dialect="sqlite")
+    >>> con.execute(f"SELECT id, p FROM ({query}) ORDER BY id").fetchall()
+    [(1, 0.0), (2, 1.0), (3, None)]
+    """
+    if dialect not in DIALECTS:
+        raise ValueError(
+            f"The 'dialect' parameter of to_sql must be one of {DIALECTS}; got {dialect!r}."
+        )
+    _check_name(table, "table", _IDENT)
+    _check_name(score_column, "score_column", _COLUMN)
+    plan = plan_of(calibrator)
+    q = _Query(dialect)
+    cast = f"CAST({{}} AS {_DOUBLE[dialect]})"
+    s = cast.format(score_column)
+    where = f"{score_column} IS NOT NULL"
+    if dialect == "duckdb":
+        where += f" AND NOT isnan({s})"
+    scores = q.add(f"SELECT DISTINCT {s} AS s FROM {table} WHERE {where}", "s")
+    big = q.num(BIG)
+    domain = " WHERE s >= 0.0 AND s <= 1.0" if plan.unit else ""
+    x = _arith(q, scores, f"CASE WHEN s > {big} THEN {big} WHEN s < -{big} THEN -{big} ELSE s END")
+    if domain:
+        x = q.add(f"SELECT s, x FROM {x}{domain}", "a")
+    if plan.decimals is not None:
+        x = _rounding(q, x, plan.decimals)
+    if plan.venn_abers is not None:
+        s0, s1, merge = plan.venn_abers
+        r0, r1 = _step(q, x, s0), _step(q, x, s1)
+        both = q.add(
+            f"SELECT a.s, a.x AS p0, b.x AS p1 FROM {r0} AS a JOIN {r1} AS b ON b.s = a.s", "o"
+        )
+        out = q.add(f"SELECT s, {_MERGE[merge]} AS p, p0, p1 FROM {both}", "o")
+        cols = "o.p, o.p0, o.p1"
+    else:
+        for stage in plan.stages:
+            x = _STAGES[type(stage)](q, x, stage)
+        out = q.add(f"SELECT s, x AS p FROM {x}", "o")
+        cols = "o.p"
+    final = (
+        f"SELECT t.*, {cols} FROM {table} AS t LEFT JOIN {out} AS o "
+        f"ON o.s = {cast.format('t.' + score_column)}"
+    )
+    return q.sql(final)
+
+
+def register_sqlite_math(connection):
+    """Give an SQLite connection ``LN``, ``EXP`` and ``FLOOR`` if it lacks them.
+
+    SQLite has them when built with its math functions (``SELECT ln(2)`` answers); some builds
+    are not. This registers Python's ``math.log``, ``math.exp`` and ``math.floor`` under those
+    names on ``connection`` (a :class:`sqlite3.Connection`) for the ones missing, and returns
+    the names it registered. NULL gives NULL; ``EXP`` of a large argument gives ``inf`` (SQLite
+    keeps it), as the built-in function does.
+
+    Parameters
+    ----------
+    connection : sqlite3.Connection
+
+    Returns
+    -------
+    list of str
+        The functions registered (empty when the build has them all).
+
+    Examples
+    --------
+    >>> import sqlite3
+    >>> con = sqlite3.connect(":memory:")
+    >>> _ = register_sqlite_math(con)
+    >>> con.execute("SELECT LN(1.0), EXP(0.0), FLOOR(2.5)").fetchone()
+    (0.0, 1.0, 2.0)
+    """
+    import sqlite3
+
+    def _ln(x):
+        if x is None:
+            return None
+        return math.log(x) if x > 0 else (-math.inf if x == 0 else None)
+
+    def _exp(x):
+        if x is None:
+            return None
+        try:
+            return math.exp(x)
+        except OverflowError:
+            return math.inf
+
+    def _floor(x):
+        return None if x is None else float(math.floor(x)) if math.isfinite(x) else x
+
+    added = []
+    for name, func in (("LN", _ln), ("EXP", _exp), ("FLOOR", _floor)):
+        try:
+            connection.execute(f"SELECT {name}(1.0)")
+        except sqlite3.OperationalError:
+            connection.create_function(name, 1, func, deterministic=True)
+            added.append(name)
+    return added
