@@ -38,3 +38,33 @@ def test_estimators_import_without_dask():
     assert result.returncode == 0, result.stderr
     result = _run("venncal.dask", ["dask", "distributed"])
     assert result.returncode == 0, result.stderr
+
+
+def test_export_imports_without_onnx_duckdb_sklearn():
+    """venncal.export needs onnx only inside to_onnx, and neither duckdb nor scikit-learn."""
+    result = _run("venncal.export", ["onnx", "onnxruntime", "duckdb", "sklearn"])
+    assert result.returncode == 0, result.stderr
+
+
+def test_to_onnx_without_onnx_names_the_extra():
+    code = BLOCK.format(module="venncal.export", blocked={"onnx"}) + (
+        "from venncal.core.platt import PlattSigmoid\n"
+        "from venncal.persistence._predictor import PREDICTORS\n"
+        "cal = PREDICTORS['PlattCalibrator']({}, {'classes_': [0, 1],"
+        " 'sigmoid_': PlattSigmoid(-1.0, 0.5, 1, True)})\n"
+        "try:\n    venncal.export.to_onnx(cal)\n"
+        "except ImportError as exc:\n    print(exc)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert 'pip install "venncal[export]"' in result.stdout
+
+
+def test_import_venncal_does_not_import_onnx_or_duckdb():
+    code = (
+        "import sys, venncal, venncal.export\n"
+        "print(sorted(m for m in ('onnx', 'onnxruntime', 'duckdb') if m in sys.modules))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
