@@ -42,6 +42,11 @@ LAYERS = [
     ),
     ("Dask", "Exact fits from distributed aggregates, lazy application.", ["venncal.dask"]),
     (
+        "SQL and ONNX",
+        "A fitted score calibrator as one SQL query or an ONNX graph.",
+        ["venncal.export"],
+    ),
+    (
         "Metrics",
         "Scores, calibration errors, decompositions, Venn interval metrics and rank statistics "
         "(numpy and scipy only).",

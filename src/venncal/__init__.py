@@ -84,6 +84,7 @@ _SUBPACKAGES = (
     "datasets",
     "diagnostics",
     "experiments",
+    "export",
     "metrics",
     "persistence",
     "plotting",
