@@ -23,20 +23,24 @@ Calibrator settings:
 
 Panels:
 
-* XOR and circular (``XOR/LR``, ``Circular/LR``): :func:`venncal.datasets.make_offset_xor` and
-  :func:`venncal.datasets.make_eccentric_ring`, designs whose parameters are fitted to the
-  paper's own LR, Platt, histogram, SBB and ABB rows (see :mod:`venncal.datasets._naeini` for the
-  derivation); 600 training, 600 calibration and 600 test objects, logistic regression. The LR
-  score ranks the classes no better than chance, yet its probabilities are far from 0.5, and the
-  positives lie on both sides of the negatives along it: isotonic regression and Platt scaling,
-  which keep the order of the scores, cannot repair it, while binning methods can.
+* XOR and circular (``XOR/LR``, ``Circular/LR``): designs chosen from the paper's description
+  of the data and its uncalibrated LR row only, never from a calibrator's result (the derivation
+  is in :mod:`venncal.experiments.studies._naeini_designs`): standard normal features labelled
+  by the signs' agreement (XOR) or by a circle holding half the mass, with one side of the
+  plane stretched by a factor fitted to the LR row on draws of their own; 600 training, 600
+  calibration and 600 test objects, logistic regression. LR's score ranks the classes no better
+  than chance, and the positives lie at both ends of it (XOR) or in its middle (circular):
+  isotonic regression and Platt scaling, which keep the order of the scores, cannot repair it,
+  while binning methods can.
+* ``XOR [...]/LR``, ``Circular [...]/LR``: the sensitivity family, designs the description and
+  the LR row do not rule out, each one parameter away from the central design (the stretch
+  times 0.8 and 1.2, the symmetric design, correlated or elliptical features, 10% of labels
+  flipped). They give the band of each cell
+  (:mod:`venncal.experiments.studies._naeini_agreement`) and show which comparisons hold on
+  every design; they have no tables of their own.
 * ``Separable/LR``: the linearly separable data the paper also simulates
   (:func:`venncal.datasets.make_separable`); the paper gives no numbers for it ("uniformly
   excellent").
-* ``XOR-symmetric/LR``, ``Circular-symmetric/LR``: a sensitivity panel with the earlier,
-  symmetric designs (:func:`venncal.datasets.make_xor`, ``make_circular``), tuned to the paper's
-  best accuracies rather than to its LR row; the paper's (a) and (b) numbers are shown beside them
-  for reference only.
 * Adult: 2,000 / 600 / 600 objects drawn at random; logistic regression, naive Bayes and a linear
   SVM.
 * SPECT: the given split; the 80 training objects train the classifier and the calibrator, the
@@ -60,6 +64,8 @@ import pandas as pd
 
 from venncal.experiments.report import StudyResult
 from venncal.experiments.runner import cell_seed
+from venncal.experiments.studies import _naeini_agreement as agreement
+from venncal.experiments.studies import _naeini_designs as designs
 from venncal.experiments.studies._common import fmt, load_cached, quiet, run_cells
 from venncal.experiments.studies._naeini_checks import study_checks
 
@@ -79,35 +85,38 @@ CALIBRATORS = {
 METHODS = ("base",) + tuple(CALIBRATORS) + ("ceiling",)
 METRICS = ("AUC", "Acc", "RMSE", "MCE", "ECE")
 
+#: simulated dataset -> its design, for the XOR and circular designs and their sensitivity
+#: family (``"XOR [offset +0.2]"``, ...); the central designs are ``"XOR"`` and ``"Circular"``
+DESIGNS = {
+    (ds if label == "central" else f"{ds} [{label}]"): design
+    for ds in ("XOR", "Circular")
+    for label, design in designs.design_family(ds).items()
+}
+#: the panels of the sensitivity family other than the central designs: no tables of their own
+FAMILY_PANELS = {
+    p for ds in ("XOR", "Circular") for p in designs.family_panels(ds) if p != f"{ds}/LR"
+}
+
 #: (dataset, classifier) -> paper panel whose numbers are shown beside ours
 PANELS = {
     ("XOR", "LR"): "a",
     ("Circular", "LR"): "b",
     ("Separable", "LR"): "separable",
-    ("XOR-symmetric", "LR"): "a",
-    ("Circular-symmetric", "LR"): "b",
     ("Adult", "NB"): "c",
     ("Adult", "SVM"): "d",
     ("Adult", "LR"): "e",
     ("SPECT", "NB"): "f",
     ("SPECT", "SVM"): "g",
     ("SPECT", "LR"): "h",
+    **{(name, "LR"): "a" if name.startswith("XOR") else "b" for name in DESIGNS if "[" in name},
 }
 
-#: simulated dataset -> name of its generator in venncal.datasets
-SIMULATED = {
-    "XOR": "make_offset_xor",
-    "Circular": "make_eccentric_ring",
-    "Separable": "make_separable",
-    "XOR-symmetric": "make_xor",
-    "Circular-symmetric": "make_circular",
-}
+#: simulated dataset from venncal.datasets -> name of its generator
+SIMULATED = {"Separable": "make_separable"}
 
 #: table titles of the panels that are not the paper's own
 _TITLES = {
     "Separable": "Linearly separable data (section 3; no numbers in the paper), LR, ours",
-    "XOR-symmetric": "Sensitivity: XOR with symmetric clusters, LR, ours (paper's (a))",
-    "Circular-symmetric": "Sensitivity: centred ring, LR, ours (paper's (b))",
 }
 
 
@@ -198,10 +207,10 @@ def _lr_intervals(clf, X_train, X):
 def _data(dataset, config, seed):
     """(X_train, y_train, X_cal, y_cal, X_test, y_test) for one repetition."""
     rng = np.random.default_rng(seed)
-    if dataset in SIMULATED:
+    if _simulated(dataset):
         n1, n2, n3 = config["n_train"], config["n_cal"], config["n_test"]
-        ds = _generator(dataset)(n1 + n2 + n3, random_state=seed)
-        X, y = np.asarray(ds.X, float), np.asarray(ds.y)
+        X, y = _model(dataset).sample(n1 + n2 + n3, random_state=seed)
+        X, y = np.asarray(X, float), np.asarray(y)
         idx = rng.permutation(len(y))
         a, b, c = idx[:n1], idx[n1 : n1 + n2], idx[n1 + n2 :]
     elif dataset == "Adult":
@@ -221,10 +230,17 @@ def _data(dataset, config, seed):
     return X[a], y[a], X[b], y[b], X[c], y[c]
 
 
-def _generator(dataset):
+def _simulated(dataset):
+    return dataset in DESIGNS or dataset in SIMULATED
+
+
+def _model(dataset):
+    """The simulated dataset's model: ``model.sample(n, random_state)`` draws from it."""
+    if dataset in DESIGNS:
+        return DESIGNS[dataset]
     import venncal.datasets
 
-    return getattr(venncal.datasets, SIMULATED[dataset])
+    return getattr(venncal.datasets, SIMULATED[dataset])(1, random_state=0).meta["model"]
 
 
 def ceiling(model, clf, n_samples, random_state):
@@ -280,8 +296,8 @@ def run_cell(cell):
             else:
                 proba = cal.predict_proba(s_test)
             rows.append({"method": col, **_metrics(yte, proba[:, 1])})
-        if dataset in SIMULATED and cell.get("ceiling_samples", 0) > 0:
-            model = _generator(dataset)(1, random_state=0).meta["model"]
+        if _simulated(dataset) and cell.get("ceiling_samples", 0) > 0:
+            model = _model(dataset)
             rows.append(
                 {"method": "ceiling", **ceiling(model, clf, cell["ceiling_samples"], seed + 1)}
             )
@@ -331,6 +347,8 @@ def run(config, *, out_csv=None, n_jobs=1, backend="loky", scheduler=None, progr
     tables = {}
     head = {}
     for panel in config["panels"]:
+        if panel in FAMILY_PANELS:  # shown in the agreement tables only
+            continue
         dataset, code = panel.split("/")
         letter = PANELS[(dataset, code)]
         pp = paper[paper["panel"] == letter]
@@ -356,8 +374,11 @@ def run(config, *, out_csv=None, n_jobs=1, backend="loky", scheduler=None, progr
         [m for m in present if any(m in r for r in head.values())]
     ]
     tables = {"ECE of every calibrator, ours (paper)": headline, **tables}
+    agree_tables, agree_notes = _agreement(raw, paper, config)
+    tables.update(agree_tables)
 
-    checks = study_checks(raw)
+    # the paper's claims are checked on the central designs; the family has its own table
+    checks = study_checks(raw[~raw["panel"].isin(FAMILY_PANELS)])
 
     missing = [c for c in CALIBRATORS if c not in present]
     notes = [
@@ -375,15 +396,20 @@ def run(config, *, out_csv=None, n_jobs=1, backend="loky", scheduler=None, progr
         "printed). ACP: the logistic model's 95% Wald interval, adjustment "
         f"`{config['acp_adjustment']}` (`symmetric`: a bin of the interval's length centred on "
         "the prediction).",
-        "XOR and Circular are designs fitted to the paper's LR, Platt, histogram, SBB and ABB "
-        "rows (venncal.datasets.make_offset_xor and make_eccentric_ring); the symmetric designs "
-        "are a sensitivity panel. `ceiling` is the ideal calibrator of the LR score, "
+        "XOR and Circular are designs chosen from the paper's description of the data and its "
+        "uncalibrated LR row only (standard normal features; the signs' agreement, or a circle "
+        "holding half the mass; one side stretched by a factor fitted to the LR row on separate "
+        "draws; see venncal.experiments.studies._naeini_designs): every calibrator cell is held "
+        "out. The sensitivity family (`XOR [...]`, `Circular [...]`) "
+        "changes one design parameter at a time and gives each cell's band. "
+        "`ceiling` is the ideal calibrator of the LR score, "
         "P(y = 1 | score) estimated from "
         f"{config['ceiling_samples']:,} fresh draws of the generator and scored on as many "
         "others: no calibrator of the score can do better, except by chance (ACP's bins also use "
         "each prediction's standard error, so it is not bound by it).",
         "Checks compare methods on the same draws: a claim holds when the mean paired "
         "difference exceeds two of its standard errors (over the draws stated in each line).",
+        *agree_notes,
     ]
     if missing:
         notes.append("Not available in this installation, so left out: " + ", ".join(missing) + ".")
@@ -399,6 +425,59 @@ def run(config, *, out_csv=None, n_jobs=1, backend="loky", scheduler=None, progr
         wall_time=wall_time,
         checks=checks,
     )
+
+
+def _agreement(raw, paper, config):
+    """The agreement tables of the simulated panels and one summary note per panel."""
+    tables, notes = {}, []
+    for dataset, letter in (("XOR", "a"), ("Circular", "b")):
+        if f"{dataset}/LR" not in config["panels"]:
+            continue
+        cells = agreement.cell_table(raw, paper, dataset, letter)
+        n_designs = int(cells["n_designs"].max())
+        tables[f"Agreement, Table 2({letter}) {dataset}: every cell, fitted or held out"] = (
+            pd.DataFrame(
+                {
+                    "cell": cells["method"] + " " + cells["metric"],
+                    "role": cells["role"],
+                    "ours": cells["ours"].map(fmt),
+                    "paper": cells["paper"].map(fmt),
+                    "ours - paper": cells["diff"].map(lambda v: f"{v:+.3f}"),
+                    "sd of one draw": cells["sd_draw"].map(fmt),
+                    "se of our mean": cells["se_mean"].map(fmt),
+                    f"band over {n_designs} designs": cells["band_low"].map(fmt)
+                    + " to "
+                    + cells["band_high"].map(fmt),
+                }
+            ).set_index("cell")
+        )
+        for role, s in agreement.summary(cells).items():
+            notes.append(
+                f"{dataset}, {role} cells ({s['cells']}): median |ours - paper| "
+                f"{s['median |ours - paper|']:.3f}, {s[f'within {agreement.NEAR}']} within "
+                f"{agreement.NEAR}; median spread of one draw {s['median sd of one draw']:.3f}, "
+                f"of our mean {s['median se of our mean']:.3f}; the paper's value inside the "
+                f"band of the {n_designs} designs in {s['paper inside the band']} of them."
+            )
+        concl = agreement.conclusions(raw, dataset)
+        if len(concl):
+            tables[f"Comparisons on every design, {dataset} (positive: the first is better)"] = (
+                pd.DataFrame(
+                    {
+                        "comparison": concl["comparison"] + ", " + concl["metric"],
+                        "central design": concl["central"].map(lambda v: f"{v:+.3f}")
+                        + " +- "
+                        + concl["central_2se"].map(fmt),
+                        "band over the designs": concl["low"].map(lambda v: f"{v:+.3f}")
+                        + " to "
+                        + concl["high"].map(lambda v: f"{v:+.3f}"),
+                        "holds (beyond 2 se) on": concl["holds"].astype(str)
+                        + " of "
+                        + concl["designs"].astype(str),
+                    }
+                ).set_index("comparison")
+            )
+    return tables, notes
 
 
 def _figures(config):
@@ -425,7 +504,7 @@ def _figures(config):
                 cal = cls(**_calibrator_kwargs(col, kwargs, config)).fit(s_cal, ycal)
                 ax2.plot(grid, cal.predict_proba(grid)[:, 1], label=col)
             # the ideal calibrator of this score, P(y = 1 | score), from fresh draws
-            model = _generator(ds)(1, random_state=0).meta["model"]
+            model = _model(ds)
             Xbig, ybig = model.sample(50_000, random_state=np.random.default_rng(seed + 1))
             s_big = _score(clf, Xbig)
             order = np.argsort(s_big)
