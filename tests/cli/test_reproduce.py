@@ -17,7 +17,10 @@ def test_reproduce_writes_the_report_and_prints_the_headline(tmp_path, tiny):
     assert res.exit_code == 0, res.output
     assert "Brier score decomposition" in res.output
     assert "true posterior" in res.output
-    assert "[ok]" in res.output
+    # quick mode judges the claims with their standard errors: the identity is confirmed,
+    # nothing is printed as a failure, and the verdicts are counted
+    assert "[confirmed] [identity" in res.output
+    assert "[FAILED]" not in res.output and "Checks: " in res.output
     for name in ("report.html", "report.md", "results.csv", "cells.csv", "brier_curves.png"):
         assert (out / name).is_file(), name
     assert "data:image/png;base64," in (out / "report.html").read_text()
@@ -100,3 +103,20 @@ def test_a_file_the_manifest_does_not_list_is_never_replaced(tmp_path, tiny, fla
     assert res.exit_code == 2, res.output
     assert f"{name!r} exists and was not written by venncal" in res.output
     assert (out / name).read_bytes() == b"the user's notes\n"
+
+
+@pytest.mark.slow
+def test_naeini_quick_mode_prints_no_failure(tmp_path):
+    # three draws per panel: a claim within noise is inconclusive, never FAILED
+    out = tmp_path / "naeini"
+    res = invoke("naeini-2014", "--quick", "--out", str(out), "--no-progress")
+    assert res.exit_code == 0, res.output
+    assert "[FAILED]" not in res.output
+    assert "inconclusive at this size" in res.output
+    assert "Quick mode judges each claim" in res.output
+
+
+def test_full_mode_keeps_strict_verdicts(tmp_path, tiny):
+    res = invoke("tasche-2022", "--full", "--out", str(tmp_path / "f"), "--no-progress")
+    assert res.exit_code == 0, res.output
+    assert "[passed] [identity" in res.output and "inconclusive" not in res.output

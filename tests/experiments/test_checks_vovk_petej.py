@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 
-from venncal.experiments.studies.vovk_petej_2014 import SVA_PAIRED, check_claims
+from venncal.experiments.studies.vovk_petej_2014 import SVA_PAIRED, check_claims, paper_va_sva_gaps
 
 
 def _agg(**losses):
@@ -48,3 +48,27 @@ def test_finite_dir_everywhere_fails():
 def test_sva_far_from_va_fails():
     bad = dict(GOOD, **{SVA_PAIRED: [0.6, 0.5, 0.7]})
     assert not _only(check_claims(_agg(**bad)), "SVA is close to VA")
+
+
+def test_closeness_fails_when_va_and_sva_are_swapped():
+    swapped = dict(GOOD, VA=GOOD[SVA_PAIRED], **{SVA_PAIRED: GOOD["VA"]})
+    assert not _only(check_claims(_agg(**swapped)), "SVA is close to VA")
+
+
+def test_closeness_fails_when_va_is_shifted_by_a_tenth():
+    for shift in (0.1, -0.1):
+        moved = dict(GOOD, VA=[v + shift for v in GOOD["VA"]])
+        assert not _only(check_claims(_agg(**moved)), "SVA is close to VA")
+
+
+def test_closeness_tolerance_comes_from_the_paper_table():
+    paper = paper_va_sva_gaps()
+    # the paper's 45 cells: median +0.017, quartiles -0.007 and +0.046, VA ahead in 31
+    assert paper["n"] == 45 and round(paper["va_ahead"] * 45) == 31
+    assert abs(paper["median"] - 0.017) < 1e-9 and abs(paper["q75"] - 0.046) < 1e-9
+    # a median gap just above the upper quartile fails, just below holds
+    for gap, ok in ((paper["q75"] - 0.002, True), (paper["q75"] + 0.002, False)):
+        sva = [v + gap for v in GOOD["VA"]]
+        assert (
+            bool(_only(check_claims(_agg(**dict(GOOD, **{SVA_PAIRED: sva}))), "SVA is close")) is ok
+        )

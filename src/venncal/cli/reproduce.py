@@ -257,8 +257,18 @@ def reproduce(study, quick, out, force, resume, n_jobs, backend, scheduler, prog
     click.echo(headline_name)
     click.echo(to_text(headline, result.digits))
     if result.checks:
+        from venncal.experiments.claims import summary_counts, verdict
+
         click.echo("")
-        for claim, ok in result.checks.items():
-            click.echo(f"[{'ok' if ok else 'FAILED'}] {claim}")
+        for claim, value in result.checks.items():
+            click.echo(f"[{verdict(value, result.mode)}] {claim}")
+        counts = summary_counts(result.checks, result.mode)
+        click.echo("")
+        click.echo("Checks: " + ", ".join(f"{n} {v}" for v, n in counts.items()) + ".")
+        if result.mode == "quick":
+            click.echo(
+                "Quick mode judges each claim with its draw-to-draw standard error; "
+                "--full gives the strict verdicts."
+            )
     click.echo("")
     click.echo(f"Report: {paths['html']}")

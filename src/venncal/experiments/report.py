@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from venncal.experiments._files import write_bytes, write_csv, write_text
+from venncal.experiments.claims import summary_counts, verdict
 
 __all__ = ["StudyResult", "format_value", "to_markdown", "report_files", "write_report"]
 
@@ -56,8 +57,9 @@ class StudyResult:
         The study's parameters (sizes, repetitions, seeds), written to the report.
     wall_time : float
         Seconds spent computing, filled in by the study.
-    checks : dict of str -> bool
-        The qualitative claims of the paper checked on these results (name -> holds).
+    checks : dict of str -> Check or bool
+        The claims of the paper checked on these results (statement ->
+        :class:`venncal.experiments.claims.Check`, or a bare truth value).
     digits : int
         Decimals shown for numbers in the Markdown, HTML and terminal tables.
     """
@@ -277,6 +279,37 @@ img { max-width: 100%; }
 """
 
 
+def is_alarm(mark):
+    """Whether a verdict (from :func:`venncal.experiments.claims.verdict`) is shown as a failure.
+
+    Examples
+    --------
+    >>> is_alarm("FAILED"), is_alarm("inconclusive at this size"), is_alarm("contradicted")
+    (True, False, True)
+    """
+    return mark in ("FAILED", "contradicted", "design NOT met") or mark.endswith(
+        "(not refuted here)"
+    )
+
+
+def _checks_intro(result):
+    counts = summary_counts(result.checks, result.mode)
+    tally = ", ".join(f"{n} {v}" for v, n in counts.items())
+    if result.mode == "quick":
+        return (
+            f"Quick mode ({tally}): each claim is judged with the draw-to-draw standard error "
+            "of the quantities involved: *confirmed* or *contradicted* when the run is past "
+            "the claim's threshold by more than t standard errors (Student's 97.5% quantile, "
+            "at least 2), *inconclusive at this size* otherwise. Full mode gives the strict "
+            "verdicts."
+        )
+    return (
+        f"{tally}. Strict verdicts of each check's rule (stated in its line); *design* checks "
+        "test what a simulated design was built to do, not a claim of the paper; a claim the "
+        "paper's own table contradicts is reported as such."
+    )
+
+
 def _figure_png(fig, dpi):
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
@@ -346,11 +379,15 @@ def write_report(result, out_dir, *, digits=None, dpi=110):
         html_body.append(_markdown_to_html(note))
     if result.checks:
         md += ["## Checks of the paper's claims", ""]
-        html_body.append("<h2>Checks of the paper's claims</h2><ul>")
-        for claim, ok in result.checks.items():
-            mark = "holds" if ok else "does NOT hold"
+        html_body.append("<h2>Checks of the paper's claims</h2>")
+        intro = _checks_intro(result)
+        md += [intro, ""]
+        html_body.append(_markdown_to_html(intro))
+        html_body.append("<ul>")
+        for claim, value in result.checks.items():
+            mark = verdict(value, result.mode)
             md.append(f"- {claim}: **{mark}**")
-            cls = "pass" if ok else "fail"
+            cls = "fail" if is_alarm(mark) else "pass"
             html_body.append(
                 f"<li>{_inline_to_html(claim)}: <strong class='{cls}'>{mark}</strong></li>"
             )
