@@ -67,6 +67,11 @@ from venncal.experiments.runner import cell_seed
 from venncal.experiments.studies import _naeini_agreement as agreement
 from venncal.experiments.studies import _naeini_designs as designs
 from venncal.experiments.studies._common import fmt, load_cached, quiet, run_cells
+from venncal.experiments.studies._naeini_acp import (
+    acp_variant_rows,
+    acp_variants_note,
+    with_acp_variants,
+)
 from venncal.experiments.studies._naeini_checks import study_checks
 
 NAME = "naeini-2014"
@@ -134,6 +139,7 @@ def default_config(mode="quick"):
         "hist_strategy": "quantile",
         "abb_averaging": "exact",
         "acp_adjustment": "symmetric",
+        "acp_variants": [0.5],
         "ceiling_samples": 200_000 if full else 50_000,
         "base_seed": 0,
     }
@@ -296,6 +302,8 @@ def run_cell(cell):
             else:
                 proba = cal.predict_proba(s_test)
             rows.append({"method": col, **_metrics(yte, proba[:, 1])})
+            if col == "ACP":  # the same calibrator with narrower intervals
+                rows += acp_variant_rows(cal, clf, Xtr, Xte, s_test, yte, cell, _metrics)
         if _simulated(dataset) and cell.get("ceiling_samples", 0) > 0:
             model = _model(dataset)
             rows.append(
@@ -320,6 +328,7 @@ def run(config, *, out_csv=None, n_jobs=1, backend="loky", scheduler=None, progr
         "hist_strategy",
         "abb_averaging",
         "acp_adjustment",
+        "acp_variants",
         "ceiling_samples",
         "base_seed",
     )
@@ -342,7 +351,7 @@ def run(config, *, out_csv=None, n_jobs=1, backend="loky", scheduler=None, progr
     )
     mean = raw.groupby(["panel", "method"], sort=False)[list(METRICS)].mean()
     paper = _paper()
-    present = [m for m in METHODS if m in set(raw["method"])]
+    present = with_acp_variants(METHODS, set(raw["method"]))
 
     tables = {}
     head = {}
@@ -411,6 +420,7 @@ def run(config, *, out_csv=None, n_jobs=1, backend="loky", scheduler=None, progr
         "difference exceeds two of its standard errors (over the draws stated in each line).",
         *agree_notes,
     ]
+    notes.append(acp_variants_note(config))
     if missing:
         notes.append("Not available in this installation, so left out: " + ", ".join(missing) + ".")
     return StudyResult(
