@@ -28,7 +28,7 @@ total growth ``g1`` since then: the term at ``l*`` is still at least ``e^-g1 / (
 ratio of the two is below ``2^-1021 N e^g1``; until the next fresh row it grows by at most
 ``e^g2`` more, with ``g1 + g2 <= 600``. Such a term thus stays below ``2^-1021 N e^600 < e^-92``
 of its row's largest term (N below the 4 million of the log-factorial tables): far less than
-the ``e^-50`` that the pruned scans neglect anyway (``_LOG_CUTOFF`` in the main module).
+the ``e^-50`` that the pruned scans neglect anyway (``_LOG_CUTOFF`` in :mod:`venncal.core._bayesian_binning_passes`).
 
 Pruning. A row covers the bins ``[l, u]`` with ``l`` in an active range. Its ends move with the
 bound of the main module: every term beyond an end is at most the term at the end times
