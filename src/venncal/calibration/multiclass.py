@@ -53,16 +53,13 @@ estimates", KDD 2002 (one-vs-rest with normalisation).
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.validation import check_is_fitted
 
-from venncal._blas import single_blas_thread
 from venncal._validation import (
-    _as_array,
     _label_array,
     check_bool,
     check_consistent_length,
@@ -70,10 +67,37 @@ from venncal._validation import (
     check_sample_weight,
 )
 from venncal.calibration._multiclass_groups import fit_group_tables, predict_in_groups
-from venncal.calibration._top_label import TOP_LABEL, fit_top_label, predict_top_label
-from venncal.core.coupling import COUPLINGS, couple
-from venncal.core.merge import MERGES, merge, merge_cross
-from venncal.core.venn_abers import IVAPTables, ivap_fit
+
+# the tables and the prediction live in venncal.core, where a loaded model file runs them
+# without scikit-learn; names also imported from here by the other K-class estimators
+from venncal.core.class_scores import (  # noqa: F401
+    ShiftedColumns,
+    check_probabilities_as_fitted,
+    check_score_matrix,
+    class_log_scores,
+    log_sum_exp,
+)
+from venncal.core.coupling import COUPLINGS
+from venncal.core.merge import MERGES
+from venncal.core.multiclass_venn_abers import (  # noqa: F401
+    _ROWS_PER_BATCH,
+    CALIBRATOR_STRATEGIES,
+    PAIRWISE_MAX_CLASSES,
+    STRATEGIES,
+    OneVsRestTables,
+    PairwiseTables,
+    PooledOneVsRestTables,
+    PooledPairwiseTables,
+    _check_class_weights,
+    _fitted_on_log_probabilities,
+    combine,
+    combine_batched,
+    fit_tables,
+    predict_venn_abers,
+    resolve_strategy,
+    venn_abers_class_scores,
+)
+from venncal.core.top_label import TOP_LABEL, fit_top_label
 
 __all__ = [
     "MulticlassVennAbersCalibrator",
@@ -85,104 +109,7 @@ __all__ = [
     "class_log_scores",
 ]
 
-STRATEGIES = ("auto", "ovr", "pairwise")
-#: the calibrator's strategies (the classifier's, and top-label)
-CALIBRATOR_STRATEGIES = STRATEGIES + (TOP_LABEL,)
 SCORE_TYPES = ("auto", "logits", "probabilities", "raw")
-PAIRWISE_MAX_CLASSES = 100
-_ROWS_PER_BATCH = 2**21  # test rows x pairs held at once by pairwise prediction
-_LOG_TINY = np.log(np.finfo(np.float64).tiny)
-
-
-def check_score_matrix(scores, *, name="scores", owner, n_classes=None):
-    """Return a finite float64 (n, K) matrix; one-line errors otherwise."""
-    arr = _as_array(scores, name)
-    if arr.ndim != 2:
-        raise ValueError(
-            f"'{name}' of {owner} must be a 2-D (n_samples, n_classes) matrix of per-class "
-            f"scores, got shape {arr.shape}. Reshape your data; for two classes and one score "
-            "column use VennAbersCalibrator."
-        )
-    if arr.dtype.kind == "c":
-        raise ValueError(f"'{name}' of {owner} holds complex numbers; Complex data not supported.")
-    try:
-        arr = np.ascontiguousarray(arr, dtype=np.float64)
-    except (ValueError, TypeError):
-        raise TypeError(f"'{name}' of {owner} must hold numbers, got {arr.dtype}.") from None
-    if arr.shape[1] == 0:
-        raise ValueError(
-            f"'{name}' of {owner} has 0 feature(s) (shape={arr.shape}) while a minimum of 2 is "
-            "required (one score column per class)."
-        )
-    if arr.shape[0] == 0:
-        raise ValueError(f"'{name}' of {owner} is empty; at least one row is needed.")
-    if n_classes is not None and arr.shape[1] != n_classes:
-        raise ValueError(
-            f"'{name}' of {owner} has {arr.shape[1]} column(s) but it was fitted with "
-            f"{n_classes} classes; pass one score column per class, in the order of classes_."
-        )
-    finite = np.isfinite(arr)
-    if not finite.all():
-        kind = "NaN" if np.isnan(arr).any() else "infinite"
-        row = int(np.flatnonzero(~finite.all(axis=1))[0])
-        raise ValueError(
-            f"'{name}' of {owner} holds {kind} values (first in row {row}); scores must be finite."
-        )
-    return arr
-
-
-def class_log_scores(S, score_type):
-    """Per-class log-probabilities t of a score matrix (see the module docstring).
-
-    Parameters
-    ----------
-    S : ndarray of shape (n, K)
-    score_type : {"logits", "probabilities", "raw"}
-
-    Returns
-    -------
-    t : ndarray of shape (n, K)
-
-    Examples
-    --------
-    >>> class_log_scores(np.array([[0.0, np.log(3.0)]]), "logits").round(4)
-    array([[-1.3863, -0.2877]])
-    """
-    if score_type == "raw":
-        return S
-    if score_type == "probabilities":
-        with np.errstate(divide="ignore"):
-            return np.maximum(np.log(S), _LOG_TINY)
-    return np.subtract(S, log_sum_exp(S)[:, None])
-
-
-def log_sum_exp(S):
-    """log sum_k exp(S[i, k]) per row, by blocks of rows (small temporaries at large n K)."""
-    lse = np.empty(S.shape[0])
-    step = max(1, 2**20 // S.shape[1])
-    for lo in range(0, S.shape[0], step):
-        block = S[lo : lo + step]
-        top = block.max(axis=1, keepdims=True)
-        lse[lo : lo + step] = top[:, 0] + np.log(np.exp(block - top).sum(axis=1))
-    return lse
-
-
-class ShiftedColumns:
-    """The columns of S - shift[:, None], computed one at a time (one-vs-rest needs no more).
-
-    At n = 5 * 10^4 and K = 1000 this saves building a second n x K matrix.
-    """
-
-    def __init__(self, S, shift):
-        self.S = S
-        self.shift = shift
-        self.shape = S.shape
-
-    def column(self, k):
-        return self.S[:, k] - self.shift
-
-    def __getitem__(self, rows):
-        return ShiftedColumns(self.S[rows], self.shift[rows])
 
 
 def resolve_score_type(S, score_type, *, owner):
@@ -198,17 +125,6 @@ def resolve_score_type(S, score_type, *, owner):
             "score_type='logits' for unnormalised scores."
         )
     return score_type
-
-
-def _check_class_weights(y, w, K, owner):
-    if w is None:
-        return
-    total = np.bincount(y, weights=w, minlength=K)
-    if (total <= 0).any():
-        raise ValueError(
-            f"'sample_weight' of {owner} is zero on every example of class index "
-            f"{int(np.argmin(total))}; give it positive weight."
-        )
 
 
 def encode_class_labels(S, y, sample_weight, *, owner):
@@ -241,211 +157,6 @@ def check_classes_match_columns(S, classes, *, owner, name_features=True):
             f"{classes.shape[0]} classes; pass one score column per class (every class "
             "needs calibration examples)."
         )
-
-
-def check_probabilities_as_fitted(scores, score_type, *, owner):
-    """Raise if a calibrator fitted on probabilities gets scores outside [0, 1]."""
-    if score_type == "probabilities" and ((scores < 0).any() or (scores > 1).any()):
-        raise ValueError(f"'scores' of {owner} must be probabilities in [0, 1], as at fit time.")
-
-
-def _fitted_on_log_probabilities(tables):
-    """Whether one-vs-rest tables of probabilities were fitted on their logarithms (model
-    files written before one-vs-rest ranked probabilities as given): a breakpoint below 0 is
-    a logarithm, never a probability. Such tables keep predicting from logarithms."""
-    if tables is None:  # fitting now
-        return False
-    inner = tables.tables if hasattr(tables, "tables") else (getattr(tables, "table", None),)
-    return any(t is not None and ((t.breaks0 < 0).any() or (t.breaks1 < 0).any()) for t in inner)
-
-
-def _column(t, k):
-    return t.column(k) if isinstance(t, ShiftedColumns) else t[:, k]
-
-
-@dataclass(frozen=True)
-class OneVsRestTables:
-    """K binary Venn-Abers predictors, class k against the rest with the score column k."""
-
-    K: int
-    tables: tuple
-
-    def pairs(self, t):
-        """(p0, p1), each of shape (m, K)."""
-        m = t.shape[0]
-        p0 = np.empty((m, self.K))
-        p1 = np.empty((m, self.K))
-        for k, tab in enumerate(self.tables):
-            p0[:, k], p1[:, k] = tab.predict_unchecked(np.ascontiguousarray(_column(t, k)))
-        return p0, p1
-
-
-def _fit_one_vs_rest(t, y, w, K):
-    tables = tuple(
-        ivap_fit(_column(t, k), (y == k).astype(np.int8), sample_weight=w) for k in range(K)
-    )
-    return OneVsRestTables(int(K), tables)
-
-
-class _Pairs:
-    """The pairs i < j of K classes, and the (m, K, K) matrix of pairwise probabilities."""
-
-    @property
-    def iu(self):
-        return np.triu_indices(self.K, 1)
-
-    def matrix(self, r):
-        """The (m, K, K) matrix of a pairwise probability r of shape (m, n_pairs)."""
-        R = np.full((r.shape[0], self.K, self.K), 0.5)
-        i, j = self.iu
-        R[:, i, j] = r
-        R[:, j, i] = 1.0 - r
-        return R
-
-
-@dataclass(frozen=True)
-class PairwiseTables(_Pairs):
-    """K(K - 1)/2 binary Venn-Abers predictors, class i against class j on their examples."""
-
-    K: int
-    tables: tuple
-
-    def pairs(self, t):
-        """(p0, p1), each of shape (m, n_pairs): P(y = i | y in {i, j}) for i < j."""
-        m = t.shape[0]
-        n_pairs = len(self.tables)
-        p0 = np.empty((m, n_pairs))
-        p1 = np.empty((m, n_pairs))
-        for q, (i, j, tab) in enumerate(zip(*self.iu, self.tables)):
-            p0[:, q], p1[:, q] = tab.predict_unchecked(t[:, i] - t[:, j])
-        return p0, p1
-
-
-def _fit_pairwise(t, y, w, K):
-    members = [np.flatnonzero(y == k) for k in range(K)]
-    tables = []
-    for i, j in zip(*np.triu_indices(K, 1)):
-        idx = np.concatenate([members[i], members[j]])
-        y01 = np.zeros(idx.shape[0], dtype=np.int8)
-        y01[: members[i].shape[0]] = 1
-        tables.append(
-            ivap_fit(t[idx, i] - t[idx, j], y01, sample_weight=None if w is None else w[idx])
-        )
-    return PairwiseTables(int(K), tuple(tables))
-
-
-@dataclass(frozen=True)
-class PooledOneVsRestTables:
-    """One binary Venn-Abers predictor shared by the K one-vs-rest problems.
-
-    Its calibration pairs are (t_k(x_i), [y_i = k]) for every example i and class k: n K pairs,
-    n of them positive, so that small classes borrow strength from the others (as temperature
-    scaling shares one parameter among the classes).
-    """
-
-    K: int
-    table: IVAPTables
-
-    def pairs(self, t):
-        """(p0, p1), each of shape (m, K)."""
-        p0, p1 = self.table.predict_unchecked(np.ascontiguousarray(t).ravel())
-        return p0.reshape(t.shape), p1.reshape(t.shape)
-
-
-def _fit_pooled_one_vs_rest(t, y, w, K):
-    y01 = (y[:, None] == np.arange(K)[None, :]).astype(np.int8).ravel()
-    ww = None if w is None else np.repeat(w, K)
-    return PooledOneVsRestTables(int(K), ivap_fit(t.ravel(), y01, sample_weight=ww))
-
-
-@dataclass(frozen=True)
-class PooledPairwiseTables(_Pairs):
-    """One binary Venn-Abers predictor shared by the K(K - 1)/2 pairwise problems.
-
-    Its calibration pairs are, for every example i and every class j != y_i, the score
-    difference d = t_{y_i}(x_i) - t_j(x_i) labelled 1 and its mirror -d labelled 0: 2 n (K - 1)
-    pairs, symmetric, so that r(-d) = 1 - r(d) for the log and mean merges, and the orientation of a pair
-    does not matter.
-    """
-
-    K: int
-    table: IVAPTables
-
-    def pairs(self, t):
-        """(p0, p1), each of shape (m, n_pairs): P(y = i | y in {i, j}) for i < j."""
-        i, j = self.iu
-        D = t[:, i] - t[:, j]
-        p0, p1 = self.table.predict_unchecked(D.ravel())
-        return p0.reshape(D.shape), p1.reshape(D.shape)
-
-
-def _fit_pooled_pairwise(t, y, w, K):
-    n = t.shape[0]
-    d = t[np.arange(n), y][:, None] - t
-    other = np.arange(K)[None, :] != y[:, None]
-    d = d[other]
-    scores = np.concatenate([d, -d])
-    y01 = np.zeros(scores.shape[0], dtype=np.int8)
-    y01[: d.shape[0]] = 1
-    ww = None if w is None else np.tile(np.repeat(w, K - 1), 2)
-    return PooledPairwiseTables(int(K), ivap_fit(scores, y01, sample_weight=ww))
-
-
-def resolve_strategy(strategy, K):
-    """``"auto"``: pairwise up to ``PAIRWISE_MAX_CLASSES`` classes, one-vs-rest beyond."""
-    if strategy == "auto":
-        return "pairwise" if K <= PAIRWISE_MAX_CLASSES else "ovr"
-    return strategy
-
-
-def fit_tables(t, y, w, K, strategy, pooled, *, owner):
-    """Fit the binary predictors of ``strategy`` on class scores ``t`` (n, K), labels 0..K-1."""
-    counts = np.bincount(y, minlength=K)
-    if (counts == 0).any():
-        raise ValueError(
-            f"The calibration examples of {owner} lack class index {int(np.argmin(counts))}; "
-            "every class needs calibration examples."
-        )
-    _check_class_weights(y, w, K, owner)
-    if strategy == "ovr":
-        return (_fit_pooled_one_vs_rest if pooled else _fit_one_vs_rest)(t, y, w, K)
-    if K > PAIRWISE_MAX_CLASSES:
-        raise ValueError(
-            f"strategy='pairwise' of {owner} needs K(K - 1)/2 = {K * (K - 1) // 2} pairwise "
-            f"probabilities and a K x K coupling per object; it is offered up to "
-            f"{PAIRWISE_MAX_CLASSES} classes, got {K}. Use strategy='ovr'."
-        )
-    return (_fit_pooled_pairwise if pooled else _fit_pairwise)(t, y, w, K)
-
-
-def combine(pairs, tables, strategy, merge_rule, coupling):
-    """Probabilities (m, K) and intervals (m, K, 2) from per-fold pairs of shape (F, m, ...)."""
-    p0, p1 = pairs
-    if strategy == "ovr":
-        p = merge_cross(p0, p1, merge_rule) if p0.shape[0] > 1 else merge(p0[0], p1[0], merge_rule)
-        lo, hi = p0.min(axis=0), p1.max(axis=0)
-        return p / p.sum(axis=1, keepdims=True), np.stack([lo, hi], axis=2)
-    r = merge_cross(p0, p1, merge_rule) if p0.shape[0] > 1 else merge(p0[0], p1[0], merge_rule)
-    # many small K x K systems: one BLAS thread each is much faster than threads per system
-    with single_blas_thread():
-        proba = couple(tables.matrix(r), coupling)
-        a = couple(tables.matrix(p0.min(axis=0)), coupling)
-        b = couple(tables.matrix(p1.max(axis=0)), coupling)
-    return proba, np.stack([np.minimum(a, b), np.maximum(a, b)], axis=2)
-
-
-def combine_batched(predict_pairs, m, tables, strategy, merge_rule, coupling):
-    """:func:`combine` over row batches, so that pairwise prediction has bounded memory."""
-    n_pairs = tables.K if strategy == "ovr" else tables.K * tables.K
-    step = max(1, _ROWS_PER_BATCH // max(n_pairs, 1))
-    probas, intervals = [], []
-    for lo in range(0, m, step):
-        pr, iv = combine(
-            predict_pairs(slice(lo, min(m, lo + step))), tables, strategy, merge_rule, coupling
-        )
-        probas.append(pr)
-        intervals.append(iv)
-    return np.concatenate(probas), np.concatenate(intervals)
 
 
 class MulticlassVennAbersCalibrator(ClassifierMixin, BaseEstimator):
@@ -599,18 +310,8 @@ class MulticlassVennAbersCalibrator(ClassifierMixin, BaseEstimator):
         return fit_tables(t, y_enc, w, K, self.strategy_, self.pooled, owner=owner)
 
     def _class_scores(self, S):
-        if self.strategy_ == "ovr" and self.score_type_ in ("probabilities", "raw"):
-            # Venn-Abers uses only the order of the scores: probabilities are ranked as given,
-            # since their logarithm would merge scores one ulp apart (a different answer)
-            if not _fitted_on_log_probabilities(getattr(self, "tables_", None)):
-                return S
-        if self.score_type_ == "logits" and self.strategy_ != TOP_LABEL:
-            # pairwise differences of logits are those of their log-softmax: skip its rounding
-            if self.strategy_ == "pairwise":
-                return S
-            if not self.pooled:
-                return ShiftedColumns(S, log_sum_exp(S))
-        return class_log_scores(S, self.score_type_)
+        tables = getattr(self, "tables_", None)
+        return venn_abers_class_scores(S, self.score_type_, self.strategy_, self.pooled, tables)
 
     def _predict(self, scores, groups=None):
         check_is_fitted(self, "classes_")
@@ -623,14 +324,7 @@ class MulticlassVennAbersCalibrator(ClassifierMixin, BaseEstimator):
         return self._predict_tables(self.tables_, t)
 
     def _predict_tables(self, tables, t):
-        if self.strategy_ == TOP_LABEL:
-            return predict_top_label(tables, t, self.merge)
-
-        def pairs(rows):
-            p0, p1 = tables.pairs(t[rows])
-            return p0[None], p1[None]
-
-        return combine_batched(pairs, t.shape[0], tables, self.strategy_, self.merge, self.coupling)
+        return predict_venn_abers(tables, t, self.strategy_, self.merge, self.coupling)
 
     def predict_proba(self, scores, *, groups=None):
         """Calibrated class probabilities.

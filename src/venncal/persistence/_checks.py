@@ -306,7 +306,7 @@ def _multiclass_tables(*, pairwise, pooled):
 
     def check(container, where):
         # the container was decoded, so its module is loaded
-        from venncal.calibration.multiclass import PAIRWISE_MAX_CLASSES
+        from venncal.core.multiclass_venn_abers import PAIRWISE_MAX_CLASSES
 
         K = container.__dict__.get("K")
         f.integer(2, PAIRWISE_MAX_CLASSES if pairwise else 2**31 - 1)(K, f"{where}.K")
@@ -323,7 +323,7 @@ def _multiclass_tables(*, pairwise, pooled):
     return check
 
 
-_MC = "venncal.calibration.multiclass."
+_MC = "venncal.core.multiclass_venn_abers."
 
 
 def _check_monitor_state(state, where):
@@ -413,7 +413,7 @@ _CHECKS = {
     _MC + "PairwiseTables": _multiclass_tables(pairwise=True, pooled=False),
     _MC + "PooledOneVsRestTables": _multiclass_tables(pairwise=False, pooled=True),
     _MC + "PooledPairwiseTables": _multiclass_tables(pairwise=True, pooled=True),
-    "venncal.calibration._top_label.TopLabelTables": _check_top_label,
+    "venncal.core.top_label.TopLabelTables": _check_top_label,
     "venncal.core.matrix_scaling.MatrixScalingMap": _check_matrix_scaling,
     "venncal.core.dirichlet.DirichletMap": _check_dirichlet,
     "venncal.core.isotonic.IsotonicStepFunction": _check_isotonic,
@@ -674,7 +674,7 @@ def _structure_matches(fitted, params, where):
 _MULTICLASS_TABLES = _one_of_types(
     *(_MC + name for name in ("OneVsRestTables", "PairwiseTables")),
     *(_MC + name for name in ("PooledOneVsRestTables", "PooledPairwiseTables")),
-    "venncal.calibration._top_label.TopLabelTables",
+    "venncal.core.top_label.TopLabelTables",
 )
 
 _EXPECTED = {
@@ -804,7 +804,7 @@ _EXPECTED = {
     ("MulticlassVennAbersCalibrator", "score_type_"): f.one_of("logits", "probabilities", "raw"),
     ("MulticlassVennAbersCalibrator", "strategy_"): f.one_of("ovr", "pairwise", "top-label"),
     ("MulticlassVennAbersCalibrator", "strategy"): f.param(
-        check_option, "venncal.calibration.multiclass:CALIBRATOR_STRATEGIES"
+        check_option, "venncal.core.multiclass_venn_abers:CALIBRATOR_STRATEGIES"
     ),
     ("MulticlassVennAbersCalibrator", "pooled"): f.param(check_bool),
     ("MulticlassVennAbersCalibrator", "coupling"): f.param(
