@@ -99,3 +99,33 @@ def test_bad_adjustment_and_bad_interval():
     cal = ACPCalibrator().fit([0.1, 0.2], [0, 1])
     with pytest.raises(ValueError, match="lower <= upper"):
         cal.predict_proba([0.1], interval=[[0.5, 0.1]])
+
+
+def test_the_level_of_the_model_intervals_sets_the_bin_width():
+    # a narrower Wald interval gives a nested, narrower bin: at 50% each bin holds at most the
+    # calibration scores of the 95% bin, and the output is the fraction of positives inside it
+    import numpy as np
+    from sklearn.linear_model import LogisticRegression
+
+    from venncal.calibration.acp import ACPCalibrator, logistic_wald_interval
+    from venncal.core.acp import symmetric_interval
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(900, 2))
+    y = (rng.random(900) < 1 / (1 + np.exp(-X[:, 0]))).astype(int)
+    lr = LogisticRegression().fit(X[:300], y[:300])
+    s_cal, s_test = lr.predict_proba(X[300:600])[:, 1], lr.predict_proba(X[600:])[:, 1]
+    cal = ACPCalibrator().fit(s_cal, y[300:600])
+    bins = {}
+    for level in (0.5, 0.95):
+        iv = logistic_wald_interval(lr, X[:300], X[600:], confidence=level)
+        lo, hi = symmetric_interval(s_test, iv[:, 0], iv[:, 1])
+        inside = (s_cal[None, :] >= lo[:, None]) & (s_cal[None, :] <= hi[:, None])
+        bins[level] = inside
+        # the naive definition: the fraction of positives among calibration scores in the bin
+        held = inside.sum(axis=1) > 0
+        naive = (inside * y[300:600]).sum(axis=1)[held] / inside.sum(axis=1)[held]
+        got = cal.predict_proba(s_test, interval=iv)[:, 1]
+        np.testing.assert_allclose(got[held], naive, rtol=1e-12)
+    assert np.all(bins[0.5] <= bins[0.95])
+    assert bins[0.5].sum() < bins[0.95].sum()

@@ -21,6 +21,11 @@ What the papers say, and what is done here:
   ``[p_in - (u - l) / 2, p_in + (u - l) / 2]`` (:func:`symmetric_interval`); mirroring the longer
   or the shorter side of ``[l, u]`` would also be symmetric, and is not implemented. The
   unadjusted interval ``[l, u]`` stays available as an explicit option.
+* **Level.** The papers state 95%. How wide the bins are matters more than how they are
+  adjusted: reproducing Naeini et al.'s Table 2, 95% bins hold half the calibration scores or
+  more and miss the paper's ACP rows on simulated data, where 50-68% intervals reproduce them
+  on designs fitted to the paper's other rows (``venncal.experiments.studies._naeini_acp``);
+  the level is a parameter of :func:`wald_interval` and of the estimator's intervals.
 * **Closed bins.** A calibration prediction equal to an end point is inside.
 * **Empty bin.** When no calibration prediction lies inside, the bin is widened to the
   nearest distinct calibration prediction (the lower one on a tie), so every test prediction gets
