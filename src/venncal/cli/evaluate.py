@@ -17,7 +17,13 @@ from venncal.cli._io import (
     read_table,
     write_table,
 )
-from venncal.cli._options import force_option, label_option, no_plots_option, out_dir_option
+from venncal.cli._options import (
+    force_option,
+    label_option,
+    no_plots_option,
+    out_dir_option,
+    progress_option,
+)
 from venncal.cli._outputs import (
     describe_write_error,
     plan_out_dir,
@@ -255,8 +261,19 @@ def _plot(y, columns, out_dir, n_bins, strategy, intervals=None, overwrite=None)
 )
 @no_plots_option("With --out-dir, write metrics.csv only.")
 @force_option("Overwrite existing files in --out-dir.")
+@progress_option()
 def evaluate(
-    file, label_col, proba_cols, positive, interval, n_bins, strategy, out_dir, no_plots, force
+    file,
+    label_col,
+    proba_cols,
+    positive,
+    interval,
+    n_bins,
+    strategy,
+    out_dir,
+    no_plots,
+    force,
+    progress=None,
 ):
     """Print calibration and accuracy metrics of probability columns of FILE (CSV or Parquet).
 
@@ -287,6 +304,22 @@ def evaluate(
             wanted = [k for k in wanted if k not in _INTERVAL_FILES]
         paths = plan_out_dir(out_dir, {k: _FILES[k] for k in wanted}, [file], force)
         replace = plan_overwrites(paths, force)  # decided now: a file appearing later is kept
+    from venncal.cli._progress import Steps
+
+    steps = ["reading", "metrics"] + ["intervals"] * (interval is not None)
+    steps += ["writing"] * (out_dir is not None)
+    with Steps(steps, progress) as bar:
+        return _evaluate(
+            bar, file, label_col, proba_cols, positive, interval, n_bins, strategy, out_dir,
+            no_plots, force, paths, replace if out_dir is not None else None,
+        )  # fmt: skip
+
+
+def _evaluate(
+    bar, file, label_col, proba_cols, positive, interval, n_bins, strategy, out_dir, no_plots,
+    force, paths, replace,
+):  # fmt: skip
+    bar.start(f"reading {file}")
     frame = read_table(file, "FILE")
     y = labels_column(frame, label_col, file, positive=positive, one_class_ok=True)
     columns = {name: probabilities_column(frame, name, file) for name in proba_cols}
@@ -302,6 +335,7 @@ def evaluate(
             raise InputError(f"--interval: {interval[0]!r} must not exceed {interval[1]!r}.")
         intervals = (p0, p1)
 
+    bar.start("metrics")
     table = metrics_table(y, columns, n_bins=n_bins, strategy=strategy)
     click.echo(f"{file}: {len(y)} rows, {int(y.sum())} positive")
     click.echo(_format(table))
@@ -312,6 +346,7 @@ def evaluate(
             err=True,
         )
     if intervals is not None:
+        bar.start("intervals")
         coverage = interval_table(y, *intervals, n_bins=n_bins, strategy=strategy)
         click.echo("")
         click.echo(
@@ -321,6 +356,7 @@ def evaluate(
         click.echo(_format(coverage.to_frame().T))
     if out_dir is None:
         return
+    bar.start(f"writing {out_dir}")
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
         write_table(

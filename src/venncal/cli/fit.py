@@ -7,29 +7,33 @@ from pathlib import Path
 import click
 
 from venncal.cli._extras import require_extra
-from venncal.cli._fitting import (
-    calibrator_options,
-    fit_calibrator,
-    make_calibrator,
-    read_calibration,
-)
+from venncal.cli._fitting import calibrator_options, make_calibrator
 from venncal.cli._io import InputError, check_not_an_input, check_output_free, check_table_file
 from venncal.cli._options import (
     backend_options,
     force_option,
     label_option,
     out_option,
+    progress_option,
     score_option,
 )
+from venncal.cli._pooled import fit_file
 
 __all__ = ["fit", "fit_local", "BACKENDS"]
 
 
-def fit_local(calibrator, cal_file, *, score, label, weight=None, positive=None, method):
-    """Fit ``calibrator`` on ``cal_file`` in this process; return it and the row count."""
-    s, y, w = read_calibration(cal_file, score, label, weight, positive)
-    fit_calibrator(calibrator, s, y, w, method=method, source=cal_file)
-    return calibrator, {"rows": int(s.shape[0]), "positives": int(y.sum())}
+def fit_local(
+    calibrator, cal_file, *, score, label, weight=None, positive=None, method, progress=None
+):
+    """Fit ``calibrator`` on ``cal_file`` in this process; return it and the row count.
+
+    Count-based methods read the file in chunks pooled by distinct score (memory bounded by
+    the distinct scores, see :mod:`venncal.cli._pooled`); the others read every row.
+    """
+    info = fit_file(
+        calibrator, cal_file, score, label, weight, positive, method=method, progress=progress
+    )
+    return calibrator, info
 
 
 def fit_dask(calibrator, cal_file, *, score, label, weight=None, positive=None, method, scheduler):
@@ -69,6 +73,7 @@ def _check_model_path(out, force, inputs):
 @calibrator_options
 @out_option("The model file to write (.json).")
 @force_option()
+@progress_option()
 @backend_options(
     BACKENDS, "Where to fit: in this process, or on a Dask cluster (pip install 'venncal[dask]')."
 )
@@ -84,6 +89,7 @@ def fit(
     weight_col,
     out,
     force,
+    progress,
     backend,
     scheduler,
 ):
@@ -108,6 +114,8 @@ def fit(
         kwargs["scheduler"] = scheduler
     elif scheduler is not None:
         raise InputError("--scheduler applies to --backend dask only.")
+    else:
+        kwargs["progress"] = progress
     calibrator, info = BACKENDS[backend](calibrator, cal_file, **kwargs)
 
     import venncal

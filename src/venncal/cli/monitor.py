@@ -8,7 +8,7 @@ import click
 import numpy as np
 
 from venncal.cli._io import InputError, check_not_an_input, check_output_free, check_table_file
-from venncal.cli._options import force_option, label_option, score_option
+from venncal.cli._options import force_option, label_option, progress_option, score_option
 from venncal.cli._stream import Sink, _column, open_source, score_array
 
 __all__ = ["monitor", "label_array", "PathSketch"]
@@ -163,7 +163,8 @@ def _plot(sketch, threshold, alarm, alpha, out, overwrite):
 @click.option("--plot", "plot", type=click.Path(dir_okay=False), default=None,
               help="Draw the martingale path to this picture (e.g. monitor.png).")  # fmt: skip
 @force_option("Overwrite --out and --plot if they exist.")
-def monitor(stream, score_col, label_col, positive, alpha, n_bins, out, plot, force):
+@progress_option()
+def monitor(stream, score_col, label_col, positive, alpha, n_bins, out, plot, force, progress=None):
     """Test whether the probabilities in STREAM stay calibrated, row by row, in time order.
 
     STREAM is one or more CSV or Parquet files (or folders of Parquet files), read in order and
@@ -207,7 +208,10 @@ def monitor(stream, score_col, label_col, positive, alpha, n_bins, out, plot, fo
     where = None  # (file, row in file) of the alarm
     columns = list(dict.fromkeys([score_col, label_col]))
     offset, file_offset, current = 0, 0, None
-    with Sink(out, "--out") if out is not None else _NoSink() as sink:
+    from venncal.cli._progress import progress_bar
+
+    bar = progress_bar(source.num_rows, progress, desc="monitoring")
+    with bar, Sink(out, "--out") if out is not None else _NoSink() as sink:
         for path, chunk in source.chunks(columns):
             if path != current:
                 current, file_offset = path, 0
@@ -231,6 +235,7 @@ def monitor(stream, score_col, label_col, positive, alpha, n_bins, out, plot, fo
                 _write_path(sink, rows, values, mon.alarm_index_)
             offset += p.shape[0]
             file_offset += p.shape[0]
+            bar.update(p.shape[0])
         if offset == 0:
             raise InputError("STREAM has no data rows; nothing to monitor.")
     if plot is not None:

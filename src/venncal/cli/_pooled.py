@@ -1,0 +1,356 @@
+"""Calibration rows read in chunks and pooled by distinct score, for ``venncal fit``.
+
+Venn-Abers, isotonic regression, histogram binning and Bayesian binning see their calibration
+data only through the weight of each class at each distinct score (see
+:mod:`venncal.core.counts`). :func:`read_pooled` reads a calibration table in chunks (CSV or
+Parquet files, folders of Parquet files), sums each chunk by distinct score and label, and
+pools the sums: memory grows with the number of distinct scores, never with the rows. The
+pooled rows, weighted by their counts, fit the calibrator that the rows themselves fit, bit for
+bit (tested), since whole-number sums are exact in any order.
+
+What the pooled reading cannot reproduce exactly is left to the in-memory reading
+(:func:`venncal.cli._fitting.read_calibration`), which then gives its own answer or its own
+one-line error: fractional weights (whose float sums depend on the order of addition),
+anything wrong with the input (a bad score or weight, a missing label, more than two labels),
+and label columns of other types than numbers, booleans and text.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from venncal.cli._io import InputError
+
+__all__ = ["POOLED_METHODS", "Pooled", "Unpoolable", "fit_file", "fit_pooled", "read_pooled"]
+
+#: the --method values whose fit depends on the rows only through per-score class weights
+POOLED_METHODS = frozenset({"venn-abers", "isotonic", "histogram", "sbb", "abb"})
+
+#: whole-number sums stay exact in float64 below this
+_EXACT = 2.0**53
+
+
+class Unpoolable(Exception):
+    """The rows need the in-memory reading (it gives the answer, or the error, exactly)."""
+
+
+def fit_file(calibrator, path, score, label, weight=None, positive=None, *, method, progress=None):
+    """Fit ``calibrator`` (``--method`` ``method``) on the calibration table ``path``; return
+    ``{"rows", "positives"}``.
+
+    Pooled by distinct score (memory bounded by the distinct scores) for
+    :data:`POOLED_METHODS`, else, or when the input needs it, every row read in memory.
+    """
+    from venncal.cli._fitting import fit_calibrator, read_calibration
+
+    if method in POOLED_METHODS:
+        try:
+            pooled = read_pooled(path, score, label, weight, positive, progress=progress)
+        except Unpoolable:
+            pass
+        else:
+            fit_pooled(calibrator, pooled, method=method, source=path)
+            return pooled.info
+    from venncal.cli._progress import Steps
+
+    with Steps(["reading", "fitting"], progress) as steps:
+        steps.start(f"reading {path}")
+        s, y, w = read_calibration(path, score, label, weight, positive)
+        steps.start(f"fitting {method}")
+        fit_calibrator(calibrator, s, y, w, method=method, source=path)
+    return {"rows": int(s.shape[0]), "positives": int(y.sum())}
+
+
+class _Pool:
+    """Per-score sums of two label keys' weights, pooled across chunks.
+
+    Tables of chunks wait in a list and are merged into the running table once they hold as
+    many rows as it does, so merging costs O(k log k) in all for k distinct scores.
+    """
+
+    def __init__(self, weighted):
+        self.weighted = weighted
+        dtype = np.float64 if weighted else np.int64
+        self.table = (np.empty(0), np.empty(0, dtype), np.empty(0, dtype))
+        self.waiting = []
+        self.waiting_rows = 0
+
+    def add(self, s, key, w):
+        """Add a chunk: scores, label key 0/1 (int8) and weights (None: unit weights)."""
+        if w is not None:
+            keep = w > 0
+            if not keep.all():
+                s, key, w = s[keep], key[keep], w[keep]
+        if s.shape[0] == 0:
+            return
+        order = np.argsort(s, kind="stable")
+        s = s[order]
+        start = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
+        if w is None:
+            c1 = np.add.reduceat(key[order].astype(np.int64), start)
+            c0 = np.diff(np.r_[start, s.shape[0]]) - c1
+        else:
+            w = w[order]
+            ones = key[order].astype(bool)
+            c1 = np.add.reduceat(np.where(ones, w, 0.0), start)
+            c0 = np.add.reduceat(np.where(ones, 0.0, w), start)
+        self.waiting.append((s[start], c0, c1))
+        self.waiting_rows += start.shape[0]
+        if self.waiting_rows >= max(self.table[0].shape[0], 1 << 16):
+            self._merge()
+
+    def _merge(self):
+        """Pool the waiting tables, then add them into the running table (sorted merge)."""
+        if not self.waiting:
+            return
+        parts, self.waiting, self.waiting_rows = self.waiting, [], 0
+        add = _pooled_parts(parts)
+        del parts
+        values, c0, c1 = self.table
+        at = np.searchsorted(values, add[0])
+        found = at < values.shape[0]
+        found[found] = values[at[found]] == add[0][found]
+        c0[at[found]] += add[1][found]
+        c1[at[found]] += add[2][found]
+        del values, c0, c1
+        if found.all():
+            return
+        new = ~found
+        at, add = at[new], [a[new] for a in add]
+        table, self.table = list(self.table), None
+        for i in range(3):  # one array at a time: the old one is freed before the next
+            table[i] = np.insert(table[i], at, add[i])
+        self.table = tuple(table)
+
+    def result(self):
+        """The pooled ``(values, weight of key 0, weight of key 1)``, values increasing."""
+        self._merge()
+        return self.table
+
+
+def _pooled_parts(parts):
+    """One table (values increasing, distinct) of several tables' values and sums."""
+    if len(parts) == 1:
+        return parts[0]
+    values = np.concatenate([p[0] for p in parts])
+    c0 = np.concatenate([p[1] for p in parts])
+    c1 = np.concatenate([p[2] for p in parts])
+    order = np.argsort(values, kind="stable")
+    values, c0, c1 = values[order], c0[order], c1[order]
+    start = np.flatnonzero(np.r_[True, values[1:] != values[:-1]])
+    if start.shape[0] < values.shape[0]:
+        c0, c1 = np.add.reduceat(c0, start), np.add.reduceat(c1, start)
+        values = values[start]
+    return values, c0, c1
+
+
+def _label_keys(col, csv, pa, pc):
+    """The distinct values of a chunk's label column, or Unpoolable for a kind the in-memory
+    reading handles (missing values, NaN, other types)."""
+    from venncal.cli._csv import MISSING_TEXTS
+
+    if col.null_count:
+        raise Unpoolable()
+    kind = col.type
+    if csv:
+        keys = pc.unique(col).to_pylist()
+        if any(k in MISSING_TEXTS for k in keys):  # pandas reads these as missing
+            raise Unpoolable()
+        return keys
+    if not (
+        pa.types.is_integer(kind)
+        or pa.types.is_floating(kind)
+        or pa.types.is_boolean(kind)
+        or pa.types.is_string(kind)
+        or pa.types.is_large_string(kind)
+    ):
+        raise Unpoolable()
+    keys = pc.unique(col).to_pylist()
+    if pa.types.is_floating(kind) and any(k != k for k in keys):
+        raise Unpoolable()
+    return keys
+
+
+def _resolve_labels(keys, label, kind, path, positive):
+    """0/1 of each label key as the in-memory reading gives it, and the keys as it shows them.
+
+    The keys become a table read as the whole column would be (CSV text by pandas, which
+    infers the type from the values, Parquet values by their own type), then
+    :func:`~venncal.cli._io.labels_column` decides: the same classes, positive class and errors.
+    """
+    from venncal.cli._io import labels_column
+
+    if kind == "csv":
+        import csv
+        import io
+
+        import pandas as pd
+
+        text = io.StringIO()
+        writer = csv.writer(text, lineterminator="\n")
+        writer.writerow([label])
+        writer.writerows([k] for k in keys)
+        frame = pd.read_csv(io.StringIO(text.getvalue()), index_col=False)
+    else:
+        import pyarrow as pa
+
+        from venncal.cli._stream import arrow_frame
+
+        frame = arrow_frame(pa.table({label: pa.array(keys, type=kind)}))
+    if frame.shape[0] != len(keys) or frame[label].isna().any():
+        raise Unpoolable()
+    y = labels_column(frame, label, path, positive=positive)
+    return np.asarray(y, dtype=np.int8), frame[label]
+
+
+def read_pooled(path, score, label, weight=None, positive=None, *, what="CAL_FILE", progress=None):
+    """Calibration rows pooled by distinct score and class, as a :class:`Pooled`.
+
+    Raises :class:`Unpoolable` when the in-memory reading must decide.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from venncal.cli._progress import progress_bar
+    from venncal.cli._stream import check_number_columns, open_source, score_array
+
+    try:
+        source = open_source([path], what)
+    except InputError:
+        raise Unpoolable() from None
+    wanted = [("--score", score), ("--label", label)] + ([("--weight", weight)] if weight else [])
+    if any(name not in source.columns for _, name in wanted):
+        raise Unpoolable()  # the in-memory reading names the column as it always has
+    try:
+        check_number_columns(source, [(score, "--score")] + ([(weight, "--weight")] * bool(weight)))
+    except InputError:
+        raise Unpoolable() from None
+    columns = list(dict.fromkeys(name for _, name in wanted))
+    pool = _Pool(weighted=weight is not None)
+    keys, rows_of_key, label_type, total, examples = [], [0, 0], None, 0.0, 0
+    offset, current = 0, None
+    try:
+        with progress_bar(source.num_rows, progress, desc=f"reading {path}") as bar:
+            for file, chunk in source.chunks(columns):
+                if file != current:
+                    offset, current = 0, file
+                csv = not str(file).lower().endswith((".parquet", ".pq"))
+                col = chunk.column(chunk.schema.get_field_index(label))
+                if label_type is None:
+                    label_type = "csv" if csv else col.type
+                elif label_type != ("csv" if csv else col.type):
+                    raise Unpoolable()  # files of a folder store the labels differently
+                for k in _label_keys(col, csv, pa, pc):
+                    if k not in keys:
+                        keys.append(k)
+                if len(keys) > 2:
+                    raise Unpoolable()
+                s = score_array(chunk, score, file, offset)
+                if len(keys) == 1:
+                    key = np.zeros(s.shape[0], np.int8)
+                else:
+                    key = np.asarray(pc.equal(col, keys[1]).to_numpy(zero_copy_only=False))
+                    key = key.astype(np.int8)
+                n_one = int(key.sum())
+                rows_of_key[1] += n_one
+                rows_of_key[0] += s.shape[0] - n_one
+                w = None
+                if weight is not None:
+                    w = score_array(chunk, weight, file, offset, "--weight")
+                    if (w < 0).any() or (w != np.floor(w)).any():
+                        raise Unpoolable()  # refused in memory, or fractional: summed in order
+                    total += float(np.sum(w))
+                    examples += int(np.count_nonzero(w))
+                    if total >= _EXACT:
+                        raise Unpoolable()
+                if w is None:
+                    examples += s.shape[0]
+                pool.add(s, key, w)
+                offset += s.shape[0]
+                bar.update(s.shape[0])
+    except InputError:
+        raise Unpoolable() from None
+    values, c0, c1 = pool.result()
+    del pool
+    if values.shape[0] == 0 or len(keys) < 2 or not (c0.sum() > 0 and c1.sum() > 0):
+        raise Unpoolable()  # no rows, one class, or a class without weight
+    try:
+        y_key, shown = _resolve_labels(keys, label, label_type, path, positive)
+    except InputError:
+        raise Unpoolable() from None
+    if y_key[0] == y_key[1]:
+        raise Unpoolable()
+    pos = int(np.flatnonzero(y_key == 1)[0])
+    n1, n0 = (c1, c0) if pos == 1 else (c0, c1)
+    del c0, c1
+    _warn_if_ranked_below(values, n0, n1, np.asarray(shown)[[1 - pos, pos]], score, positive)
+    info = {"rows": rows_of_key[0] + rows_of_key[1], "positives": rows_of_key[pos]}
+    return Pooled(values, n0, n1, weight is not None, examples, info)
+
+
+class Pooled:
+    """Calibration rows pooled by distinct score: ``values`` (increasing), the weight (count)
+    of negatives ``n0`` and of positives ``n1`` at each, whether the rows were ``weighted``,
+    the rows of positive weight (``examples``) and ``info`` (rows read, positives)."""
+
+    def __init__(self, values, n0, n1, weighted, examples, info):
+        self.values, self.n0, self.n1 = values, n0, n1
+        self.weighted, self.examples, self.info = weighted, examples, info
+
+    def rows(self):
+        """``(scores, y01, counts)``: one row per distinct score and class, negatives first."""
+        neg, pos = self.n0 > 0, self.n1 > 0
+        s = np.concatenate([self.values[neg], self.values[pos]])
+        y01 = np.r_[np.zeros(int(neg.sum()), np.int8), np.ones(int(pos.sum()), np.int8)]
+        counts = np.concatenate([self.n0[neg], self.n1[pos]]).astype(np.float64)
+        return s, y01, counts
+
+
+def _warn_if_ranked_below(values, n0, n1, names, score, positive):
+    """The warning of :func:`~venncal.cli._fitting.warn_if_ranked_below` (AUC below 0.5),
+    with the AUC of the pooled rows; ``names``: the negative and the positive label."""
+    below = np.cumsum(n0) - n0  # weight of negatives at smaller scores
+    pairs = float(np.sum(n1 * (2.0 * below + n0)))  # twice the weight of ordered pairs
+    if pairs >= float(np.sum(n0)) * float(np.sum(n1)) * (1 + 1e-9):
+        return
+    from venncal.cli._fitting import warn_if_ranked_below
+
+    neg = n0 > 0
+    s = np.concatenate([values[neg], values[n1 > 0]])
+    y01 = np.r_[np.zeros(int(neg.sum()), np.int8), np.ones(int((n1 > 0).sum()), np.int8)]
+    counts = np.concatenate([n0[neg], n1[n1 > 0]]).astype(np.float64)
+    labels = np.asarray(names)[y01]
+    warn_if_ranked_below(labels, y01, s, counts, column=score, positive=positive)
+
+
+def fit_pooled(calibrator, pooled, *, method, source):
+    """Fit ``calibrator`` on pooled rows as ``fit`` on the rows themselves fits it.
+
+    Unweighted rows: the calibrator's own fit sets up every fitted attribute (on two rows),
+    then its table fit, the one ``fit`` runs on these rows, replaces what depends on the data.
+    Weighted rows: the pooled rows weighted by their sums (whole numbers, so exact).
+    """
+    import warnings
+
+    from venncal.cli._fitting import fit_calibrator
+
+    if pooled.weighted:
+        s, y01, counts = pooled.rows()
+        return fit_calibrator(calibrator, s, y01, counts, method=method, source=source)
+    from venncal.core.counts import CountTable
+
+    table = CountTable(pooled.values, pooled.n0, pooled.n1, float(pooled.examples), 0)
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        calibrator.fit(np.array([0.0, 1.0]), np.array([0, 1], dtype=np.int8))
+    try:
+        with np.errstate(all="ignore"):
+            calibrator._fit_table(table)
+    except (ValueError, ArithmeticError) as exc:
+        from venncal.cli._io import InputError
+
+        text = str(exc) or type(exc).__name__
+        raise InputError(f"cannot fit {method} on {str(source)!r}: {text}") from None
+    calibrator.__dict__.pop("_table_rows", None)
+    calibrator.aggregate_ = table
+    return calibrator
