@@ -1,0 +1,385 @@
+"""Every check of every study can fail: a mutation of the committed full results per check.
+
+Each study's checks are recomputed from its committed results (``results/<study>-full/``). For
+every check, a mutation of those results that goes against the claim must make that check fail
+(for a claim the paper's own table contradicts: a mutation that makes the claim hold). A check
+that already fails on the committed results is left out (nothing to watch fail), and every
+check must have a mutation: a new check without one fails this test.
+"""
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+RESULTS = Path(__file__).resolve().parents[2] / "results"
+
+
+def _read(study):
+    path = RESULTS / f"{study}-full" / "results.csv"
+    if not path.is_file():
+        pytest.skip(f"no committed results for {study}")
+    return pd.read_csv(path)
+
+
+def _head(key):
+    """The statement of a check with every number of the run masked (its identity)."""
+    return re.sub(r"[-+]?\d+(\.\d+)?%?", "#", key)
+
+
+def _prefix(key, mutations):
+    """The longest prefix of the mutation table that the check's statement starts with."""
+    head = _head(key)
+    found = [p for p, _ in mutations if head.startswith(_head(p))]
+    return max(found, key=len) if found else None
+
+
+def _same_check(checks, mutations, prefix, index):
+    """The check at ``index`` among those of ``prefix`` (the same statement as before)."""
+    keys = [k for k in checks if _prefix(k, mutations) == prefix]
+    return checks[keys[index]]
+
+
+def _watch(checks_of, raw, mutations):
+    """Apply each check's mutations; return the checks that did not fail, as (key, mutation)."""
+    base = checks_of(raw)
+    survivors, unknown, seen = [], [], {}
+    for key, value in base.items():
+        prefix = _prefix(key, mutations)
+        if prefix is None:
+            unknown.append(key)
+            continue
+        index = seen[prefix] = seen.get(prefix, -1) + 1
+        if not value:  # fails already on the committed results: nothing to watch fail
+            continue
+        for p, mutate in mutations:
+            if p != prefix:
+                continue
+            if _same_check(checks_of(mutate(raw.copy(), key)), mutations, prefix, index):
+                survivors.append((key, mutate.__name__))
+    assert not unknown, f"checks without a mutation: {unknown}"
+    assert any(base.values()), "no check holds on the committed results: nothing was watched"
+    return survivors
+
+
+# ----------------------------------------------------------------------------- Naeini et al.
+def _rows(raw, panel, method):
+    return (raw["panel"] == panel) & (raw["method"] == method)
+
+
+def _set_like(raw, panel, method, rival, metric, delta):
+    """``method``'s metric := ``rival``'s on the same draw, plus ``delta``."""
+    rv = raw[_rows(raw, panel, rival)].set_index("repeat")[metric]
+    m = _rows(raw, panel, method)
+    raw.loc[m, metric] = raw.loc[m, "repeat"].map(rv).to_numpy() + delta
+    return raw
+
+
+def _ds(head):
+    """The dataset a statement is about: the word after its first " on "."""
+    return re.search(r" on ([A-Za-z-]+)", head).group(1)
+
+
+def naeini_worse_auc(raw, head):  # "{m} beats {rival} on {ds}"
+    m, rival, ds = head.split(" ")[0], head.split(" ")[2], _ds(head)
+    return _set_like(raw, f"{ds}/LR", m, rival, "AUC", -0.05)
+
+
+def naeini_worse_rmse(raw, head):
+    m, rival, ds = head.split(" ")[0], head.split(" ")[2], _ds(head)
+    return _set_like(raw, f"{ds}/LR", m, rival, "RMSE", +0.05)
+
+
+def naeini_worse_ece(raw, head):  # "{m} has lower ECE than {rival} on {ds}"
+    m, rival, ds = head.split(" ")[0], head.split(" ")[5], _ds(head)
+    return _set_like(raw, f"{ds}/LR", m, rival, "ECE", +0.05)
+
+
+def naeini_lr_ranks(raw, head):
+    raw.loc[_rows(raw, f"{_ds(head)}/LR", "base"), "AUC"] += 0.2
+    return raw
+
+
+def naeini_abb_worse_on_adult(raw, head):
+    return _set_like(raw, "Adult/NB", "ABB", "IsoReg", "AUC", -0.05)
+
+
+def naeini_sbb_fine_on_adult(raw, head):
+    # SBB as good as the better of isotonic regression and Platt: the claim now holds here
+    for panel in ("Adult/NB", "Adult/SVM", "Adult/LR"):
+        best = raw[raw["panel"] == panel].pivot_table(
+            index="repeat", columns="method", values="AUC"
+        )
+        top = best[["IsoReg", "Platt"]].max(axis=1)
+        m = _rows(raw, panel, "SBB")
+        raw.loc[m, "AUC"] = raw.loc[m, "repeat"].map(top).to_numpy() + 0.02
+    return raw
+
+
+def naeini_spect_sbb_collapses(raw, head):
+    raw.loc[_rows(raw, "SPECT/NB", "SBB"), "AUC"] = 0.3
+    return raw
+
+
+def naeini_acp_worse(raw, head):  # "{acp} performs well with LR on {ds} (section 5)"
+    acp, ds = head.split(" performs")[0], _ds(head)
+    if ds == "SPECT":
+        raw.loc[_rows(raw, "SPECT/LR", acp), "AUC"] = 0.3
+        return raw
+    rival = "base" if ds == "Adult" else "IsoReg"
+    return _set_like(raw, f"{ds}/LR", acp, rival, "AUC", -0.1)
+
+
+def naeini_acp_behind(raw, head):  # "SBB and ABB ... than {acp} on {ds} (section 5; ...)"
+    acp = head.split("better than ")[1].split(" on ")[0]
+    ds = head.split(" on ")[1].split(" ")[0]
+    panel = f"{ds}/LR"
+    auc = raw[raw["panel"] == panel].pivot_table(index="repeat", columns="method", values="AUC")
+    rmse = raw[raw["panel"] == panel].pivot_table(index="repeat", columns="method", values="RMSE")
+    m = _rows(raw, panel, acp)
+    lowest = auc[["SBB", "ABB"]].min(axis=1) - 0.05
+    highest = rmse[["SBB", "ABB"]].max(axis=1) + 0.05
+    raw.loc[m, "AUC"] = raw.loc[m, "repeat"].map(lowest).to_numpy()
+    raw.loc[m, "RMSE"] = raw.loc[m, "repeat"].map(highest).to_numpy()
+    return raw
+
+
+def naeini_above_ceiling(raw, head):
+    raw.loc[_rows(raw, f"{_ds(head)}/LR", "ceiling"), "AUC"] -= 0.1
+    return raw
+
+
+def naeini_separable_calibrator_poor(raw, head):
+    raw.loc[_rows(raw, "Separable/LR", "Hist"), "ECE"] = 0.2
+    return raw
+
+
+def naeini_separable_lr_poor(raw, head):
+    raw.loc[_rows(raw, "Separable/LR", "base"), "AUC"] = 0.9
+    return raw
+
+
+NAEINI = [
+    ("SBB beats", naeini_worse_auc),
+    ("SBB beats", naeini_worse_rmse),
+    ("ABB beats", naeini_worse_auc),
+    ("ABB beats", naeini_worse_rmse),
+    ("SBB has lower ECE", naeini_worse_ece),
+    ("ABB has lower ECE", naeini_worse_ece),
+    ("[design] LR's score does not rank", naeini_lr_ranks),
+    ("ABB performs as well as or better than IsoReg and Platt on Adult", naeini_abb_worse_on_adult),
+    ("SBB performs as well as or better than IsoReg and Platt on Adult", naeini_sbb_fine_on_adult),
+    ("SBB and ABB perform as well as or better than IsoReg and Platt on SPECT",
+     naeini_spect_sbb_collapses),
+    ("ACP", naeini_acp_worse),
+    ("SBB and ABB perform as well as or better than ACP", naeini_acp_behind),
+    ("[design] No calibrator of the score beats the ceiling", naeini_above_ceiling),
+    ("Every calibrator is excellent on the separable", naeini_separable_calibrator_poor),
+    ("LR itself is excellent on the separable", naeini_separable_lr_poor),
+]  # fmt: skip
+
+
+def test_every_naeini_check_fails_under_its_mutation():
+    from venncal.experiments.studies._naeini_checks import study_checks
+
+    raw = _read("naeini-2014")
+    assert not _watch(study_checks, raw, NAEINI)
+
+
+# ----------------------------------------------------------------------------- Vovk & Petej
+def _vp_checks(raw):
+    from venncal.experiments.studies.vovk_petej_2014 import check_claims, default_config, summarise
+
+    agg, _ = summarise(raw, default_config("full"))
+    return check_claims(agg)
+
+
+def vp_infinite(method):
+    def mutate(raw, head):
+        first = raw.index[raw["method"] == method][0]
+        raw.loc[first, "log_loss"] = np.inf
+        return raw
+
+    mutate.__name__ = f"vp_infinite_{method}"
+    return mutate
+
+
+def vp_dir_finite(raw, head):
+    raw.loc[raw["method"] == "DIR", "log_loss"] = 0.5
+    return raw
+
+
+def vp_swap_va_sva(raw, head):
+    from venncal.experiments.studies.vovk_petej_2014 import SVA_PAIRED
+
+    va, sva = raw["method"] == "VA", raw["method"] == SVA_PAIRED
+    raw.loc[va, "method"], raw.loc[sva, "method"] = SVA_PAIRED, "VA"
+    return raw
+
+
+def vp_shift_va_up(raw, head):
+    raw.loc[raw["method"] == "VA", "log_loss"] += 0.1
+    return raw
+
+
+def vp_shift_va_down(raw, head):
+    raw.loc[raw["method"] == "VA", "log_loss"] -= 0.1
+    return raw
+
+
+VOVK = [
+    ("VA log loss is finite", vp_infinite("VA")),
+    ("SVA log loss is finite", vp_infinite("SVA")),
+    ("DIR log loss is infinite", vp_dir_finite),
+    ("SVA is close to VA", vp_swap_va_sva),
+    ("SVA is close to VA", vp_shift_va_up),
+    ("SVA is close to VA", vp_shift_va_down),
+]
+
+
+def test_every_vovk_petej_check_fails_under_its_mutation():
+    raw = _read("vovk-petej-2014")
+    assert not _watch(_vp_checks, raw, VOVK)
+
+
+# ----------------------------------------------------------------------------- Tasche
+def _est(raw, name):
+    return raw["estimate"] == name
+
+
+def tasche_area(raw, head):
+    raw.loc[raw.index[0], "curve_area"] += 1e-3
+    return raw
+
+
+def tasche_true_not_lowest(raw, head):
+    raw.loc[_est(raw, "true posterior"), "brier"] += 0.1
+    return raw
+
+
+def tasche_calibration(raw, head):
+    said = {
+        "the partial posterior": "partial posterior (x1 only)",
+        "the naive-Bayes score": "naive Bayes score",
+        "the recalibrated naive-Bayes score": "naive Bayes, recalibrated",
+    }
+    name = next(v for k, v in said.items() if head.startswith(f"[sample] {k} is"))
+    m = _est(raw, name)
+    if "miscalibrated" in head:  # as if calibrated: the isotonic loss at its null mean
+        raw.loc[m, "calibration_loss_isotonic"] = raw.loc[m, "calibration_loss_isotonic_null_mean"]
+    else:
+        raw.loc[m, "calibration_loss_isotonic"] += 0.01
+    return raw
+
+
+def tasche_no_grouping_loss(raw, head):
+    said = {
+        "the partial posterior": "partial posterior (x1 only)",
+        "the naive-Bayes score": "naive Bayes score",
+        "the recalibrated naive-Bayes score": "naive Bayes, recalibrated",
+    }
+    name = next(v for k, v in said.items() if head.startswith(f"[model] {k} has"))
+    raw.loc[_est(raw, name), "grouping_loss"] = 0.0
+    return raw
+
+
+def tasche_recalibration_worse(raw, head):
+    nb = raw[_est(raw, "naive Bayes score")].set_index("repeat")["brier"]
+    m = _est(raw, "naive Bayes, recalibrated")
+    raw.loc[m, "brier"] = raw.loc[m, "repeat"].map(nb).to_numpy() + 0.01
+    return raw
+
+
+TASCHE = [
+    ("[identity, Definition 5.1]", tasche_area),
+    ("[sample] the true posterior has the lowest", tasche_true_not_lowest),
+    ("[sample] the partial posterior is", tasche_calibration),
+    ("[sample] the naive-Bayes score is", tasche_calibration),
+    ("[sample] the recalibrated naive-Bayes score is", tasche_calibration),
+    ("[model]", tasche_no_grouping_loss),
+    ("[sample] recalibrating naive Bayes lowers", tasche_recalibration_worse),
+]
+
+
+def test_every_tasche_check_fails_under_its_mutation():
+    from venncal.experiments.studies.tasche_2022 import check_claims
+
+    raw = _read("tasche-2022")
+    assert not _watch(check_claims, raw, TASCHE)
+
+
+# ----------------------------------------------------------------------------- Johansson et al.
+def _johansson_checks(raw):
+    from venncal.experiments.studies.johansson_2018 import (
+        VENN_SETUPS,
+        accuracy_checks,
+        interval_checks,
+    )
+
+    metrics = ["accuracy", "lower", "upper", "interval_size"]
+    per_ds = raw.groupby(["dataset", "setup"], sort=False)[metrics].mean()
+    datasets = list(dict.fromkeys(raw["dataset"]))
+    n_objects = raw.groupby("dataset")["n_objects"].first().reindex(datasets)
+
+    def wide(metric):
+        return per_ds[metric].unstack("setup").reindex(index=datasets)
+
+    per_setup = {
+        s: pd.DataFrame(
+            {
+                "lower": wide("lower")[s],
+                "upper": wide("upper")[s],
+                "accuracy": wide("accuracy")[s],
+                "interval_size": wide("interval_size")[s],
+                "n_objects": n_objects,
+            }
+        )
+        for s in VENN_SETUPS
+        if s in set(raw["setup"])
+    }
+    n_repeats = int(raw["repeat"].nunique())
+    checks, _ = interval_checks(per_setup, n_folds=10, n_repeats=n_repeats, n_sim=100, seed=0)
+    checks.update(accuracy_checks(wide("accuracy")))
+    return checks
+
+
+def johansson_outside(raw, head):
+    setup = head.split(":")[0]
+    m = raw["setup"] == setup
+    raw.loc[m, "upper"] = raw.loc[m, "accuracy"] - 0.05
+    raw.loc[m, "lower"] = raw.loc[m, "accuracy"] - 0.1
+    return raw
+
+
+def johansson_wide_vp_oob(raw, head):
+    raw.loc[raw["setup"] == "VP-oob", "interval_size"] *= 100
+    return raw
+
+
+def johansson_oob_less_accurate(raw, head):
+    raw.loc[raw["setup"].str.endswith("-oob"), "accuracy"] -= 0.1
+    return raw
+
+
+def johansson_vp_oob_less_accurate(raw, head):
+    raw.loc[raw["setup"] == "VP-oob", "accuracy"] -= 0.1
+    return raw
+
+
+JOHANSSON = [
+    ("VP-oob gives the tightest", johansson_wide_vp_oob),
+    ("VP-oob is the most accurate", johansson_vp_oob_less_accurate),
+    ("every out-of-bag setup", johansson_oob_less_accurate),
+    ("each setup is more accurate calibrated out-of-bag", johansson_oob_less_accurate),
+    ("VP-cal: the accuracy", johansson_outside),
+    ("VP-oob: the accuracy", johansson_outside),
+    ("VAP-cal: the accuracy", johansson_outside),
+    ("VAP-oob: the accuracy", johansson_outside),
+]
+
+
+def test_every_johansson_check_fails_under_its_mutation():
+    raw = _read("johansson-2018")
+    assert not _watch(_johansson_checks, raw, JOHANSSON)
