@@ -68,3 +68,26 @@ def test_import_venncal_does_not_import_onnx_or_duckdb():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+def test_venncal_spark_imports_without_pyspark():
+    """PySpark is an optional extra: ``import venncal.spark`` works without it, and a call says
+    which extra to install."""
+    result = _run("venncal", ["pyspark", "py4j"])
+    assert result.returncode == 0, result.stderr
+    result = _run("venncal.spark", ["pyspark", "py4j"])
+    assert result.returncode == 0, result.stderr
+    code = BLOCK.format(module="venncal.spark", blocked={"pyspark", "py4j"}) + (
+        "venncal.spark.fit(None, None, score='s', label='y')\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode != 0 and 'pip install "venncal[spark]"' in result.stderr
+
+
+def test_import_venncal_imports_no_pyspark():
+    code = (
+        "import sys, venncal, venncal.spark; print(sorted(m for m in sys.modules if 'spark' in m))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "pyspark" not in result.stdout

@@ -1,0 +1,99 @@
+"""venncal.spark.apply: calibrated probabilities added to a Spark DataFrame, batch by batch."""
+
+from __future__ import annotations
+
+from venncal.spark._frames import check_frame, require_spark
+
+__all__ = ["apply"]
+
+
+def _shipped(frame, calibrator):
+    """A function returning the calibrator on the executors: a broadcast, sent once per
+    executor (Spark Connect, which has none, sends it with the tasks)."""
+    try:
+        handle = frame.sparkSession.sparkContext.broadcast(calibrator)
+    except Exception:  # Spark Connect: no SparkContext
+
+        def local():
+            return calibrator
+
+        return local
+
+    def broadcast():
+        return handle.value
+
+    return broadcast
+
+
+def apply(calibrator, frame, *, score):
+    """Add calibrated probabilities to a Spark DataFrame, Arrow batch by batch (lazily).
+
+    The result is a new Spark DataFrame with the column ``p`` (the probability of
+    ``calibrator.classes_[1]``, as ``predict_proba(scores)[:, 1]``), and ``p0`` and ``p1`` for
+    Venn-Abers (``predict_interval``), computed when the frame is (e.g. by ``write.parquet``).
+    The fitted calibrator is broadcast to the executors once, and each Arrow batch of scores
+    goes through the same prediction code as in memory: the values are those of
+    ``predict_proba`` (and ``predict_interval``), bit for bit.
+
+    Parameters
+    ----------
+    calibrator : fitted estimator
+        Any fitted score calibrator.
+    frame : pyspark.sql.DataFrame
+        Holds the scores; its other columns are kept.
+    score : str
+        Column of the scores (numeric and finite; a null, NaN or infinite score fails the job
+        with the calibrator's one-line error).
+
+    Returns
+    -------
+    pyspark.sql.DataFrame
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession  # doctest: +SKIP
+    >>> from venncal import IsotonicCalibrator
+    >>> spark = SparkSession.builder.master("local[2]").getOrCreate()  # doctest: +SKIP
+    >>> cal = IsotonicCalibrator().fit([0.1, 0.2, 0.3, 0.4], [0, 0, 1, 1])
+    >>> frame = spark.createDataFrame([(0.15,), (0.35,)], "s double")  # doctest: +SKIP
+    >>> apply(cal, frame, score="s").show()  # doctest: +SKIP
+    +----+---+
+    |   s|  p|
+    +----+---+
+    |0.15|0.0|
+    |0.35|1.0|
+    +----+---+
+    """
+    from sklearn.utils.validation import check_is_fitted
+
+    from venncal.calibration.venn_abers import VennAbersCalibrator
+    from venncal.dask._fit import _apply_partition
+
+    require_spark("venncal.spark.apply")
+    from pyspark.sql.types import DoubleType, StructField, StructType
+
+    check_frame(frame, {"score": score}, "venncal.spark.apply", numeric=("score",))
+    check_is_fitted(calibrator)
+    if getattr(calibrator, "groups_", None) is not None:
+        raise ValueError(
+            f"{type(calibrator).__name__} was fitted within groups; venncal.spark.apply "
+            "calibrates without groups: apply it per group, or fit it without groups."
+        )
+    columns = ["p", "p0", "p1"] if isinstance(calibrator, VennAbersCalibrator) else ["p"]
+    taken = [c for c in columns if c in frame.columns]
+    if taken:
+        raise ValueError(
+            f"The frame already has the column(s) {taken!r} that venncal.spark.apply adds; "
+            "rename them first."
+        )
+    schema = StructType(
+        [*frame.schema.fields, *(StructField(c, DoubleType(), False) for c in columns)]
+    )
+    get = _shipped(frame, calibrator)
+
+    def calibrate(batches):
+        model = get()
+        for pdf in batches:
+            yield _apply_partition(pdf, model, score, columns)
+
+    return frame.mapInPandas(calibrate, schema)

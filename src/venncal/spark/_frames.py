@@ -1,0 +1,101 @@
+"""What the Spark fit and apply share: the import of PySpark, frame checks, collecting."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+
+__all__ = ["require_spark", "check_frame", "collect_pandas", "run_partitions"]
+
+
+def require_spark(what):
+    """Import ``pyspark.sql.functions`` or raise an ImportError naming the extra."""
+    try:
+        import pyspark.sql.functions as F
+    except ImportError:
+        raise ImportError(
+            f'{what} needs pyspark, which is not installed; pip install "venncal[spark]" '
+            "(and a Java runtime, 17 or later)."
+        ) from None
+    return F
+
+
+def check_frame(frame, columns, what, *, numeric=()):
+    """Raise unless ``frame`` is a Spark DataFrame holding ``columns`` ({role: name or None}).
+
+    The roles in ``numeric`` must name numeric columns.
+    """
+    from pyspark.sql import DataFrame
+
+    try:  # Spark Connect has its own DataFrame class
+        from pyspark.sql.connect.dataframe import DataFrame as ConnectFrame
+    except ImportError:
+        ConnectFrame = DataFrame
+    if not isinstance(frame, (DataFrame, ConnectFrame)):
+        raise TypeError(
+            f"'frame' of {what} must be a Spark DataFrame (e.g. spark.read.parquet), "
+            f"got {type(frame).__name__}."
+        )
+    from pyspark.sql.types import NumericType
+
+    fields = {f.name: f for f in frame.schema.fields}
+    for role, name in columns.items():
+        if name is None:
+            continue
+        if name not in fields:
+            raise ValueError(
+                f"'{role}' of {what} names the column {name!r}, which the frame does not have "
+                f"(columns: {list(fields)!r})."
+            )
+        if role in numeric and not isinstance(fields[name].dataType, NumericType):
+            raise ValueError(
+                f"'{role}' of {what} names the column {name!r} of type "
+                f"{fields[name].dataType.simpleString()}; it must be numeric."
+            )
+
+
+def collect_pandas(frame):
+    """The rows of a (small) Spark DataFrame as a pandas DataFrame, through Arrow."""
+    if hasattr(frame, "toArrow"):  # Spark 4
+        return frame.toArrow().to_pandas()
+    spark = frame.sparkSession
+    key = "spark.sql.execution.arrow.pyspark.enabled"
+    before = spark.conf.get(key, None)
+    spark.conf.set(key, "true")
+    try:
+        return frame.toPandas()
+    finally:
+        if before is None:
+            spark.conf.unset(key)
+        else:
+            spark.conf.set(key, before)
+
+
+def _empty(schema):
+    import pandas as pd
+
+    return pd.DataFrame({f.name: pd.Series([], dtype=np.float64) for f in schema.fields})
+
+
+def run_partitions(frame, func, *args):
+    """``[func(pdf, *args) for each partition pdf]`` in partition order.
+
+    Each partition is read as one pandas DataFrame (its Arrow batches concatenated) on the
+    executors; the results, pickled, come back to the caller.
+    """
+    import pandas as pd
+
+    schema = frame.schema
+
+    def run(batches):
+        from pyspark import TaskContext
+
+        parts = list(batches)
+        pdf = pd.concat(parts, ignore_index=True) if parts else _empty(schema)
+        result = pickle.dumps(func(pdf, *args))
+        yield pd.DataFrame({"part": [TaskContext.get().partitionId()], "data": [result]})
+
+    rows = collect_pandas(frame.mapInPandas(run, "part long, data binary"))
+    rows = rows.sort_values("part", kind="stable")
+    return [pickle.loads(data) for data in rows["data"]]

@@ -1,0 +1,49 @@
+"""Platt scaling on a Spark DataFrame: the Newton steps of the Dask fit, passes run by Spark."""
+
+from __future__ import annotations
+
+from venncal.spark._frames import collect_pandas, run_partitions
+
+__all__ = ["fit_platt"]
+
+
+def _classes(frame, label):
+    """The two labels, checked as in memory (one Spark ``distinct`` of the label column)."""
+    import numpy as np
+
+    from venncal._validation import check_binary_labels
+
+    found = collect_pandas(frame.select(label).distinct())[label]
+    if found.isna().any():
+        raise ValueError(f"The label column {label!r} holds missing (null or NaN) labels.")
+    if found.size == 0:
+        raise ValueError("'y' is empty; at least one label is needed.")
+    values = found.to_numpy()
+    if values.dtype == object:
+        values = np.asarray(values.tolist())
+    return check_binary_labels(values, name="y")[1]
+
+
+def fit_platt(calibrator, frame, *, score, label, weight=None):
+    """Fit a :class:`~venncal.PlattCalibrator` on a Spark DataFrame (see venncal.spark.fit).
+
+    Every pass of :func:`venncal.dask._platt.fit_platt_passes` runs as one Spark job over the
+    partitions (each read as a pandas DataFrame); the per-partition sums are added in
+    partition order. The columns used are cached for the passes and released at the end.
+    """
+    from venncal.dask._platt import fit_platt_passes
+
+    columns = list(dict.fromkeys([score, label] + ([weight] if weight else [])))
+    classes = _classes(frame, label)
+    data = frame.select(*columns).persist()
+    try:
+        return fit_platt_passes(
+            calibrator,
+            classes,
+            lambda func, *args: run_partitions(data, func, *args),
+            score=score,
+            label=label,
+            weight=weight,
+        )
+    finally:
+        data.unpersist()
