@@ -50,16 +50,20 @@ def repeated_name(names):
     return None
 
 
-def _separator(path):
+def separator(path, sep=None):
+    """The field separator of a CSV file: ``sep`` if given, else tab for .tsv, else comma."""
+    if sep:
+        return sep
     return "\t" if str(path).lower().endswith(".tsv") else ","
 
 
-def csv_header(path, what):
+def csv_header(path, what, sep=None):
     """The column names of a CSV file and the length of its header in bytes (about).
 
-    An empty file and a header that is not UTF-8 text are one line each.
+    An empty file and a header that is not UTF-8 text are one line each. ``sep``: the field
+    separator (None: by the suffix, see :func:`separator`).
     """
-    sep = _separator(path)
+    sep = separator(path, sep)
     try:
         with open(path, encoding="utf-8-sig", newline="") as fh:
             header = next(csv.reader(fh, delimiter=sep), None)
@@ -80,7 +84,7 @@ def csv_header(path, what):
     return header, len(sep.join(header).encode("utf-8", "replace"))
 
 
-def csv_batches(path, columns, what, *, header_bytes=0, batch_rows=1 << 20):
+def csv_batches(path, columns, what, *, header_bytes=0, batch_rows=1 << 20, sep=None):
     """Yield record batches of ``columns`` of a CSV file, every value as the text it stores.
 
     Nothing is guessed: an empty field is the empty string, never a missing value. Quoted
@@ -93,7 +97,7 @@ def csv_batches(path, columns, what, *, header_bytes=0, batch_rows=1 << 20):
     while True:
         skip = done
         try:
-            for batch in _read_blocks(path, columns, block):
+            for batch in _read_blocks(path, columns, block, separator(path, sep)):
                 if skip >= batch.num_rows:
                     skip -= batch.num_rows
                     continue
@@ -120,7 +124,7 @@ class _LongRow(Exception):
     """A row longer than the block being parsed."""
 
 
-def _read_blocks(path, columns, block):
+def _read_blocks(path, columns, block, sep):
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
@@ -129,7 +133,7 @@ def _read_blocks(path, columns, block):
             path,
             # one thread: pyarrow's messages then give the row (no slower for one stream)
             read_options=pcsv.ReadOptions(block_size=block, use_threads=False),
-            parse_options=pcsv.ParseOptions(delimiter=_separator(path), newlines_in_values=True),
+            parse_options=pcsv.ParseOptions(delimiter=sep, newlines_in_values=True),
             convert_options=pcsv.ConvertOptions(
                 include_columns=list(columns),
                 column_types={c: pa.string() for c in columns},

@@ -167,7 +167,7 @@ def calibrator_options(command):
     return wrapped
 
 
-def _read_columns(path, columns, what, numbers=()):
+def _read_columns(path, columns, what, numbers=(), sep=None):
     """The given columns of a CSV or Parquet file, or of a folder of Parquet files; Parquet
     columns ``numbers`` (``(name, option)`` pairs) must store numbers, as for apply."""
     from venncal.cli._stream import check_number_columns
@@ -188,7 +188,7 @@ def _read_columns(path, columns, what, numbers=()):
                 if frame.shape[0] == 0:
                     raise InputError(f"{what} {str(path)!r} has no data rows.")
                 return frame
-        return read_table(path, what)
+        return read_table(path, what, sep)
     from venncal.cli._stream import open_source
 
     source = open_source([path], what)
@@ -227,11 +227,12 @@ def _combined(pa, batches, what, path):
         ) from None
 
 
-def read_calibration(path, score, label, weight=None, positive=None, what="CAL_FILE"):
-    """Scores, 0/1 labels and weights (or None) of a calibration table, checked."""
+def read_calibration(path, score, label, weight=None, positive=None, what="CAL_FILE", sep=None):
+    """Scores, 0/1 labels and weights (or None) of a calibration table, checked; ``sep``: the
+    field separator of a CSV file (None: by its suffix)."""
     columns = list(dict.fromkeys([score, label] + ([weight] if weight else [])))
     numbers = [(score, "--score")] + ([(weight, "--weight")] if weight else [])
-    frame = _read_columns(path, columns, what, numbers)
+    frame = _read_columns(path, columns, what, numbers, sep)
     s = scores_column(frame, score, path)
     y = labels_column(frame, label, path, positive=positive)
     w = None

@@ -106,8 +106,8 @@ def _check_csv_rows(path, sep, what):
                 )
 
 
-def read_table(path, what="input file"):
-    """Read a CSV (comma, or tab for .tsv) or Parquet file into a DataFrame.
+def read_table(path, what="input file", sep=None):
+    """Read a CSV (``sep``, by default comma, or tab for .tsv) or Parquet file into a DataFrame.
 
     CSV files must be UTF-8 (a byte-order mark is accepted), every row must have as many fields
     as the header, and column names must be unique; otherwise :class:`InputError`.
@@ -122,7 +122,7 @@ def read_table(path, what="input file"):
         if kind == "parquet":
             frame = pd.read_parquet(path)
         else:
-            sep = "\t" if path.suffix.lower() == ".tsv" else ","
+            sep = sep or ("\t" if path.suffix.lower() == ".tsv" else ",")
             _check_csv_layout(path, sep, what)
             frame = pd.read_csv(path, sep=sep, encoding="utf-8-sig", index_col=False)
     except ImportError:
@@ -215,7 +215,7 @@ def check_not_an_input(path, inputs, what="output"):
             )
 
 
-def write_table(frame, path, force, what="output", *, overwrite=None):
+def write_table(frame, path, force, what="output", *, overwrite=None, sep=None):
     """Write a DataFrame to CSV or Parquet by the file's suffix, atomically.
 
     A reader, or a crash while writing, sees the old file or the complete new one. ``overwrite``
@@ -233,7 +233,7 @@ def write_table(frame, path, force, what="output", *, overwrite=None):
         if kind == "parquet":
             write_parquet(frame, path, index=False, overwrite=overwrite)
         else:
-            sep = "\t" if path.suffix.lower() == ".tsv" else ","
+            sep = sep or ("\t" if path.suffix.lower() == ".tsv" else ",")
             write_csv(frame, path, index=False, sep=sep, overwrite=overwrite)
     except FileExistsError:
         raise appeared_meanwhile(path, what) from None

@@ -11,8 +11,11 @@ __all__ = [
     "no_plots_option",
     "out_dir_option",
     "out_option",
+    "out_sep_option",
+    "out_separator",
     "progress_option",
     "score_option",
+    "sep_option",
 ]
 
 
@@ -53,6 +56,43 @@ def progress_option(
 ):
     """``--progress/--no-progress``: None (the default) shows a bar only on a terminal."""
     return click.option("--progress/--no-progress", default=None, help=help)
+
+
+def _one_character(ctx, param, value):
+    """A CSV field separator: one character; ``\\t`` or ``tab`` for a tab."""
+    if value is None:
+        return None
+    sep = {"\\t": "\t", "tab": "\t"}.get(value, value)
+    if len(sep) != 1 or sep in "\"'\r\n":
+        raise click.BadParameter(
+            f"must be one character other than a quote or a line break, e.g. ';' or '\\t' "
+            f"for a tab; got {value!r}."
+        )
+    return sep
+
+
+def sep_option(help="Field separator of CSV inputs [default: tab for .tsv, else comma]."):
+    """``--sep``: the field separator of CSV inputs (None: by the file's suffix)."""
+    return click.option("--sep", default=None, metavar="CHAR", callback=_one_character, help=help)
+
+
+def out_sep_option(
+    help="Field separator of a CSV output [default: tab for .tsv, else --sep, else comma].",
+):
+    """``--out-sep``: the field separator of a CSV output (None: see :func:`out_separator`)."""
+    return click.option(
+        "--out-sep", default=None, metavar="CHAR", callback=_one_character, help=help
+    )
+
+
+def out_separator(path, sep, out_sep):
+    """The separator of the CSV output ``path``: ``out_sep``, else tab for .tsv, else ``sep``
+    (that of the inputs), else comma."""
+    if out_sep:
+        return out_sep
+    if str(path).lower().endswith(".tsv"):
+        return "\t"
+    return sep or ","
 
 
 def backend_options(backends, help):

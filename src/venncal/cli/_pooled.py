@@ -34,7 +34,9 @@ class Unpoolable(Exception):
     """The rows need the in-memory reading (it gives the answer, or the error, exactly)."""
 
 
-def fit_file(calibrator, path, score, label, weight=None, positive=None, *, method, progress=None):
+def fit_file(
+    calibrator, path, score, label, weight=None, positive=None, *, method, progress=None, sep=None
+):
     """Fit ``calibrator`` (``--method`` ``method``) on the calibration table ``path``; return
     ``{"rows", "positives"}``.
 
@@ -45,7 +47,7 @@ def fit_file(calibrator, path, score, label, weight=None, positive=None, *, meth
 
     if method in POOLED_METHODS:
         try:
-            pooled = read_pooled(path, score, label, weight, positive, progress=progress)
+            pooled = read_pooled(path, score, label, weight, positive, progress=progress, sep=sep)
         except Unpoolable:
             pass
         else:
@@ -55,7 +57,7 @@ def fit_file(calibrator, path, score, label, weight=None, positive=None, *, meth
 
     with Steps(["reading", "fitting"], progress) as steps:
         steps.start(f"reading {path}")
-        s, y, w = read_calibration(path, score, label, weight, positive)
+        s, y, w = read_calibration(path, score, label, weight, positive, sep=sep)
         steps.start(f"fitting {method}")
         fit_calibrator(calibrator, s, y, w, method=method, source=path)
     return {"rows": int(s.shape[0]), "positives": int(y.sum())}
@@ -203,7 +205,9 @@ def _resolve_labels(keys, label, kind, path, positive):
     return np.asarray(y, dtype=np.int8), frame[label]
 
 
-def read_pooled(path, score, label, weight=None, positive=None, *, what="CAL_FILE", progress=None):
+def read_pooled(
+    path, score, label, weight=None, positive=None, *, what="CAL_FILE", progress=None, sep=None
+):
     """Calibration rows pooled by distinct score and class, as a :class:`Pooled`.
 
     Raises :class:`Unpoolable` when the in-memory reading must decide.
@@ -215,7 +219,7 @@ def read_pooled(path, score, label, weight=None, positive=None, *, what="CAL_FIL
     from venncal.cli._stream import check_number_columns, open_source, score_array
 
     try:
-        source = open_source([path], what)
+        source = open_source([path], what, sep)
     except InputError:
         raise Unpoolable() from None
     wanted = [("--score", score), ("--label", label)] + ([("--weight", weight)] if weight else [])

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -59,10 +58,13 @@ class Source:
         CSV or Parquet files, or folders of Parquet files.
     what : str
         How the inputs are called in messages (e.g. ``"INPUT"``).
+    sep : str or None
+        Field separator of the CSV inputs (None: tab for .tsv, else comma).
     """
 
-    def __init__(self, paths, what="INPUT"):
+    def __init__(self, paths, what="INPUT", sep=None):
         self.what = what
+        self.sep = sep
         self.parts = []  # (kind, path)
         self._header_bytes = {}  # CSV path -> length of its header
         for path in map(Path, paths):
@@ -101,7 +103,7 @@ class Source:
                 from venncal.cli._csv import csv_header
 
                 # the rows are checked as they are read (a field count other than the header's)
-                names, self._header_bytes[path] = csv_header(path, self.what)
+                names, self._header_bytes[path] = csv_header(path, self.what, self.sep)
                 counted = False  # counting CSV rows means reading the file: not up front
             from venncal.cli._csv import repeated_name
 
@@ -144,7 +146,12 @@ class Source:
 
         header_bytes = self._header_bytes.get(path, 0)
         yield from csv_batches(
-            path, columns, self.what, header_bytes=header_bytes, batch_rows=BATCH_ROWS
+            path,
+            columns,
+            self.what,
+            header_bytes=header_bytes,
+            batch_rows=BATCH_ROWS,
+            sep=self.sep,
         )
 
 
@@ -153,9 +160,9 @@ def _first_line(exc):
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-def open_source(paths, what="INPUT"):
+def open_source(paths, what="INPUT", sep=None):
     """A :class:`Source` over ``paths``; one-line :class:`InputError` for a bad input."""
-    return Source(paths, what)
+    return Source(paths, what, sep)
 
 
 def _column(chunk, name):
@@ -358,12 +365,12 @@ class Sink:
     #: chunks waiting for the writer thread at most
     QUEUED = 2
 
-    def __init__(self, path, what="--out", background=True, overwrite=None):
+    def __init__(self, path, what="--out", background=True, overwrite=None, sep=None):
         self.path = Path(path)
         self._overwrite = overwrite
         self.what = what
         self.kind = _kind(self.path, what)
-        self.sep = "\t" if self.path.suffix.lower() == ".tsv" else ","
+        self.sep = sep or ("\t" if self.path.suffix.lower() == ".tsv" else ",")
         self._writer = None
         self._fh = None
         self._tmp = None
@@ -540,14 +547,6 @@ def _umask():
     return umask()
 
 
-def progress_bar(total, progress):
-    """A tqdm bar on standard error: ``progress`` None shows it only on a terminal."""
-    from tqdm.auto import tqdm
-
-    disable = None if progress is None else not progress
-    return tqdm(total=total, disable=disable, file=sys.stderr, unit="row", unit_scale=True)
-
-
 def apply_stream(
     calibrator,
     source,
@@ -584,6 +583,8 @@ def apply_stream(
     keep = list(source.columns) if keep is None else list(keep)
     needed = list(dict.fromkeys([*keep, score, *(interval or ())]))
     offset, rows, current = 0, 0, None  # offset: rows of the current file before the chunk
+    from venncal.cli._progress import progress_bar
+
     with progress_bar(source.num_rows, progress) as bar:
         for path, chunk in source.chunks(needed):
             if path != current:  # row numbers in messages count from the start of each file

@@ -9,7 +9,15 @@ import click
 
 from venncal.cli._extras import require_extra
 from venncal.cli._io import InputError, check_not_an_input, check_output_free, check_table_file
-from venncal.cli._options import backend_options, force_option, out_option, progress_option
+from venncal.cli._options import (
+    backend_options,
+    force_option,
+    out_option,
+    out_sep_option,
+    out_separator,
+    progress_option,
+    sep_option,
+)
 from venncal.cli._stream import (
     Sink,
     apply_stream,
@@ -69,13 +77,14 @@ def plan_columns(source, calibrator, *, score, keep, prefix, interval, what="INP
     return kept, new
 
 
-def apply_local(calibrator, source, out, *, overwrite=None, **kwargs):
+def apply_local(calibrator, source, out, *, overwrite=None, out_sep=None, **kwargs):
     """Stream ``source`` through ``calibrator`` into ``out`` (atomically); return the rows.
 
     ``overwrite``: whether an existing ``out`` may be replaced, as decided when the command
-    started (None: only a file existing when writing starts).
+    started (None: only a file existing when writing starts). ``out_sep``: the field separator
+    of a CSV output (None: by its suffix).
     """
-    with Sink(out, overwrite=overwrite) as sink:
+    with Sink(out, overwrite=overwrite, sep=out_sep) as sink:
         return apply_stream(calibrator, source, sink, **kwargs)
 
 
@@ -139,6 +148,8 @@ def _keep_list(keep):
 @click.option("--interval", "old_interval", nargs=2, default=None, hidden=True,
               help="Old name of --score-interval.")  # fmt: skip
 @force_option()
+@sep_option()
+@out_sep_option()
 @progress_option()
 @backend_options(BACKENDS, "Where to apply: in this process (in chunks), or on a Dask cluster.")
 @click.option(
@@ -157,6 +168,8 @@ def apply(
     interval,
     old_interval,
     force,
+    sep,
+    out_sep,
     progress,
     backend,
     scheduler,
@@ -202,7 +215,9 @@ def apply(
         raise InputError(
             f"--score-interval applies to ACP models only, not {model_name(calibrator)}."
         )
-    source = open_source(inputs, "INPUT")
+    if (sep is not None or out_sep is not None) and backend != "local":
+        raise InputError("--sep and --out-sep apply to --backend local only.")
+    source = open_source(inputs, "INPUT", sep)
     check_not_an_input(out, [model, *source.files()], "--out")
     _check_not_inside(out, inputs)
     check_output_free(out, force, "--out")
@@ -229,6 +244,7 @@ def apply(
         progress=progress,
         overwrite=overwrite,
         **({"scheduler": scheduler} if backend == "dask" else {}),
+        **({"out_sep": out_separator(out, sep, out_sep)} if backend == "local" else {}),
     )
     n_files = len(source.files())
     click.echo(

@@ -23,8 +23,11 @@ from venncal.cli._options import (
     force_option,
     label_option,
     out_option,
+    out_sep_option,
+    out_separator,
     progress_option,
     score_option,
+    sep_option,
 )
 from venncal.cli._stream import Sink, apply_stream, open_source
 from venncal.cli.apply import plan_columns
@@ -41,6 +44,8 @@ __all__ = ["calibrate", "CALIBRATORS", "make_calibrator"]
 @out_option("Output file (.csv, .tsv or .parquet): TEST_FILE's columns plus p (and p0, p1).")
 @click.option("--prefix", default="", help="Prefix of the new column names, e.g. 'cal_'.")
 @force_option()
+@sep_option()
+@out_sep_option()
 @progress_option()
 def calibrate(
     cal_file,
@@ -56,6 +61,8 @@ def calibrate(
     out,
     prefix,
     force,
+    sep,
+    out_sep,
     progress,
 ):
     """Fit a calibrator on CAL_FILE and write calibrated probabilities for TEST_FILE.
@@ -81,8 +88,10 @@ def calibrate(
     calibrator = make_calibrator(
         method, merge=merge, n_bins=n_bins, strategy=strategy, unweighted=weight_col is None
     )
-    s_cal, y_cal, weights = read_calibration(cal_file, score_col, label_col, weight_col, positive)
-    source = open_source([test_file], "TEST_FILE")
+    s_cal, y_cal, weights = read_calibration(
+        cal_file, score_col, label_col, weight_col, positive, sep=sep
+    )
+    source = open_source([test_file], "TEST_FILE", sep)
     _, new_cols = plan_columns(
         source,
         calibrator,
@@ -93,7 +102,7 @@ def calibrate(
         what="TEST_FILE",
     )
     fit_calibrator(calibrator, s_cal, y_cal, weights, method=method, source=cal_file)
-    with Sink(out, overwrite=overwrite) as sink:
+    with Sink(out, overwrite=overwrite, sep=out_separator(out, sep, out_sep)) as sink:
         rows = apply_stream(
             calibrator,
             source,

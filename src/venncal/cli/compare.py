@@ -22,6 +22,7 @@ from venncal.cli._options import (
     out_dir_option,
     progress_option,
     score_option,
+    sep_option,
 )
 from venncal.cli._outputs import (
     describe_write_error,
@@ -119,9 +120,10 @@ def _plot(oof, names, path, overwrite=False):
 @no_plots_option("With --out-dir: write the table only.")
 @force_option("Overwrite files in --out-dir.")
 @progress_option("Show a progress bar on standard error [default: when it is a terminal].")
+@sep_option()
 def compare(
     cal_file, score_col, label_col, positive, methods, cv, n_boot, n_bins, seed, out_dir,
-    no_plots, force, progress,
+    no_plots, force, progress, sep=None,
 ):  # fmt: skip
     """Compare calibrators on the scores and labels of CAL_FILE (CSV or Parquet).
 
@@ -147,7 +149,7 @@ def compare(
         wanted = {k: v for k, v in _FILES.items() if not (no_plots and k == "reliability")}
         paths = plan_out_dir(Path(out_dir), wanted, [cal_file], force)
     replace = plan_overwrites(paths, force)  # decided now: a file appearing later is kept
-    frame = read_table(cal_file, "CAL_FILE")
+    frame = read_table(cal_file, "CAL_FILE", sep)
     s = scores_column(frame, score_col, cal_file)
     y = labels_column(frame, label_col, cal_file, positive=positive)
     smallest = int(min(np.sum(y == 0), np.sum(y == 1)))

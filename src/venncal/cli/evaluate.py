@@ -23,6 +23,7 @@ from venncal.cli._options import (
     no_plots_option,
     out_dir_option,
     progress_option,
+    sep_option,
 )
 from venncal.cli._outputs import (
     describe_write_error,
@@ -261,6 +262,7 @@ def _plot(y, columns, out_dir, n_bins, strategy, intervals=None, overwrite=None)
 )
 @no_plots_option("With --out-dir, write metrics.csv only.")
 @force_option("Overwrite existing files in --out-dir.")
+@sep_option()
 @progress_option()
 def evaluate(
     file,
@@ -273,6 +275,7 @@ def evaluate(
     out_dir,
     no_plots,
     force,
+    sep=None,
     progress=None,
 ):
     """Print calibration and accuracy metrics of probability columns of FILE (CSV or Parquet).
@@ -311,16 +314,16 @@ def evaluate(
     with Steps(steps, progress) as bar:
         return _evaluate(
             bar, file, label_col, proba_cols, positive, interval, n_bins, strategy, out_dir,
-            no_plots, force, paths, replace if out_dir is not None else None,
+            no_plots, force, paths, replace if out_dir is not None else None, sep,
         )  # fmt: skip
 
 
 def _evaluate(
     bar, file, label_col, proba_cols, positive, interval, n_bins, strategy, out_dir, no_plots,
-    force, paths, replace,
+    force, paths, replace, sep,
 ):  # fmt: skip
     bar.start(f"reading {file}")
-    frame = read_table(file, "FILE")
+    frame = read_table(file, "FILE", sep)
     y = labels_column(frame, label_col, file, positive=positive, one_class_ok=True)
     columns = {name: probabilities_column(frame, name, file) for name in proba_cols}
     from venncal.cli._fitting import warn_if_ranked_below

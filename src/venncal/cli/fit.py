@@ -16,6 +16,7 @@ from venncal.cli._options import (
     out_option,
     progress_option,
     score_option,
+    sep_option,
 )
 from venncal.cli._pooled import fit_file
 
@@ -23,16 +24,24 @@ __all__ = ["fit", "fit_local", "BACKENDS"]
 
 
 def fit_local(
-    calibrator, cal_file, *, score, label, weight=None, positive=None, method, progress=None
+    calibrator,
+    cal_file,
+    *,
+    score,
+    label,
+    weight=None,
+    positive=None,
+    method,
+    progress=None,
+    sep=None,
 ):
     """Fit ``calibrator`` on ``cal_file`` in this process; return it and the row count.
 
     Count-based methods read the file in chunks pooled by distinct score (memory bounded by
     the distinct scores, see :mod:`venncal.cli._pooled`); the others read every row.
     """
-    info = fit_file(
-        calibrator, cal_file, score, label, weight, positive, method=method, progress=progress
-    )
+    options = {"method": method, "progress": progress, "sep": sep}
+    info = fit_file(calibrator, cal_file, score, label, weight, positive, **options)
     return calibrator, info
 
 
@@ -73,6 +82,7 @@ def _check_model_path(out, force, inputs):
 @calibrator_options
 @out_option("The model file to write (.json).")
 @force_option()
+@sep_option()
 @progress_option()
 @backend_options(
     BACKENDS, "Where to fit: in this process, or on a Dask cluster (pip install 'venncal[dask]')."
@@ -89,6 +99,7 @@ def fit(
     weight_col,
     out,
     force,
+    sep,
     progress,
     backend,
     scheduler,
@@ -115,7 +126,9 @@ def fit(
     elif scheduler is not None:
         raise InputError("--scheduler applies to --backend dask only.")
     else:
-        kwargs["progress"] = progress
+        kwargs.update(progress=progress, sep=sep)
+    if sep is not None and backend != "local":
+        raise InputError("--sep applies to --backend local only.")
     calibrator, info = BACKENDS[backend](calibrator, cal_file, **kwargs)
 
     import venncal

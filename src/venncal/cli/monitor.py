@@ -8,7 +8,15 @@ import click
 import numpy as np
 
 from venncal.cli._io import InputError, check_not_an_input, check_output_free, check_table_file
-from venncal.cli._options import force_option, label_option, progress_option, score_option
+from venncal.cli._options import (
+    force_option,
+    label_option,
+    out_sep_option,
+    out_separator,
+    progress_option,
+    score_option,
+    sep_option,
+)
 from venncal.cli._stream import Sink, _column, open_source, score_array
 
 __all__ = ["monitor", "label_array", "PathSketch"]
@@ -163,8 +171,13 @@ def _plot(sketch, threshold, alarm, alpha, out, overwrite):
 @click.option("--plot", "plot", type=click.Path(dir_okay=False), default=None,
               help="Draw the martingale path to this picture (e.g. monitor.png).")  # fmt: skip
 @force_option("Overwrite --out and --plot if they exist.")
+@sep_option()
+@out_sep_option()
 @progress_option()
-def monitor(stream, score_col, label_col, positive, alpha, n_bins, out, plot, force, progress=None):
+def monitor(
+    stream, score_col, label_col, positive, alpha, n_bins, out, plot, force, sep=None,
+    out_sep=None, progress=None,
+):  # fmt: skip
     """Test whether the probabilities in STREAM stay calibrated, row by row, in time order.
 
     STREAM is one or more CSV or Parquet files (or folders of Parquet files), read in order and
@@ -186,7 +199,7 @@ def monitor(stream, score_col, label_col, positive, alpha, n_bins, out, plot, fo
     for path in stream:
         if not Path(path).is_dir():
             check_table_file(path, "STREAM")
-    source = open_source(stream, "STREAM")
+    source = open_source(stream, "STREAM", sep)
     for option, name in (("--score", score_col), ("--label", label_col)):
         if name not in source.columns:
             shown = ", ".join(repr(str(c)) for c in source.columns[:12])
@@ -211,7 +224,10 @@ def monitor(stream, score_col, label_col, positive, alpha, n_bins, out, plot, fo
     from venncal.cli._progress import progress_bar
 
     bar = progress_bar(source.num_rows, progress, desc="monitoring")
-    with bar, Sink(out, "--out") if out is not None else _NoSink() as sink:
+    out_sink = _NoSink()
+    if out is not None:
+        out_sink = Sink(out, "--out", sep=out_separator(out, sep, out_sep))
+    with bar, out_sink as sink:
         for path, chunk in source.chunks(columns):
             if path != current:
                 current, file_offset = path, 0
