@@ -383,3 +383,45 @@ JOHANSSON = [
 def test_every_johansson_check_fails_under_its_mutation():
     raw = _read("johansson-2018")
     assert not _watch(_johansson_checks, raw, JOHANSSON)
+
+
+# ----------------------------------------------------------------------------- Tasche, Figure 1
+def fig1_np_off(cv, key):
+    cv["np"]["both"] = cv["np"]["both"] + 1e-3
+    return cv
+
+
+def fig1_sample_off(cv, key):
+    cv["sample"]["first"] = cv["sample"]["first"] + 0.02
+    return cv
+
+
+def fig1_uninformative(cv, key):
+    # the weaker component tells nothing: its curve is the prior's and there is no grouping loss
+    weaker = "first" if cv["separations"]["first"] < cv["separations"]["second"] else "second"
+    for curves in (cv["closed"], cv["np"], cv["sample"]):
+        curves[weaker] = cv["closed"]["prior"].copy()
+    return cv
+
+
+FIGURE1 = [
+    ("[identity, Remark 5.4]", fig1_np_off),
+    ("[sample, Figure 1]", fig1_sample_off),
+    ("[model, Example 3.12]", fig1_uninformative),
+]
+
+
+def test_every_tasche_figure1_check_fails_under_its_mutation():
+    # Figure 1's curves come from the model and a fresh sample, not from the results file
+    import copy
+
+    from venncal.experiments.studies._tasche_figure1 import figure1_checks, figure1_curves
+
+    cv = figure1_curves(5000, seed=1)
+    base = figure1_checks(cv)
+    assert len(base) == 3 and all(base.values())
+    for prefix, mutate in FIGURE1:
+        checks = figure1_checks(mutate(copy.deepcopy(cv), prefix))
+        (key,) = [k for k in checks if k.startswith(prefix)]
+        assert not checks[key], key
+        assert sum(not v for v in checks.values()) == 1  # exactly that check
