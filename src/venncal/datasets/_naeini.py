@@ -1,5 +1,10 @@
 """The simulated designs of Naeini, Cooper & Hauskrecht, fitted to the paper's Table 2(a)-(b).
 
+The XOR and circular designs here were fitted to calibrators' results (histogram binning, SBB
+and ABB) on the very draws they were then compared on, so they cannot test those calibrators;
+the Naeini study no longer uses them. Its designs are chosen from the paper's description and
+uncalibrated LR row only (``venncal.experiments.studies._naeini_designs``).
+
 The paper (section 3) simulates "one dataset in which the outcomes were linearly separable and
 two other datasets in which they were not" (XOR and circular), with 600 examples each to train
 logistic regression (LR), to calibrate and to test. It shows the last two only as scatter plots
