@@ -35,7 +35,7 @@ Panels:
 * ``XOR [...]/LR``, ``Circular [...]/LR``: the sensitivity family, designs the description and
   the LR row do not rule out, each one parameter away from the central design (the stretch
   times 0.8 and 1.2, the symmetric design, correlated or elliptical features, 10% of labels
-  flipped). They give the band of each cell
+  flipped, a gap between the classes). They give the band of each cell
   (:mod:`venncal.experiments.studies._naeini_agreement`) and show which comparisons hold on
   every design; they have no tables of their own.
 * ``Separable/LR``: the linearly separable data the paper also simulates
