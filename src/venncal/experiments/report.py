@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from venncal.experiments._files import write_bytes, write_csv, write_text
-from venncal.experiments.claims import summary_counts, verdict
+from venncal.experiments.claims import as_check, summary_counts, verdict
 
 __all__ = ["StudyResult", "format_value", "to_markdown", "report_files", "write_report"]
 
@@ -303,11 +303,13 @@ def _checks_intro(result):
             "at least 2), *inconclusive at this size* otherwise. Full mode gives the strict "
             "verdicts."
         )
-    return (
-        f"{tally}. Strict verdicts of each check's rule (stated in its line); *design* checks "
-        "test what a simulated design was built to do, not a claim of the paper; a claim the "
-        "paper's own table contradicts is reported as such."
-    )
+    kinds = {as_check(v).kind for v in result.checks.values()}
+    text = f"{tally}. Strict verdicts of each check's rule (stated in its line)"
+    if "design" in kinds:
+        text += "; *design* checks test what a simulated design was built to do, not a claim"
+    if "contradicted" in kinds:
+        text += "; a claim the paper's own table contradicts is reported as such"
+    return text + "."
 
 
 def _figure_png(fig, dpi):
