@@ -1,0 +1,134 @@
+"""Checks of estimator and function parameters (numpy only).
+
+Each helper takes a parameter's value, raises a one-line ``ValueError``/``TypeError`` that names
+the parameter and its owner (``The 'n_bins' parameter of ece must be ...``) when it is not
+acceptable, and returns it normalised. :mod:`venncal._validation` re-exports them with the
+checks of data arrays.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+__all__ = [
+    "owner_prefix",
+    "check_option",
+    "check_positive_int",
+    "check_in_range",
+    "check_bool",
+    "check_random_state",
+]
+
+
+def owner_prefix(name, owner):
+    return f"The '{name}' parameter of {owner}" if owner else f"'{name}'"
+
+
+def check_option(value, allowed, *, name, owner):
+    """Raise unless ``value`` is one of ``allowed``.
+
+    Examples
+    --------
+    >>> check_option("foo", ("log", "square"), name="merge", owner="VennAbersCalibrator")
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'merge' parameter of VennAbersCalibrator must be one of {'log', 'square'}. Got 'foo' instead.
+    """
+    if not isinstance(value, str) or value not in allowed:
+        opts = ", ".join(repr(a) for a in allowed)
+        raise ValueError(
+            f"{owner_prefix(name, owner)} must be one of {{{opts}}}. Got {value!r} instead."
+        )
+    return value
+
+
+def check_positive_int(value, *, name, owner, minimum=1):
+    """Raise unless ``value`` is an integer >= ``minimum``.
+
+    Examples
+    --------
+    >>> check_positive_int(0, name="n_bins", owner="ece")
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'n_bins' parameter of ece must be an integer >= 1. Got 0 instead.
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise ValueError(
+            f"{owner_prefix(name, owner)} must be an integer >= {minimum}. Got {value!r} instead."
+        )
+    return int(value)
+
+
+def check_in_range(value, low, high, *, name, owner, closed="neither"):
+    """Raise unless ``value`` is a real number in the given interval.
+
+    ``closed`` is one of ``"neither"``, ``"left"``, ``"right"``, ``"both"``.
+
+    Examples
+    --------
+    >>> check_in_range(0.3, 0, 1, name="cal_size", owner="VennAbersClassifier")
+    0.3
+    >>> check_in_range(1.0, 0, 1, name="cal_size", owner="VennAbersClassifier")
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'cal_size' parameter of VennAbersClassifier must be a number in (0, 1). Got 1.0 instead.
+    """
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and np.isfinite(value)
+    if ok:
+        lo_ok = value >= low if closed in ("left", "both") else value > low
+        hi_ok = value <= high if closed in ("right", "both") else value < high
+        ok = lo_ok and hi_ok
+    if not ok:
+        lb = "[" if closed in ("left", "both") else "("
+        rb = "]" if closed in ("right", "both") else ")"
+        raise ValueError(
+            f"{owner_prefix(name, owner)} must be a number in {lb}{low}, {high}{rb}. "
+            f"Got {value!r} instead."
+        )
+    return float(value)
+
+
+def check_bool(value, *, name, owner):
+    """Raise unless ``value`` is a boolean (Python or numpy).
+
+    Examples
+    --------
+    >>> check_bool("yes", name="squared", owner="debiased_ece")
+    Traceback (most recent call last):
+    ...
+    TypeError: The 'squared' parameter of debiased_ece must be True or False. Got 'yes' instead.
+    """
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(
+            f"{owner_prefix(name, owner)} must be True or False. Got {value!r} instead."
+        )
+    return bool(value)
+
+
+def check_random_state(random_state, *, name="random_state", owner=None):
+    """Return a numpy Generator from a seed, or raise naming the parameter.
+
+    Accepted: None, a non-negative integer, a numpy ``Generator``, ``BitGenerator`` or
+    ``SeedSequence``.
+
+    Examples
+    --------
+    >>> check_random_state(-1, owner="make_xor")
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'random_state' parameter of make_xor must be None, a non-negative integer or a numpy Generator. Got -1 instead.
+    """
+    ok_types = (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence)
+    if random_state is None or isinstance(random_state, ok_types):
+        return np.random.default_rng(random_state)
+    msg = (
+        f"{owner_prefix(name, owner)} must be None, a non-negative integer or a numpy "
+        f"Generator. Got {random_state!r} instead."
+    )
+    if isinstance(random_state, bool) or not isinstance(random_state, numbers.Integral):
+        raise TypeError(msg)
+    if random_state < 0:
+        raise ValueError(msg)
+    return np.random.default_rng(int(random_state))
