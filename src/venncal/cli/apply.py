@@ -98,8 +98,16 @@ def apply_dask(calibrator, source, out, **kwargs):
     return cli_apply(calibrator, source, out, **kwargs)
 
 
+def apply_spark(calibrator, source, out, **kwargs):
+    """Apply with Spark through ``venncal.cli._spark.cli_apply`` (same arguments and result)."""
+    require_extra("pyspark", "spark", "--backend spark")
+    from venncal.cli._spark import cli_apply
+
+    return cli_apply(calibrator, source, out, **kwargs)
+
+
 #: --backend name -> function(calibrator, source, out, **apply_stream keywords)
-BACKENDS = {"local": apply_local, "dask": apply_dask}
+BACKENDS = {"local": apply_local, "dask": apply_dask, "spark": apply_spark}
 
 
 def _check_not_inside(out, inputs):
@@ -151,7 +159,9 @@ def _keep_list(keep):
 @sep_option()
 @out_sep_option()
 @progress_option()
-@backend_options(BACKENDS, "Where to apply: in this process (in chunks), or on a Dask cluster.")
+@backend_options(
+    BACKENDS, "Where to apply: in this process (in chunks), on a Dask cluster, or on Spark."
+)
 @click.option(
     "--max-model-bytes",
     type=click.IntRange(min=1),

@@ -64,8 +64,19 @@ def fit_dask(calibrator, cal_file, *, score, label, weight=None, positive=None, 
     )
 
 
+def fit_spark(calibrator, cal_file, *, score, label, weight=None, positive=None, method, scheduler):
+    """Fit with Spark through ``venncal.cli._spark.cli_fit`` (same arguments and result)."""
+    require_extra("pyspark", "spark", "--backend spark")
+    if scheduler is not None:
+        raise InputError("--scheduler applies to --backend dask only.")
+    from venncal.cli._spark import cli_fit
+
+    kwargs = {"score": score, "label": label, "weight": weight, "positive": positive}
+    return cli_fit(calibrator, cal_file, method=method, **kwargs)
+
+
 #: --backend name -> function(calibrator, cal_file, *, score, label, weight, positive, method)
-BACKENDS = {"local": fit_local, "dask": fit_dask}
+BACKENDS = {"local": fit_local, "dask": fit_dask, "spark": fit_spark}
 
 
 def _check_model_path(out, force, inputs):
@@ -85,7 +96,9 @@ def _check_model_path(out, force, inputs):
 @sep_option()
 @progress_option()
 @backend_options(
-    BACKENDS, "Where to fit: in this process, or on a Dask cluster (pip install 'venncal[dask]')."
+    BACKENDS,
+    "Where to fit: in this process, on a Dask cluster or on Spark (pip install "
+    "'venncal[dask]' or 'venncal[spark]').",
 )
 def fit(
     cal_file,

@@ -1,0 +1,214 @@
+"""``--backend spark`` of ``venncal fit`` and ``venncal apply``.
+
+``venncal fit --backend spark`` reads CAL_FILE (CSV, Parquet, or a folder of Parquet files) as
+a Spark DataFrame and fits with :func:`venncal.spark.fit`: one Spark aggregation of the class
+counts per score, so the model is the one the local backend writes. ``venncal apply --backend
+spark`` calibrates the rows on Spark (the model broadcast to the executors) and brings them
+back to this process one partition at a time, in order, to write one output file through the
+same atomic writer as the local backend: Spark writes nothing itself, so no folder of part
+files is created or removed.
+
+The Spark session is the active one when there is one (``spark-submit``, a notebook); otherwise
+a local session (``local[*]``) is started for the command and stopped at its end. Spark needs a
+Java runtime (17 or later).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import shutil
+
+import numpy as np
+
+from venncal.cli._io import InputError
+
+__all__ = ["cli_fit", "cli_apply", "session"]
+
+
+def _check_java():
+    if os.environ.get("JAVA_HOME") or shutil.which("java"):
+        return
+    raise InputError(
+        "--backend spark needs a Java runtime (17 or later) on PATH or in JAVA_HOME; on "
+        "Debian or Ubuntu: apt-get install default-jre-headless."
+    )
+
+
+@contextlib.contextmanager
+def session():
+    """The active Spark session, or a local one started (and stopped) for the block."""
+    from pyspark.sql import SparkSession
+
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        yield active
+        return
+    _check_java()
+    spark = (
+        SparkSession.builder.appName("venncal")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    try:
+        yield spark
+    finally:
+        spark.stop()
+
+
+def _frame(spark, source, columns, as_text=False):
+    """The files of ``source`` as one Spark DataFrame of ``columns``, rows in the files' order
+    (with ``as_text``, CSV values as the text the file stores: copied columns are not parsed).
+
+    Each file is read on its own and the reads are concatenated in order: Spark's reader of
+    several files would pack them into partitions by size, out of order.
+    """
+    kinds = {kind for kind, _ in source.parts}
+    files = [str(p) for p in source.files()]
+    if kinds == {"parquet"}:
+
+        def read(path):
+            return spark.read.parquet(path)
+
+    elif "parquet" not in kinds:
+        sep = "\t" if all(f.lower().endswith(".tsv") for f in files) else ","
+
+        def read(path):
+            return spark.read.csv(path, header=True, sep=sep, inferSchema=not as_text)
+
+    else:
+        raise InputError(
+            f"{source.what} mixes CSV and Parquet files; --backend spark reads one kind at a time."
+        )
+    frame = None
+    for path in files:
+        part = read(path)
+        part = part.select(*[part[c] for c in columns])
+        frame = part if frame is None else frame.unionByName(part)
+    return frame
+
+
+def _check_columns(source, columns, where):
+    shown = ", ".join(repr(str(c)) for c in source.columns[:12])
+    for option, name in columns:
+        if name is not None and name not in source.columns:
+            raise InputError(
+                f"{option} {name!r}: no such column in {where!r}; its columns are {shown}."
+            )
+
+
+def cli_fit(calibrator, cal_file, *, score, label, weight=None, positive=None, method):
+    """Fit ``calibrator`` on ``cal_file`` with Spark; return it and the rows and positives."""
+    import pandas as pd
+    import pyspark.sql.functions as F
+
+    import venncal.spark
+    from venncal.calibration._counts import CountCalibratorMixin
+    from venncal.calibration.platt import PlattCalibrator
+    from venncal.cli._io import labels_column
+    from venncal.cli._stream import open_source
+    from venncal.spark._frames import collect_pandas
+
+    if not isinstance(calibrator, (CountCalibratorMixin, PlattCalibrator)):
+        raise InputError(
+            f"--backend spark fits venn-abers, isotonic, histogram, sbb, abb and platt; not "
+            f"{method!r} (use --backend local)."
+        )
+    source = open_source([cal_file], "CAL_FILE")
+    _check_columns(
+        source, [("--score", score), ("--label", label), ("--weight", weight)], str(cal_file)
+    )
+    columns = list(dict.fromkeys([score, label] + ([weight] if weight else [])))
+    with session() as spark:
+        frame = _frame(spark, source, columns)
+        if weight is not None:  # the in-memory check of the column, on its extremes
+            w = F.col(weight).cast("double")
+            low, n_bad = frame.agg(
+                F.min(w), F.sum(F.when(F.isnan(w) | w.isNull(), 1).otherwise(0))
+            ).first()
+            if n_bad or (low is not None and not low >= 0):
+                raise InputError(
+                    f"{str(cal_file)!r}: column {weight!r} (--weight): 'sample_weight' must be "
+                    "non-negative numbers (NaN or negative values found)."
+                )
+        # the labels' distinct values, read by the command line's own rule (--positive)
+        found = collect_pandas(frame.select(label).distinct())[label]
+        found = pd.Series(found.tolist(), dtype=found.dtype)
+        y_found = labels_column(pd.DataFrame({label: found}), label, cal_file, positive=positive)
+        positives = found[y_found == 1].tolist()
+        frame = frame.withColumn("__venncal_y", F.col(label).isin(positives).cast("int"))
+        try:
+            with np.errstate(all="ignore"):
+                venncal.spark.fit(
+                    calibrator, frame, score=score, label="__venncal_y", weight=weight
+                )
+        except ValueError as exc:
+            text = " ".join(str(exc).split())
+            raise InputError(f"cannot fit {method} on {str(cal_file)!r}: {text}") from None
+        table = getattr(calibrator, "aggregate_", None)
+        if weight is None and table is not None:
+            rows, n_pos = int(table.n_examples), int(np.sum(table.n1))
+        else:
+            rows, n_pos = frame.agg(F.count(F.lit(1)), F.sum("__venncal_y")).first()
+    return calibrator, {"rows": int(rows), "positives": int(n_pos or 0)}
+
+
+def _python_error(exc):
+    """The one-line message of a ValueError raised on an executor, or None."""
+    lines = [line for line in str(exc).splitlines() if line.startswith("ValueError: ")]
+    return lines[-1][len("ValueError: ") :].strip() if lines else None
+
+
+def cli_apply(
+    calibrator,
+    source,
+    out,
+    *,
+    score,
+    keep,
+    prefix="",
+    interval=None,
+    method="the calibrator",
+    fitted_on="its calibration data",
+    progress=None,
+    overwrite=None,
+):
+    """Calibrate ``source`` with Spark and write it to ``out`` atomically; return the rows."""
+    import pandas as pd
+
+    from venncal.cli._dask import _calibrate
+    from venncal.cli._stream import Sink, _check_probabilities
+    from venncal.spark._apply import _shipped
+
+    if interval is not None:
+        raise InputError("--interval (ACP) is not available with --backend spark.")
+    keep = list(source.columns) if keep is None else list(keep)
+    columns = list(dict.fromkeys([*keep, score]))
+    where = ", ".join(repr(str(p)) for p in source.files()[:3])
+    with session() as spark:
+        frame = _frame(spark, source, columns, as_text=True)
+        get = _shipped(frame, calibrator)
+
+        def work(batches):
+            model = get()
+            for pdf in batches:
+                kept, new = _calibrate(pdf, model, score, keep, prefix, where)
+                if new:
+                    yield pd.DataFrame({"data": [pickle.dumps((kept, new))]})
+
+        results = frame.mapInPandas(work, "data binary").toLocalIterator(prefetchPartitions=True)
+        with Sink(out, overwrite=overwrite) as sink:
+            try:
+                for row in results:
+                    kept, new = pickle.loads(row["data"])
+                    _check_probabilities(new, method, fitted_on, False)
+                    sink.write(kept if keep else None, new)
+            except Exception as exc:
+                text = _python_error(exc)
+                if text is None:
+                    raise
+                raise InputError(" ".join(text.split())) from None
+            return sink.rows
