@@ -11,14 +11,14 @@ import pytest
 from threadpoolctl import threadpool_limits
 
 from tests._reference.knn_dense import dense_statistics
-from venncal.classifiers import _updatable
-from venncal.classifiers._updatable import _KNNScorer
+from venncal.classifiers import _updatable_scorers
+from venncal.classifiers._updatable_scorers import _KNNScorer
 
 
 @pytest.mark.parametrize("block_entries", [1, 5000, 2**20])
 @pytest.mark.parametrize("seed", range(6))
 def test_blocked_fit_equals_the_whole_matrix(seed, block_entries, monkeypatch):
-    monkeypatch.setattr(_updatable, "_KNN_BLOCK_ENTRIES", block_entries)
+    monkeypatch.setattr(_updatable_scorers, "_KNN_BLOCK_ENTRIES", block_entries)
     rng = np.random.default_rng(seed)
     n = int(rng.integers(2, 700))
     d = int(rng.integers(1, 12))

@@ -140,7 +140,7 @@ def test_scoring_leaves_the_scorer_unchanged_and_both_labels_agree(name, est, me
 
 
 def test_qda_divisor_matches_the_installed_scikit_learn():
-    from venncal.classifiers._updatable import _qda_divisor_offset
+    from venncal.classifiers._updatable_scorers import _qda_divisor_offset
 
     X = np.random.default_rng(0).normal(size=(30, 2))
     y = np.r_[np.zeros(15, int), np.ones(15, int)]
