@@ -42,6 +42,11 @@ LAYERS = [
     ),
     ("Dask", "Exact fits from distributed aggregates, lazy application.", ["venncal.dask"]),
     (
+        "Spark",
+        "Exact fits from one Spark aggregation, application with the model broadcast.",
+        ["venncal.spark"],
+    ),
+    (
         "SQL and ONNX",
         "A fitted score calibrator as one SQL query or an ONNX graph.",
         ["venncal.export"],

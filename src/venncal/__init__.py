@@ -90,6 +90,7 @@ _SUBPACKAGES = (
     "plotting",
     "selection",
     "shift",
+    "spark",
 )
 
 
