@@ -6,7 +6,9 @@ data only through the weight of each class at each distinct score (see
 Parquet files, folders of Parquet files), sums each chunk by distinct score and label, and
 pools the sums: memory grows with the number of distinct scores, never with the rows. The
 pooled rows, weighted by their counts, fit the calibrator that the rows themselves fit, bit for
-bit (tested), since whole-number sums are exact in any order.
+bit (tested), since whole-number sums are exact in any order. (Where a file holds both -0.0
+and 0.0, which equal each other, the pooled table keeps the sign of the first in the file; the
+in-memory sort keeps either.)
 
 What the pooled reading cannot reproduce exactly is left to the in-memory reading
 (:func:`venncal.cli._fitting.read_calibration`), which then gives its own answer or its own
@@ -85,7 +87,7 @@ class _Pool:
                 s, key, w = s[keep], key[keep], w[keep]
         if s.shape[0] == 0:
             return
-        order = np.argsort(s, kind="stable")
+        order = np.argsort(s, kind="stable")  # a score's first row in the file gives its sign
         s = s[order]
         start = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
         if w is None:
@@ -96,8 +98,9 @@ class _Pool:
             ones = key[order].astype(bool)
             c1 = np.add.reduceat(np.where(ones, w, 0.0), start)
             c0 = np.add.reduceat(np.where(ones, 0.0, w), start)
-        self.waiting.append((s[start], c0, c1))
-        self.waiting_rows += start.shape[0]
+        values = s[start]
+        self.waiting.append((values, c0, c1))
+        self.waiting_rows += values.shape[0]
         if self.waiting_rows >= max(self.table[0].shape[0], 1 << 16):
             self._merge()
 
