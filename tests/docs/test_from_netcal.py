@@ -149,3 +149,19 @@ def test_netcal_accepts_what_venncal_refuses(netcal):
         metrics.ece(y_cal, 3 * p_test)
     with pytest.raises(ValueError):
         metrics.ece(y_cal + 1, p_test)
+
+
+def test_slope_sign_on_scores_that_rank_the_classes_backwards(netcal):
+    rng = np.random.default_rng(0)
+    p = rng.random(500)
+    y = (rng.random(500) < 1 - p).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # venncal warns that the scores rank the classes backwards
+        am = venncal.BetaCalibrator(parameters="am").fit(p, y)
+        plain = venncal.PlattCalibrator(smoothing=False).fit(logit(p), y)
+        theirs = netcal.scaling.LogisticCalibration().fit(p, y)
+    assert am.a_ == am.b_ == 0.0  # a constant
+    assert float(np.ravel(theirs.weights)[0]) < 0  # netcal: a decreasing sigmoid
+    np.testing.assert_allclose(
+        theirs.transform(p), plain.predict_proba(logit(p))[:, 1], rtol=0, atol=1e-4
+    )
