@@ -100,7 +100,7 @@ LAYERS = [
     (
         "Experiments",
         "The experiment runner and the reports of the reproductions.",
-        ["venncal.experiments.runner", "venncal.experiments.report"],
+        ["venncal.experiments.runner", "venncal.experiments.report", "venncal.experiments.claims"],
     ),
     ("Warnings and errors", "", ["venncal.exceptions"]),
 ]
