@@ -99,8 +99,8 @@ class CountCalibratorMixin:
         Rows from a ``GROUP BY score, label`` (one per distinct score and label, with the
         number of examples) give the calibrator that ``fit`` gives on the expanded rows, bit
         for bit, whatever the order or the split of the rows, as long as the counts are whole
-        numbers totalling less than 2^53. Unlike ``sample_weight``, which some calibrators take
-        relative to the mean weight, ``counts`` are numbers of examples.
+        numbers totalling less than 2^53. ``counts`` are numbers of examples, as a whole-number
+        ``sample_weight`` is (a weight of k counts as k copies of the row).
 
         Parameters
         ----------

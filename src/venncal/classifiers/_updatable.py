@@ -52,6 +52,8 @@ predictions from several threads at once.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 __all__ = [
@@ -60,7 +62,7 @@ __all__ = [
     "get_updatable_scorer",
 ]
 
-_REGISTRY = {}
+_REGISTRY: dict[type, Callable[..., UpdatableScorer | None]] = {}
 
 
 class UpdatableScorer:

@@ -97,7 +97,7 @@ class IntervalValidity:
     bin_upper: np.ndarray
     bin_valid: np.ndarray
     std_error: float = float("nan")
-    bin_std_error: np.ndarray = field(default=None)
+    bin_std_error: np.ndarray | None = field(default=None)
 
     @property
     def fraction_valid(self):

@@ -87,7 +87,7 @@ class CalibratorComparison:
     confidence_level: float
     n_boot: int
     default: str = "venn-abers"
-    candidates: dict = None
+    candidates: dict | None = None
 
     def wide(self):
         """One row per calibrator, one column per metric (estimates only)."""
