@@ -66,10 +66,48 @@ def test_venn_isotonic_integer_weights_equal_repeated_rows():
     assert not np.array_equal(a.predict_interval(Xt), unweighted.predict_interval(Xt))
 
 
-def test_venn_unweighted_taxonomy_warns():
+@pytest.mark.parametrize("taxonomy", ["label", "bins"])
+@pytest.mark.parametrize("k", [2, 3])
+def test_venn_frequency_taxonomies_weight_the_counts(taxonomy, k):
+    # weight w is w copies in the category counts, without a warning (they used to be ignored)
+    X, y = _binary() if k == 2 else _three()
+    frozen = FrozenEstimator(LogisticRegression().fit(X, y))
+    w = _weights(len(y))
+    Xt = (_binary if k == 2 else _three)(50, seed=5)[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", VenncalWarning)
+        a = VennClassifier(frozen, taxonomy=taxonomy, n_bins=4).fit(X, y, sample_weight=w)
+    rep = np.repeat(np.arange(len(y)), w)
+    b = VennClassifier(frozen, taxonomy=taxonomy, n_bins=4).fit(X[rep], y[rep])
+    np.testing.assert_allclose(a.predict_venn(Xt).lower, b.predict_venn(Xt).lower, atol=1e-12)
+    np.testing.assert_allclose(a.predict_venn(Xt).upper, b.predict_venn(Xt).upper, atol=1e-12)
+    unweighted = VennClassifier(frozen, taxonomy=taxonomy, n_bins=4).fit(X, y)
+    assert not np.allclose(a.predict_venn(Xt).lower, unweighted.predict_venn(Xt).lower)
+
+
+def test_venn_weighted_out_of_bag_leaves_z_r_out_with_its_weight():
+    from sklearn.ensemble import RandomForestClassifier
+
+    from venncal.classifiers._oob import draw_reference_examples
+    from venncal.core.venn import venn_predict
+
     X, y = _binary()
-    with pytest.warns(VenncalWarning, match="unweighted"):
-        VennClassifier(LogisticRegression(), random_state=0).fit(X, y, sample_weight=_weights(200))
+    w = _weights(len(y)).astype(float)
+    Xt = _binary(30, seed=5)[0]
+    rf = RandomForestClassifier(n_estimators=40, random_state=0)
+    vp = VennClassifier(rf, method="oob", random_state=0).fit(X, y, sample_weight=w)
+    r = draw_reference_examples(vp.seed_, vp.cal_index_, Xt)
+    s = vp.oob_.test_probas(Xt, r)[:, 1]
+    got = vp.predict_venn(Xt)
+    for i in range(len(Xt)):
+        keep = vp.cal_index_ != r[i]
+        cs, cy, cw = vp.cal_scores_[keep], vp.cal_labels_[keep], vp.cal_weights_[keep]
+        reps = cw.astype(int)
+        ref = venn_predict(
+            np.repeat(cs > 0.5, reps).astype(int), np.repeat(cy, reps), [int(s[i] > 0.5)]
+        )
+        np.testing.assert_allclose(got.lower[i], ref.lower[0], atol=1e-12)
+        np.testing.assert_allclose(got.upper[i], ref.upper[0], atol=1e-12)
 
 
 class _RecordingLR(LogisticRegression):

@@ -225,6 +225,21 @@ def frozen_scorer(X, y):
     return FrozenEstimator(CentroidScorer().fit(X, y))
 
 
+def label_and_confidence(scores):
+    """A callable taxonomy: the predicted label, split at a confidence of 3/4."""
+    s = np.asarray(scores)
+    P = np.column_stack([1.0 - s, s]) if s.ndim == 1 else s
+    return 2 * np.argmax(P, axis=1) + (P.max(axis=1) > 0.75)
+
+
+def venn(taxonomy, **params):
+    return lambda X, y: VennClassifier(frozen_scorer(X, y), taxonomy=taxonomy, **params)
+
+
+# the methods that refit on a random split, folds or bootstrap samples are left out: repeated
+# rows change the split (scikit-learn's check_sample_weight_equivalence shows that, and
+# tests/classifiers/test_declared_check_failures.py proves it is the only cause); a frozen
+# estimator calibrates on every row
 CLASSIFIERS = {
     "VennAbersClassifier(inductive)": lambda X, y: VennAbersClassifier(
         frozen_scorer(X, y), method="inductive"
@@ -232,9 +247,26 @@ CLASSIFIERS = {
     "VennAbersClassifier(simplified)": lambda X, y: VennAbersClassifier(
         CentroidScorer(), method="simplified"
     ),
-    "VennClassifier(isotonic)": lambda X, y: VennClassifier(
-        frozen_scorer(X, y), taxonomy="isotonic"
-    ),
+    "VennClassifier(isotonic)": venn("isotonic"),
+    "VennClassifier(label)": venn("label"),
+    "VennClassifier(bins)": venn("bins", n_bins=3),
+    "VennClassifier(bins, merge=mean)": venn("bins", n_bins=4, merge="mean"),
+    "VennClassifier(callable)": venn(label_and_confidence),
+}
+#: the configurations of more than two classes
+MULTICLASS_CLASSIFIERS = {
+    "VennClassifier(label)": venn("label"),
+    "VennClassifier(bins)": venn("bins", n_bins=2),
+    "VennClassifier(callable)": venn(label_and_confidence),
+    **{
+        f"MulticlassVennAbersClassifier({strategy}, pooled={pooled})": (
+            lambda X, y, strategy=strategy, pooled=pooled: MulticlassVennAbersClassifier(
+                frozen_scorer(X, y), strategy=strategy, pooled=pooled
+            )
+        )
+        for strategy in ("ovr", "pairwise")
+        for pooled in (True, False)
+    },
 }
 
 
@@ -258,13 +290,21 @@ def test_classifier_integer_weight_is_that_many_copies(name, data):
     assert_close(got, expected)
 
 
+@pytest.mark.parametrize("name", sorted(MULTICLASS_CLASSIFIERS))
 @fewer(8)
 @given(data=classifier_data(K=3))
-def test_multiclass_classifier_integer_weight_is_that_many_copies(data):
+def test_multiclass_classifier_integer_weight_is_that_many_copies(name, data):
     X, y, k, T = data
-    est = frozen_scorer(X, y)
-    weighted = MulticlassVennAbersClassifier(est).fit(X, y, sample_weight=k.astype(float))
-    repeated = MulticlassVennAbersClassifier(est).fit(*copies(k, X, y))
-    np.testing.assert_allclose(
-        weighted.predict_proba(T), repeated.predict_proba(T), rtol=0, atol=TOL
-    )
+    make_clf = MULTICLASS_CLASSIFIERS[name]
+    weighted = make_clf(X, y).fit(X, y, sample_weight=k.astype(float))
+    repeated = make_clf(X, y).fit(*copies(k, X, y))
+    expected = {"proba": repeated.predict_proba(T)}
+    got = {"proba": weighted.predict_proba(T)}
+    if isinstance(weighted, VennClassifier):
+        for out, clf in ((expected, repeated), (got, weighted)):
+            pred = clf.predict_venn(T)
+            out["lower"], out["upper"] = pred.lower, pred.upper
+    else:
+        expected["interval"] = repeated.predict_interval(T)
+        got["interval"] = weighted.predict_interval(T)
+    assert_close(got, expected)

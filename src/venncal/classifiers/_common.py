@@ -23,6 +23,7 @@ __all__ = [
     "log_proba",
     "copy_fitted_attributes",
     "model_scores",
+    "check_frozen_classes",
 ]
 
 
@@ -178,6 +179,38 @@ def model_scores(estimator, X, n_classes):
     if out.ndim == 2 and out.shape[1] == 1:
         out = out[:, 0]
     return out
+
+
+def check_frozen_classes(estimator, classes, *, owner):
+    """Raise one line when a ``FrozenEstimator``'s ``classes_`` are not the labels of ``y``.
+
+    A wrapper reads the frozen model's scores as scores of its own ``classes_`` (column ``k``
+    of ``predict_proba`` is ``classes[k]``; a binary ``decision_function`` points to
+    ``classes[1]``), which holds only when the model was fitted on the same labels.
+
+    Examples
+    --------
+    >>> from sklearn.frozen import FrozenEstimator
+    >>> from sklearn.naive_bayes import GaussianNB
+    >>> model = FrozenEstimator(GaussianNB().fit([[0.0], [1.0]], [0, 1]))
+    >>> check_frozen_classes(model, np.array(["benign", "malignant"]), owner="VennClassifier")
+    Traceback (most recent call last):
+    ...
+    ValueError: The FrozenEstimator of VennClassifier was fitted on the classes [0, 1], but y holds ['benign', 'malignant']; its scores are of its own classes_, so calibrate it with the labels it was fitted on.
+    """
+    if not isinstance(estimator, FrozenEstimator):
+        return
+    fitted = getattr(estimator, "classes_", None)
+    if fitted is None:
+        return
+    fitted = np.asarray(fitted)
+    same = fitted.shape == classes.shape and all(a == b for a, b in zip(fitted, classes))
+    if not same:
+        raise ValueError(
+            f"The FrozenEstimator of {owner} was fitted on the classes {fitted.tolist()!r}, "
+            f"but y holds {classes.tolist()!r}; its scores are of its own classes_, so "
+            "calibrate it with the labels it was fitted on."
+        )
 
 
 def check_groups_match(owner, grouped, groups):

@@ -117,7 +117,8 @@ def grouped_venn(vc, X, groups):
         jobs.append((np.sort(np.concatenate(pooled)), None))
     K = vc.classes_.shape[0]
     lower, upper = np.empty((m, K)), np.empty((m, K))
-    size = np.empty(m, dtype=np.intp)
+    weighted = getattr(vc, "cal_weights_", None) is not None
+    size = np.empty(m, dtype=np.float64 if weighted else np.intp)
     for rows, members in jobs:
         scores, exclude = vc._test_scores(_safe_indexing(X, rows), members)
         pred = vc._venn(scores, exclude, members)

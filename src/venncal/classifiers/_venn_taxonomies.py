@@ -10,15 +10,19 @@ from venncal.core.venn_abers import ivap_fit
 __all__ = ["bins_by_label", "isotonic_venn"]
 
 
-def bins_by_label(cal_scores, cal_labels, scores, exclude, *, n_bins, n_classes):
-    """Multiclass bins: the predicted label, then equal-mass bins of its probability."""
+def bins_by_label(cal_scores, cal_labels, scores, exclude, w=None, *, n_bins, n_classes):
+    """Multiclass bins: the predicted label, then equal-mass bins of its probability.
+
+    ``w`` weights the calibration examples (None: unweighted), as in
+    :func:`venncal.core.venn.equal_mass_venn_predict`.
+    """
     K = n_classes
     m = scores.shape[0]
     cal_lab = np.argmax(cal_scores, axis=1)
     test_lab = np.argmax(scores, axis=1)
     lower = np.empty((m, K))
     upper = np.empty((m, K))
-    size = np.empty(m, dtype=np.intp)
+    size = np.empty(m, dtype=np.intp if w is None else np.float64)
     for c in np.unique(test_lab):
         rows = np.flatnonzero(test_lab == c)
         members = np.flatnonzero(cal_lab == c)
@@ -37,6 +41,7 @@ def bins_by_label(cal_scores, cal_labels, scores, exclude, *, n_bins, n_classes)
             n_bins=n_bins,
             n_classes=K,
             exclude=ex,
+            sample_weight=None if w is None else w[members],
         )
         lower[rows], upper[rows], size[rows] = pred.lower, pred.upper, pred.category_size
     return VennPrediction(lower, upper, np.argmax(lower, axis=1), size)

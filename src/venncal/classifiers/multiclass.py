@@ -44,6 +44,7 @@ from venncal.calibration.multiclass import (
 from venncal.classifiers._common import (
     check_cal_size,
     check_fit_data,
+    check_frozen_classes,
     copy_fitted_attributes,
     fit_weighted,
     log_proba,
@@ -153,6 +154,14 @@ class MulticlassVennAbersClassifier(ClassifierMixin, BaseEstimator):
     strategy_ : {"ovr", "pairwise"}
         The resolved ``strategy``.
 
+    Notes
+    -----
+    **Positive class.** There is no ``pos_label``: every class is calibrated, column ``k`` of
+    ``predict_proba`` and ``predict_interval`` is ``classes_[k]`` (the sorted labels of
+    ``y``), and the estimator, fitted on the same labels, gives one score per class in that
+    order. A ``FrozenEstimator`` must have been fitted on the labels of ``y`` (its
+    ``classes_`` are checked).
+
     Examples
     --------
     >>> import numpy as np
@@ -236,6 +245,7 @@ class MulticlassVennAbersClassifier(ClassifierMixin, BaseEstimator):
             )
         X, classes, y_enc = check_fit_data(X, y, _OWNER)
         check_features(X, self.estimator, owner=_OWNER)
+        check_frozen_classes(self.estimator, classes, owner=_OWNER)
         n = y_enc.shape[0]
         K = classes.shape[0]
         weight = check_sample_weight(sample_weight, n)

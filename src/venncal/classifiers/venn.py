@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.frozen import FrozenEstimator
@@ -15,6 +13,7 @@ from venncal._validation import check_option, check_positive_int, check_sample_w
 from venncal.classifiers._common import (
     check_cal_size,
     check_fit_data,
+    check_frozen_classes,
     copy_fitted_attributes,
     fit_weighted,
     log_proba,
@@ -24,7 +23,6 @@ from venncal.classifiers._common import (
 from venncal.classifiers._response import check_features
 from venncal.classifiers._venn_taxonomies import bins_by_label, isotonic_venn
 from venncal.core.venn import VennPrediction, equal_mass_venn_predict, venn_predict
-from venncal.exceptions import VenncalWarning
 
 __all__ = ["VennClassifier"]
 
@@ -112,6 +110,8 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
         Scores of the calibration examples.
     cal_labels_ : ndarray of shape (n_cal,)
         Their label indices. With ``method="full"``, the training set's scores and labels.
+    cal_weights_ : ndarray of shape (n_cal,)
+        Their weights; present only when fitted with ``sample_weight``.
     uses_update_ : bool
         ``method="full"`` only: whether the extended fits come from an updatable scorer
         instead of refits.
@@ -133,6 +133,25 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
     within every group, not only on average. The estimator and the calibration split are
     those of the fit without groups. ``method="full"`` takes no groups: fit one predictor per
     group instead.
+
+    **Positive class.** There is no ``pos_label`` (the score calibrators' ``fit`` has one
+    because their scores come with no labels attached): the estimator is fitted on the same
+    labels, so its scores are of its ``classes_``, the sorted labels of ``y``, and the binary
+    score is that of ``classes_[1]``. Every output has one column per class of ``classes_``:
+    read the probability of a class from its column, whatever the order of the labels in
+    ``y``: strings, integers, or a categorical whose categories come in any order give the
+    same probabilities. The taxonomies ``"label"`` and ``"isotonic"`` are symmetric in the two
+    labels, so renaming the labels so that their sorted order flips gives the same probability
+    of each class from the same calibration examples. Three things can still differ after
+    such a renaming, each a valid Venn predictor: the random calibration split, stratified
+    like scikit-learn's splitters, which draw the classes in sorted order of their labels
+    (with ``method="oob"``, a ``FrozenEstimator`` or ``method="full"`` nothing is split); an
+    object whose scores tie exactly between the labels (a probability of exactly 1/2, which
+    out-of-bag forests often give), which is in the category of the model's predicted label,
+    tied towards ``classes_[0]`` as scikit-learn's ``predict`` does; and the equal-mass bins
+    of ``"bins"``, counted from the smallest score of ``classes_[1]``, whose edges can move
+    by one object. A ``FrozenEstimator`` must have been fitted on the labels of ``y`` (its
+    ``classes_`` are checked).
 
     References
     ----------
@@ -248,10 +267,11 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
         sample_weight : array-like of shape (n,), default=None
             Non-negative weights of the training examples. They are passed to the estimator's
             ``fit`` when it takes ``sample_weight`` (else it is fitted unweighted, with a
-            ``VenncalWarning``). In the calibration they are used by ``taxonomy="isotonic"``,
-            whose category frequencies become weighted frequencies (a weight of 2 counts as a
-            duplicated example; the test object has weight one); the frequencies of the
-            other taxonomies stay unweighted, and a ``VenncalWarning`` says so.
+            ``VenncalWarning``). They weight the calibration examples too, for every
+            taxonomy: the label frequencies of a category are sums of weights, and the
+            equal-mass bin edges of ``"bins"`` are weighted order statistics, so a weight of
+            ``k`` counts as ``k`` copies of the example and a weight of zero leaves it out
+            (the test object counts once). ``method="full"`` refuses weights.
         calibration_groups : array-like of shape (n,), default=None
             Group of each example (integers, strings or booleans): calibrate within groups
             (``method="inductive"`` or ``"oob"``; see Notes), and prediction then needs the
@@ -263,6 +283,7 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
         """
         X, classes, y_enc = check_fit_data(X, y, _OWNER)
         check_features(X, self.estimator, owner=_OWNER)
+        check_frozen_classes(self.estimator, classes, owner=_OWNER)
         K = classes.shape[0]
         self._check_params(K)
         n = y_enc.shape[0]
@@ -280,14 +301,6 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
             from venncal.classifiers._venn_full import check_full
 
             check_full(frozen, weight, owner=_OWNER)
-        if weight is not None and self.taxonomy != "isotonic":
-            warnings.warn(
-                f"The category frequencies of {_OWNER} with taxonomy={self.taxonomy!r} are "
-                "unweighted; sample_weight is used by the estimator's fit only (the calibration "
-                "is weighted with taxonomy='isotonic').",
-                VenncalWarning,
-                stacklevel=2,
-            )
         for attr in ("oob_", "cal_index_", "cal_weights_", "X_fit_", "updater_", "uses_update_"):
             # a refit forgets the last fit
             if hasattr(self, attr):
@@ -496,11 +509,22 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
         if self.taxonomy == "bins":
             if scores.ndim == 1:
                 return equal_mass_venn_predict(
-                    cs, cl, scores, n_bins=self.n_bins, n_classes=K, exclude=exclude
+                    cs,
+                    cl,
+                    scores,
+                    n_bins=self.n_bins,
+                    n_classes=K,
+                    exclude=exclude,
+                    sample_weight=w,
                 )
-            return bins_by_label(cs, cl, scores, exclude, n_bins=self.n_bins, n_classes=K)
+            return bins_by_label(cs, cl, scores, exclude, w, n_bins=self.n_bins, n_classes=K)
         return venn_predict(
-            self._categories(cs), cl, self._categories(scores), n_classes=K, exclude=exclude
+            self._categories(cs),
+            cl,
+            self._categories(scores),
+            n_classes=K,
+            exclude=exclude,
+            sample_weight=w,
         )
 
     def predict_interval(self, X, calibration_groups=None):

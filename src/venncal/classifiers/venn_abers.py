@@ -27,7 +27,12 @@ from venncal._validation import (
     check_sample_weight,
     check_weighted_classes,
 )
-from venncal.classifiers._common import check_cal_size, check_groups_match, log_proba
+from venncal.classifiers._common import (
+    check_cal_size,
+    check_frozen_classes,
+    check_groups_match,
+    log_proba,
+)
 from venncal.classifiers._response import (
     check_features,
     positive_scores,
@@ -143,6 +148,25 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     n_features_in_ : int
         Present when the estimator defines it.
 
+    Notes
+    -----
+    **Positive class.** Unlike the score calibrators, whose ``fit`` takes ``pos_label`` because
+    their scores come from outside with no labels attached, this classifier takes none: the
+    estimator is fitted on the same labels, so its score (``decision_function``, or
+    ``predict_proba[:, 1]``) points to ``classes_[1]`` by scikit-learn's convention, the larger
+    label in sorted order. The order of the labels in ``y`` does not matter (strings, integers,
+    or a categorical whose categories come in any order give the same probabilities):
+    ``predict_proba`` has one column per class of ``classes_``, so read the probability of a
+    class from its column, e.g. ``proba[:, list(clf.classes_).index("malignant")]``.
+    Renaming the labels so that their sorted order flips gives the same probability of each
+    class from the same calibration examples, since the Venn-Abers predictor and its merges
+    are symmetric in the two labels; the random calibration split and folds (``"inductive"``,
+    ``"cross"``) are stratified like scikit-learn's splitters, which draw the classes in sorted
+    order of their labels, so they can change with such a renaming. ``predict_interval``
+    is the interval of ``classes_[1]``; that of ``classes_[0]`` is ``1 - interval[:, ::-1]``.
+    A ``FrozenEstimator`` must have been fitted on the labels of ``y`` (its ``classes_`` are
+    checked), since its scores point to its own ``classes_[1]``.
+
     References
     ----------
     Vovk & Petej, "Venn-Abers predictors", UAI 2014. Vovk, "Venn predictors and isotonic
@@ -253,6 +277,7 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         """
         self._validate_params()
         y01, classes = check_binary_labels(y, name="y")
+        check_frozen_classes(self.estimator, classes, owner=type(self).__name__)
         X = indexable(X)[0]
         check_features(X, self.estimator, owner=type(self).__name__)
         n = _num_samples(X)

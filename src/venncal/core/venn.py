@@ -50,7 +50,8 @@ class VennPrediction:
     label : ndarray of shape (m,), dtype int
         The predicted label index of eq. (5), ``argmax_j L(j)``; ties go to the smallest index.
     category_size : ndarray of shape (m,), dtype int
-        The number of calibration examples in the test object's category (after exclusion).
+        The number of calibration examples in the test object's category (after exclusion);
+        with sample weights, their total weight (float).
     """
 
     lower: np.ndarray
@@ -112,16 +113,33 @@ def _check_exclude(exclude, m, n):
     return ex
 
 
-def _finish(counts):
+def _finish(counts, weighted=False):
     counts = counts.astype(np.float64)
     size = counts.sum(axis=1)
     lower = counts / (size + 1.0)[:, None]
     upper = (counts + 1.0) / (size + 1.0)[:, None]
     label = np.argmax(lower, axis=1)
-    return VennPrediction(lower, upper, label, size.astype(np.intp))
+    return VennPrediction(lower, upper, label, size if weighted else size.astype(np.intp))
 
 
-def venn_predict(cal_categories, cal_labels, test_categories, *, n_classes=None, exclude=None):
+def _check_weight(sample_weight, n):
+    """Calibration weights as float64 (None stays None); zero weights allowed, all zero too."""
+    if sample_weight is None:
+        return None
+    w = check_scores(sample_weight, name="sample_weight", allow_column=False, noun="weights")
+    if w.shape[0] != n:
+        raise ValueError(
+            f"'sample_weight' has {w.shape[0]} value(s) but there are {n} calibration "
+            "examples; give one weight per example."
+        )
+    if (w < 0).any():
+        raise ValueError("'sample_weight' must be non-negative.")
+    return w
+
+
+def venn_predict(
+    cal_categories, cal_labels, test_categories, *, n_classes=None, exclude=None, sample_weight=None
+):
     """Venn predictor for a taxonomy that does not depend on the labels.
 
     Parameters
@@ -137,6 +155,10 @@ def venn_predict(cal_categories, cal_labels, test_categories, *, n_classes=None,
     exclude : array-like of shape (m,), dtype int, default=None
         Out-of-bag calibration (eqs. 10-11): for test object ``i``, calibration example
         ``exclude[i]`` is left out of its category; ``-1`` leaves nothing out.
+    sample_weight : array-like of shape (n,), default=None
+        Non-negative weights of the calibration examples: ``c_j`` and ``n_k`` become sums of
+        weights, so a weight of ``k`` counts as ``k`` copies of the example (zero: left out);
+        the test object counts once. An excluded example is left out with all its weight.
 
     Returns
     -------
@@ -189,20 +211,21 @@ def venn_predict(cal_categories, cal_labels, test_categories, *, n_classes=None,
         )
     m, n = test_cat.shape[0], cal_cat.shape[0]
     ex = _check_exclude(exclude, m, n)
+    w = _check_weight(sample_weight, n)
     try:
         uniq, inv = np.unique(np.concatenate([cal_cat, test_cat]), return_inverse=True)
     except TypeError:
         raise TypeError("categories must be comparable values of one type.") from None
     inv = inv.reshape(-1)
     cal_idx, test_idx = inv[:n], inv[n:]
-    table = np.zeros((uniq.shape[0], n_classes), dtype=np.int64)
-    np.add.at(table, (cal_idx, labels), 1)
+    table = np.zeros((uniq.shape[0], n_classes), dtype=np.int64 if w is None else np.float64)
+    np.add.at(table, (cal_idx, labels), 1 if w is None else w)
     counts = table[test_idx]
     if ex is not None:
         rows = np.flatnonzero(ex >= 0)
         rows = rows[cal_idx[ex[rows]] == test_idx[rows]]
-        counts[rows, labels[ex[rows]]] -= 1
-    return _finish(counts)
+        counts[rows, labels[ex[rows]]] -= 1 if w is None else w[ex[rows]]
+    return _finish(counts, weighted=w is not None)
 
 
 def _bag_order_stat(sorted_cal, q, insert_pos, test_values, removed_pos):
@@ -222,7 +245,14 @@ def _bag_order_stat(sorted_cal, q, insert_pos, test_values, removed_pos):
 
 
 def equal_mass_venn_predict(
-    cal_scores, cal_labels, test_scores, *, n_bins=10, n_classes=None, exclude=None
+    cal_scores,
+    cal_labels,
+    test_scores,
+    *,
+    n_bins=10,
+    n_classes=None,
+    exclude=None,
+    sample_weight=None,
 ):
     """Venn predictor whose categories are equal-mass bins of a 1-D score.
 
@@ -246,6 +276,12 @@ def equal_mass_venn_predict(
     exclude : array-like of shape (m,), dtype int, default=None
         Out-of-bag calibration: calibration example ``exclude[i]`` is removed from the bag of
         test object ``i`` (it neither sets the edges nor counts); ``-1`` removes nothing.
+    sample_weight : array-like of shape (n,), default=None
+        Non-negative weights of the calibration examples, each counting as that many copies
+        of the example (the test object counts once): the bag has total weight ``W``, edge
+        ``j`` is the smallest score of the bag whose cumulative weight exceeds ``j W / n_bins``
+        (for whole-number weights, the order statistic of the bag with the rows repeated),
+        and the label counts of the test object's bin are sums of weights.
 
     Returns
     -------
@@ -275,6 +311,9 @@ def equal_mass_venn_predict(
     n_bins = check_positive_int(n_bins, name="n_bins", owner="equal_mass_venn_predict")
     n, m = cal.shape[0], test.shape[0]
     ex = _check_exclude(exclude, m, n)
+    w = _check_weight(sample_weight, n)
+    if w is not None:
+        return _weighted_equal_mass(cal, labels, test, w, n_bins, n_classes, ex)
 
     order = np.argsort(cal, kind="stable")
     sc, lab = cal[order], labels[order]
@@ -314,3 +353,59 @@ def equal_mass_venn_predict(
         rows = rows[inside]
         counts[rows, labels[ex[rows]]] -= 1
     return _finish(counts)
+
+
+def _weighted_equal_mass(cal, labels, test, w, n_bins, n_classes, ex):
+    """``equal_mass_venn_predict`` with calibration weights (see there)."""
+    n, m = cal.shape[0], test.shape[0]
+    order = np.argsort(cal, kind="stable")
+    sc, lab, ws = cal[order], labels[order], w[order]
+    cw = np.cumsum(ws)  # cumulative weight of the sorted calibration examples
+    cum = np.zeros((n + 1, n_classes))
+    np.add.at(cum, (np.arange(1, n + 1), lab), ws)
+    cum = np.cumsum(cum, axis=0)
+    rows = np.arange(m)
+    # the excluded example stays in the sorted array with its weight taken off from its rank
+    w_out = np.zeros(m)
+    rank_out = np.full(m, n)
+    if ex is not None:
+        rank = np.empty(n, dtype=np.intp)
+        rank[order] = np.arange(n)
+        has = ex >= 0
+        w_out[has] = w[ex[has]]
+        rank_out[has] = rank[ex[has]]
+    ins = np.searchsorted(sc, test, side="left")  # the test object goes before its ties
+    total = (cw[-1] if n else 0.0) - w_out + 1.0
+    if n_bins > 1:
+        x = np.arange(1, n_bins)[None, :] * total[:, None] / n_bins  # (m, n_bins - 1)
+        # the bag's cumulative weight at calibration position i is cw[i] plus an offset that
+        # changes at the removed example (-w_out) and at the test object (+1)
+        b1, b2 = np.minimum(rank_out, ins), np.maximum(rank_out, ins)
+        off1 = np.where(rank_out <= ins, -w_out, 1.0)
+        off2 = 1.0 - w_out
+        first = np.full(x.shape, n)
+        for start, stop, off in ((0, b1, 0.0), (b1, b2, off1), (b2, n, off2)):
+            off = np.broadcast_to(off, (m,))[:, None]
+            i = np.searchsorted(cw, x - off, side="right")
+            i = np.maximum(i, np.broadcast_to(start, (m,))[:, None])
+            hit = (i < np.broadcast_to(stop, (m,))[:, None]) & (first == n)
+            first = np.where(hit, i, first)
+        before = np.where(ins > 0, cw[np.maximum(ins - 1, 0)], 0.0)
+        cum_test = before - np.where(rank_out < ins, w_out, 0.0) + 1.0
+        use_test = (first >= ins[:, None]) & (cum_test[:, None] > x)
+        edges = np.where(use_test, test[:, None], sc[np.minimum(first, n - 1)] if n else 0.0)
+        k = (edges <= test[:, None]).sum(axis=1)
+        lo = np.where(k > 0, edges[rows, np.maximum(k - 1, 0)], -np.inf)
+        hi = np.where(k < n_bins - 1, edges[rows, np.minimum(k, n_bins - 2)], np.inf)
+    else:
+        lo = np.full(m, -np.inf)
+        hi = np.full(m, np.inf)
+    a = np.searchsorted(sc, lo, side="left")
+    b = np.searchsorted(sc, hi, side="left")
+    counts = cum[b] - cum[a]
+    if ex is not None:
+        out = np.flatnonzero(ex >= 0)
+        s_r = cal[ex[out]]
+        out = out[(s_r >= lo[out]) & (s_r < hi[out])]
+        counts[out, labels[ex[out]]] -= w[ex[out]]
+    return _finish(np.maximum(counts, 0.0), weighted=True)
