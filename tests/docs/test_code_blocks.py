@@ -65,6 +65,16 @@ for folder in ("calibration", "scores"):
         frame = pd.DataFrame({"score": s, "y": lab, "id": np.arange(500) + 500 * part})
         frame.to_parquet(f"{folder}/part-{part}.parquet")
 """
+# a small local Spark session, which the Spark examples' getOrCreate() then returns
+_SPARK = """
+import os
+from pyspark.sql import SparkSession
+
+os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+(SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
+ .config("spark.driver.host", "127.0.0.1").config("spark.sql.shuffle.partitions", "3")
+ .getOrCreate())
+"""
 
 PRELUDES = {
     "README.md": _BINARY + _GROUPS + _LOGITS + _PARQUET,
@@ -81,6 +91,7 @@ PRELUDES = {
     + _FEATURES
     + _PARQUET
     + "cal_scores, cal_labels = scores_cal, y_cal[: len(scores_cal)]\n",
+    "sql_onnx_spark.md": _BINARY + _PARQUET + _SPARK,
     "shift.md": _BINARY
     + """
 p_prod = 1 / (1 + np.exp(-(rng.normal(size=500) - 2)))   # production probabilities
