@@ -195,8 +195,10 @@ def reproduce(study, quick, out, force, resume, n_jobs, backend, scheduler, prog
       tasche-2022      Brier curves and grouping loss (Figure 2)
 
     Writes Markdown and CSV tables, PNG figures and a self-contained report.html to --out, and
-    prints the headline table. Full mode is the paper's size and takes up to about an hour on
-    2 cores.
+    prints the headline table and the paper's claims checked on the results. Full mode is the
+    paper's size and takes up to about an hour on 2 cores; its verdicts are strict (passed or
+    FAILED). Quick mode judges each claim with its standard error: confirmed, contradicted, or
+    inconclusive at this size.
     """
     from venncal.experiments.report import report_files, to_text, write_report
     from venncal.experiments.studies import run_study
