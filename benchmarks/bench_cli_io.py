@@ -135,7 +135,7 @@ def _median(runs):
     return tuple(float(np.median([r[i] for r in runs])) for i in range(2))
 
 
-def fit_memory(folder, rows, scores, rounds, src=None, method="venn-abers"):
+def fit_memory(folder, rows, scores, rounds, src=None, method="venn-abers", formats=None):
     """{(format, n, score): (peak MiB, wall s)} of venncal fit."""
     out = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -143,6 +143,8 @@ def fit_memory(folder, rows, scores, rounds, src=None, method="venn-abers"):
         for n in rows:
             pq_path, csv_path = make_fit_files(folder, n)
             for fmt, path in (("Parquet", pq_path), ("CSV", csv_path)):
+                if formats and fmt not in formats:
+                    continue
                 for score in scores:
                     if fmt == "CSV" and score == "s64":
                         continue
@@ -230,6 +232,7 @@ def main(argv=None):
     parser.add_argument("--scores", nargs="+", default=["s6", "s32", "s64"])
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--apply-rows", type=int, default=10**7)
+    parser.add_argument("--formats", nargs="+", default=["Parquet", "CSV"])
     parser.add_argument("--skip-fit", action="store_true")
     parser.add_argument("--skip-apply", action="store_true")
     parser.add_argument("--baseline-src", type=Path, default=None,
@@ -238,10 +241,13 @@ def main(argv=None):
     args = parser.parse_args(argv)
     args.folder.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
-    fits = {} if args.skip_fit else fit_memory(args.folder, args.rows, args.scores, args.rounds)
-    base = {}
+    fits, base, formats = {}, {}, args.formats
+    if not args.skip_fit:
+        fits = fit_memory(args.folder, args.rows, args.scores, args.rounds, formats=formats)
     if args.baseline_src is not None and not args.skip_fit:
-        base = fit_memory(args.folder, args.rows, args.scores, 1, src=args.baseline_src)
+        base = fit_memory(
+            args.folder, args.rows, args.scores, 1, src=args.baseline_src, formats=formats
+        )
     applies = {} if args.skip_apply else apply_times(args.folder, args.apply_rows, args.rounds)
     body = _body(fits, base, applies, args.rows, args, argv) if fits else ""
     if not fits:

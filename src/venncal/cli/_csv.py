@@ -25,8 +25,9 @@ __all__ = [
     "check_csv_types",
 ]
 
-#: bytes of CSV text parsed at once at least (a block holds whole rows; see :func:`csv_batches`)
-BLOCK_BYTES = 16 << 20
+#: bytes of CSV text parsed at once at least (a block holds whole rows; see :func:`csv_batches`);
+#: pyarrow's reader reads up to 32 blocks ahead of the caller, so this bounds that memory (64 MiB)
+BLOCK_BYTES = 2 << 20
 
 #: the largest block tried for a file whose rows are longer than a block
 MAX_BLOCK_BYTES = 1 << 30
