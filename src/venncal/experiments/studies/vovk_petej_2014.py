@@ -292,7 +292,7 @@ def check_claims(agg):
     Returns
     -------
     dict of str -> Check
-        VA and SVA have a finite log loss everywhere (Lemma 2), DIR an infinite one somewhere,
+        VA and SVA have a finite log loss everywhere (Lemma 2), DIR an infinite one everywhere,
         and SVA is close to VA on the same test objects as in the paper's Table 1: the median
         gap SVA - VA lies between 0 and the paper's upper quartile of the gaps (+0.046), and VA
         is ahead in more than half of the cells (the paper: median +0.017, VA ahead in 31 of 45).
@@ -301,10 +301,12 @@ def check_claims(agg):
     --------
     >>> agg = pd.DataFrame({"dataset": ["a", "a", "a"], "classifier": "J",
     ...                     "method": ["VA", "SVA", "DIR"], "log_loss": [0.4, np.inf, np.inf]})
-    >>> {k: bool(v) for k, v in check_claims(agg).items()}
-    {'VA log loss is finite for every dataset and classifier': True, \
-'SVA log loss is finite for every dataset and classifier': False, \
-'DIR log loss is infinite for some dataset and classifier': True}
+    >>> for claim, check in check_claims(agg).items():
+    ...     print(bool(check), claim)
+    True VA log loss is finite for every dataset and classifier
+    False SVA log loss is finite for every dataset and classifier
+    True DIR log loss is infinite for every dataset and classifier, as in all the paper's \
+experiments (finite for 0 of 1)
     """
     ll = agg.pivot_table(index=["dataset", "classifier"], columns="method", values="log_loss")
     checks = {}
@@ -314,9 +316,14 @@ def check_claims(agg):
                 holds=bool(np.isfinite(ll[m]).all()), exact=True
             )
     if "DIR" in ll.columns:
-        checks["DIR log loss is infinite for some dataset and classifier"] = Check(
-            holds=bool(np.isinf(ll["DIR"]).any()), exact=True
-        )
+        # "In all our experiments DIR suffers infinite log loss" (section 5). An infinite loss
+        # found is certain; a finite one over a few splits may only mean that no split hit a
+        # test object predicted 0 or 1 wrongly, so quick mode calls that inconclusive
+        finite = int(np.isfinite(ll["DIR"]).sum())
+        checks[
+            f"DIR log loss is infinite for every dataset and classifier, as in all the paper's "
+            f"experiments (finite for {finite} of {len(ll)})"
+        ] = Check(holds=finite == 0, exact=finite == 0)
     if "VA" in ll.columns and SVA_PAIRED in ll.columns:
         both = ll[["VA", SVA_PAIRED]].replace([np.inf, -np.inf], np.nan).dropna()
         if len(both):
