@@ -123,6 +123,12 @@ def fit(
     classifier scores (larger means more likely positive) and a column of true labels. The model
     file is versioned JSON with a checksum (no pickle): load it in Python with venncal.load.
 
+    Memory: venn-abers, isotonic, histogram, sbb and abb read CAL_FILE in chunks and keep the
+    count of each class at each distinct score, so memory grows with the distinct scores (about
+    70 bytes each at the peak), not with the rows: probabilities rounded to 6 decimals (10^6
+    values at most) fit in the same memory at any row count. The other methods, fractional --weight values and input
+    that needs a one-line error read every row into memory.
+
     \b
     Example:
       venncal fit cal.parquet --score score --label y --method venn-abers -o model.json
