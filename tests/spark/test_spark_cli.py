@@ -55,6 +55,8 @@ def test_spark_fit_writes_the_local_model(spark, files, method, cal, extra):
     # the same rows and positives
     fitted = [line.split("; wrote")[0] for line in (result.output, local.output)]
     assert fitted[0].splitlines()[-1] == fitted[1].splitlines()[-1]
+    # the warning about scores that rank the classes the wrong way round (abb, --positive no)
+    assert ("warning: " in result.output) == ("warning: " in local.output)
     local = venncal.load(files / f"{name}-local.json")
     spark_model = venncal.load(files / f"{name}-spark.json")
     t = np.linspace(-0.1, 1.1, 2001)

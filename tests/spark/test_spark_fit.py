@@ -178,6 +178,18 @@ def test_platt_agrees_with_the_in_memory_fit(spark):
     np.testing.assert_allclose(got.predict_proba(t), expected.predict_proba(t), atol=1e-12)
 
 
+def test_reversed_scores_warn_as_in_memory(spark):
+    from venncal.exceptions import VenncalWarning
+
+    s, y = data(6, n=200)
+    with pytest.warns(VenncalWarning, match="rank the positive class 1 below 0"):
+        IsotonicCalibrator().fit(-s, y)
+    with pytest.warns(VenncalWarning, match="rank the positive class 1 below 0"):
+        vspark.fit(
+            IsotonicCalibrator(), frame(spark, -s, y, partitions=2), score="score", label="label"
+        )
+
+
 def test_string_labels_and_classes(spark):
     s, y = data(4, n=120)
     labels = np.where(y == 1, "spam", "ham")

@@ -19,6 +19,7 @@ import contextlib
 import os
 import pickle
 import shutil
+import warnings
 
 import numpy as np
 
@@ -108,8 +109,10 @@ def cli_fit(calibrator, cal_file, *, score, label, weight=None, positive=None, m
     import venncal.spark
     from venncal.calibration._counts import CountCalibratorMixin
     from venncal.calibration.platt import PlattCalibrator
+    from venncal.cli._fitting import warn_if_ranked_below
     from venncal.cli._io import labels_column
     from venncal.cli._stream import open_source
+    from venncal.exceptions import VenncalWarning
     from venncal.spark._frames import collect_pandas
 
     if not isinstance(calibrator, (CountCalibratorMixin, PlattCalibrator)):
@@ -141,7 +144,11 @@ def cli_fit(calibrator, cal_file, *, score, label, weight=None, positive=None, m
         positives = found[y_found == 1].tolist()
         frame = frame.withColumn("__venncal_y", F.col(label).isin(positives).cast("int"))
         try:
-            with np.errstate(all="ignore"):
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                # said below, with the file's label names, as the local backend says it
+                warnings.filterwarnings(
+                    "ignore", message="the scores rank the positive class", category=VenncalWarning
+                )
                 venncal.spark.fit(
                     calibrator, frame, score=score, label="__venncal_y", weight=weight
                 )
@@ -149,6 +156,10 @@ def cli_fit(calibrator, cal_file, *, score, label, weight=None, positive=None, m
             text = " ".join(str(exc).split())
             raise InputError(f"cannot fit {method} on {str(cal_file)!r}: {text}") from None
         table = getattr(calibrator, "aggregate_", None)
+        if table is not None:  # the table's weighted rows rank as the rows behind them
+            s_rows, y_rows, w_rows = table.rows()
+            names = np.where(y_rows == 1, positives[0], found[y_found == 0].iloc[0])
+            warn_if_ranked_below(names, y_rows, s_rows, w_rows, column=score, positive=positive)
         if weight is None and table is not None:
             rows, n_pos = int(table.n_examples), int(np.sum(table.n1))
         else:

@@ -7,7 +7,7 @@ import dataclasses
 import numpy as np
 
 from venncal._validation import check_binary_labels
-from venncal.calibration._base import _scalar
+from venncal.calibration._base import _scalar, warn_if_reversed
 from venncal.calibration._counts import CountCalibratorMixin
 from venncal.core.counts import _RESCALE_ABOVE, _sum_groups, check_decimals, table_from_sums
 from venncal.spark._frames import check_frame, collect_pandas, require_spark
@@ -260,4 +260,7 @@ def fit(calibrator, frame, *, score, label, weight=None):
         counts = _weighted_table(F, frame, score, label, weight, decimals, table, classes, y01)
     calibrator._fit_table_checked(counts, classes)
     calibrator.pos_label_ = _scalar(classes[1])  # as ``fit`` records it
+    # the warning of ``fit`` for scores that rank the classes the wrong way round (the AUC of
+    # the table's weighted rows is that of the rows behind it)
+    warn_if_reversed(*counts.rows(), classes[1], classes[0], stacklevel=2)
     return calibrator

@@ -28,11 +28,10 @@ def check_frame(frame, columns, what, *, numeric=()):
     """
     from pyspark.sql import DataFrame
 
-    try:  # Spark Connect has its own DataFrame class
-        from pyspark.sql.connect.dataframe import DataFrame as ConnectFrame
-    except ImportError:
-        ConnectFrame = DataFrame
-    if not isinstance(frame, (DataFrame, ConnectFrame)):
+    # Spark Connect's DataFrame class is recognised by its module: importing it would need
+    # Spark Connect's own dependencies (and, without them, can end the process)
+    connect = type(frame).__module__.startswith("pyspark.sql.connect.")
+    if not (isinstance(frame, DataFrame) or connect):
         raise TypeError(
             f"'frame' of {what} must be a Spark DataFrame (e.g. spark.read.parquet), "
             f"got {type(frame).__name__}."
