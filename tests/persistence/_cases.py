@@ -9,9 +9,15 @@ from venncal import (
     ACPCalibrator,
     BayesianBinningCalibrator,
     BetaCalibrator,
+    DirichletCalibrator,
     HistogramCalibrator,
     IsotonicCalibrator,
+    MatrixScalingCalibrator,
+    MulticlassVennAbersCalibrator,
     PlattCalibrator,
+    QuadraticCalibrator,
+    ScalingBinningCalibrator,
+    TemperatureCalibrator,
     VennAbersCalibrator,
 )
 
@@ -43,6 +49,10 @@ CALIBRATORS = {
     "abb-paper": _optional(BayesianBinningCalibrator, averaging="paper", lam=3.0),
     "acp-no-adjustment": _optional(ACPCalibrator, interval_adjustment="none"),
     "beta-am-logit": BetaCalibrator(parameters="am", score_scale="logit"),
+    "quadratic-logit": QuadraticCalibrator(score_scale="logit"),
+    "scaling-binning": ScalingBinningCalibrator(n_bins=5),
+    "temperature": TemperatureCalibrator(),
+    "temperature-bias": TemperatureCalibrator(bias=True),
 }
 
 
@@ -70,15 +80,73 @@ def fitted(name, seed=0, **kwargs):
     return clone(CALIBRATORS[name]).fit(s, y, sample_weight=w), t
 
 
-def predictions(cal, t):
-    """Every prediction a calibrator offers, as a dict of arrays."""
-    out = {"proba": cal.predict_proba(t), "predict": cal.predict(t)}
+#: K-class calibrators: name -> (calibrator, kind of scores it is fitted on)
+MULTICLASS = {
+    "temperature-k": (TemperatureCalibrator(), "logits"),
+    "temperature-k-bias-probabilities": (TemperatureCalibrator(bias=True), "probabilities"),
+    "matrix-sms": (MatrixScalingCalibrator(), "logits"),
+    "matrix-svs-probabilities": (MatrixScalingCalibrator(structure="svs"), "probabilities"),
+    "matrix-full": (MatrixScalingCalibrator(structure="full", max_iter=200), "logits"),
+    "matrix-vector-raw": (MatrixScalingCalibrator(structure="vector", score_type="raw"), "logits"),
+    "dirichlet": (DirichletCalibrator(), "probabilities"),
+    "dirichlet-logits": (DirichletCalibrator(reg_lambda=0.1, reg_mu=1.0), "logits"),
+    "mcva": (MulticlassVennAbersCalibrator(), "logits"),
+    "mcva-ovr": (MulticlassVennAbersCalibrator(strategy="ovr"), "logits"),
+    "mcva-ovr-separate-log": (
+        MulticlassVennAbersCalibrator(strategy="ovr", pooled=False, merge="log"),
+        "logits",
+    ),
+    "mcva-ovr-separate-probabilities": (
+        MulticlassVennAbersCalibrator(strategy="ovr", pooled=False),
+        "probabilities",
+    ),
+    "mcva-pairwise-separate-price": (
+        MulticlassVennAbersCalibrator(strategy="pairwise", pooled=False, coupling="price"),
+        "logits",
+    ),
+    "mcva-pairwise-wu1-square-probabilities": (
+        MulticlassVennAbersCalibrator(coupling="wu1", merge="square"),
+        "probabilities",
+    ),
+    "mcva-top-label": (MulticlassVennAbersCalibrator(strategy="top-label"), "logits"),
+    "mcva-top-label-raw": (
+        MulticlassVennAbersCalibrator(strategy="top-label", score_type="raw"),
+        "logits",
+    ),
+}
+
+
+def multiclass_data(seed, n=300, K=3, *, kind="logits", labels="int", weighted=False):
+    """Class scores with ties (logits or probabilities), labels, optional weights, test scores."""
+    rng = np.random.default_rng(seed)
+    y = np.r_[np.arange(K), rng.integers(0, K, size=n - K)]
+    Z = np.round(rng.normal(size=(n, K)) + 1.2 * np.eye(K)[y], 2)
+    T = np.r_[rng.normal(size=(150, K)) * 1.5, Z[:30]]
+    if kind == "probabilities":
+        Z, T = (np.exp(M) / np.exp(M).sum(axis=1, keepdims=True) for M in (Z, T))
+    if labels == "str":
+        y = np.array(["ant", "bee", "cat", "dog", "eel"][:K])[y]
+    w = rng.uniform(0.1, 5.0, size=n) if weighted else None
+    return Z, y, w, T
+
+
+def fitted_multiclass(name, seed=0, **kwargs):
+    cal, kind = MULTICLASS[name]
+    S, y, w, T = multiclass_data(seed, kind=kind, **kwargs)
+    return clone(cal).fit(S, y, sample_weight=w), T
+
+
+def predictions(cal, t, on=None):
+    """Every prediction a calibrator offers, as a dict of arrays: those of ``on`` (e.g. the
+    stand-in a model file was loaded as), which ``cal`` (the estimator) chooses."""
+    on = cal if on is None else on
+    out = {"proba": on.predict_proba(t), "predict": on.predict(t)}
     if hasattr(cal, "predict_interval"):
-        out["interval"] = cal.predict_interval(t)
+        out["interval"] = on.predict_interval(t)
     if isinstance(cal, ACPCalibrator):
         iv = np.column_stack([t - 0.3, t + 0.2])
-        out["proba_given_interval"] = cal.predict_proba(t, interval=iv)
-        out["score_interval"] = cal.score_interval(t)
+        out["proba_given_interval"] = on.predict_proba(t, interval=iv)
+        out["score_interval"] = on.score_interval(t)
     return out
 
 

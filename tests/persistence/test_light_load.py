@@ -12,14 +12,44 @@ import pytest
 from sklearn.base import clone
 
 import venncal
-from tests.persistence._cases import CALIBRATORS, assert_same, fitted, predictions
-from venncal import HistogramCalibrator, PlattCalibrator, VennAbersCalibrator
+from tests.persistence._cases import (
+    CALIBRATORS,
+    MULTICLASS,
+    assert_same,
+    data,
+    fitted,
+    fitted_multiclass,
+    multiclass_data,
+    predictions,
+)
+from venncal import (
+    ACPCalibrator,
+    HistogramCalibrator,
+    MulticlassVennAbersCalibrator,
+    PlattCalibrator,
+    VennAbersCalibrator,
+)
 from venncal.persistence import read_model_state
 from venncal.persistence._model_file import _build_calibrator
 from venncal.persistence._predictor import PREDICTORS, LoadedCalibrator, saved_predictor
 from venncal.persistence._registry import model_class
 
 LIGHT = [name for name, cal in CALIBRATORS.items() if type(cal).__name__ in PREDICTORS]
+#: every K-class case: each of their classes has a predictor
+LIGHT_MULTICLASS = list(MULTICLASS)
+
+
+def _fitted(name, **kwargs):
+    """A fitted calibrator of a binary or a K-class case, and test scores."""
+    if name in MULTICLASS:
+        return fitted_multiclass(name, **kwargs)
+    return fitted(name, **kwargs)
+
+
+def test_every_class_has_a_case():
+    covered = {type(c).__name__ for c in CALIBRATORS.values()}
+    covered |= {type(c).__name__ for c, _ in MULTICLASS.values()}
+    assert set(PREDICTORS) <= covered
 
 
 def _stand_in(path):
@@ -41,15 +71,13 @@ def test_every_predictor_knows_its_class_parameters_and_fitted_state():
         assert set(cls.fitted) <= set(spec.fitted), name
 
 
-@pytest.mark.parametrize("name", LIGHT)
+@pytest.mark.parametrize("name", LIGHT + LIGHT_MULTICLASS)
 @pytest.mark.parametrize("weighted", [False, True])
 def test_stand_in_predicts_bit_for_bit_and_becomes_the_estimator(name, weighted, tmp_path):
-    cal, t = fitted(name, weighted=weighted)
+    cal, t = _fitted(name, weighted=weighted, labels="str" if weighted else "int")
     loaded = _stand_in(venncal.save(cal, tmp_path / "m.json"))
     assert type(loaded) is LoadedCalibrator
-    got = {"proba": loaded.predict_proba(t), "predict": loaded.predict(t)}
-    if isinstance(cal, VennAbersCalibrator):
-        got["interval"] = loaded.predict_interval(t)
+    got = predictions(cal, t, on=loaded)  # every prediction method, ACP's interval= too
     assert type(loaded) is LoadedCalibrator  # predicting did not build the estimator
     assert_same(got, predictions(cal, t), "predictions")
     assert isinstance(loaded, type(cal))  # the class only, still the stand-in
@@ -100,28 +128,89 @@ def test_stand_in_checks_test_scores_like_the_estimator(tmp_path):
         assert str(got.value) == str(want.value)
 
 
+def _same_error(call_estimator, call_stand_in):
+    """Both calls raise the same one-line error (or, if the estimator's does not raise, give
+    the same answer)."""
+    try:
+        want = call_estimator()
+    except (ValueError, TypeError) as exc:
+        with pytest.raises(type(exc)) as got:
+            call_stand_in()
+        assert str(got.value) == str(exc)
+    else:
+        assert_same(call_stand_in(), want, "accepted")
+
+
+@pytest.mark.parametrize(
+    "name", ["temperature-k", "matrix-svs-probabilities", "dirichlet", "mcva-top-label"]
+)
+def test_k_class_stand_in_checks_test_scores_like_the_estimator(name, tmp_path):
+    cal, T = fitted_multiclass(name)
+    loaded = _stand_in(venncal.save(cal, tmp_path / "m.json"))
+    bad = [T[:, :2], T[:, 0], np.where(T > 0.5, np.nan, T), "x", [[1.5, -0.5, 0.0]]]
+    for scores in bad:
+        for method in ("predict_proba", "predict"):
+            _same_error(
+                lambda m=method, s=scores: getattr(cal, m)(s),
+                lambda m=method, s=scores: getattr(loaded, m)(s),
+            )
+    assert type(loaded) is LoadedCalibrator
+
+
+def test_acp_stand_in_checks_given_intervals_like_the_estimator(tmp_path):
+    cal, t = fitted("acp")
+    loaded = _stand_in(venncal.save(cal, tmp_path / "acp.json"))
+    for iv in ([[0.1, 0.2]], np.column_stack([t + 0.2, t - 0.2]), np.full((t.size, 2), np.nan)):
+        _same_error(
+            lambda iv=iv: cal.predict_proba(t, interval=iv),
+            lambda iv=iv: loaded.predict_proba(t, interval=iv),
+        )
+    assert type(loaded) is LoadedCalibrator
+
+
+@pytest.mark.parametrize("name", ["platt", "venn-abers-decimals", "acp", "beta-logit"])
+def test_stand_in_orders_the_columns_by_classes_for_any_positive_label(name, tmp_path):
+    # scores of P(class 0): pos_label=0 puts the positive class first in classes_
+    s, y, _, t = data(2)
+    cal = clone(CALIBRATORS[name]).fit(-s, y, pos_label=0)
+    loaded = _stand_in(venncal.save(cal, tmp_path / "m.json"))
+    assert_same(predictions(cal, -t, on=loaded), predictions(cal, -t), "pos_label=0")
+    assert type(loaded) is LoadedCalibrator
+
+
 _FRESH = textwrap.dedent(
     """
     import sys, numpy as np, venncal
     loaded = venncal.load({path!r})
     t = np.load({scores!r})
     out = {{"proba": loaded.predict_proba(t), "predict": loaded.predict(t)}}
-    if {interval!r}:
-        out["interval"] = loaded.predict_interval(t)
+    for key, method in {methods!r}:
+        out[key] = getattr(loaded, method)(t)
+    if {given!r}:
+        out["proba_given_interval"] = loaded.predict_proba(t, interval=np.load({given!r}))
     np.savez({out!r}, **out)
     print("sklearn" in sys.modules, type(loaded).__name__)
     """
 )
 
 
-@pytest.mark.parametrize("name", LIGHT)
+@pytest.mark.parametrize("name", LIGHT + LIGHT_MULTICLASS)
 def test_load_and_predict_in_a_fresh_process_do_not_import_sklearn(name, tmp_path):
-    cal, t = fitted(name)
+    cal, t = _fitted(name, weighted=True)
     path = venncal.save(cal, tmp_path / "m.json")
     np.save(tmp_path / "t.npy", t)
-    interval = isinstance(cal, VennAbersCalibrator)
+    methods = [("interval", "predict_interval")] if hasattr(cal, "predict_interval") else []
+    given = None
+    if isinstance(cal, ACPCalibrator):  # as predictions() calls them
+        methods.append(("score_interval", "score_interval"))
+        given = str(tmp_path / "iv.npy")
+        np.save(given, np.column_stack([t - 0.3, t + 0.2]))
     script = _FRESH.format(
-        path=str(path), scores=str(tmp_path / "t.npy"), interval=interval, out=str(tmp_path / "o")
+        path=str(path),
+        scores=str(tmp_path / "t.npy"),
+        methods=methods,
+        given=given,
+        out=str(tmp_path / "o"),
     )
     run = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
@@ -130,6 +219,7 @@ def test_load_and_predict_in_a_fresh_process_do_not_import_sklearn(name, tmp_pat
     assert run.stdout.split() == ["False", "LoadedCalibrator"]
     got = dict(np.load(tmp_path / "o.npz"))
     want = predictions(cal, t)
+    assert got.keys() == want.keys()
     for key in got:
         assert_same(got[key], want[key], key)
 
@@ -147,7 +237,37 @@ def test_models_the_predictor_does_not_cover_load_as_the_estimator(tmp_path):
     assert run.stdout.split() == ["VennAbersCalibrator"], run.stderr[-2000:]
 
 
-@pytest.mark.parametrize("name", ["platt", "isotonic-decimals", "beta-logit"])
+def test_multiclass_models_fitted_within_groups_load_as_the_estimator(tmp_path):
+    S, y, _, T = multiclass_data(0)
+    g = np.arange(S.shape[0]) % 2
+    cal = MulticlassVennAbersCalibrator(strategy="ovr").fit(S, y, groups=g)
+    path = venncal.save(cal, tmp_path / "groups.json")
+    assert saved_predictor(read_model_state(path)) is None
+    script = f"import sys, venncal; m = venncal.load({str(path)!r}); print(type(m).__name__)"
+    run = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert run.stdout.split() == ["MulticlassVennAbersCalibrator"], run.stderr[-2000:]
+
+
+def test_export_of_a_stand_in_is_that_of_the_estimator(tmp_path):
+    from venncal.export import to_sql
+
+    cal, _ = fitted("temperature-bias")
+    loaded = _stand_in(venncal.save(cal, tmp_path / "t.json"))
+    assert to_sql(loaded, table="t", score_column="s") == to_sql(cal, table="t", score_column="s")
+    for est in (fitted_multiclass("matrix-sms")[0], fitted("acp")[0]):
+        loaded = _stand_in(venncal.save(est, tmp_path / "k.json", overwrite=True))
+        with pytest.raises(ValueError) as want:
+            to_sql(est, table="t", score_column="s")
+        with pytest.raises(ValueError) as got:
+            to_sql(loaded, table="t", score_column="s")
+        assert str(got.value) == str(want.value)
+
+
+@pytest.mark.parametrize(
+    "name", ["platt", "isotonic-decimals", "beta-logit", "acp", "temperature-bias"]
+)
 def test_command_line_apply_uses_the_same_predictor_without_sklearn(name, tmp_path):
     import pandas as pd
 

@@ -18,12 +18,12 @@ from sklearn.utils.validation import check_is_fitted
 from venncal._validation import check_positive_int
 from venncal.calibration.multiclass import (
     check_classes_match_columns,
-    check_probabilities_as_fitted,
     check_score_matrix,
     class_log_scores,
     encode_class_labels,
     resolve_score_type,
 )
+from venncal.core.class_scores import checked_class_log_scores
 from venncal.exceptions import VenncalWarning, user_stacklevel
 
 __all__ = ["LinearSoftmaxCalibrator", "check_multiclass_fit_input", "check_nonnegative"]
@@ -117,10 +117,9 @@ class LinearSoftmaxCalibrator(ClassifierMixin, BaseEstimator):
 
     def _class_scores(self, scores):
         check_is_fitted(self, "map_")
-        owner = type(self).__name__
-        S = check_score_matrix(scores, owner=owner, n_classes=self.classes_.shape[0])
-        check_probabilities_as_fitted(S, self.score_type_, owner=owner)
-        return class_log_scores(S, self.score_type_)
+        return checked_class_log_scores(
+            scores, self.score_type_, n_classes=self.classes_.shape[0], owner=type(self).__name__
+        )
 
     def predict_proba(self, scores):
         """Calibrated class probabilities.

@@ -6,14 +6,18 @@ import numpy as np
 from scipy.special import expit
 from sklearn.utils.validation import check_is_fitted
 
-from venncal._validation import check_in_range, check_scores, scaled_sample_weight
+from venncal._validation import check_in_range, scaled_sample_weight
 from venncal.calibration._base import BaseScoreCalibrator
-from venncal.core.acp import fit_acp, symmetric_interval, wald_interval
+from venncal.core.acp import (
+    acp_score_interval,
+    check_interval_adjustment,
+    fit_acp,
+    predict_acp,
+    wald_interval,
+)
 from venncal.core.platt import _standardise, fit_platt
 
 __all__ = ["ACPCalibrator", "logistic_wald_interval"]
-
-_ADJUSTMENTS = ("symmetric", "none")
 
 
 def logistic_wald_interval(estimator, X_train, X, *, confidence=0.95):
@@ -201,11 +205,7 @@ class ACPCalibrator(BaseScoreCalibrator):
         self.interval_adjustment = interval_adjustment
 
     def _check_adjustment(self):
-        if self.interval_adjustment not in _ADJUSTMENTS:
-            raise ValueError(
-                f"The 'interval_adjustment' parameter of {type(self).__name__} must be one of "
-                f"{set(_ADJUSTMENTS)}. Got {self.interval_adjustment!r} instead."
-            )
+        check_interval_adjustment(self.interval_adjustment, owner=type(self).__name__)
 
     def _fit(self, s, y01, w):
         owner = type(self).__name__
@@ -251,19 +251,7 @@ class ACPCalibrator(BaseScoreCalibrator):
         return self._score_interval(s)
 
     def _score_interval(self, s):
-        from scipy.stats import norm
-
-        sig = self.sigmoid_
-        v = self.covariance_scaled_
-        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            f = _standardise(s, sig.center, sig.scale)
-            se = np.sqrt(np.maximum(v[0, 0] * f * f + 2.0 * v[0, 1] * f + v[1, 1], 0.0))
-            z = norm.ppf(0.5 + self.confidence / 2.0)
-            slope = abs(sig.a_scaled)
-            # the interval of eta on the standardised axis, mapped back to the score axis
-            half = np.where(slope > 0, (z * se / slope) * sig.scale, np.inf)
-            half = np.nan_to_num(half, nan=np.inf)
-            return np.column_stack([s - half, s + half])
+        return acp_score_interval(s, self.sigmoid_, self.covariance_scaled_, self.confidence)
 
     def predict_proba(self, scores, *, interval=None):
         """Return calibrated probabilities of both classes.
@@ -282,30 +270,14 @@ class ACPCalibrator(BaseScoreCalibrator):
         proba : ndarray of shape (m, 2)
         """
         s = self._check_predict_input(scores)
-        if interval is None:
-            iv = self._score_interval(s)
-        else:
-            try:
-                iv = np.asarray(interval, dtype=np.float64)
-            except (TypeError, ValueError):
-                raise ValueError(
-                    f"'interval' of {type(self).__name__}.predict_proba must be numbers of shape "
-                    f"({s.shape[0]}, 2) (lower, upper for each score)."
-                ) from None
-            if iv.shape != (s.shape[0], 2):
-                raise ValueError(
-                    f"'interval' must have shape ({s.shape[0]}, 2) (lower, upper for each "
-                    f"score); got {iv.shape}."
-                )
-            check_scores(iv.ravel(), name="interval")
-            self._check_adjustment()
-            if (iv[:, 0] > iv[:, 1]).any():
-                raise ValueError("Each interval needs lower <= upper; got lower > upper.")
-            if self.interval_adjustment == "symmetric":
-                iv = np.column_stack(symmetric_interval(s, iv[:, 0], iv[:, 1]))
-        lo = np.where(np.isfinite(iv[:, 0]), iv[:, 0], -np.finfo(float).max)
-        hi = np.where(np.isfinite(iv[:, 1]), iv[:, 1], np.finfo(float).max)
-        p = self.table_.predict(lo, hi)
+        p = predict_acp(
+            self.table_,
+            s,
+            interval,
+            adjustment=self.interval_adjustment,
+            score_interval=self._score_interval,
+            owner=type(self).__name__,
+        )
         return self._proba_columns(p)
 
     def _predict_positive(self, s):  # used by the base class only through predict_proba

@@ -26,7 +26,7 @@ predictor of each class on the same column.
 
 * ``"top-label"``: one binary predictor on (largest class score, top class is right)
   (Johansson, Loefstrom & Bostroem 2021): the probability that the predicted class is right,
-  with its Venn-Abers interval; see :mod:`venncal.calibration._top_label`.
+  with its Venn-Abers interval; see :mod:`venncal.core.top_label`.
 
 ``pooled=True`` (the default) fits one binary predictor shared by all classes or all pairs,
 on the pooled binary problems. With n calibration examples, a separate predictor sees about
@@ -96,6 +96,7 @@ from venncal.core.multiclass_venn_abers import (  # noqa: F401
     predict_venn_abers,
     resolve_strategy,
     venn_abers_class_scores,
+    venn_abers_test_scores,
 )
 from venncal.core.top_label import TOP_LABEL, fit_top_label
 
@@ -316,9 +317,15 @@ class MulticlassVennAbersCalibrator(ClassifierMixin, BaseEstimator):
     def _predict(self, scores, groups=None):
         check_is_fitted(self, "classes_")
         owner = type(self).__name__
-        S = check_score_matrix(scores, owner=owner, n_classes=self.classes_.shape[0])
-        check_probabilities_as_fitted(S, self.score_type_, owner=owner)
-        t = self._class_scores(S)
+        t = venn_abers_test_scores(
+            scores,
+            self.tables_,
+            n_classes=self.classes_.shape[0],
+            score_type=self.score_type_,
+            strategy=self.strategy_,
+            pooled=self.pooled,
+            owner=owner,
+        )
         if groups is not None or getattr(self, "groups_", None) is not None:
             return predict_in_groups(self, t, groups, owner=owner)
         return self._predict_tables(self.tables_, t)

@@ -24,23 +24,20 @@ from venncal._validation import (
 from venncal.calibration.multiclass import (
     _check_class_weights,
     check_classes_match_columns,
-    check_probabilities_as_fitted,
     check_score_matrix,
-    class_log_scores,
     encode_class_labels,
     resolve_score_type,
 )
-from venncal.core.quadratic import quadratic_log_odds
-from venncal.core.temperature import fit_temperature_scaling
+from venncal.core.temperature import (
+    binary_logits,
+    fit_temperature_scaling,
+    matrix_logits,
+    temperature_logits,
+)
 
 __all__ = ["TemperatureCalibrator"]
 
 SCORE_TYPES = ("auto", "logits", "probabilities")
-
-
-def _binary_matrix(z):
-    """The two-column logits ``[0, z]`` of one log-odds: ``softmax`` of it is ``sigmoid(z)``."""
-    return np.column_stack([np.zeros_like(z), z])
 
 
 class TemperatureCalibrator(ClassifierMixin, BaseEstimator):
@@ -181,7 +178,7 @@ class TemperatureCalibrator(ClassifierMixin, BaseEstimator):
             w = check_sample_weight(sample_weight, s.shape[0])
             check_weighted_classes(y_enc, rescale_sample_weight(w))
             self.score_type_ = self._binary_type(s, owner)
-            Z = _binary_matrix(self._binary_log_odds(s))
+            Z = binary_logits(s, self.score_type_)
             n_features = 1
         else:
             S = check_score_matrix(arr, owner=owner)
@@ -189,7 +186,7 @@ class TemperatureCalibrator(ClassifierMixin, BaseEstimator):
             check_classes_match_columns(S, classes, owner=owner, name_features=False)
             _check_class_weights(y_enc, w, classes.shape[0], owner)
             self.score_type_ = resolve_score_type(S, self.score_type, owner=owner)
-            Z = self._matrix_logits(S)
+            Z = matrix_logits(S, self.score_type_)
             n_features = S.shape[1]
         self.map_ = fit_temperature_scaling(
             Z, y_enc.astype(np.intp), rescale_sample_weight(w), bias=bias, max_iter=max_iter
@@ -215,29 +212,10 @@ class TemperatureCalibrator(ClassifierMixin, BaseEstimator):
             )
         return self.score_type
 
-    def _binary_log_odds(self, s):
-        if self.score_type_ == "probabilities":
-            return quadratic_log_odds(s, "probability")
-        return s
-
     def _log_scores(self, scores):
         check_is_fitted(self, "classes_")
         owner = type(self).__name__
-        arr = _as_array(scores, "scores")
-        if self.n_features_in_ == 1:
-            s = check_scores(arr, name="scores")
-            check_probabilities_as_fitted(s, self.score_type_, owner=owner)
-            return _binary_matrix(self._binary_log_odds(s))
-        S = check_score_matrix(arr, owner=owner, n_classes=self.n_features_in_)
-        check_probabilities_as_fitted(S, self.score_type_, owner=owner)
-        return self._matrix_logits(S)
-
-    def _matrix_logits(self, S):
-        # logits as they are (the softmax ignores a shift per row, and a log-softmax would
-        # round away the information of logits of tiny magnitude); probabilities: their logs
-        if self.score_type_ == "probabilities":
-            return class_log_scores(S, "probabilities")
-        return S
+        return temperature_logits(scores, self.score_type_, self.n_features_in_, owner=owner)
 
     # the two steps of prediction that the command line streams binary scores through, as it
     # does for every score calibrator (``BaseScoreCalibrator``)

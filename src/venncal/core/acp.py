@@ -63,6 +63,9 @@ from venncal.core.bayesian_binning import nearest_position, pool_scores
 
 __all__ = ["ACPTable", "fit_acp", "symmetric_interval", "wald_interval"]
 
+#: how a given interval becomes a bin (``interval_adjustment`` of ``ACPCalibrator``)
+INTERVAL_ADJUSTMENTS = ("symmetric", "none")
+
 
 def wald_interval(linear_predictor, standard_error, confidence=0.95):
     """Wald confidence interval of a logistic model's probability.
@@ -241,3 +244,113 @@ def fit_acp(scores, y01, sample_weight=None, *, alpha=0.0):
 
 # weights whose largest lies in [2^-960, 2^960] are stored in their own units
 _SAFE_EXPONENT = 960
+
+
+def check_interval_adjustment(value, *, owner):
+    """Raise unless ``value`` is one of :data:`INTERVAL_ADJUSTMENTS`."""
+    if value not in INTERVAL_ADJUSTMENTS:
+        raise ValueError(
+            f"The 'interval_adjustment' parameter of {owner} must be one of "
+            f"{set(INTERVAL_ADJUSTMENTS)}. Got {value!r} instead."
+        )
+
+
+def acp_score_interval(s, sigmoid, covariance_scaled, confidence):
+    """The self-built interval of each score: the Wald interval of a logistic model of the
+    label on the score, mapped back to the score axis.
+
+    Parameters
+    ----------
+    s : ndarray of shape (m,)
+        Clean test scores.
+    sigmoid : PlattSigmoid
+        The logistic model (``eta = -(a s + b)``) fitted on the calibration scores.
+    covariance_scaled : ndarray of shape (2, 2)
+        The inverse Fisher information of its slope and intercept on the standardised scores.
+    confidence : float
+        The level of the intervals.
+
+    Returns
+    -------
+    interval : ndarray of shape (m, 2)
+        ``s -+ z se(s) / |a|``; the whole real line when the slope is zero.
+
+    Examples
+    --------
+    >>> from venncal.core.platt import fit_platt
+    >>> s = np.linspace(0, 1, 200)
+    >>> y = (np.sin(20 * s) + 2 * s > 1).astype(int)
+    >>> sig = fit_platt(s, y)
+    >>> iv = acp_score_interval(np.array([0.5]), sig, np.eye(2) * 0.01, 0.95)
+    >>> bool(iv[0, 0] < 0.5 < iv[0, 1])
+    True
+    """
+    from scipy.stats import norm
+
+    from venncal.core.platt import _standardise
+
+    v = covariance_scaled
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        f = _standardise(s, sigmoid.center, sigmoid.scale)
+        se = np.sqrt(np.maximum(v[0, 0] * f * f + 2.0 * v[0, 1] * f + v[1, 1], 0.0))
+        z = norm.ppf(0.5 + confidence / 2.0)
+        slope = abs(sigmoid.a_scaled)
+        # the interval of eta on the standardised axis, mapped back to the score axis
+        half = np.where(slope > 0, (z * se / slope) * sigmoid.scale, np.inf)
+        half = np.nan_to_num(half, nan=np.inf)
+        return np.column_stack([s - half, s + half])
+
+
+def predict_acp(table, s, interval, *, adjustment, score_interval, owner):
+    """ACP's probability of the positive class at clean test scores ``s``.
+
+    Parameters
+    ----------
+    table : ACPTable
+        The fitted table.
+    s : ndarray of shape (m,)
+        Clean test scores.
+    interval : array-like of shape (m, 2) or None
+        The confidence interval of each score, adjusted into its bin by ``adjustment``
+        (:func:`symmetric_interval` or none); None takes ``score_interval(s)``.
+    adjustment : {"symmetric", "none"}
+    score_interval : callable
+        The self-built intervals of scores (:func:`acp_score_interval` of the fit).
+    owner : str
+        The name in the error messages.
+
+    Returns
+    -------
+    p : ndarray of shape (m,)
+
+    Examples
+    --------
+    >>> table = fit_acp(np.array([0.1, 0.2, 0.3, 0.4]), np.array([0, 0, 1, 1]))
+    >>> predict_acp(table, np.array([0.35]), [[0.25, 0.45]], adjustment="none",
+    ...             score_interval=None, owner="example")
+    array([1.])
+    """
+    if interval is None:
+        iv = score_interval(s)
+    else:
+        try:
+            iv = np.asarray(interval, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"'interval' of {owner}.predict_proba must be numbers of shape "
+                f"({s.shape[0]}, 2) (lower, upper for each score)."
+            ) from None
+        if iv.shape != (s.shape[0], 2):
+            raise ValueError(
+                f"'interval' must have shape ({s.shape[0]}, 2) (lower, upper for each "
+                f"score); got {iv.shape}."
+            )
+        check_scores(iv.ravel(), name="interval")
+        check_interval_adjustment(adjustment, owner=owner)
+        if (iv[:, 0] > iv[:, 1]).any():
+            raise ValueError("Each interval needs lower <= upper; got lower > upper.")
+        if adjustment == "symmetric":
+            iv = np.column_stack(symmetric_interval(s, iv[:, 0], iv[:, 1]))
+    lo = np.where(np.isfinite(iv[:, 0]), iv[:, 0], -np.finfo(float).max)
+    hi = np.where(np.isfinite(iv[:, 1]), iv[:, 1], np.finfo(float).max)
+    return table.predict(lo, hi)

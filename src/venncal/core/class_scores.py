@@ -17,6 +17,7 @@ from venncal._validation import _as_array
 __all__ = [
     "check_score_matrix",
     "check_probabilities_as_fitted",
+    "checked_class_log_scores",
     "class_log_scores",
     "log_sum_exp",
     "ShiftedColumns",
@@ -120,3 +121,30 @@ def check_probabilities_as_fitted(scores, score_type, *, owner):
     """Raise if a calibrator fitted on probabilities gets scores outside [0, 1]."""
     if score_type == "probabilities" and ((scores < 0).any() or (scores > 1).any()):
         raise ValueError(f"'scores' of {owner} must be probabilities in [0, 1], as at fit time.")
+
+
+def checked_class_log_scores(scores, score_type, *, n_classes, owner):
+    """Check the test scores of a fitted K-class calibrator; return their log-probabilities.
+
+    Parameters
+    ----------
+    scores : array-like of shape (m, K)
+    score_type : {"logits", "probabilities", "raw"}
+        The score type resolved at fit time.
+    n_classes : int
+        K, the number of classes at fit time.
+    owner : str
+        The name in the error messages.
+
+    Returns
+    -------
+    t : ndarray of shape (m, K)
+
+    Examples
+    --------
+    >>> checked_class_log_scores([[0.25, 0.75]], "probabilities", n_classes=2, owner="example")
+    array([[-1.38629436, -0.28768207]])
+    """
+    S = check_score_matrix(scores, owner=owner, n_classes=n_classes)
+    check_probabilities_as_fitted(S, score_type, owner=owner)
+    return class_log_scores(S, score_type)

@@ -47,8 +47,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import cho_factor, cho_solve
-from scipy.optimize import brentq, minimize
 
 __all__ = [
     "LOG_FLOOR",
@@ -145,6 +143,8 @@ def fit_temperature(t, y, sample_weight=None):
         return float(np.exp(lo))
     if s_hi <= 0:
         return float(np.exp(hi))
+    from scipy.optimize import brentq  # here: loading and predicting need no optimiser
+
     return float(np.exp(brentq(slope, lo, hi, xtol=1e-14, rtol=4 * np.finfo(float).eps)))
 
 
@@ -259,6 +259,8 @@ def _newton_step(H, g):
     factorisation succeeds: the unpenalised objectives are flat along ``b + c 1`` (and
     ``D + 1 u^T``), where the gradient is zero, so a tiny jitter leaves the step unchanged
     elsewhere. (A Cholesky solve is also far cheaper than an SVD on a busy machine.)"""
+    from scipy.linalg import cho_factor, cho_solve  # here: predicting needs neither
+
     scale = max(float(np.abs(np.diag(H)).max()), np.finfo(float).tiny)
     jitter = 0.0
     eye = np.eye(H.shape[0])
@@ -345,6 +347,8 @@ def fit_linear_softmax(
     if obj.dim <= _NEWTON_MAX_PARAMETERS:
         theta, n_iter, converged = _newton(obj, theta, max_iter, tol)
     else:
+        from scipy.optimize import minimize  # here: loading and predicting need no optimiser
+
         res = minimize(
             obj.value_grad,
             theta,

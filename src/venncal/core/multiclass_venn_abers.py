@@ -15,7 +15,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from venncal._blas import single_blas_thread
-from venncal.core.class_scores import ShiftedColumns, class_log_scores, log_sum_exp
+from venncal.core.class_scores import (
+    ShiftedColumns,
+    check_probabilities_as_fitted,
+    check_score_matrix,
+    class_log_scores,
+    log_sum_exp,
+)
 from venncal.core.coupling import couple
 from venncal.core.merge import merge, merge_cross
 from venncal.core.top_label import TOP_LABEL, predict_top_label
@@ -31,6 +37,7 @@ __all__ = [
     "combine",
     "combine_batched",
     "venn_abers_class_scores",
+    "venn_abers_test_scores",
     "predict_venn_abers",
 ]
 
@@ -289,6 +296,30 @@ def venn_abers_class_scores(S, score_type, strategy, pooled, tables=None):
         if not pooled:
             return ShiftedColumns(S, log_sum_exp(S))
     return class_log_scores(S, score_type)
+
+
+def venn_abers_test_scores(scores, tables, *, n_classes, score_type, strategy, pooled, owner):
+    """Check the test scores of fitted tables; return the class scores they rank.
+
+    Parameters
+    ----------
+    scores : array-like of shape (m, K)
+    tables : fitted tables
+    n_classes : int
+        K, the number of classes at fit time.
+    score_type, strategy, pooled
+        As fitted (see :func:`venn_abers_class_scores`).
+    owner : str
+        The name in the error messages.
+
+    Returns
+    -------
+    t : ndarray or ShiftedColumns of shape (m, K)
+        For :func:`predict_venn_abers`.
+    """
+    S = check_score_matrix(scores, owner=owner, n_classes=n_classes)
+    check_probabilities_as_fitted(S, score_type, owner=owner)
+    return venn_abers_class_scores(S, score_type, strategy, pooled, tables)
 
 
 def predict_venn_abers(tables, t, strategy, merge_rule, coupling):

@@ -44,10 +44,15 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import linprog
-from scipy.sparse import csr_matrix
 
+from venncal._validation import _as_array, check_scores
 from venncal.core.beta import fit_logistic
+from venncal.core.class_scores import (
+    check_probabilities_as_fitted,
+    check_score_matrix,
+    class_log_scores,
+)
+from venncal.core.quadratic import quadratic_log_odds
 from venncal.exceptions import VenncalWarning
 
 __all__ = ["TemperatureMap", "fit_temperature_scaling", "standardised_logits"]
@@ -138,6 +143,67 @@ class TemperatureMap:
         with np.errstate(over="ignore", invalid="ignore"):
             L = self.beta * X if self.beta > 0 else np.zeros_like(X)
         return _softmax(L + self.bias)
+
+
+def binary_logits(s, score_type):
+    """The two-column logits ``[0, z]`` of binary scores: ``softmax`` of a row is ``sigmoid(z)``.
+
+    ``z`` is the score itself for ``score_type="logits"``, its log-odds (clipped as
+    :class:`~venncal.BetaCalibrator` clips probabilities) for ``"probabilities"``.
+
+    Examples
+    --------
+    >>> binary_logits(np.array([0.5, 2.0]), "logits")
+    array([[0. , 0.5],
+           [0. , 2. ]])
+    """
+    z = quadratic_log_odds(s, "probability") if score_type == "probabilities" else s
+    return np.column_stack([np.zeros_like(z), z])
+
+
+def matrix_logits(S, score_type):
+    """The logits of a K-class score matrix: itself, or the logarithms of probabilities.
+
+    Logits are kept as they are (the softmax ignores a shift per row, and a log-softmax would
+    round away the information of logits of tiny magnitude).
+    """
+    if score_type == "probabilities":
+        return class_log_scores(S, "probabilities")
+    return S
+
+
+def temperature_logits(scores, score_type, n_features, *, owner):
+    """Check the test scores of a fitted temperature scaling and return the logits it reads.
+
+    Parameters
+    ----------
+    scores : array-like of shape (m,), (m, 1) or (m, K)
+        Binary scores (``n_features`` 1) or a K-class score matrix (``n_features`` K).
+    score_type : {"logits", "probabilities"}
+        The score type resolved at fit time.
+    n_features : int
+        The number of score columns at fit time.
+    owner : str
+        The name in the error messages.
+
+    Returns
+    -------
+    Z : ndarray of shape (m, 2) or (m, K)
+        For :meth:`TemperatureMap.predict`.
+
+    Examples
+    --------
+    >>> temperature_logits([[0.2, 0.8]], "probabilities", 2, owner="example").round(3)
+    array([[-1.609, -0.223]])
+    """
+    arr = _as_array(scores, "scores")
+    if n_features == 1:
+        s = check_scores(arr, name="scores")
+        check_probabilities_as_fitted(s, score_type, owner=owner)
+        return binary_logits(s, score_type)
+    S = check_score_matrix(arr, owner=owner, n_classes=n_features)
+    check_probabilities_as_fitted(S, score_type, owner=owner)
+    return matrix_logits(S, score_type)
 
 
 def _derivatives(beta, X, Xy, w):
@@ -284,6 +350,10 @@ def _separable_with_bias(X, y, beta, b):
     P = _softmax(beta * X + b)
     if P[np.arange(n), y].min() < 1e-3 or n * (K - 1) > _LP_MAX_ROWS:
         return False
+    # imported here: a fit that needs no linear program, and prediction, need neither
+    from scipy.optimize import linprog
+    from scipy.sparse import csr_matrix
+
     # every pair of classes must be separated on its own: a threshold on X_j - X_k with the
     # examples of class j on one side and those of class k on the other (ties allowed). For
     # two classes this is the whole condition, and it spares the linear program.

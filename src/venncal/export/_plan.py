@@ -179,8 +179,11 @@ def _predictor(calibrator):
     if type(calibrator) is LoadedCalibrator:
         d = object.__getattribute__(calibrator, "__dict__")
         if "_saved_predictor" in d:
-            return d["_saved_predictor"]
+            calibrator = d["_saved_predictor"]
     if isinstance(calibrator, SavedPredictor):
+        name = calibrator.model_name
+        if name in _WHY_NOT:  # a K-class or ACP model loaded without scikit-learn
+            raise _refuse(name, _WHY_NOT[name])
         return calibrator
     name = type(calibrator).__name__
     module = type(calibrator).__module__ or ""

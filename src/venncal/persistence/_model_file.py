@@ -415,10 +415,12 @@ def load(path, *, max_bytes=MAX_BYTES):
     Notes
     -----
     In a process that has not imported scikit-learn, a calibrator whose prediction needs only
-    ``venncal.core`` (Venn-Abers without groups, isotonic, Platt, histogram, Bayesian binning,
-    beta, scaling-binning, quadratic) comes back as a stand-in that predicts
-    (``predict_proba``, ``predict``, ``predict_interval``) without importing it, and becomes the
-    estimator itself on first use of anything else (see ``venncal.persistence._predictor``).
+    ``venncal.core`` (every built-in calibrator fitted without groups: Venn-Abers, isotonic,
+    Platt, histogram, Bayesian binning, ACP, beta, scaling-binning, quadratic, temperature,
+    matrix scaling, Dirichlet, multiclass Venn-Abers) comes back as a stand-in that predicts
+    (``predict_proba``, ``predict``, ``predict_interval``, ACP's ``score_interval``) without
+    importing it, and becomes the estimator itself on first use of anything else (see
+    ``venncal.persistence._predictor``).
     """
     if "sklearn" in sys.modules:  # nothing to save: the estimator itself
         return read_model_file(path, max_bytes=max_bytes).calibrator

@@ -10,12 +10,17 @@ Two pieces, shared by the library and the command line:
 * :class:`SavedPredictor` and its subclasses predict from the decoded content of a model file
   (:class:`~venncal.persistence.ModelState`) by calling the very functions the calibrator's
   ``predict_proba`` calls on the same fitted objects, so they predict bit for bit what it does
-  (tested for each class). :func:`saved_predictor` gives one, or None for a class, a parameter
-  or a fitted state it does not cover (groups, ACP's intervals, the multiclass calibrators):
-  those are loaded as the estimator.
+  (tested for each class): the binary score calibrators, ACP (its self-built or given
+  intervals, and ``score_interval``), and, in :mod:`._predictor_multiclass`, temperature
+  scaling (binary or K-class), matrix scaling, Dirichlet calibration and multiclass
+  Venn-Abers. :func:`saved_predictor` gives one, or None for a class, a parameter or a fitted
+  state it does not cover: those are loaded as the estimator. Calibrators fitted within groups
+  (binary or multiclass Venn-Abers) are among them: their prediction is a function of core
+  objects too, but it needs ``groups=``, and a call with ``groups=`` goes to the estimator.
 * :class:`LoadedCalibrator`, what :func:`venncal.load` returns in a process that has not
-  imported scikit-learn: it answers ``predict_proba``, ``predict`` (and ``predict_interval``
-  for Venn-Abers) from its predictor, and on first use of anything else it builds the
+  imported scikit-learn: it answers ``predict_proba``, ``predict`` and the prediction methods
+  its predictor lists (``predict_interval`` of Venn-Abers, ``score_interval`` of ACP) from its
+  predictor, and on first use of anything else it builds the
   estimator from the same state and *becomes* it (its ``__class__`` is replaced, its
   ``__dict__`` filled with the estimator's), so that ``isinstance``, ``type``, ``get_params``,
   ``fit``, ``partial_fit``, pickling and ``sklearn.base.clone`` see the estimator itself, not a
@@ -36,70 +41,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from venncal._validation import check_scores
+from venncal.persistence._predictor_base import SavedPredictor
+from venncal.persistence._predictor_multiclass import (
+    SavedDirichlet,
+    SavedMatrixScaling,
+    SavedMulticlassVennAbers,
+    SavedTemperature,
+)
 
 __all__ = ["SavedPredictor", "SavedVennAbers", "saved_predictor", "LoadedCalibrator"]
-
-
-class SavedPredictor:
-    """A saved score calibrator that only predicts, from its fitted ``venncal.core`` objects.
-
-    Subclasses set ``model_name`` (the calibrator's class name), ``params`` (its parameter
-    names), ``fitted`` (the fitted attributes they read, with their types as
-    ``"module:Class"``) and ``rounds`` (whether test scores are rounded to ``decimals_``), and
-    implement ``_predict_positive`` unless the prediction is that of their one fitted
-    attribute.
-    """
-
-    model_name = None
-    params = frozenset()
-    fitted = {}
-    rounds = False
-
-    def __init__(self, state_params, state_fitted):
-        self.params_ = dict(state_params)
-        self.fitted_ = dict(state_fitted)
-        self.classes_ = state_fitted.get("classes_")
-        self.decimals_ = state_fitted.get("decimals_") if self.rounds else None
-
-    @classmethod
-    def accepts(cls, params, fitted):
-        """Whether a model file's parameters and fitted attributes are those of this class."""
-        if not set(params) <= cls.params or "classes_" not in fitted:
-            return False
-        for name, kind in cls.fitted.items():
-            module, _, type_name = kind.partition(":")
-            value = fitted.get(name)
-            if type(value).__name__ != type_name or type(value).__module__ != module:
-                return False
-        decimals = fitted.get("decimals_")
-        return decimals is None or type(decimals) is int
-
-    def _prepare(self, s):
-        """Clean float64 scores as the calibrator uses them (rounded to ``decimals_``)."""
-        if self.decimals_ is None:
-            return s
-        from venncal.core.counts import round_scores
-
-        return round_scores(s, self.decimals_)
-
-    def _check_predict_input(self, scores):
-        """Check test scores as the calibrator does; return them ready to predict."""
-        return self._prepare(check_scores(scores, name="scores"))
-
-    def _predict_positive(self, s):
-        (name,) = self.fitted
-        return self.fitted_[name].predict(s)
-
-    def predict_proba(self, scores):
-        """Calibrated probabilities of both classes, shape (m, 2), as the calibrator's."""
-        p = self._predict_positive(self._check_predict_input(scores))
-        return np.column_stack([1.0 - p, p])
-
-    def predict(self, scores):
-        """The more probable class of each score (``classes_[0]`` on a tie)."""
-        p = self.predict_proba(scores)[:, 1]
-        return self.classes_[(p > 0.5).astype(np.intp)]
 
 
 class SavedVennAbers(SavedPredictor):
@@ -113,12 +63,14 @@ class SavedVennAbers(SavedPredictor):
     params = frozenset({"merge", "decimals", "group_fallback"})
     fitted = {"tables_": "venncal.core.venn_abers:IVAPTables"}
     rounds = True
+    methods = ("predict_interval",)
 
-    def __init__(self, tables, merge, decimals=None, classes=None):
+    def __init__(self, tables, merge, decimals=None, classes=None, pos_label=None):
         self.tables_ = tables
         self.merge = merge
         self.decimals_ = decimals
         self.classes_ = classes
+        self.pos_label_ = pos_label
 
     @classmethod
     def accepts(cls, params, fitted):
@@ -137,7 +89,11 @@ class SavedVennAbers(SavedPredictor):
             return None
         fitted = state.fitted
         return cls(
-            fitted["tables_"], state.params["merge"], fitted.get("decimals_"), fitted["classes_"]
+            fitted["tables_"],
+            state.params["merge"],
+            fitted.get("decimals_"),
+            fitted["classes_"],
+            fitted.get("pos_label_"),
         )
 
     def predict_p0_p1(self, scores):
@@ -223,6 +179,57 @@ class _SavedQuadratic(_SavedScaledMap):
     method = "Quadratic scaling"
 
 
+class _SavedACP(SavedPredictor):
+    """ACP: ``predict_proba`` (with the self-built intervals or given ones), ``predict`` and
+    ``score_interval``."""
+
+    model_name = "ACPCalibrator"
+    params = frozenset({"alpha", "confidence", "interval_adjustment"})
+    fitted = {"table_": "venncal.core.acp:ACPTable", "sigmoid_": "venncal.core.platt:PlattSigmoid"}
+    methods = ("score_interval",)
+    keywords = {"predict_proba": frozenset({"interval"})}
+
+    @classmethod
+    def accepts(cls, params, fitted):
+        cov = fitted.get("covariance_scaled_")
+        return (
+            super().accepts(params, fitted)
+            and {"confidence", "interval_adjustment"} <= set(params)
+            and isinstance(cov, np.ndarray)
+            and cov.shape == (2, 2)
+        )
+
+    def _score_interval(self, s):
+        from venncal.core.acp import acp_score_interval
+
+        f = self.fitted_
+        return acp_score_interval(
+            s, f["sigmoid_"], f["covariance_scaled_"], self.params_["confidence"]
+        )
+
+    def score_interval(self, scores):
+        """The self-built interval of each test score, shape (m, 2), as the calibrator's."""
+        return self._score_interval(self._check_predict_input(scores))
+
+    def predict_proba(self, scores, interval=None):
+        """Calibrated probabilities of both classes, shape (m, 2), as the calibrator's."""
+        from venncal.core.acp import predict_acp
+
+        s = self._check_predict_input(scores)
+        p = predict_acp(
+            self.fitted_["table_"],
+            s,
+            interval,
+            adjustment=self.params_["interval_adjustment"],
+            score_interval=self._score_interval,
+            owner=self.model_name,
+        )
+        return self._proba_columns(p)
+
+    def _predict_positive(self, s):
+        return self.predict_proba(s)[:, 1]
+
+
 #: class name -> predictor class, for the calibrators whose prediction needs the core only
 PREDICTORS = {
     c.model_name: c
@@ -235,6 +242,11 @@ PREDICTORS = {
         _SavedBeta,
         _SavedScalingBinning,
         _SavedQuadratic,
+        _SavedACP,
+        SavedTemperature,
+        SavedMatrixScaling,
+        SavedDirichlet,
+        SavedMulticlassVennAbers,
     )
 }
 
@@ -277,21 +289,34 @@ def _as_estimator(obj):
     return obj
 
 
-def _light(obj, kwargs):
-    """The predictor of a stand-in that has not become the estimator, if a call with these
-    keyword arguments can use it (``groups=``, ``interval=``: the estimator's)."""
-    if type(obj) is not LoadedCalibrator or any(v is not None for v in kwargs.values()):
+def _light(obj, method, kwargs):
+    """The predictor of a stand-in that has not become the estimator, if a call of ``method``
+    with these keyword arguments can use it (``groups=``: the estimator's; ``interval=`` of
+    ACP's ``predict_proba``: the predictor's too)."""
+    if type(obj) is not LoadedCalibrator:
         return None
-    return object.__getattribute__(obj, "__dict__")["_saved_predictor"]
+    light = object.__getattribute__(obj, "__dict__")["_saved_predictor"]
+    taken = light.keywords.get(method, ())
+    if any(v is not None and k not in taken for k, v in kwargs.items()):
+        return None
+    return light
+
+
+def _call(obj, method, scores, kwargs):
+    light = _light(obj, method, kwargs)
+    if light is None:
+        return getattr(_as_estimator(obj), method)(scores, **kwargs)
+    return getattr(light, method)(scores, **{k: v for k, v in kwargs.items() if v is not None})
 
 
 class LoadedCalibrator:
     """A loaded calibrator that predicts without scikit-learn until it is used otherwise.
 
-    ``predict_proba(scores)``, ``predict(scores)`` and, for Venn-Abers,
-    ``predict_interval(scores)`` come from the :class:`SavedPredictor`; anything else first
-    builds the estimator (``build()``, which imports scikit-learn) and turns this object into
-    it; ``estimator_class()`` gives its class (for ``isinstance``). See the module's docstring.
+    ``predict_proba(scores)``, ``predict(scores)`` and the methods its predictor lists in
+    ``methods`` (``predict_interval`` of Venn-Abers, binary and multiclass; ``score_interval``
+    of ACP) come from the :class:`SavedPredictor`; anything else first builds the estimator
+    (``build()``, which imports scikit-learn) and turns this object into it;
+    ``estimator_class()`` gives its class (for ``isinstance``). See the module's docstring.
     """
 
     def __init__(self, predictor, build, estimator_class):
@@ -304,28 +329,20 @@ class LoadedCalibrator:
         return _as_estimator(self)
 
     def predict_proba(self, scores, **kwargs):
-        light = _light(self, kwargs)
-        if light is None:
-            return _as_estimator(self).predict_proba(scores, **kwargs)
-        return light.predict_proba(scores)
+        return _call(self, "predict_proba", scores, kwargs)
 
     def predict(self, scores, **kwargs):
-        light = _light(self, kwargs)
-        if light is None:
-            return _as_estimator(self).predict(scores, **kwargs)
-        return light.predict(scores)
+        return _call(self, "predict", scores, kwargs)
 
     def __getattr__(self, name):
         light = object.__getattribute__(self, "__dict__")["_saved_predictor"]
-        if name == "predict_interval" and isinstance(light, SavedVennAbers):
+        if name in light.methods:
 
-            def predict_interval(scores, **kwargs):
-                light = _light(self, kwargs)
-                if light is None:
-                    return _as_estimator(self).predict_interval(scores, **kwargs)
-                return light.predict_interval(scores)
+            def method(scores, **kwargs):
+                return _call(self, name, scores, kwargs)
 
-            return predict_interval
+            method.__name__ = name
+            return method
         return getattr(self._become(), name)
 
     def __setattr__(self, name, value):

@@ -1,0 +1,183 @@
+"""Predictors of saved K-class calibrators (and of temperature scaling, binary or K-class).
+
+Each predicts from the decoded fitted state of a model file through the functions of
+``venncal.core`` that the estimator's own ``predict_proba`` calls, with the same checks of the
+test scores and the same error messages; see :mod:`venncal.persistence._predictor`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from venncal.persistence._predictor_base import SavedPredictor, _is_type
+
+__all__ = [
+    "SavedTemperature",
+    "SavedMatrixScaling",
+    "SavedDirichlet",
+    "SavedMulticlassVennAbers",
+]
+
+_SCORE_TYPES = ("logits", "probabilities", "raw")
+
+
+class _SavedClassScores(SavedPredictor):
+    """A K-class calibrator: ``predict`` is the class of largest probability (the first on a
+    tie), and the scores of a command line's one score column are refused with one line."""
+
+    def __init__(self, state_params, state_fitted):
+        super().__init__(state_params, state_fitted)
+        self.score_type_ = state_fitted["score_type_"]
+        self.n_features_in_ = state_fitted["n_features_in_"]
+
+    @classmethod
+    def accepts(cls, params, fitted):
+        return (
+            super().accepts(params, fitted)
+            and fitted.get("score_type_") in _SCORE_TYPES
+            and type(fitted.get("n_features_in_")) is int
+        )
+
+    def _check_predict_input(self, scores):
+        raise ValueError(
+            f"this {self.model_name} was fitted on {self.n_features_in_} score columns; one "
+            "column of binary scores is needed here."
+        )
+
+    def predict(self, scores):
+        """The class of largest calibrated probability (the first on a tie)."""
+        return self.classes_[np.argmax(self.predict_proba(scores), axis=1)]
+
+
+class SavedTemperature(_SavedClassScores):
+    """Temperature scaling of binary scores or of a K-class score matrix."""
+
+    model_name = "TemperatureCalibrator"
+    params = frozenset({"bias", "max_iter", "score_type"})
+    fitted = {"map_": "venncal.core.temperature:TemperatureMap"}
+
+    def __init__(self, state_params, state_fitted):
+        super().__init__(state_params, state_fitted)
+        self.map_ = state_fitted["map_"]
+
+    def predict_proba(self, scores):
+        """Calibrated class probabilities, as the calibrator's."""
+        from venncal.core.temperature import temperature_logits
+
+        Z = temperature_logits(scores, self.score_type_, self.n_features_in_, owner=self.model_name)
+        return self.map_.predict(Z)
+
+    # the two steps the command line streams binary scores through, as the estimator's
+    def _check_predict_input(self, scores):
+        if self.n_features_in_ != 1:
+            return super()._check_predict_input(scores)
+        from venncal._validation import check_scores
+
+        return check_scores(scores, name="scores")
+
+    def _predict_positive(self, s):
+        return self.predict_proba(s)[:, 1]
+
+
+class _SavedLinearSoftmax(_SavedClassScores):
+    """A linear map of class log-probabilities followed by a softmax (matrix scaling,
+    Dirichlet calibration)."""
+
+    def predict_proba(self, scores):
+        """Calibrated class probabilities, as the calibrator's."""
+        from venncal.core.class_scores import checked_class_log_scores
+
+        t = checked_class_log_scores(
+            scores, self.score_type_, n_classes=self.classes_.shape[0], owner=self.model_name
+        )
+        return self.fitted_["map_"].predict_proba(t)
+
+
+class SavedMatrixScaling(_SavedLinearSoftmax):
+    model_name = "MatrixScalingCalibrator"
+    params = frozenset(
+        {
+            "lambda_diagonal",
+            "lambda_intercept",
+            "lambda_off_diagonal",
+            "max_iter",
+            "score_type",
+            "structure",
+            "tol",
+        }
+    )
+    fitted = {"map_": "venncal.core.matrix_scaling:MatrixScalingMap"}
+
+
+class SavedDirichlet(_SavedLinearSoftmax):
+    model_name = "DirichletCalibrator"
+    params = frozenset({"max_iter", "reg_lambda", "reg_mu", "score_type", "tol"})
+    fitted = {"map_": "venncal.core.dirichlet:DirichletMap"}
+
+
+_MULTICLASS_TABLES = (
+    "venncal.core.multiclass_venn_abers:OneVsRestTables",
+    "venncal.core.multiclass_venn_abers:PairwiseTables",
+    "venncal.core.multiclass_venn_abers:PooledOneVsRestTables",
+    "venncal.core.multiclass_venn_abers:PooledPairwiseTables",
+    "venncal.core.top_label:TopLabelTables",
+)
+
+
+class SavedMulticlassVennAbers(_SavedClassScores):
+    """Multiclass Venn-Abers calibration (one-vs-rest, pairwise or top-label, pooled or not)
+    fitted without groups: ``predict_proba``, ``predict`` and ``predict_interval``.
+
+    A calibrator fitted within groups predicts only with ``groups=``, a call that the stand-in
+    of :func:`venncal.load` hands to the estimator (as for binary Venn-Abers): such a model
+    file is loaded as the estimator.
+    """
+
+    model_name = "MulticlassVennAbersCalibrator"
+    params = frozenset({"coupling", "merge", "pooled", "score_type", "strategy"})
+    methods = ("predict_interval",)
+
+    def __init__(self, state_params, state_fitted):
+        super().__init__(state_params, state_fitted)
+        self.tables_ = state_fitted["tables_"]
+        self.strategy_ = state_fitted["strategy_"]
+        self.merge = state_params["merge"]
+        self.coupling = state_params["coupling"]
+        self.pooled = state_params["pooled"]
+
+    @classmethod
+    def accepts(cls, params, fitted):
+        from venncal.core.coupling import COUPLINGS
+        from venncal.core.merge import MERGES
+
+        return (
+            super().accepts(params, fitted)
+            and fitted.get("groups_") is None
+            and any(_is_type(fitted.get("tables_"), kind) for kind in _MULTICLASS_TABLES)
+            and fitted.get("strategy_") in ("ovr", "pairwise", "top-label")
+            and params.get("merge") in MERGES
+            and params.get("coupling") in COUPLINGS
+            and type(params.get("pooled")) is bool
+        )
+
+    def _predict(self, scores):
+        from venncal.core.multiclass_venn_abers import predict_venn_abers, venn_abers_test_scores
+
+        t = venn_abers_test_scores(
+            scores,
+            self.tables_,
+            n_classes=self.classes_.shape[0],
+            score_type=self.score_type_,
+            strategy=self.strategy_,
+            pooled=self.pooled,
+            owner=self.model_name,
+        )
+        return predict_venn_abers(self.tables_, t, self.strategy_, self.merge, self.coupling)
+
+    def predict_proba(self, scores):
+        """Calibrated class probabilities, shape (m, K), as the calibrator's."""
+        return self._predict(scores)[0]
+
+    def predict_interval(self, scores):
+        """Per-class probability intervals, shape (m, K, 2), as the calibrator's."""
+        return self._predict(scores)[1]
