@@ -245,7 +245,7 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
                 )
         self._response_ = resolve_response_method(self.estimator, self.response_method, owner=owner)
 
-    def fit(self, X, y, calibration_groups=None, **fit_params):
+    def fit(self, X, y, calibration_groups=None, sample_weight=None, **fit_params):
         """Fit the estimator(s) and the Venn-Abers calibration.
 
         Parameters
@@ -261,9 +261,14 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             objects (``calibration_groups=`` of the predict methods). The estimator is fitted on
             all groups together. The name differs from the calibrator's ``groups=`` because a
             ``groups`` fit parameter goes to the estimator's ``fit``, as in scikit-learn.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights of the training examples: passed to the estimator's ``fit``
+            with the other fit parameters (see below) and weighting the calibration examples,
+            so a weight of ``k`` counts as ``k`` copies of the example in the Venn-Abers
+            predictor. ``method="full"`` refuses weights.
         **fit_params : dict
             Passed to the estimator's ``fit``; per-sample entries are split with the data.
-            A ``sample_weight`` entry also weights the calibration examples; when the
+            A ``sample_weight`` also weights the calibration examples; when the
             estimator's ``fit`` takes no ``sample_weight`` (a ``Pipeline``, k-nearest
             neighbours), it is fitted unweighted with a ``VenncalWarning`` and the weights
             still weight the calibration. With scikit-learn's metadata routing enabled
@@ -276,6 +281,8 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         self : object
         """
         self._validate_params()
+        if sample_weight is not None:
+            fit_params = {**fit_params, "sample_weight": sample_weight}
         y01, classes = check_binary_labels(y, name="y")
         check_frozen_classes(self.estimator, classes, owner=type(self).__name__)
         X = indexable(X)[0]
@@ -298,6 +305,8 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             self._grouping = (groups, self.merge, self.group_fallback)
         weight = check_sample_weight(fit_params.get("sample_weight"), n)
         check_weighted_classes(y01, weight)
+        if weight is not None:  # an array, so that the folds and splits can index it
+            fit_params = {**fit_params, "sample_weight": weight}
         if self.method == "inductive" and not isinstance(self.estimator, FrozenEstimator):
             self._test_size = check_cal_size(
                 self.cal_size, n, owner=type(self).__name__, n_classes=2
