@@ -15,7 +15,8 @@ Scenarios:
 * the same at l = 100,000 (the compiled kernels run: numba is imported and its cache loaded);
 * ``from venncal import VennAbersCalibrator`` and one fit (the estimator layer: scikit-learn);
 * ``venncal.load`` of a saved Venn-Abers, Platt and isotonic model and one ``predict_proba``
-  of 1,000 scores (plus ``predict_interval`` for Venn-Abers).
+  of 1,000 scores (plus ``predict_interval`` for Venn-Abers), and of a multiclass Venn-Abers
+  model of 5 classes with ``predict_proba`` and ``predict_interval`` of 1,000 score rows.
 
 Also prints ``python -X importtime`` of the first scenario's imports and the heavy modules it
 loads. Writes the "## Cold start" section of BENCHMARKS.md.
@@ -63,6 +64,13 @@ import sys, numpy as np, venncal
 model = venncal.load({path!r})
 t = np.linspace(0, 1, 1000)
 model.predict_proba(t){extra}
+print(" ".join(m for m in {heavy!r} if m in sys.modules))
+"""
+LOAD_K = """
+import sys, numpy as np, venncal
+model = venncal.load({path!r})
+t = np.random.default_rng(1).normal(size=(1000, {K}))
+model.predict_proba(t); model.predict_interval(t)
 print(" ".join(m for m in {heavy!r} if m in sys.modules))
 """
 SCENARIOS = [
@@ -117,6 +125,13 @@ def load_scenarios(folder):
         path = venncal.save(cal.fit(s, y), Path(folder) / f"{name}.json")
         script = LOAD.format(path=str(path), extra=extra, heavy=HEAVY)
         out.append((f"load + predict, {name}", script))
+    K = 5
+    yk = rng.integers(0, K, size=2000)
+    S = rng.normal(size=(2000, K)) + 1.5 * np.eye(K)[yk]
+    cal = venncal.MulticlassVennAbersCalibrator().fit(S, yk)
+    path = venncal.save(cal, Path(folder) / "MulticlassVennAbersCalibrator.json")
+    script = LOAD_K.format(path=str(path), K=K, heavy=HEAVY)
+    out.append((f"load + predict, MulticlassVennAbersCalibrator (K={K})", script))
     return out
 
 
@@ -186,7 +201,8 @@ NOTES = (
     "VennAbersCalibrator` still imports scikit-learn: the calibrators are scikit-learn "
     "estimators (the estimator layer). `venncal.load` of a model file followed by "
     "`predict_proba` (and `predict_interval` for Venn-Abers) does not import scikit-learn for "
-    "the calibrators whose prediction needs only the core (`venncal.persistence._predictor`: "
+    "the calibrators whose prediction needs only the core, which is every built-in one fitted "
+    "without groups, binary or K-class (`venncal.persistence._predictor`: "
     "the loaded object predicts from the fitted core objects and becomes the estimator on "
     "first use of anything else; `tests/persistence/test_light_load.py` checks it in fresh "
     "interpreters); the command line's `venncal apply` uses the same predictor."
