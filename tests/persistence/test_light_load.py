@@ -6,6 +6,7 @@ import pickle
 import subprocess
 import sys
 import textwrap
+import warnings
 
 import numpy as np
 import pytest
@@ -113,7 +114,11 @@ def test_stand_in_refits_pickles_and_clones_as_the_estimator(tmp_path):
     assert b.predict_proba(s, groups=None).shape == (60, 2)  # groups=None: still the stand-in
     assert type(b) is LoadedCalibrator
     with pytest.raises(ValueError, match="fitted without groups"):
-        b.predict_interval(s, groups=np.zeros(60))  # the estimator answers, and raises
+        b.predict_interval(s, groups=np.zeros(60))  # the predictor raises as the estimator
+    assert type(b) is LoadedCalibrator
+    assert b.predict_proba(s, sample_weight=None).shape == (60, 2)
+    with pytest.raises(TypeError, match="sample_weight"):  # a keyword it does not take
+        b.predict_proba(s, sample_weight=np.ones(60))  # the estimator answers, and raises
     assert type(b) is VennAbersCalibrator
 
 
@@ -225,29 +230,123 @@ def test_load_and_predict_in_a_fresh_process_do_not_import_sklearn(name, tmp_pat
 
 
 def test_models_the_predictor_does_not_cover_load_as_the_estimator(tmp_path):
-    s = np.linspace(-2, 2, 60)
-    y = (np.sin(7 * s) > 0).astype(int)
-    g = np.arange(60) % 2
-    path = venncal.save(VennAbersCalibrator().fit(s, y, groups=g), tmp_path / "groups.json")
+    rng = np.random.default_rng(0)
+    p = rng.random(200)
+    monitor = venncal.CalibrationMonitor().update(p, rng.random(200) < p)
+    path = venncal.save(monitor, tmp_path / "monitor.json")
     assert saved_predictor(read_model_state(path)) is None
     script = f"import sys, venncal; m = venncal.load({str(path)!r}); print(type(m).__name__)"
     run = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
     )
-    assert run.stdout.split() == ["VennAbersCalibrator"], run.stderr[-2000:]
+    assert run.stdout.split() == ["CalibrationMonitor"], run.stderr[-2000:]
 
 
-def test_multiclass_models_fitted_within_groups_load_as_the_estimator(tmp_path):
-    S, y, _, T = multiclass_data(0)
-    g = np.arange(S.shape[0]) % 2
-    cal = MulticlassVennAbersCalibrator(strategy="ovr").fit(S, y, groups=g)
+@pytest.mark.parametrize("fallback", ["error", "pooled"])
+def test_venn_abers_stand_in_predicts_within_groups(fallback, tmp_path):
+    s, y, w, t = data(4, n=400, weighted=True)
+    g = np.where(np.arange(400) % 3 == 0, "north", "south")
+    names = ["north", "south"]
+    if fallback == "pooled":  # a group of one class: the pooled predictor, from fit on
+        g[:4], y[:4] = "tiny", 1
+        names.append("tiny")
+    cal = VennAbersCalibrator(decimals=1, group_fallback=fallback, merge="square")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the group pooled at fit is named in a warning
+        cal.fit(s, y, sample_weight=w, groups=g)
+    assert cal.pooled_groups_ == names[2:]
     path = venncal.save(cal, tmp_path / "groups.json")
-    assert saved_predictor(read_model_state(path)) is None
-    script = f"import sys, venncal; m = venncal.load({str(path)!r}); print(type(m).__name__)"
+    loaded = _stand_in(path)
+    gt = np.array(names)[np.arange(t.shape[0]) % len(names)]
+    methods = ("predict_proba", "predict", "predict_interval")
+    got = {m: getattr(loaded, m)(t, groups=gt) for m in methods}
+    assert_same(got, {m: getattr(cal, m)(t, groups=gt) for m in methods}, "within groups")
+    unseen = np.where(gt == "north", "east", gt)
+    for groups in (None, unseen, gt[:5]):  # errors, or the pooled predictor with a warning
+        with warnings.catch_warnings(record=True) as want_warned:
+            warnings.simplefilter("always")
+            _same_error(
+                lambda g=groups: cal.predict_proba(t, groups=g),
+                lambda g=groups: loaded.predict_proba(t, groups=g),
+            )
+        assert [str(x.message) for x in want_warned][::2] == [str(x.message) for x in want_warned][
+            1::2
+        ]
+    with pytest.raises(ValueError, match="fitted within groups"):  # as the command line calls
+        saved_predictor(read_model_state(path)).predict_p0_p1(t)
+    assert type(loaded) is LoadedCalibrator
+    script = textwrap.dedent(
+        f"""
+        import sys, numpy as np, venncal
+        m = venncal.load({str(path)!r})
+        print(m.predict_interval({t.tolist()!r}, groups={gt.tolist()!r}).tobytes().hex())
+        print("sklearn" in sys.modules, type(m).__name__)
+        """
+    )
     run = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
     )
-    assert run.stdout.split() == ["MulticlassVennAbersCalibrator"], run.stderr[-2000:]
+    out = run.stdout.split()
+    assert out[1:] == ["False", "LoadedCalibrator"], run.stderr[-2000:]
+    assert out[0] == cal.predict_interval(t, groups=gt).tobytes().hex()
+
+
+_GROUP_STRATEGIES = [
+    {"strategy": "ovr", "pooled": False},
+    {"strategy": "pairwise"},
+    {"strategy": "top-label", "merge": "log"},
+]
+
+
+@pytest.mark.parametrize("params", _GROUP_STRATEGIES, ids=["ovr", "pairwise", "top-label"])
+def test_multiclass_stand_in_predicts_within_groups_without_sklearn(params, tmp_path):
+    S, y, w, T = multiclass_data(0, n=400, labels="str", weighted=True)
+    g = np.where(np.arange(400) % 3 == 0, "north", "south")
+    cal = MulticlassVennAbersCalibrator(**params).fit(S, y, sample_weight=w, groups=g)
+    gt = np.where(np.arange(T.shape[0]) % 2 == 0, "north", "south")
+    path = venncal.save(cal, tmp_path / "groups.json")
+    loaded = _stand_in(path)
+    got = {
+        m: getattr(loaded, m)(T, groups=gt)
+        for m in ("predict_proba", "predict", "predict_interval")
+    }
+    want = {m: getattr(cal, m)(T, groups=gt) for m in got}
+    assert_same(got, want, "within groups")
+    for groups in (None, np.where(gt == "north", "east", gt), gt[:5]):  # the estimator's errors
+        _same_error(
+            lambda g=groups: cal.predict_proba(T, groups=g),
+            lambda g=groups: loaded.predict_proba(T, groups=g),
+        )
+    assert type(loaded) is LoadedCalibrator
+    np.save(tmp_path / "T.npy", T)
+    np.save(tmp_path / "g.npy", gt)
+    script = textwrap.dedent(
+        f"""
+        import sys, numpy as np, venncal
+        m = venncal.load({str(path)!r})
+        T, g = np.load({str(tmp_path / "T.npy")!r}), np.load({str(tmp_path / "g.npy")!r})
+        np.savez({str(tmp_path / "o")!r}, proba=m.predict_proba(T, groups=g),
+                 interval=m.predict_interval(T, groups=g))
+        print("sklearn" in sys.modules, type(m).__name__)
+        """
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert run.stdout.split() == ["False", "LoadedCalibrator"], run.stderr[-2000:]
+    got = dict(np.load(tmp_path / "o.npz"))
+    assert_same(got["proba"], want["predict_proba"], "proba")
+    assert_same(got["interval"], want["predict_interval"], "interval")
+
+
+def test_multiclass_stand_in_fitted_without_groups_refuses_them_like_the_estimator(tmp_path):
+    cal, T = fitted_multiclass("mcva")
+    loaded = _stand_in(venncal.save(cal, tmp_path / "m.json"))
+    groups = np.zeros(T.shape[0], dtype=int)
+    _same_error(
+        lambda: cal.predict_proba(T, groups=groups), lambda: loaded.predict_proba(T, groups=groups)
+    )
+    assert type(loaded) is LoadedCalibrator
 
 
 def test_export_of_a_stand_in_is_that_of_the_estimator(tmp_path):

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from venncal.calibration._groups import check_groups, group_rows
+from venncal.core.groups import check_groups, group_rows
+from venncal.core.multiclass_venn_abers import predict_venn_abers_in_groups
 
 __all__ = ["fit_group_tables", "predict_in_groups"]
 
@@ -41,28 +42,11 @@ def fit_group_tables(calibrator, t, y_enc, w, classes, groups, *, owner):
 
 def predict_in_groups(calibrator, t, groups, *, owner):
     """``(proba, interval)`` of class scores ``t``, each row from its group's predictor."""
-    fitted = getattr(calibrator, "groups_", None)
-    if fitted is None:
-        raise ValueError(
-            f"{owner} was fitted without groups; pass groups= to fit to calibrate within groups."
-        )
-    if groups is None:
-        raise ValueError(
-            f"{owner} was fitted within groups: pass groups= with the group of each test row."
-        )
-    g = check_groups(groups, t.shape[0], what="rows")
-    index = {label: k for k, label in enumerate(fitted)}
-    parts = group_rows(g)
-    unknown = [label for label, _ in parts if label not in index]
-    if unknown:
-        raise ValueError(
-            f"{owner}: groups {unknown!r} were not seen at fit, so they have no predictor; "
-            "calibrate on data of every group."
-        )
-    m, K = t.shape[0], calibrator.classes_.shape[0]
-    proba = np.empty((m, K))
-    interval = np.empty((m, K, 2))
-    for label, rows in parts:
-        tables = calibrator.group_tables_[index[label]]
-        proba[rows], interval[rows] = calibrator._predict_tables(tables, t[rows])
-    return proba, interval
+    return predict_venn_abers_in_groups(
+        t,
+        groups,
+        fitted_groups=getattr(calibrator, "groups_", None),
+        group_tables=getattr(calibrator, "group_tables_", None),
+        predict=calibrator._predict_tables,
+        owner=owner,
+    )

@@ -9,7 +9,13 @@ import numpy as np
 from venncal._validation import check_option
 from venncal.calibration._base import BaseScoreCalibrator
 from venncal.calibration._counts import CountCalibratorMixin
-from venncal.calibration._groups import GROUP_FALLBACKS, check_groups, group_rows, unseen_groups
+from venncal.core.groups import (
+    GROUP_FALLBACKS,
+    check_groups,
+    group_rows,
+    grouped_interval,
+    venn_abers_interval,
+)
 from venncal.core.merge import MERGES, merge
 from venncal.core.venn_abers import ivap_fit, ivap_fit_counts
 from venncal.exceptions import VenncalWarning
@@ -178,39 +184,29 @@ class VennAbersCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
 
     def _interval(self, s, groups):
         """(p0, p1) of checked scores, within groups when the calibrator was fitted so."""
-        owner = type(self).__name__
-        fitted_groups = getattr(self, "groups_", None)
-        if fitted_groups is None:
-            if groups is not None:
-                raise ValueError(
-                    f"{owner} was fitted without groups; pass groups= to fit to calibrate "
-                    "within groups."
-                )
-            return self.tables_.predict_unchecked(s)
-        if groups is None:
-            raise ValueError(
-                f"{owner} was fitted within groups: pass groups= with the group of each test score."
-            )
-        p0, p1, unknown = self._grouped_interval(s, check_groups(groups, s.shape[0]))
-        unseen_groups(owner, unknown, self.group_fallback)
-        return p0, p1
+        return venn_abers_interval(
+            s,
+            groups,
+            tables=self.tables_,
+            fitted_groups=getattr(self, "groups_", None),
+            group_tables=getattr(self, "group_tables_", None),
+            pooled_groups=getattr(self, "pooled_groups_", None),
+            fallback=self.group_fallback,
+            owner=type(self).__name__,
+        )
 
     def _grouped_interval(self, s, g):
         """(p0, p1, unseen) of checked scores and group labels, each group by its own
         predictor; the groups not seen at fit (listed in ``unseen``) and those pooled at fit
         get the pooled one."""
-        index = {label: k for k, label in enumerate(self.groups_)}
-        p0, p1 = np.empty(s.shape[0]), np.empty(s.shape[0])
-        unknown = []
-        for label, rows in group_rows(g):
-            if label in index:
-                tables = self.group_tables_[index[label]]
-            else:
-                if label not in self.pooled_groups_:
-                    unknown.append(label)
-                tables = self.tables_
-            p0[rows], p1[rows] = tables.predict_unchecked(s[rows])
-        return p0, p1, unknown
+        return grouped_interval(
+            s,
+            g,
+            tables=self.tables_,
+            fitted_groups=self.groups_,
+            group_tables=self.group_tables_,
+            pooled_groups=self.pooled_groups_,
+        )
 
     def predict_proba(self, scores, *, groups=None):
         """Return calibrated probabilities of both classes (the merge of p0 and p1).

@@ -23,6 +23,7 @@ from venncal.core.class_scores import (
     log_sum_exp,
 )
 from venncal.core.coupling import couple
+from venncal.core.groups import check_groups, group_rows
 from venncal.core.merge import merge, merge_cross
 from venncal.core.top_label import TOP_LABEL, predict_top_label
 from venncal.core.venn_abers import IVAPTables, ivap_fit
@@ -39,6 +40,7 @@ __all__ = [
     "venn_abers_class_scores",
     "venn_abers_test_scores",
     "predict_venn_abers",
+    "predict_venn_abers_in_groups",
 ]
 
 STRATEGIES = ("auto", "ovr", "pairwise")
@@ -355,3 +357,52 @@ def predict_venn_abers(tables, t, strategy, merge_rule, coupling):
         return p0[None], p1[None]
 
     return combine_batched(pairs, t.shape[0], tables, strategy, merge_rule, coupling)
+
+
+def predict_venn_abers_in_groups(t, groups, *, fitted_groups, group_tables, predict, owner):
+    """``(proba, interval)`` of class scores ``t``, each row from its group's tables.
+
+    Parameters
+    ----------
+    t : ndarray or ShiftedColumns of shape (m, K)
+        Class scores (:func:`venn_abers_test_scores`).
+    groups : array-like of shape (m,) or None
+        The group of each row.
+    fitted_groups : list or None
+        The groups seen at fit (None when fitted without groups: an error).
+    group_tables : list
+        Their tables, in the order of ``fitted_groups``.
+    predict : callable
+        ``predict(tables, t)`` -> ``(proba, interval)`` (:func:`predict_venn_abers` with the
+        fitted strategy, merge and coupling).
+    owner : str
+        The name in the error messages.
+
+    Returns
+    -------
+    proba : ndarray of shape (m, K)
+    interval : ndarray of shape (m, K, 2)
+    """
+    if fitted_groups is None:
+        raise ValueError(
+            f"{owner} was fitted without groups; pass groups= to fit to calibrate within groups."
+        )
+    if groups is None:
+        raise ValueError(
+            f"{owner} was fitted within groups: pass groups= with the group of each test row."
+        )
+    g = check_groups(groups, t.shape[0], what="rows")
+    index = {label: k for k, label in enumerate(fitted_groups)}
+    parts = group_rows(g)
+    unknown = [label for label, _ in parts if label not in index]
+    if unknown:
+        raise ValueError(
+            f"{owner}: groups {unknown!r} were not seen at fit, so they have no predictor; "
+            "calibrate on data of every group."
+        )
+    m, K = t.shape
+    proba = np.empty((m, K))
+    interval = np.empty((m, K, 2))
+    for label, rows in parts:
+        proba[rows], interval[rows] = predict(group_tables[index[label]], t[rows])
+    return proba, interval

@@ -184,6 +184,8 @@ def _predictor(calibrator):
         name = calibrator.model_name
         if name in _WHY_NOT:  # a K-class or ACP model loaded without scikit-learn
             raise _refuse(name, _WHY_NOT[name])
+        if getattr(calibrator, "groups_", None) is not None:
+            raise _refuse(name, "it was fitted within groups; its map depends on a group column")
         return calibrator
     name = type(calibrator).__name__
     module = type(calibrator).__module__ or ""

@@ -415,7 +415,7 @@ def load(path, *, max_bytes=MAX_BYTES):
     Notes
     -----
     In a process that has not imported scikit-learn, a calibrator whose prediction needs only
-    ``venncal.core`` (every built-in calibrator fitted without groups: Venn-Abers, isotonic,
+    ``venncal.core`` (every built-in calibrator: Venn-Abers, within groups too, isotonic,
     Platt, histogram, Bayesian binning, ACP, beta, scaling-binning, quadratic, temperature,
     matrix scaling, Dirichlet, multiclass Venn-Abers) comes back as a stand-in that predicts
     (``predict_proba``, ``predict``, ``predict_interval``, ACP's ``score_interval``) without

@@ -13,13 +13,15 @@ Two pieces, shared by the library and the command line:
   (tested for each class): the binary score calibrators, ACP (its self-built or given
   intervals, and ``score_interval``), and, in :mod:`._predictor_multiclass`, temperature
   scaling (binary or K-class), matrix scaling, Dirichlet calibration and multiclass
-  Venn-Abers. :func:`saved_predictor` gives one, or None for a class, a parameter or a fitted
-  state it does not cover: those are loaded as the estimator. Calibrators fitted within groups
-  (binary or multiclass Venn-Abers) are among them: their prediction is a function of core
-  objects too, but it needs ``groups=``, and a call with ``groups=`` goes to the estimator.
+  Venn-Abers, binary and multiclass Venn-Abers fitted within groups included (their
+  ``groups=`` goes to the predictor, which calls the core's prediction within groups, unseen
+  groups and their warning included). :func:`saved_predictor` gives one, or None for a class,
+  a parameter or a fitted state it does not cover (e.g. a ``CalibrationMonitor``, or a file of
+  an older version without a parameter the predictor needs): those are loaded as the estimator.
 * :class:`LoadedCalibrator`, what :func:`venncal.load` returns in a process that has not
   imported scikit-learn: it answers ``predict_proba``, ``predict`` and the prediction methods
-  its predictor lists (``predict_interval`` of Venn-Abers, ``score_interval`` of ACP) from its
+  its predictor lists (``predict_interval`` of Venn-Abers, ``score_interval`` of ACP), with
+  the keyword arguments the predictor takes (``groups=``, ACP's ``interval=``), from its
   predictor, and on first use of anything else it builds the
   estimator from the same state and *becomes* it (its ``__class__`` is replaced, its
   ``__dict__`` filled with the estimator's), so that ``isinstance``, ``type``, ``get_params``,
@@ -41,7 +43,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from venncal.persistence._predictor_base import SavedPredictor
+from venncal.persistence._predictor_base import SavedPredictor, _is_type
 from venncal.persistence._predictor_multiclass import (
     SavedDirichlet,
     SavedMatrixScaling,
@@ -53,7 +55,8 @@ __all__ = ["SavedPredictor", "SavedVennAbers", "saved_predictor", "LoadedCalibra
 
 
 class SavedVennAbers(SavedPredictor):
-    """A saved Venn-Abers calibrator that only predicts: its tables, merge and rounding.
+    """A saved Venn-Abers calibrator that only predicts: its tables, merge and rounding, and,
+    fitted within groups, the tables of each group (``groups=`` at prediction).
 
     The command line builds one directly (``SavedVennAbers(tables, merge)``) or from a model
     file (:meth:`from_state`); its :meth:`predict_p0_p1` takes clean float64 scores.
@@ -64,6 +67,10 @@ class SavedVennAbers(SavedPredictor):
     fitted = {"tables_": "venncal.core.venn_abers:IVAPTables"}
     rounds = True
     methods = ("predict_interval",)
+    keywords = {m: frozenset({"groups"}) for m in ("predict_proba", "predict", "predict_interval")}
+    # fitted within groups: the groups calibrated on their own, their tables, the groups
+    # pooled at fit, and what an unseen group gets
+    groups_ = group_tables_ = pooled_groups_ = group_fallback = None
 
     def __init__(self, tables, merge, decimals=None, classes=None, pos_label=None):
         self.tables_ = tables
@@ -74,13 +81,23 @@ class SavedVennAbers(SavedPredictor):
 
     @classmethod
     def accepts(cls, params, fitted):
+        from venncal.core.groups import GROUP_FALLBACKS
         from venncal.core.merge import MERGES
 
-        return (
-            super().accepts(params, fitted)
-            and fitted.get("groups_") is None
-            and params.get("merge") in MERGES
-        )
+        groups = fitted.get("groups_")
+        if groups is not None:
+            tables, pooled = fitted.get("group_tables_"), fitted.get("pooled_groups_")
+            ivap = cls.fitted["tables_"]
+            if not (
+                isinstance(groups, list)
+                and isinstance(tables, list)
+                and len(tables) == len(groups)
+                and all(_is_type(t, ivap) for t in tables)
+                and isinstance(pooled, list)
+                and params.get("group_fallback") in GROUP_FALLBACKS
+            ):
+                return False
+        return super().accepts(params, fitted) and params.get("merge") in MERGES
 
     @classmethod
     def from_state(cls, state):
@@ -88,26 +105,58 @@ class SavedVennAbers(SavedPredictor):
         if state.class_name != cls.model_name or not cls.accepts(state.params, state.fitted):
             return None
         fitted = state.fitted
-        return cls(
+        predictor = cls(
             fitted["tables_"],
             state.params["merge"],
             fitted.get("decimals_"),
             fitted["classes_"],
             fitted.get("pos_label_"),
         )
+        if fitted.get("groups_") is not None:
+            predictor.groups_ = fitted["groups_"]
+            predictor.group_tables_ = fitted["group_tables_"]
+            predictor.pooled_groups_ = fitted["pooled_groups_"]
+            predictor.group_fallback = state.params["group_fallback"]
+        return predictor
+
+    def _interval(self, s, groups=None):
+        from venncal.core.groups import venn_abers_interval
+
+        return venn_abers_interval(
+            s,
+            groups,
+            tables=self.tables_,
+            fitted_groups=self.groups_,
+            group_tables=self.group_tables_,
+            pooled_groups=self.pooled_groups_,
+            fallback=self.group_fallback,
+            owner=self.model_name,
+        )
 
     def predict_p0_p1(self, scores):
         """p0 and p1 of clean float64 scores, two arrays of shape (m,)."""
-        return self.tables_.predict_unchecked(self._prepare(scores))
+        return self._interval(self._prepare(scores))
 
-    def predict_interval(self, scores):
+    def predict_interval(self, scores, groups=None):
         """The interval [p0, p1] of each score, shape (m, 2), as the calibrator's."""
-        return np.column_stack(self.tables_.predict_unchecked(self._check_predict_input(scores)))
+        return np.column_stack(self._interval(self._check_predict_input(scores), groups))
+
+    def predict_proba(self, scores, groups=None):
+        """Calibrated probabilities of both classes, shape (m, 2), as the calibrator's."""
+        from venncal.core.merge import merge
+
+        p0, p1 = self._interval(self._check_predict_input(scores), groups)
+        return self._proba_columns(merge(p0, p1, self.merge))
+
+    def predict(self, scores, groups=None):
+        """The more probable class of each score (``classes_[0]`` on a tie)."""
+        p = self.predict_proba(scores, groups)[:, 1]
+        return self.classes_[(p > 0.5).astype(np.intp)]
 
     def _predict_positive(self, s):
         from venncal.core.merge import merge
 
-        p0, p1 = self.tables_.predict_unchecked(s)
+        p0, p1 = self._interval(s)
         return merge(p0, p1, self.merge)
 
 

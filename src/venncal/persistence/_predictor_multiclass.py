@@ -125,22 +125,21 @@ _MULTICLASS_TABLES = (
 
 
 class SavedMulticlassVennAbers(_SavedClassScores):
-    """Multiclass Venn-Abers calibration (one-vs-rest, pairwise or top-label, pooled or not)
-    fitted without groups: ``predict_proba``, ``predict`` and ``predict_interval``.
-
-    A calibrator fitted within groups predicts only with ``groups=``, a call that the stand-in
-    of :func:`venncal.load` hands to the estimator (as for binary Venn-Abers): such a model
-    file is loaded as the estimator.
-    """
+    """Multiclass Venn-Abers calibration (one-vs-rest, pairwise or top-label, pooled or not,
+    within groups or not): ``predict_proba``, ``predict`` and ``predict_interval``, each with
+    ``groups=``."""
 
     model_name = "MulticlassVennAbersCalibrator"
     params = frozenset({"coupling", "merge", "pooled", "score_type", "strategy"})
     methods = ("predict_interval",)
+    keywords = {m: frozenset({"groups"}) for m in ("predict_proba", "predict", "predict_interval")}
 
     def __init__(self, state_params, state_fitted):
         super().__init__(state_params, state_fitted)
         self.tables_ = state_fitted["tables_"]
         self.strategy_ = state_fitted["strategy_"]
+        self.groups_ = state_fitted.get("groups_")
+        self.group_tables_ = state_fitted.get("group_tables_")
         self.merge = state_params["merge"]
         self.coupling = state_params["coupling"]
         self.pooled = state_params["pooled"]
@@ -150,18 +149,36 @@ class SavedMulticlassVennAbers(_SavedClassScores):
         from venncal.core.coupling import COUPLINGS
         from venncal.core.merge import MERGES
 
+        def tables(value):
+            return any(_is_type(value, kind) for kind in _MULTICLASS_TABLES)
+
+        groups, group_tables = fitted.get("groups_"), fitted.get("group_tables_")
+        grouped = groups is None or (
+            isinstance(groups, list)
+            and isinstance(group_tables, list)
+            and len(group_tables) == len(groups)
+            and all(tables(t) for t in group_tables)
+        )
         return (
             super().accepts(params, fitted)
-            and fitted.get("groups_") is None
-            and any(_is_type(fitted.get("tables_"), kind) for kind in _MULTICLASS_TABLES)
+            and grouped
+            and tables(fitted.get("tables_"))
             and fitted.get("strategy_") in ("ovr", "pairwise", "top-label")
             and params.get("merge") in MERGES
             and params.get("coupling") in COUPLINGS
             and type(params.get("pooled")) is bool
         )
 
-    def _predict(self, scores):
-        from venncal.core.multiclass_venn_abers import predict_venn_abers, venn_abers_test_scores
+    def _predict_tables(self, tables, t):
+        from venncal.core.multiclass_venn_abers import predict_venn_abers
+
+        return predict_venn_abers(tables, t, self.strategy_, self.merge, self.coupling)
+
+    def _predict(self, scores, groups=None):
+        from venncal.core.multiclass_venn_abers import (
+            predict_venn_abers_in_groups,
+            venn_abers_test_scores,
+        )
 
         t = venn_abers_test_scores(
             scores,
@@ -172,12 +189,25 @@ class SavedMulticlassVennAbers(_SavedClassScores):
             pooled=self.pooled,
             owner=self.model_name,
         )
-        return predict_venn_abers(self.tables_, t, self.strategy_, self.merge, self.coupling)
+        if groups is not None or self.groups_ is not None:
+            return predict_venn_abers_in_groups(
+                t,
+                groups,
+                fitted_groups=self.groups_,
+                group_tables=self.group_tables_,
+                predict=self._predict_tables,
+                owner=self.model_name,
+            )
+        return self._predict_tables(self.tables_, t)
 
-    def predict_proba(self, scores):
+    def predict_proba(self, scores, groups=None):
         """Calibrated class probabilities, shape (m, K), as the calibrator's."""
-        return self._predict(scores)[0]
+        return self._predict(scores, groups)[0]
 
-    def predict_interval(self, scores):
+    def predict_interval(self, scores, groups=None):
         """Per-class probability intervals, shape (m, K, 2), as the calibrator's."""
-        return self._predict(scores)[1]
+        return self._predict(scores, groups)[1]
+
+    def predict(self, scores, groups=None):
+        """The class of largest calibrated probability (the first on a tie)."""
+        return self.classes_[np.argmax(self.predict_proba(scores, groups), axis=1)]

@@ -1,0 +1,172 @@
+"""Group labels for calibration within groups (a Mondrian taxonomy).
+
+Shared by the estimators and by the prediction of a loaded model file, which runs without
+scikit-learn (:mod:`venncal.persistence._predictor`).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from venncal.exceptions import VenncalWarning, user_stacklevel
+
+__all__ = [
+    "GROUP_FALLBACKS",
+    "check_groups",
+    "group_rows",
+    "unseen_groups",
+    "venn_abers_interval",
+]
+
+#: what happens to a group that cannot be calibrated on its own, or is unknown at prediction
+GROUP_FALLBACKS = ("error", "pooled")
+
+
+def check_groups(groups, n, *, name="groups", what="scores"):
+    """Return group labels as a 1-D array of ``n`` integers or strings, or raise one line.
+
+    ``name`` is the parameter that holds the groups and ``what`` the plural noun of the ``n``
+    things they label (``"scores"``, or ``"rows"`` of X), both for the error messages.
+
+    Examples
+    --------
+    >>> check_groups(["a", "b", "a"], 3)
+    array(['a', 'b', 'a'], dtype='<U1')
+    >>> check_groups([0, 1], 3, name="calibration_groups", what="rows")
+    Traceback (most recent call last):
+    ...
+    ValueError: 'calibration_groups' has 2 labels for 3 rows; they must match.
+    >>> check_groups([1.5, 2.0], 2)
+    Traceback (most recent call last):
+    ...
+    TypeError: 'groups' must hold integers, strings or booleans (a categorical variable); got float64.
+    """
+    arr = np.asarray(groups.to_numpy() if hasattr(groups, "to_numpy") else groups)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    if arr.ndim != 1:
+        raise ValueError(f"'{name}' must be 1-D, one label per row; got shape {arr.shape}.")
+    if arr.shape[0] != n:
+        raise ValueError(f"'{name}' has {arr.shape[0]} labels for {n} {what}; they must match.")
+    if arr.dtype.kind == "O":
+        kinds = {type(v) for v in arr.tolist()}
+        if kinds <= {str}:
+            arr = arr.astype(str)
+        elif kinds <= {int, bool}:
+            arr = arr.astype(np.int64)
+        else:
+            names = ", ".join(sorted(k.__name__ for k in kinds))
+            raise TypeError(
+                f"'{name}' must hold integers or strings of one kind (a categorical variable); "
+                f"got {names}."
+            )
+    if arr.dtype.kind not in "iubU":
+        raise TypeError(
+            f"'{name}' must hold integers, strings or booleans (a categorical variable); "
+            f"got {arr.dtype}."
+        )
+    return arr
+
+
+def group_rows(groups):
+    """``[(label, row indices)]`` of each distinct group, labels as Python scalars, sorted."""
+    labels, inverse = np.unique(groups, return_inverse=True)
+    order = np.argsort(inverse, kind="stable")
+    bounds = np.searchsorted(inverse[order], np.arange(labels.shape[0] + 1))
+    return [(labels[k].item(), order[bounds[k] : bounds[k + 1]]) for k in range(labels.shape[0])]
+
+
+def unseen_groups(owner, unknown, fallback):
+    """Raise one line for groups not seen at fit (``fallback="error"``), or warn once, at the
+    user's call, that they get the pooled predictor.
+
+    Examples
+    --------
+    >>> unseen_groups("VennAbersCalibrator", [], "error")  # nothing unseen: nothing said
+    >>> unseen_groups("VennAbersCalibrator", ["c"], "error")
+    Traceback (most recent call last):
+    ...
+    ValueError: VennAbersCalibrator: groups ['c'] were not seen at fit; pass group_fallback='pooled' to give them the pooled predictor.
+    """
+    if not unknown:
+        return
+    if fallback == "error":
+        raise ValueError(
+            f"{owner}: groups {unknown!r} were not seen at fit; pass "
+            "group_fallback='pooled' to give them the pooled predictor."
+        )
+    warnings.warn(
+        f"{owner}: groups {unknown!r} were not seen at fit and get the predictor of all "
+        "groups pooled.",
+        VenncalWarning,
+        stacklevel=user_stacklevel(),
+    )
+
+
+def grouped_interval(s, g, *, tables, fitted_groups, group_tables, pooled_groups):
+    """(p0, p1, unseen) of checked scores and group labels, each group by its own Venn-Abers
+    tables; the groups not seen at fit (listed in ``unseen``) and those pooled at fit get the
+    pooled ``tables``."""
+    index = {label: k for k, label in enumerate(fitted_groups)}
+    p0, p1 = np.empty(s.shape[0]), np.empty(s.shape[0])
+    unknown = []
+    for label, rows in group_rows(g):
+        if label in index:
+            part = group_tables[index[label]]
+        else:
+            if label not in pooled_groups:
+                unknown.append(label)
+            part = tables
+        p0[rows], p1[rows] = part.predict_unchecked(s[rows])
+    return p0, p1, unknown
+
+
+def venn_abers_interval(
+    s, groups, *, tables, fitted_groups, group_tables, pooled_groups, fallback, owner
+):
+    """(p0, p1) of checked scores of a binary Venn-Abers calibrator, within groups when it was
+    fitted so (each group by its own tables, unseen groups as ``fallback`` says).
+
+    Parameters
+    ----------
+    s : ndarray of shape (m,)
+        Checked (and rounded) test scores.
+    groups : array-like of shape (m,) or None
+        Their groups.
+    tables : IVAPTables
+        The tables of all groups pooled.
+    fitted_groups, group_tables, pooled_groups : list or None
+        The groups calibrated on their own, their tables, and the groups pooled at fit (all
+        None when fitted without groups).
+    fallback : {"error", "pooled"}
+        What a group not seen at fit gets (:func:`unseen_groups`).
+    owner : str
+        The name in the error messages.
+
+    Returns
+    -------
+    p0, p1 : ndarray of shape (m,)
+    """
+    if fitted_groups is None:
+        if groups is not None:
+            raise ValueError(
+                f"{owner} was fitted without groups; pass groups= to fit to calibrate "
+                "within groups."
+            )
+        return tables.predict_unchecked(s)
+    if groups is None:
+        raise ValueError(
+            f"{owner} was fitted within groups: pass groups= with the group of each test score."
+        )
+    p0, p1, unknown = grouped_interval(
+        s,
+        check_groups(groups, s.shape[0]),
+        tables=tables,
+        fitted_groups=fitted_groups,
+        group_tables=group_tables,
+        pooled_groups=pooled_groups,
+    )
+    unseen_groups(owner, unknown, fallback)
+    return p0, p1
