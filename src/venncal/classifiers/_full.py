@@ -237,7 +237,10 @@ def _dense_numeric(X):
     if hasattr(X, "tocsr"):
         return None
     try:
-        return np.asarray(X, dtype=np.float64)
+        arr = np.asarray(X)
+        if arr.dtype.kind == "c":  # complex: left to the estimator, which refuses it
+            return None
+        return arr.astype(np.float64, copy=False)
     except (TypeError, ValueError):
         return None
 

@@ -14,6 +14,7 @@ import numpy as np
 from scipy.special import gammaln
 
 from venncal.core import _bayesian_binning_scan as _scan
+from venncal.core._bayesian_binning_scan import exp_table_poly as _exp_neg
 from venncal.core._jit import HAVE_NUMBA, jit
 
 __all__ = ["run"]
@@ -49,24 +50,9 @@ _BLOCK = 256
 
 # exp(d) for d in (-_LOG_CUTOFF, 0] as EXP_TABLE[j] * poly(r), j = floor(-16 d), r = d + j / 16 in
 # (-1/16, 0]: the degree-8 Taylor polynomial has relative error below 5e-17 there, so the result
-# is exact to about 2 ulp. Unlike libm's exp this loop vectorises.
+# is exact to about 2 ulp. Unlike libm's exp this loop vectorises (the scan's exp_table_poly).
 _EXP_STEP = 16.0
 _EXP_TABLE = np.exp(-np.arange(int(_LOG_CUTOFF * _EXP_STEP) + 2) / _EXP_STEP)
-
-
-def _exp_neg(d, etab):
-    j = int(-d * 16.0)
-    r = d + j * 0.0625
-    p = 1.0 / 40320.0
-    p = p * r + 1.0 / 5040.0
-    p = p * r + 1.0 / 720.0
-    p = p * r + 1.0 / 120.0
-    p = p * r + 1.0 / 24.0
-    p = p * r + 1.0 / 6.0
-    p = p * r + 0.5
-    p = p * r + 1.0
-    p = p * r + 1.0
-    return etab[j] * p
 
 
 def _forward_py(c0, c1, log_q, x, table, klogk, etab, select):
@@ -193,7 +179,6 @@ if HAVE_NUMBA:  # pragma: no cover - exercised through the compiled kernels
     # no 'nnan'/'ninf': the kernels never see NaN or inf, but the flags would license
     # reorderings we do not need; 'reassoc' lets the sums and the maximum vectorise.
     _FLAGS = {"reassoc", "nsz", "arcp", "contract", "afn"}
-    _exp_neg = jit(_exp_neg, inline="always", fastmath=_FLAGS)
     _forward = jit(_forward_py, fastmath=_FLAGS)
     _backward_average = jit(_backward_average_py, fastmath=_FLAGS)
 else:  # pragma: no cover

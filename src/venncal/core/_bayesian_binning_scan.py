@@ -51,7 +51,7 @@ import numpy as np
 
 from venncal.core._jit import HAVE_NUMBA, jit
 
-__all__ = ["forward_sums", "backward_averages", "EXP_TABLE_WIDE"]
+__all__ = ["forward_sums", "backward_averages", "EXP_TABLE_WIDE", "exp_table_poly"]
 
 _LOG_CUTOFF = 50.0
 _GROWTH = 600.0
@@ -66,9 +66,8 @@ _LN2 = math.log(2.0)
 EXP_TABLE_WIDE = np.exp(-np.arange(int(_WIDE * 16.0) + 2) / 16.0)
 
 
-def _exp_wide(d, etab):
-    """exp(d) for d <= 0, about 2 ulp; below -_WIDE it returns about e^-_WIDE (negligible)."""
-    d = max(d, -_WIDE + 1e-9)
+def exp_table_poly(d, etab):
+    """exp(d) for ``d`` in (-16 (len(etab) - 2), 0], about 2 ulp: ``etab[j] * poly(r)``."""
     j = int(-d * 16.0)
     r = d + j * 0.0625
     p = 1.0 / 40320.0
@@ -81,6 +80,11 @@ def _exp_wide(d, etab):
     p = p * r + 1.0
     p = p * r + 1.0
     return etab[j] * p
+
+
+def _exp_wide(d, etab):
+    """exp(d) for d <= 0, about 2 ulp; below -_WIDE it returns about e^-_WIDE (negligible)."""
+    return exp_table_poly(max(d, -_WIDE + 1e-9), etab)
 
 
 def _log_ml(a, b, table):
@@ -488,6 +492,7 @@ def backward_averages_py(c0, c1, ct, log_q, x, table, klogk, etab, log_f):
 
 if HAVE_NUMBA:  # pragma: no cover - exercised through the compiled kernels
     _FLAGS = {"reassoc", "nsz", "arcp", "contract", "afn"}
+    exp_table_poly = jit(exp_table_poly, inline="always", fastmath=_FLAGS)
     _exp_wide = jit(_exp_wide, inline="always", fastmath=_FLAGS)
     _log_ml = jit(_log_ml, inline="always", fastmath=_FLAGS)
     _log_factor = jit(_log_factor, inline="always", fastmath=_FLAGS)
