@@ -58,6 +58,21 @@ def _check_name(value, name, pattern):
     return value
 
 
+# a query reading one earlier CTE; SQLite (and PostgreSQL) would inline a chain of them into
+# one expression, repeating each column's formula wherever the next one reads it (a clip
+# reads its input three times): the cost grows as the product along the chain. A window
+# function keeps a subquery from being inlined, so each formula is computed once a row.
+_BARE_SOURCE = re.compile(r"FROM (venncal_[a-z]+\d+)\Z")
+
+
+def _barrier(match):
+    name = match.group(1)
+    return (
+        f"FROM (SELECT venncal_i.*, ROW_NUMBER() OVER () AS venncal_n FROM {name} AS "
+        f"venncal_i) AS {name}"
+    )
+
+
 class _Query:
     """Builds the common table expressions of one query."""
 
@@ -67,6 +82,8 @@ class _Query:
 
     def add(self, body, hint="m", columns=None):
         name = f"venncal_{hint}{len(self.ctes)}"
+        if self.dialect != "duckdb" and hint != "o":
+            body = _BARE_SOURCE.sub(_barrier, body)
         self.ctes.append((name if columns is None else f"{name}({columns})", body))
         return name
 
@@ -119,16 +136,34 @@ def _log1p(t):
     return f"CASE WHEN {u} = 1.0 THEN {t} ELSE LN({u}) * {t} / ({u} - 1.0) END"
 
 
-def _counts(q, prev, breaks, *, right, col="x"):
-    """CTE of (s, k): k the number of ``breaks`` <= (``right``) or < each score's ``col``."""
-    rows = ", ".join(f"({q.num(b)})" for b in breaks)
-    bt = q.add(f"VALUES {rows}", "b", "b")
-    order = "DESC" if right else "ASC"  # breaks first on a tie when they count
+def _counts(q, prev, tables):
+    """CTE of (s, x, k0, k1, ...): ``k_i`` the number of breakpoints of ``tables[i]`` that
+    are <= x (``right``) or < x, for ``tables`` a list of ``(breaks, right)``.
+
+    The scores and every table's breakpoints are sorted together; ``k_i`` is the running
+    count of table i's breakpoints, which come before the scores they equal when they count
+    (``ORDER BY x, w_i DESC``) and after them otherwise.
+    """
+    n = len(tables)
+    zeros = ", ".join("0" for _ in range(n))
+    parts = [f"SELECT s, x, 0 AS w, {zeros} FROM {prev}"]
+    for i, (breaks, _) in enumerate(tables):
+        if len(breaks) == 0:  # no breakpoint: its count stays 0
+            continue
+        rows = ", ".join(f"({q.num(b)})" for b in breaks)
+        bt = q.add(f"VALUES {rows}", "b", "b")
+        flags = ", ".join("1" if j == i else "0" for j in range(n))
+        parts.append(f"SELECT NULL, b, 1, {flags} FROM {bt}")
+    cols = ", ".join(f"w{i}" for i in range(n))
+    union = q.add(" UNION ALL ".join(parts), "u", f"s, x, w, {cols}")
+    sums = ", ".join(
+        f"SUM(w{i}) OVER (ORDER BY x, w{i} {'DESC' if right else 'ASC'} ROWS BETWEEN "
+        f"UNBOUNDED PRECEDING AND CURRENT ROW) AS k{i}"
+        for i, (_, right) in enumerate(tables)
+    )
+    ks = ", ".join(f"k{i}" for i in range(n))
     return q.add(
-        "SELECT s, k FROM (SELECT s, w, SUM(w) OVER (ORDER BY x, w "
-        f"{order} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS k FROM (SELECT s, "
-        f"{col} AS x, 0 AS w FROM {prev} UNION ALL SELECT NULL, b, 1 FROM {bt}) AS venncal_u"
-        ") AS venncal_w WHERE w = 0",
+        f"SELECT s, x, {ks} FROM (SELECT s, x, w, {sums} FROM {union}) AS venncal_w WHERE w = 0",
         "k",
     )
 
@@ -146,12 +181,23 @@ def _table(q, columns, rows):
     return q.add(f"VALUES {body}", "t", cols)
 
 
+def _lookup(q, counts, tab, cols, i=0):
+    """Rows of ``counts`` with the columns ``cols`` of ``tab`` at their ``k{i}`` (CROSS JOIN
+    and WHERE: SQLite then indexes the small table, not the scores)."""
+    picked = ", ".join(f"t.{c}" for c in cols)
+    return f"SELECT c.*, {picked} FROM {counts} AS c CROSS JOIN {tab} AS t WHERE t.k = c.k{i}"
+
+
+def _step_values(q, st):
+    return _table(q, ("k", "v"), [(k, v) for k, v in enumerate(st.values)])
+
+
 def _step(q, prev, st):
     if st.breaks.shape[0] == 0:
         return _arith(q, prev, q.num(st.values[0]))
-    counts = _counts(q, prev, st.breaks, right=st.right)
-    tab = _table(q, ("k", "v"), [(k, v) for k, v in enumerate(st.values)])
-    return q.add(f"SELECT c.s, t.v AS x FROM {counts} AS c JOIN {tab} AS t ON t.k = c.k", "r")
+    counts = _counts(q, prev, [(st.breaks, st.right)])
+    looked = q.add(_lookup(q, counts, _step_values(q, st), ("v",)), "r")
+    return q.add(f"SELECT s, v AS x FROM {looked}", "r")
 
 
 def _nearest(q, prev, st):
@@ -159,19 +205,15 @@ def _nearest(q, prev, st):
     K = x.shape[0]
     if K == 1:
         return _arith(q, prev, q.num(y[0]))
-    counts = _counts(q, prev, x, right=False, col="x")
-    rows = [(0, None, y[0], y[0])] + [(k, x[k], y[k - 1], y[k]) for k in range(1, K)]
-    rows.append((K, None, y[K - 1], y[K - 1]))
-    tab = _table(q, ("k", "xh", "yl", "yh"), rows)
-    joined = q.add(
-        f"SELECT c.s, p.x, t.xh, t.yl, t.yh, t.k FROM {counts} AS c JOIN {prev} AS p "
-        f"ON p.s = c.s JOIN {tab} AS t ON t.k = c.k",
-        "j",
-    )
-    xl = _table(q, ("k", "xl"), [(k, x[k - 1]) for k in range(1, K)])
+    counts = _counts(q, prev, [(x, False)])
+    rows = [(0, None, None, y[0], y[0])]
+    rows += [(k, x[k - 1], x[k], y[k - 1], y[k]) for k in range(1, K)]
+    rows.append((K, None, None, y[K - 1], y[K - 1]))
+    tab = _table(q, ("k", "xl", "xh", "yl", "yh"), rows)
+    j = q.add(_lookup(q, counts, tab, ("xl", "xh", "yl", "yh")), "j")
     return q.add(
-        "SELECT j.s, CASE WHEN j.xh IS NULL THEN j.yl WHEN (j.xh - j.x) < (j.x - l.xl) "
-        f"THEN j.yh ELSE j.yl END AS x FROM {joined} AS j LEFT JOIN {xl} AS l ON l.k = j.k",
+        "SELECT s, CASE WHEN xh IS NULL THEN yl WHEN (xh - x) < (x - xl) THEN yh ELSE yl END "
+        f"AS x FROM {j}",
         "r",
     )
 
@@ -181,8 +223,10 @@ def _interpolate(q, prev, st):
     K = x.shape[0]
     if K == 1:
         return _arith(q, prev, q.num(y[0]))
-    counts = _counts(q, prev, x, right=True)
-    rows = [(0, None, None, None, y[0], None, y[0])]
+    counts = _counts(q, prev, [(x, True)])
+    # per k: lam = (hv x - xa) / g clipped to [0, 1], v = yl + lam dy clipped to [yl, yh];
+    # below the first point and from the last on (k = 0, K) the value is constant
+    rows = [(0, 0.0, 0.0, 1.0, y[0], 0.0, y[0])]
     with np.errstate(over="ignore"):
         for k in range(1, K):
             xl, xh, yl, yh = x[k - 1], x[k], y[k - 1], y[k]
@@ -192,21 +236,13 @@ def _interpolate(q, prev, st):
             else:
                 hv, a, g = 1.0, xl, gap
             rows.append((k, hv, a, g, yl, yh - yl, yh))
-    rows.append((K, None, None, None, y[K - 1], None, y[K - 1]))
+    rows.append((K, 0.0, 0.0, 1.0, y[K - 1], 0.0, y[K - 1]))
     tab = _table(q, ("k", "hv", "xa", "g", "yl", "dy", "yh"), rows)
-    lam = q.add(
-        "SELECT c.s, t.yl, t.dy, t.yh, CASE WHEN t.g IS NULL THEN NULL ELSE "
-        f"(t.hv * p.x - t.xa) / t.g END AS lam FROM {counts} AS c JOIN {prev} AS p ON "
-        f"p.s = c.s JOIN {tab} AS t ON t.k = c.k",
-        "j",
-    )
-    lam2 = q.add(
-        "SELECT s, yl, dy, yh, CASE WHEN lam IS NULL THEN NULL WHEN lam < 0.0 THEN 0.0 "
-        f"WHEN lam > 1.0 THEN 1.0 ELSE lam END AS lam FROM {lam}",
-        "j",
-    )
+    j = q.add(_lookup(q, counts, tab, ("hv", "xa", "g", "yl", "dy", "yh")), "j")
+    lam = q.add(f"SELECT s, yl, dy, yh, (hv * x - xa) / g AS lam FROM {j}", "j")
     v = q.add(
-        f"SELECT s, yl, yh, CASE WHEN lam IS NULL THEN yl ELSE yl + lam * dy END AS v FROM {lam2}",
+        "SELECT s, yl, yh, yl + (CASE WHEN lam < 0.0 THEN 0.0 WHEN lam > 1.0 THEN 1.0 "
+        f"ELSE lam END) * dy AS v FROM {lam}",
         "j",
     )
     return q.add(
@@ -419,9 +455,12 @@ def to_sql(calibrator, *, table, score_column, dialect="duckdb"):
         x = _rounding(q, x, plan.decimals)
     if plan.venn_abers is not None:
         s0, s1, merge = plan.venn_abers
-        r0, r1 = _step(q, x, s0), _step(q, x, s1)
+        counts = _counts(q, x, [(s0.breaks, s0.right), (s1.breaks, s1.right)])
+        v0, v1 = _step_values(q, s0), _step_values(q, s1)
         both = q.add(
-            f"SELECT a.s, a.x AS p0, b.x AS p1 FROM {r0} AS a JOIN {r1} AS b ON b.s = a.s", "o"
+            f"SELECT c.s, a.v AS p0, b.v AS p1 FROM {counts} AS c CROSS JOIN {v0} AS a "
+            f"CROSS JOIN {v1} AS b WHERE a.k = c.k0 AND b.k = c.k1",
+            "o",
         )
         out = q.add(f"SELECT s, {_MERGE[merge]} AS p, p0, p1 FROM {both}", "o")
         cols = "o.p, o.p0, o.p1"
@@ -430,10 +469,20 @@ def to_sql(calibrator, *, table, score_column, dialect="duckdb"):
             x = _STAGES[type(stage)](q, x, stage)
         out = q.add(f"SELECT s, x AS p FROM {x}", "o")
         cols = "o.p"
-    final = (
-        f"SELECT t.*, {cols} FROM {table} AS t LEFT JOIN {out} AS o "
-        f"ON o.s = {cast.format('t.' + score_column)}"
-    )
+    if dialect == "sqlite":
+        # SQLite joins by nested loops; it indexes the scores' probabilities for a correlated
+        # subquery (not reliably for a join), so each column is looked up that way
+        key = cast.format("t." + score_column)
+        picks = ", ".join(
+            f"(SELECT o.{c[2:]} FROM {out} AS o WHERE o.s = {key}) AS {c[2:]}"
+            for c in cols.split(", ")
+        )
+        final = f"SELECT t.*, {picks} FROM {table} AS t"
+    else:
+        final = (
+            f"SELECT t.*, {cols} FROM {table} AS t LEFT JOIN {out} AS o "
+            f"ON o.s = {cast.format('t.' + score_column)}"
+        )
     return q.sql(final)
 
 
