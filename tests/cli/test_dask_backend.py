@@ -129,3 +129,18 @@ def test_dask_backend_errors_are_one_line_exit_2(files, args, message):
     assert result.exit_code == 2, result.output
     assert message in result.output
     assert len(result.output.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("backend", ["local", "dask"])
+def test_apply_refuses_a_k_class_model_in_one_line(files, backend):
+    rng = np.random.default_rng(1)
+    X, y = rng.normal(size=(300, 3)), rng.integers(0, 3, 300)
+    venncal.save(venncal.MatrixScalingCalibrator().fit(X, y), files / "k.json")
+    result = run(
+        "apply", files / "k.json", files / "scores", "-o", files / "out.csv",
+        "--score", "score", "--backend", backend,
+    )  # fmt: skip
+    assert result.exit_code == 2, result.output
+    assert "3 score columns" in result.output
+    assert "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1
+    assert not (files / "out.csv").exists()

@@ -17,7 +17,7 @@ import numpy as np
 
 from venncal.cli._io import InputError
 
-__all__ = ["cli_fit", "cli_apply"]
+__all__ = ["cli_fit", "cli_apply", "check_one_score_column"]
 
 #: partitions computed at once by apply (and held in memory before they are written)
 _WINDOW = 4
@@ -124,6 +124,17 @@ def cli_fit(calibrator, cal_file, *, score, label, weight=None, positive=None, m
     return calibrator, {"rows": int(rows), "positives": int(n_pos)}
 
 
+def check_one_score_column(calibrator):
+    """Refuse a model of K score columns: the command line calibrates one column of scores."""
+    columns = getattr(calibrator, "n_features_in_", 1)
+    if columns != 1 or len(getattr(calibrator, "classes_", ())) > 2:
+        raise InputError(
+            f"this {type(calibrator).__name__} was fitted on {columns} score columns "
+            f"({len(calibrator.classes_)} classes); venncal apply calibrates one column of "
+            "binary scores: use the Python API for K-class models."
+        )
+
+
 def _calibrate(pdf, calibrator, score, keep, prefix, where):
     import pandas as pd
 
@@ -158,6 +169,7 @@ def cli_apply(
     """Calibrate ``source`` with Dask and write it to ``out`` atomically; return the rows."""
     from venncal.cli._stream import Sink, _check_probabilities
 
+    check_one_score_column(calibrator)
     if interval is not None:
         raise InputError("--interval (ACP) is not available with --backend dask.")
     keep = list(source.columns) if keep is None else list(keep)
