@@ -65,11 +65,22 @@ for folder in ("calibration", "scores"):
         frame = pd.DataFrame({"score": s, "y": lab, "id": np.arange(500) + 500 * part})
         frame.to_parquet(f"{folder}/part-{part}.parquet")
 """
-# a small local Spark session, which the Spark examples' getOrCreate() then returns
+# a small local Spark session, which the Spark examples' getOrCreate() then returns (the page
+# is skipped without PySpark or a Java runtime)
 _SPARK = """
 import os
+import shutil
+
+import pytest
+
+pytest.importorskip("pyspark")
+if shutil.which("java") is None:
+    pytest.skip("the Spark example needs a Java runtime")
 from pyspark.sql import SparkSession
 
+if SparkSession.getActiveSession() is not None:
+    # started by earlier tests: Spark reads relative paths from the folder it started in
+    pytest.skip("a Spark session started in another folder is running")
 os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
 (SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
  .config("spark.driver.host", "127.0.0.1").config("spark.sql.shuffle.partitions", "3")

@@ -42,10 +42,22 @@ def session():
     """The active Spark session, or a local one started (and stopped) for the block."""
     from pyspark.sql import SparkSession
 
-    active = SparkSession.getActiveSession()
-    if active is not None:
-        yield active
-        return
+    with warnings.catch_warnings():
+        # PySpark's notice about untested pandas versions, once per call: not the user's
+        warnings.filterwarnings("ignore", "PySpark does not yet", FutureWarning)
+        active = SparkSession.getActiveSession()
+        if active is not None:
+            yield active
+            return
+        with _started() as spark:
+            yield spark
+
+
+@contextlib.contextmanager
+def _started():
+    """A local Spark session for the block, stopped at its end."""
+    from pyspark.sql import SparkSession
+
     _check_java()
     spark = (
         SparkSession.builder.appName("venncal")
