@@ -14,6 +14,7 @@ import numpy as np
 from scipy.special import gammaln
 
 from venncal.core import _bayesian_binning_scan as _scan
+from venncal.core._bayesian_binning_scan import _log_factor
 from venncal.core._bayesian_binning_scan import exp_table_poly as _exp_neg
 from venncal.core._jit import HAVE_NUMBA, jit
 
@@ -85,13 +86,7 @@ def _forward_py(c0, c1, log_q, x, table, klogk, etab, select):
                 # every term l' < lo is at most the term at lo times the factor of C = [lo, u]
                 a = a_end - c0[lo]
                 b = b_end - c1[lo]
-                log_factor = (
-                    klogk[a]
-                    + klogk[b]
-                    - klogk[a + b]
-                    - (table[a] + table[b] - table[a + b + 1])
-                    - log_q[lo - 1]
-                )
+                log_factor = _log_factor(a, b, table, klogk, log_q[lo - 1])
                 if buf[lo] + log_factor < m - 50.0:
                     break
         tail = log_q[u] - x[u]
@@ -145,13 +140,7 @@ def _backward_average_py(c0, c1, log_q, x, table, klogk, etab, log_f, select):
                 # A = [l, hi - 1]
                 a = c0[hi] - a_start
                 b = c1[hi] - b_start
-                log_factor = (
-                    klogk[a]
-                    + klogk[b]
-                    - klogk[a + b]
-                    - (table[a] + table[b] - table[a + b + 1])
-                    - log_q[hi - 1]
-                )
+                log_factor = _log_factor(a, b, table, klogk, log_q[hi - 1])
                 if buf[hi - 1] + log_factor < m - 50.0:
                     break
         # scale <= 1: exp(log F(l) + largest term - log Z) is one term of the total score
