@@ -131,3 +131,17 @@ def test_spark_backend_errors_are_one_line_exit_2(spark, files, args, message):
     assert message in result.output
     assert len(result.output.strip().splitlines()) == 1
     assert not (files / "o.parquet").exists() and not (files / "m2.json").exists()
+
+
+def test_apply_refuses_a_k_class_model_in_one_line(spark, files):
+    rng = np.random.default_rng(1)
+    X, y = rng.normal(size=(300, 3)), rng.integers(0, 3, 300)
+    venncal.save(venncal.MatrixScalingCalibrator().fit(X, y), files / "k.json")
+    result = run(
+        "apply", files / "k.json", files / "scores", "-o", files / "k.csv",
+        "--score", "score", "--backend", "spark",
+    )  # fmt: skip
+    assert result.exit_code == 2, result.output
+    assert "3 score columns" in result.output
+    assert "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1
+    assert not (files / "k.csv").exists()

@@ -202,10 +202,11 @@ def cli_apply(
     """Calibrate ``source`` with Spark and write it to ``out`` atomically; return the rows."""
     import pandas as pd
 
-    from venncal.cli._dask import _calibrate
+    from venncal.cli._dask import _calibrate, check_one_score_column
     from venncal.cli._stream import Sink, _check_probabilities
     from venncal.spark._apply import _shipped
 
+    check_one_score_column(calibrator)
     if interval is not None:
         raise InputError("--interval (ACP) is not available with --backend spark.")
     keep = list(source.columns) if keep is None else list(keep)
