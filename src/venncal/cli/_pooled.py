@@ -101,7 +101,7 @@ class _Pool:
         values = s[start]
         self.waiting.append((values, c0, c1))
         self.waiting_rows += values.shape[0]
-        if self.waiting_rows >= max(self.table[0].shape[0], 1 << 16):
+        if self.waiting_rows >= max(self.table[0].shape[0] // 4, 1 << 16):
             self._merge()
 
     def _merge(self):
