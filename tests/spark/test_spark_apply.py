@@ -57,6 +57,27 @@ def test_apply_keeps_an_empty_partition_and_is_lazy(spark):
     assert sorted(out.toPandas()["p"]) == [0.0, 1.0]
 
 
+def test_other_columns_pass_through_unchanged(spark):
+    import datetime
+    import decimal
+
+    cal = VennAbersCalibrator().fit([0.1, 0.2, 0.3, 0.4], [0, 1, 0, 1])
+    rows = [
+        (i, f"row {i}", datetime.datetime(2024, 1, 1 + i), decimal.Decimal(f"{i}.25"), [i, i], s)
+        for i, s in enumerate([0.05, 0.25, 0.35, 0.5])
+    ]
+    frame = spark.createDataFrame(
+        rows, "id long, name string, at timestamp, amount decimal(10,2), xs array<int>, s float"
+    ).repartition(2)
+    out = vspark.apply(cal, frame, score="s")
+    assert out.schema.fields[:6] == frame.schema.fields
+    got = sorted(out.collect())
+    assert [tuple(r)[:6] for r in got] == sorted(tuple(r) for r in frame.collect())
+    s = np.array([r["s"] for r in got], dtype=np.float64)  # float32 scores, widened
+    np.testing.assert_array_equal([r["p"] for r in got], cal.predict_proba(s)[:, 1])
+    np.testing.assert_array_equal([[r["p0"], r["p1"]] for r in got], cal.predict_interval(s))
+
+
 def test_apply_errors(spark):
     cal = IsotonicCalibrator().fit([0.1, 0.2, 0.3, 0.4], [0, 0, 1, 1])
     frame = spark.createDataFrame(pd.DataFrame({"s": [0.15, np.nan], "p": [1.0, 2.0]}))

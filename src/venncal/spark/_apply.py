@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from venncal.spark._frames import check_frame, require_spark
 
 __all__ = ["apply"]
@@ -32,8 +34,9 @@ def apply(calibrator, frame, *, score):
     ``calibrator.classes_[1]``, as ``predict_proba(scores)[:, 1]``), and ``p0`` and ``p1`` for
     Venn-Abers (``predict_interval``), computed when the frame is (e.g. by ``write.parquet``).
     The fitted calibrator is broadcast to the executors once, and each Arrow batch of scores
-    goes through the same prediction code as in memory: the values are those of
-    ``predict_proba`` (and ``predict_interval``), bit for bit.
+    goes through the same prediction code as in memory (``mapInArrow``): the values are those
+    of ``predict_proba`` (and ``predict_interval``), bit for bit, and the other columns pass
+    through as Arrow data, unconverted.
 
     Parameters
     ----------
@@ -67,7 +70,6 @@ def apply(calibrator, frame, *, score):
     from sklearn.utils.validation import check_is_fitted
 
     from venncal.calibration.venn_abers import VennAbersCalibrator
-    from venncal.dask._fit import _apply_partition
 
     require_spark("venncal.spark.apply")
     from pyspark.sql.types import DoubleType, StructField, StructType
@@ -92,8 +94,29 @@ def apply(calibrator, frame, *, score):
     get = _shipped(frame, calibrator)
 
     def calibrate(batches):
-        model = get()
-        for pdf in batches:
-            yield _apply_partition(pdf, model, score, columns)
+        import pyarrow as pa
 
-    return frame.mapInPandas(calibrate, schema)
+        model = get()
+        for batch in batches:
+            s = batch.column(batch.schema.get_field_index(score))
+            s = np.asarray(s.to_numpy(zero_copy_only=False), dtype=np.float64)
+            new = _calibrated(model, s, columns)
+            yield pa.RecordBatch.from_arrays(
+                [*batch.columns, *(pa.array(new[c], type=pa.float64()) for c in columns)],
+                names=[*batch.schema.names, *columns],
+            )
+
+    return frame.mapInArrow(calibrate, schema)
+
+
+def _calibrated(calibrator, s, columns):
+    """The new columns for the scores ``s`` of one batch (NaN for a null score: the
+    calibrator's own error)."""
+    if s.shape[0] == 0:
+        return {c: np.empty(0) for c in columns}
+    if "p0" in columns:
+        from venncal.core.merge import merge
+
+        p0, p1 = calibrator.tables_.predict_unchecked(calibrator._check_predict_input(s))
+        return {"p": merge(p0, p1, calibrator.merge), "p0": p0, "p1": p1}
+    return {"p": calibrator.predict_proba(s)[:, 1]}
