@@ -337,15 +337,9 @@ def equal_mass_venn_predict(
         jj = np.arange(1, n_bins)
         q = (jj[None, :] * n_bag[:, None]) // n_bins
         edges = _bag_order_stat(sc, q, ins, test, removed_pos)
-        k = (edges <= test[:, None]).sum(axis=1)
-        lo = np.where(k > 0, edges[np.arange(m), np.maximum(k - 1, 0)], -np.inf)
-        hi = np.where(k < n_bins - 1, edges[np.arange(m), np.minimum(k, n_bins - 2)], np.inf)
     else:
-        lo = np.full(m, -np.inf)
-        hi = np.full(m, np.inf)
-    a = np.searchsorted(sc, lo, side="left")
-    b = np.searchsorted(sc, hi, side="left")
-    counts = cum[b] - cum[a]
+        edges = None
+    lo, hi, counts = _counts_between_edges(edges, test, sc, cum)
     if ex is not None:
         rows = np.flatnonzero(ex >= 0)
         s_r = cal[ex[rows]]
@@ -353,6 +347,23 @@ def equal_mass_venn_predict(
         rows = rows[inside]
         counts[rows, labels[ex[rows]]] -= 1
     return _finish(counts)
+
+
+def _counts_between_edges(edges, test, sc, cum):
+    """The bin ``[lo, hi)`` of each test object among its row of ``edges`` (None: one bin),
+    and the class counts of the sorted calibration scores ``sc`` in it (``cum``: cumulative
+    counts, one row more than ``sc``)."""
+    m = test.shape[0]
+    if edges is None:
+        lo, hi = np.full(m, -np.inf), np.full(m, np.inf)
+    else:
+        rows, inner = np.arange(m), edges.shape[1]
+        k = (edges <= test[:, None]).sum(axis=1)
+        lo = np.where(k > 0, edges[rows, np.maximum(k - 1, 0)], -np.inf)
+        hi = np.where(k < inner, edges[rows, np.minimum(k, inner - 1)], np.inf)
+    a = np.searchsorted(sc, lo, side="left")
+    b = np.searchsorted(sc, hi, side="left")
+    return lo, hi, cum[b] - cum[a]
 
 
 def _weighted_equal_mass(cal, labels, test, w, n_bins, n_classes, ex):
@@ -364,7 +375,6 @@ def _weighted_equal_mass(cal, labels, test, w, n_bins, n_classes, ex):
     cum = np.zeros((n + 1, n_classes))
     np.add.at(cum, (np.arange(1, n + 1), lab), ws)
     cum = np.cumsum(cum, axis=0)
-    rows = np.arange(m)
     # the excluded example stays in the sorted array with its weight taken off from its rank
     w_out = np.zeros(m)
     rank_out = np.full(m, n)
@@ -394,15 +404,9 @@ def _weighted_equal_mass(cal, labels, test, w, n_bins, n_classes, ex):
         cum_test = before - np.where(rank_out < ins, w_out, 0.0) + 1.0
         use_test = (first >= ins[:, None]) & (cum_test[:, None] > x)
         edges = np.where(use_test, test[:, None], sc[np.minimum(first, n - 1)] if n else 0.0)
-        k = (edges <= test[:, None]).sum(axis=1)
-        lo = np.where(k > 0, edges[rows, np.maximum(k - 1, 0)], -np.inf)
-        hi = np.where(k < n_bins - 1, edges[rows, np.minimum(k, n_bins - 2)], np.inf)
     else:
-        lo = np.full(m, -np.inf)
-        hi = np.full(m, np.inf)
-    a = np.searchsorted(sc, lo, side="left")
-    b = np.searchsorted(sc, hi, side="left")
-    counts = cum[b] - cum[a]
+        edges = None
+    lo, hi, counts = _counts_between_edges(edges, test, sc, cum)
     if ex is not None:
         out = np.flatnonzero(ex >= 0)
         s_r = cal[ex[out]]
