@@ -44,6 +44,16 @@ class LabelAndConfidence:
 label_and_confidence = LabelAndConfidence()
 
 
+#: the checks that pass weights in some form: failed by a method that refuses weights
+_REFUSED_WEIGHT_CHECKS = (
+    "check_sample_weights_pandas_series",
+    "check_sample_weights_not_an_array",
+    "check_sample_weights_list",
+    "check_sample_weights_shape",
+    "check_sample_weights_not_overwritten",
+)
+
+
 def _forest():
     return RandomForestClassifier(n_estimators=10, random_state=0)
 
@@ -141,14 +151,7 @@ def _declarations(estimator):
             sign = _FULL_WEIGHTS_SIGN.replace("VennClassifier", name)
             return {
                 check: (_FULL_WEIGHTS, sign)
-                for check in (
-                    "check_sample_weights_pandas_series",
-                    "check_sample_weights_not_an_array",
-                    "check_sample_weights_list",
-                    "check_sample_weights_shape",
-                    "check_sample_weights_not_overwritten",
-                    *_weight_checks(estimator),
-                )
+                for check in (*_REFUSED_WEIGHT_CHECKS, *_weight_checks(estimator))
             }
         if method in ("cross", "simplified"):
             # the inductive method calibrates on a held-out fifth of the training points, and
@@ -173,11 +176,7 @@ def _declarations(estimator):
             out = {
                 check: (_FULL_WEIGHTS, _FULL_WEIGHTS_SIGN)
                 for check in (
-                    "check_sample_weights_pandas_series",
-                    "check_sample_weights_not_an_array",
-                    "check_sample_weights_list",
-                    "check_sample_weights_shape",
-                    "check_sample_weights_not_overwritten",
+                    *_REFUSED_WEIGHT_CHECKS,
                     "check_classifiers_one_label_sample_weights",
                     *_weight_checks(estimator),
                 )
