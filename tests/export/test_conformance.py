@@ -182,3 +182,27 @@ def test_every_exportable_class_is_covered():
 
     covered = {type(c).__name__ for kind in ("ties", "logits") for c in _calibrators(kind)}
     assert covered == set(EXPORTABLE)
+
+
+def test_one_distinct_calibration_score():
+    """Tables of one breakpoint and maps of one point (constant) export too."""
+    scores = np.array([-1.0, 0.2, 0.5, np.nextafter(0.5, 1), 0.9, np.nan, np.inf])
+    engines = Engines(scores)
+    for cal in (
+        VennAbersCalibrator().fit([0.5, 0.5], [1, 0]),
+        IsotonicCalibrator().fit([0.5, 0.5], [1, 0]),
+        IsotonicCalibrator(rule="nearest").fit([0.5, 0.5], [1, 0]),
+        BayesianBinningCalibrator().fit([0.5, 0.5], [1, 0]),
+        HistogramCalibrator(n_bins=1).fit([0.5, 0.5], [1, 0]),
+    ):
+        want = reference(cal, scores)
+        names = tuple(want)
+        for got in (
+            engines.duckdb(to_sql(cal, table="scores", score_column="score"), names),
+            engines.sqlite(
+                to_sql(cal, table="scores", score_column="score", dialect="sqlite"), names
+            ),
+            engines.onnx(to_onnx(cal), names),
+        ):
+            for name in names:
+                assert max_difference(got[name], want[name]) == 0.0, (cal, name)

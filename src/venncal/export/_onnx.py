@@ -90,7 +90,7 @@ def _count(g, x, breaks, *, right):
     levels = max(1, int(n).bit_length())
     padded = np.full((1 << levels) - 1, np.inf)
     padded[:n] = breaks
-    table = g.const(padded, hint="breaks")
+    table = g.const(padded, hint="breaks") if levels > 1 else None
     cmp = "LessOrEqual" if right else "Less"
     pos = None
     for level in range(levels - 1, -1, -1):
