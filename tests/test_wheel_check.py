@@ -27,6 +27,7 @@ def _wheel(tmp_path, *, drop=(), extra=(), alter=()):
             zf.writestr(name, data)
         for name in extra:
             zf.writestr(name, b"")
+        zf.writestr(f"venncal-{venncal.__version__}.dist-info/licenses/LICENSE", b"BSD")
         zf.writestr(
             f"venncal-{venncal.__version__}.dist-info/entry_points.txt",
             "[console_scripts]\nvenncal = venncal.cli:main\n",

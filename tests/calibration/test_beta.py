@@ -6,7 +6,7 @@ from scipy.special import expit, logit
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from tests._reference.beta_naive import beta_map, naive_beta
-from tests.calibration.sklearn_checks import SCORE_CALIBRATOR_XFAILS
+from tests.calibration.sklearn_checks import score_calibrator_xfails
 from venncal import BetaCalibrator, VenncalWarning
 
 
@@ -166,7 +166,7 @@ def test_separable_scores_warn():
 
 @parametrize_with_checks(
     [BetaCalibrator(score_scale="logit"), BetaCalibrator(parameters="am", score_scale="logit")],
-    expected_failed_checks=lambda est: SCORE_CALIBRATOR_XFAILS,
+    expected_failed_checks=score_calibrator_xfails,
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)

@@ -16,7 +16,7 @@ from tests._reference.quadratic_mle import (
     quadratic_mle,
     quadratic_separable,
 )
-from tests.calibration.sklearn_checks import SCORE_CALIBRATOR_XFAILS
+from tests.calibration.sklearn_checks import score_calibrator_xfails
 from venncal import PlattCalibrator, QuadraticCalibrator, VenncalWarning
 from venncal.core.quadratic import MONOTONE_RULES, fit_quadratic, separated_by
 
@@ -192,7 +192,7 @@ def test_few_distinct_scores():
         QuadraticCalibrator(score_scale="logit"),
         QuadraticCalibrator(score_scale="logit", monotone="affine"),
     ],
-    expected_failed_checks=lambda est: SCORE_CALIBRATOR_XFAILS,
+    expected_failed_checks=score_calibrator_xfails,
 )
 def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():

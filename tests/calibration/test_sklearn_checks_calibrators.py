@@ -6,7 +6,7 @@ from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from tests.calibration.sklearn_checks import SCORE_CALIBRATOR_XFAILS
+from tests.calibration.sklearn_checks import score_calibrator_xfails
 from venncal import (
     ACPCalibrator,
     BayesianBinningCalibrator,
@@ -26,7 +26,7 @@ CALIBRATORS = [
 # The shared list holds the checks that cannot run on any one-column score calibrator, each with
 # its reason (tests/calibration/sklearn_checks.py); these calibrators add no failure of their own.
 @parametrize_with_checks(
-    [clone(c) for c in CALIBRATORS], expected_failed_checks=lambda est: SCORE_CALIBRATOR_XFAILS
+    [clone(c) for c in CALIBRATORS], expected_failed_checks=score_calibrator_xfails
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)

@@ -126,8 +126,8 @@ def test_positive_labels_match_raw_files():
     assert int(load_dataset("breast-w").y.sum()) == 241
     assert int(load_vote().y.sum()) == 168
     ds = load_dataset("liver")
-    raw = pd.read_csv(resources.files("venncal.datasets").joinpath("data", "uci", "bupa.data")
-                      .open("r"), header=None)  # fmt: skip
+    with resources.files("venncal.datasets").joinpath("data", "uci", "bupa.data").open() as fh:
+        raw = pd.read_csv(fh, header=None)
     np.testing.assert_array_equal(ds.y, (raw[6] == 2).to_numpy().astype(np.int8))
     np.testing.assert_array_equal(ds.X, raw.iloc[:, :6].to_numpy(dtype=float))
 

@@ -185,7 +185,7 @@ class ACPTable:
         j = np.searchsorted(self.positions, hi, side="right")
         empty = j <= i
         if empty.any():  # widen to the nearest calibration prediction
-            k = nearest_position(self.positions, 0.5 * (lo[empty] + hi[empty]))
+            k = nearest_position(self.positions, 0.5 * lo[empty] + 0.5 * hi[empty])
             i = i.copy()
             j = j.copy()
             i[empty] = k

@@ -182,7 +182,8 @@ def initial_intercept(n_pos, n_neg):
 
 def _standardise(s, center, scale):
     """``(s - center) / scale`` without overflow in the difference."""
-    diff = s - center
+    with np.errstate(over="ignore"):  # an infinite difference takes the halved route below
+        diff = s - center
     if np.all(np.isfinite(diff)):
         return diff / scale
     return (0.5 * s - 0.5 * center) / (0.5 * scale)
