@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib.util
 import platform
-import re
 import sys
 import time
 from datetime import date
@@ -13,6 +12,8 @@ from pathlib import Path
 import numpy as np
 
 BENCHMARKS_MD = Path(__file__).resolve().parent.parent / "BENCHMARKS.md"
+#: the folder of the benchmark pages (one per benchmark; BENCHMARKS.md holds the summary)
+PAGES_DIR = Path(__file__).resolve().parent.parent / "docs" / "benchmarks"
 
 
 def median_time(func, *, repeat=5, min_time=0.0, clock=time.perf_counter):
@@ -47,15 +48,11 @@ def machine_note():
 
 
 def write_section(title, body):
-    """Replace (or append) the ``## title`` section of BENCHMARKS.md with ``body``."""
-    text = BENCHMARKS_MD.read_text() if BENCHMARKS_MD.exists() else "# Benchmarks\n"
-    block = f"## {title}\n\n{body.strip()}\n\n"
-    pattern = re.compile(rf"^## {re.escape(title)}\n.*?(?=^## |\Z)", re.S | re.M)
-    if pattern.search(text):
-        text = pattern.sub(lambda _: block, text)
-    else:
-        text = text.rstrip("\n") + "\n\n" + block
-    BENCHMARKS_MD.write_text(text.rstrip("\n") + "\n")
+    """Record a benchmark: its page ``docs/benchmarks/<slug>.md`` gets ``body``, and its row in
+    the summary of BENCHMARKS.md the new date (see ``_pages.py``)."""
+    import _pages
+
+    return _pages.record(title, body)
 
 
 def command_line(script, argv):
@@ -70,7 +67,7 @@ def save_cells(results, path):
 
 
 def report(title, body, *, write):
-    """Print a section's ``body`` and, with ``write``, put it in BENCHMARKS.md under ``title``."""
+    """Print a section's ``body`` and, with ``write``, record it as the page of ``title``."""
     print(body)
     if write:
         write_section(title, body)

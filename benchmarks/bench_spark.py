@@ -26,13 +26,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import time
 import warnings
 from pathlib import Path
 
+import _pages  # noqa: E402
 import numpy as np
-from _timing import BENCHMARKS_MD, command_line, machine_note, report
+from _timing import PAGES_DIR, command_line, machine_note, report
 
 TITLE = "Spark"
 HEADER = (
@@ -86,15 +86,12 @@ def timed(func):
 
 
 def previous_rows():
-    """The table rows already in the Spark section (other sizes), keyed by their row count."""
-    if not BENCHMARKS_MD.exists():
-        return {}
-    text = BENCHMARKS_MD.read_text()
-    match = re.search(rf"^## {TITLE}\n(.*?)(?=^## |\Z)", text, re.S | re.M)
-    if not match:
+    """The table rows already on the Spark page (other sizes), keyed by their row count."""
+    page = PAGES_DIR / _pages.slug(TITLE)
+    if not page.exists():
         return {}
     rows = {}
-    for line in match.group(1).splitlines():
+    for line in page.read_text().splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if line.startswith("| 10^") and len(cells) == 8:
             rows[cells[0]] = line
