@@ -240,28 +240,29 @@ DERIVATION = {
     },
 }  # fmt: skip
 
+
+def _family(design, stretch, **shape):
+    """``{label: design}`` around ``design(stretch=stretch)``, the same plan for every dataset.
+
+    ``stretch`` times 0.8 and 1.2, the symmetric design (``stretch = 1``), one change of shape
+    (``shape``, a single parameter), 10% of labels flipped and separated classes (``gap`` 0.5
+    and 1); the first entry is the central design.
+    """
+    ((name, value),) = shape.items()
+    family = {"central": design(stretch=stretch)}
+    for factor in (0.8, 1.2):
+        s = round(stretch * factor, 2)
+        family[f"stretch {s}"] = design(stretch=s)
+    family["symmetric"] = design(stretch=1.0)
+    for param, v in ((name, value), ("flip", 0.1), ("gap", 0.5), ("gap", 1.0)):
+        family[f"{param} {v}"] = design(stretch=stretch, **{param: v})
+    return family
+
+
 #: dataset -> ordered {label: design}; the first entry is the central design
 _FAMILY = {
-    "XOR": {
-        "central": SignXorDesign(stretch=1.5),
-        "stretch 1.2": SignXorDesign(stretch=1.2),
-        "stretch 1.8": SignXorDesign(stretch=1.8),
-        "symmetric": SignXorDesign(stretch=1.0),
-        "rho 0.2": SignXorDesign(stretch=1.5, rho=0.2),
-        "flip 0.1": SignXorDesign(stretch=1.5, flip=0.1),
-        "gap 0.5": SignXorDesign(stretch=1.5, gap=0.5),
-        "gap 1.0": SignXorDesign(stretch=1.5, gap=1.0),
-    },
-    "Circular": {
-        "central": DiscDesign(stretch=1.75),
-        "stretch 1.4": DiscDesign(stretch=1.4),
-        "stretch 2.1": DiscDesign(stretch=2.1),
-        "symmetric": DiscDesign(stretch=1.0),
-        "aspect 0.8": DiscDesign(stretch=1.75, aspect=0.8),
-        "flip 0.1": DiscDesign(stretch=1.75, flip=0.1),
-        "gap 0.5": DiscDesign(stretch=1.75, gap=0.5),
-        "gap 1.0": DiscDesign(stretch=1.75, gap=1.0),
-    },
+    "XOR": _family(SignXorDesign, 1.5, rho=0.2),
+    "Circular": _family(DiscDesign, 1.75, aspect=0.8),
 }
 
 
