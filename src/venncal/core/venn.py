@@ -339,20 +339,16 @@ def equal_mass_venn_predict(
         edges = _bag_order_stat(sc, q, ins, test, removed_pos)
     else:
         edges = None
-    lo, hi, counts = _counts_between_edges(edges, test, sc, cum)
-    if ex is not None:
-        rows = np.flatnonzero(ex >= 0)
-        s_r = cal[ex[rows]]
-        inside = (s_r >= lo[rows]) & (s_r < hi[rows])
-        rows = rows[inside]
-        counts[rows, labels[ex[rows]]] -= 1
+    counts = _counts_between_edges(edges, test, sc, cum, (ex, cal, labels, None))
     return _finish(counts)
 
 
-def _counts_between_edges(edges, test, sc, cum):
-    """The bin ``[lo, hi)`` of each test object among its row of ``edges`` (None: one bin),
-    and the class counts of the sorted calibration scores ``sc`` in it (``cum``: cumulative
-    counts, one row more than ``sc``)."""
+def _counts_between_edges(edges, test, sc, cum, removed):
+    """The class counts, in the bin ``[lo, hi)`` of each test object among its row of ``edges``
+    (None: one bin), of the sorted calibration scores ``sc`` (``cum``: cumulative counts, one
+    row more than ``sc``), less the example each test object leaves out: ``removed`` is
+    ``(ex, cal, labels, w)``, ``ex`` the index of that example or -1 (None: none), ``w`` the
+    weights (None: each counts once)."""
     m = test.shape[0]
     if edges is None:
         lo, hi = np.full(m, -np.inf), np.full(m, np.inf)
@@ -363,7 +359,14 @@ def _counts_between_edges(edges, test, sc, cum):
         hi = np.where(k < inner, edges[rows, np.minimum(k, inner - 1)], np.inf)
     a = np.searchsorted(sc, lo, side="left")
     b = np.searchsorted(sc, hi, side="left")
-    return lo, hi, cum[b] - cum[a]
+    counts = cum[b] - cum[a]
+    ex, cal, labels, w = removed
+    if ex is not None:
+        rows = np.flatnonzero(ex >= 0)
+        s_r = cal[ex[rows]]
+        rows = rows[(s_r >= lo[rows]) & (s_r < hi[rows])]
+        counts[rows, labels[ex[rows]]] -= 1 if w is None else w[ex[rows]]
+    return counts
 
 
 def _weighted_equal_mass(cal, labels, test, w, n_bins, n_classes, ex):
@@ -406,10 +409,5 @@ def _weighted_equal_mass(cal, labels, test, w, n_bins, n_classes, ex):
         edges = np.where(use_test, test[:, None], sc[np.minimum(first, n - 1)] if n else 0.0)
     else:
         edges = None
-    lo, hi, counts = _counts_between_edges(edges, test, sc, cum)
-    if ex is not None:
-        out = np.flatnonzero(ex >= 0)
-        s_r = cal[ex[out]]
-        out = out[(s_r >= lo[out]) & (s_r < hi[out])]
-        counts[out, labels[ex[out]]] -= w[ex[out]]
+    counts = _counts_between_edges(edges, test, sc, cum, (ex, cal, labels, w))
     return _finish(np.maximum(counts, 0.0), weighted=True)
