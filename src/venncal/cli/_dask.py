@@ -13,8 +13,18 @@ from __future__ import annotations
 
 import contextlib
 
-import numpy as np
-
+from venncal.cli._engines import (
+    apply_columns,
+    calibrate_batch,
+    check_fit_calibrator,
+    check_one_score_column,
+    fit_columns,
+    fitting,
+    label_values,
+    summary,
+    table_counts,
+    weight_error,
+)
 from venncal.cli._io import InputError
 
 __all__ = ["cli_fit", "cli_apply", "check_one_score_column"]
@@ -62,36 +72,13 @@ def _frame(source, columns, as_text=False):
     )
 
 
-def _check_columns(source, columns, where):
-    shown = ", ".join(repr(str(c)) for c in source.columns[:12])
-    for option, name in columns:
-        if name is not None and name not in source.columns:
-            raise InputError(
-                f"{option} {name!r}: no such column in {where!r}; its columns are {shown}."
-            )
-
-
 def cli_fit(calibrator, cal_file, *, score, label, weight=None, positive=None, method, scheduler):
     """Fit ``calibrator`` on ``cal_file`` with Dask; return it and the rows and positives."""
-    import pandas as pd
-
     import venncal.dask
-    from venncal.calibration._counts import CountCalibratorMixin
-    from venncal.calibration.platt import PlattCalibrator
-    from venncal.cli._io import labels_column
-    from venncal.cli._stream import open_source
     from venncal.dask._fit import _distinct
 
-    if not isinstance(calibrator, (CountCalibratorMixin, PlattCalibrator)):
-        raise InputError(
-            f"--backend dask fits venn-abers, isotonic, histogram, sbb, abb and platt; not "
-            f"{method!r} (use --backend local)."
-        )
-    source = open_source([cal_file], "CAL_FILE")
-    _check_columns(
-        source, [("--score", score), ("--label", label), ("--weight", weight)], str(cal_file)
-    )
-    columns = list(dict.fromkeys([score, label] + ([weight] if weight else [])))
+    check_fit_calibrator(calibrator, "dask", method)
+    source, columns = fit_columns(cal_file, score=score, label=label, weight=weight)
     with connected(scheduler):
         import dask
 
@@ -99,56 +86,20 @@ def cli_fit(calibrator, cal_file, *, score, label, weight=None, positive=None, m
         if weight is not None:  # the in-memory check of the column, on its extremes
             low, n_nan = dask.compute(frame[weight].min(), frame[weight].isna().sum())
             if n_nan or not low >= 0:
-                raise InputError(
-                    f"{str(cal_file)!r}: column {weight!r} (--weight): 'sample_weight' must be "
-                    "non-negative numbers (NaN or negative values found)."
-                )
+                raise weight_error(cal_file, weight)
         # the labels' distinct values, read by the command line's own rule (--positive)
         column = frame[label]
         (found,) = dask.compute(column.map_partitions(_distinct, meta=column._meta))
-        found = pd.Series(list(dict.fromkeys(found.tolist())), dtype=found.dtype)
-        y_found = labels_column(pd.DataFrame({label: found}), label, cal_file, positive=positive)
-        positives = found[y_found == 1].tolist()
+        found, y_found, positives = label_values(
+            list(dict.fromkeys(found.tolist())), found.dtype, label, cal_file, positive
+        )
         frame = frame.assign(__venncal_y=frame[label].isin(positives).astype("int8"))
-        try:
-            with np.errstate(all="ignore"):
-                venncal.dask.fit(calibrator, frame, score=score, label="__venncal_y", weight=weight)
-        except ValueError as exc:
-            text = " ".join(str(exc).split())
-            raise InputError(f"cannot fit {method} on {str(cal_file)!r}: {text}") from None
-        table = getattr(calibrator, "aggregate_", None)
-        if weight is None and table is not None:
-            rows, n_pos = int(table.n_examples), int(np.sum(table.n1))
-        else:
-            rows, n_pos = dask.compute(frame.map_partitions(len).sum(), frame["__venncal_y"].sum())
-    return calibrator, {"rows": int(rows), "positives": int(n_pos)}
-
-
-def check_one_score_column(calibrator):
-    """Refuse a model of K score columns: the command line calibrates one column of scores."""
-    columns = getattr(calibrator, "n_features_in_", 1)
-    if columns != 1 or len(getattr(calibrator, "classes_", ())) > 2:
-        raise InputError(
-            f"this {type(calibrator).__name__} was fitted on {columns} score columns "
-            f"({len(calibrator.classes_)} classes); venncal apply calibrates one column of "
-            "binary scores: use the Python API for K-class models."
-        )
-
-
-def _calibrate(pdf, calibrator, score, keep, prefix, where):
-    import pandas as pd
-
-    from venncal.cli._stream import calibrated_columns
-
-    s = pd.to_numeric(pdf[score], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
-    bad = ~np.isfinite(s)
-    if bad.any():
-        raise ValueError(
-            f"{where}: column {score!r} (--score) holds {int(bad.sum())} missing or infinite "
-            "score(s); remove or impute them first."
-        )
-    new = calibrated_columns(calibrator, s, prefix) if s.size else {}
-    return pdf[keep].reset_index(drop=True), new
+        with fitting(method, cal_file):
+            venncal.dask.fit(calibrator, frame, score=score, label="__venncal_y", weight=weight)
+        counts = table_counts(calibrator, weight)
+        if counts is None:
+            counts = dask.compute(frame.map_partitions(len).sum(), frame["__venncal_y"].sum())
+    return summary(calibrator, *counts)
 
 
 def cli_apply(
@@ -169,18 +120,15 @@ def cli_apply(
     """Calibrate ``source`` with Dask and write it to ``out`` atomically; return the rows."""
     from venncal.cli._stream import Sink, _check_probabilities
 
-    check_one_score_column(calibrator)
-    if interval is not None:
-        raise InputError("--interval (ACP) is not available with --backend dask.")
-    keep = list(source.columns) if keep is None else list(keep)
-    columns = list(dict.fromkeys([*keep, score]))
-    where = ", ".join(repr(str(p)) for p in source.files()[:3])
+    keep, columns, where = apply_columns(
+        calibrator, source, score=score, keep=keep, interval=interval, backend="dask"
+    )
     with connected(scheduler):
         import dask
 
         frame = _frame(source, columns, as_text=True)
         parts = frame.to_delayed()
-        work = dask.delayed(_calibrate)
+        work = dask.delayed(calibrate_batch)
         with Sink(out, overwrite=overwrite) as sink:
             for start in range(0, len(parts), _WINDOW):
                 batch = [

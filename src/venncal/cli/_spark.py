@@ -23,6 +23,17 @@ import warnings
 
 import numpy as np
 
+from venncal.cli._engines import (
+    apply_columns,
+    calibrate_batch,
+    check_fit_calibrator,
+    fit_columns,
+    fitting,
+    label_values,
+    summary,
+    table_counts,
+    weight_error,
+)
 from venncal.cli._io import InputError
 
 __all__ = ["cli_fit", "cli_apply", "session"]
@@ -104,39 +115,17 @@ def _frame(spark, source, columns, as_text=False):
     return frame
 
 
-def _check_columns(source, columns, where):
-    shown = ", ".join(repr(str(c)) for c in source.columns[:12])
-    for option, name in columns:
-        if name is not None and name not in source.columns:
-            raise InputError(
-                f"{option} {name!r}: no such column in {where!r}; its columns are {shown}."
-            )
-
-
 def cli_fit(calibrator, cal_file, *, score, label, weight=None, positive=None, method):
     """Fit ``calibrator`` on ``cal_file`` with Spark; return it and the rows and positives."""
-    import pandas as pd
     import pyspark.sql.functions as F
 
     import venncal.spark
-    from venncal.calibration._counts import CountCalibratorMixin
-    from venncal.calibration.platt import PlattCalibrator
     from venncal.cli._fitting import warn_if_ranked_below
-    from venncal.cli._io import labels_column
-    from venncal.cli._stream import open_source
     from venncal.exceptions import VenncalWarning
     from venncal.spark._frames import collect_pandas
 
-    if not isinstance(calibrator, (CountCalibratorMixin, PlattCalibrator)):
-        raise InputError(
-            f"--backend spark fits venn-abers, isotonic, histogram, sbb, abb and platt; not "
-            f"{method!r} (use --backend local)."
-        )
-    source = open_source([cal_file], "CAL_FILE")
-    _check_columns(
-        source, [("--score", score), ("--label", label), ("--weight", weight)], str(cal_file)
-    )
-    columns = list(dict.fromkeys([score, label] + ([weight] if weight else [])))
+    check_fit_calibrator(calibrator, "spark", method)
+    source, columns = fit_columns(cal_file, score=score, label=label, weight=weight)
     with session() as spark:
         frame = _frame(spark, source, columns)
         if weight is not None:  # the in-memory check of the column, on its extremes
@@ -145,38 +134,28 @@ def cli_fit(calibrator, cal_file, *, score, label, weight=None, positive=None, m
                 F.min(w), F.sum(F.when(F.isnan(w) | w.isNull(), 1).otherwise(0))
             ).first()
             if n_bad or (low is not None and not low >= 0):
-                raise InputError(
-                    f"{str(cal_file)!r}: column {weight!r} (--weight): 'sample_weight' must be "
-                    "non-negative numbers (NaN or negative values found)."
-                )
+                raise weight_error(cal_file, weight)
         # the labels' distinct values, read by the command line's own rule (--positive)
         found = collect_pandas(frame.select(label).distinct())[label]
-        found = pd.Series(found.tolist(), dtype=found.dtype)
-        y_found = labels_column(pd.DataFrame({label: found}), label, cal_file, positive=positive)
-        positives = found[y_found == 1].tolist()
+        found, y_found, positives = label_values(
+            found.tolist(), found.dtype, label, cal_file, positive
+        )
         frame = frame.withColumn("__venncal_y", F.col(label).isin(positives).cast("int"))
-        try:
-            with np.errstate(all="ignore"), warnings.catch_warnings():
-                # said below, with the file's label names, as the local backend says it
-                warnings.filterwarnings(
-                    "ignore", message="the scores rank the positive class", category=VenncalWarning
-                )
-                venncal.spark.fit(
-                    calibrator, frame, score=score, label="__venncal_y", weight=weight
-                )
-        except ValueError as exc:
-            text = " ".join(str(exc).split())
-            raise InputError(f"cannot fit {method} on {str(cal_file)!r}: {text}") from None
+        with fitting(method, cal_file), warnings.catch_warnings():
+            # said below, with the file's label names, as the local backend says it
+            warnings.filterwarnings(
+                "ignore", message="the scores rank the positive class", category=VenncalWarning
+            )
+            venncal.spark.fit(calibrator, frame, score=score, label="__venncal_y", weight=weight)
         table = getattr(calibrator, "aggregate_", None)
         if table is not None:  # the table's weighted rows rank as the rows behind them
             s_rows, y_rows, w_rows = table.rows()
             names = np.where(y_rows == 1, positives[0], found[y_found == 0].iloc[0])
             warn_if_ranked_below(names, y_rows, s_rows, w_rows, column=score, positive=positive)
-        if weight is None and table is not None:
-            rows, n_pos = int(table.n_examples), int(np.sum(table.n1))
-        else:
-            rows, n_pos = frame.agg(F.count(F.lit(1)), F.sum("__venncal_y")).first()
-    return calibrator, {"rows": int(rows), "positives": int(n_pos or 0)}
+        counts = table_counts(calibrator, weight)
+        if counts is None:
+            counts = frame.agg(F.count(F.lit(1)), F.sum("__venncal_y")).first()
+    return summary(calibrator, *counts)
 
 
 def _python_error(exc):
@@ -202,16 +181,12 @@ def cli_apply(
     """Calibrate ``source`` with Spark and write it to ``out`` atomically; return the rows."""
     import pandas as pd
 
-    from venncal.cli._dask import _calibrate, check_one_score_column
     from venncal.cli._stream import Sink, _check_probabilities
     from venncal.spark._apply import _shipped
 
-    check_one_score_column(calibrator)
-    if interval is not None:
-        raise InputError("--interval (ACP) is not available with --backend spark.")
-    keep = list(source.columns) if keep is None else list(keep)
-    columns = list(dict.fromkeys([*keep, score]))
-    where = ", ".join(repr(str(p)) for p in source.files()[:3])
+    keep, columns, where = apply_columns(
+        calibrator, source, score=score, keep=keep, interval=interval, backend="spark"
+    )
     with session() as spark:
         frame = _frame(spark, source, columns, as_text=True)
         get = _shipped(frame, calibrator)
@@ -219,7 +194,7 @@ def cli_apply(
         def work(batches):
             model = get()
             for pdf in batches:
-                kept, new = _calibrate(pdf, model, score, keep, prefix, where)
+                kept, new = calibrate_batch(pdf, model, score, keep, prefix, where)
                 if new:
                     yield pd.DataFrame({"data": [pickle.dumps((kept, new))]})
 

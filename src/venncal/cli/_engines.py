@@ -1,0 +1,145 @@
+"""What ``--backend dask`` and ``--backend spark`` share: the checks, messages and per-batch
+calibration of ``venncal fit`` and ``venncal apply`` that do not depend on the engine.
+
+Neither Dask nor PySpark is imported here: each engine's module brings its own.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import numpy as np
+
+from venncal.cli._io import InputError
+
+__all__ = [
+    "apply_columns",
+    "calibrate_batch",
+    "check_columns",
+    "check_fit_calibrator",
+    "check_one_score_column",
+    "fit_columns",
+    "fitting",
+    "label_values",
+    "summary",
+    "table_counts",
+    "weight_error",
+]
+
+
+def check_columns(source, columns, where):
+    """Refuse an option that names a column ``source`` does not have."""
+    shown = ", ".join(repr(str(c)) for c in source.columns[:12])
+    for option, name in columns:
+        if name is not None and name not in source.columns:
+            raise InputError(
+                f"{option} {name!r}: no such column in {where!r}; its columns are {shown}."
+            )
+
+
+def check_fit_calibrator(calibrator, backend, method):
+    """Refuse a calibrator the ``backend`` cannot fit from its aggregations."""
+    from venncal.calibration._counts import CountCalibratorMixin
+    from venncal.calibration.platt import PlattCalibrator
+
+    if not isinstance(calibrator, (CountCalibratorMixin, PlattCalibrator)):
+        raise InputError(
+            f"--backend {backend} fits venn-abers, isotonic, histogram, sbb, abb and platt; not "
+            f"{method!r} (use --backend local)."
+        )
+
+
+def fit_columns(cal_file, *, score, label, weight):
+    """The source of ``cal_file`` (its columns checked) and the columns the fit reads."""
+    from venncal.cli._stream import open_source
+
+    source = open_source([cal_file], "CAL_FILE")
+    check_columns(
+        source, [("--score", score), ("--label", label), ("--weight", weight)], str(cal_file)
+    )
+    columns = list(dict.fromkeys([score, label] + ([weight] if weight else [])))
+    return source, columns
+
+
+def weight_error(cal_file, weight):
+    """The error of a weight column holding NaN or negative values."""
+    return InputError(
+        f"{str(cal_file)!r}: column {weight!r} (--weight): 'sample_weight' must be "
+        "non-negative numbers (NaN or negative values found)."
+    )
+
+
+def label_values(values, dtype, label, cal_file, positive):
+    """The distinct labels ``values`` read by the command line's own rule (``--positive``):
+    the labels as a Series, their 0/1 codes and the list of the positive ones."""
+    import pandas as pd
+
+    from venncal.cli._io import labels_column
+
+    found = pd.Series(values, dtype=dtype)
+    y_found = labels_column(pd.DataFrame({label: found}), label, cal_file, positive=positive)
+    return found, y_found, found[y_found == 1].tolist()
+
+
+@contextlib.contextmanager
+def fitting(method, cal_file):
+    """The block of the fit: numpy's warnings silenced, a ValueError as one line."""
+    try:
+        with np.errstate(all="ignore"):
+            yield
+    except ValueError as exc:
+        text = " ".join(str(exc).split())
+        raise InputError(f"cannot fit {method} on {str(cal_file)!r}: {text}") from None
+
+
+def table_counts(calibrator, weight):
+    """The rows and positives of the fitted table without weights, or None (to be counted)."""
+    table = getattr(calibrator, "aggregate_", None)
+    if weight is None and table is not None:
+        return int(table.n_examples), int(np.sum(table.n1))
+    return None
+
+
+def summary(calibrator, rows, n_pos):
+    """What ``cli_fit`` returns: the calibrator and its rows and positives."""
+    return calibrator, {"rows": int(rows), "positives": int(n_pos or 0)}
+
+
+def check_one_score_column(calibrator):
+    """Refuse a model of K score columns: the command line calibrates one column of scores."""
+    columns = getattr(calibrator, "n_features_in_", 1)
+    if columns != 1 or len(getattr(calibrator, "classes_", ())) > 2:
+        raise InputError(
+            f"this {type(calibrator).__name__} was fitted on {columns} score columns "
+            f"({len(calibrator.classes_)} classes); venncal apply calibrates one column of "
+            "binary scores: use the Python API for K-class models."
+        )
+
+
+def apply_columns(calibrator, source, *, score, keep, interval, backend):
+    """The checks of ``venncal apply`` on an engine: the kept columns, the columns read and
+    the files named in errors."""
+    check_one_score_column(calibrator)
+    if interval is not None:
+        raise InputError(f"--interval (ACP) is not available with --backend {backend}.")
+    keep = list(source.columns) if keep is None else list(keep)
+    columns = list(dict.fromkeys([*keep, score]))
+    where = ", ".join(repr(str(p)) for p in source.files()[:3])
+    return keep, columns, where
+
+
+def calibrate_batch(pdf, calibrator, score, keep, prefix, where):
+    """One pandas batch of rows: its kept columns and the new calibrated columns."""
+    import pandas as pd
+
+    from venncal.cli._stream import calibrated_columns
+
+    s = pd.to_numeric(pdf[score], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    bad = ~np.isfinite(s)
+    if bad.any():
+        raise ValueError(
+            f"{where}: column {score!r} (--score) holds {int(bad.sum())} missing or infinite "
+            "score(s); remove or impute them first."
+        )
+    new = calibrated_columns(calibrator, s, prefix) if s.size else {}
+    return pdf[keep].reset_index(drop=True), new
