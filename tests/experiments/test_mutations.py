@@ -181,11 +181,10 @@ NAEINI = [
 ]  # fmt: skip
 
 
-def test_every_naeini_check_fails_under_its_mutation():
+def _naeini_checks(raw):
     from venncal.experiments.studies._naeini_checks import study_checks
 
-    raw = _read("naeini-2014")
-    assert not _watch(study_checks, raw, NAEINI)
+    return study_checks(raw)
 
 
 # ----------------------------------------------------------------------------- Vovk & Petej
@@ -246,11 +245,6 @@ VOVK = [
 ]
 
 
-def test_every_vovk_petej_check_fails_under_its_mutation():
-    raw = _read("vovk-petej-2014")
-    assert not _watch(_vp_checks, raw, VOVK)
-
-
 # ----------------------------------------------------------------------------- Tasche
 def _est(raw, name):
     return raw["estimate"] == name
@@ -266,13 +260,21 @@ def tasche_true_not_lowest(raw, head):
     return raw
 
 
+#: how a check names an estimate -> the estimate's name in the results
+_TASCHE_SAID = {
+    "the partial posterior": "partial posterior (x1 only)",
+    "the naive-Bayes score": "naive Bayes score",
+    "the recalibrated naive-Bayes score": "naive Bayes, recalibrated",
+}
+
+
+def _tasche_estimate(head, kind, verb):
+    """The estimate a statement ``"{kind} {said} {verb} ..."`` is about."""
+    return next(v for k, v in _TASCHE_SAID.items() if head.startswith(f"{kind} {k} {verb}"))
+
+
 def tasche_calibration(raw, head):
-    said = {
-        "the partial posterior": "partial posterior (x1 only)",
-        "the naive-Bayes score": "naive Bayes score",
-        "the recalibrated naive-Bayes score": "naive Bayes, recalibrated",
-    }
-    name = next(v for k, v in said.items() if head.startswith(f"[sample] {k} is"))
+    name = _tasche_estimate(head, "[sample]", "is")
     m = _est(raw, name)
     if "miscalibrated" in head:  # as if calibrated: the isotonic loss at its null mean
         raw.loc[m, "calibration_loss_isotonic"] = raw.loc[m, "calibration_loss_isotonic_null_mean"]
@@ -282,13 +284,7 @@ def tasche_calibration(raw, head):
 
 
 def tasche_no_grouping_loss(raw, head):
-    said = {
-        "the partial posterior": "partial posterior (x1 only)",
-        "the naive-Bayes score": "naive Bayes score",
-        "the recalibrated naive-Bayes score": "naive Bayes, recalibrated",
-    }
-    name = next(v for k, v in said.items() if head.startswith(f"[model] {k} has"))
-    raw.loc[_est(raw, name), "grouping_loss"] = 0.0
+    raw.loc[_est(raw, _tasche_estimate(head, "[model]", "has")), "grouping_loss"] = 0.0
     return raw
 
 
@@ -310,11 +306,10 @@ TASCHE = [
 ]
 
 
-def test_every_tasche_check_fails_under_its_mutation():
+def _tasche_checks(raw):
     from venncal.experiments.studies.tasche_2022 import check_claims
 
-    raw = _read("tasche-2022")
-    assert not _watch(check_claims, raw, TASCHE)
+    return check_claims(raw)
 
 
 # ----------------------------------------------------------------------------- Johansson et al.
@@ -387,9 +382,20 @@ JOHANSSON = [
 ]
 
 
-def test_every_johansson_check_fails_under_its_mutation():
-    raw = _read("johansson-2018")
-    assert not _watch(_johansson_checks, raw, JOHANSSON)
+# ----------------------------------------------------------------------------- every study
+#: study -> (its checks from its results, its mutations)
+STUDIES = {
+    "naeini-2014": (_naeini_checks, NAEINI),
+    "vovk-petej-2014": (_vp_checks, VOVK),
+    "tasche-2022": (_tasche_checks, TASCHE),
+    "johansson-2018": (_johansson_checks, JOHANSSON),
+}
+
+
+@pytest.mark.parametrize("study", list(STUDIES))
+def test_every_check_fails_under_its_mutation(study):
+    checks_of, mutations = STUDIES[study]
+    assert not _watch(checks_of, _read(study), mutations)
 
 
 # ----------------------------------------------------------------------------- Tasche, Figure 1
