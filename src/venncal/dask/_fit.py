@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from venncal._distributed import apply_columns, calibrated, check_fit_calibrator
 from venncal._validation import check_binary_labels
-from venncal.calibration._counts import CountCalibratorMixin
 from venncal.core.counts import check_decimals, round_scores, table_from_sums
 
 __all__ = ["fit", "apply"]
@@ -186,12 +186,7 @@ def fit(calibrator, frame, *, score, label, weight=None):
         from venncal.dask._platt import fit_platt
 
         return fit_platt(calibrator, frame, score=score, label=label, weight=weight)
-    if not isinstance(calibrator, CountCalibratorMixin):
-        raise TypeError(
-            "'calibrator' of venncal.dask.fit must be VennAbersCalibrator, IsotonicCalibrator, "
-            f"HistogramCalibrator, BayesianBinningCalibrator or PlattCalibrator; got "
-            f"{type(calibrator).__name__}."
-        )
+    check_fit_calibrator(calibrator, "venncal.dask.fit")
     decimals = check_decimals(calibrator.decimals, owner=type(calibrator).__name__)
     classes = _classes(dask, frame, label)
     table = _counts(dask, frame, score, label, weight, classes, decimals)
@@ -200,16 +195,7 @@ def fit(calibrator, frame, *, score, label, weight=None):
 
 def _apply_partition(pdf, calibrator, score, columns):
     s = pdf[score].to_numpy(dtype=np.float64, na_value=np.nan)
-    out = {}
-    if s.shape[0] == 0:
-        out = {c: np.empty(0) for c in columns}
-    elif "p0" in columns:
-        from venncal.core.merge import merge
-
-        p0, p1 = calibrator.tables_.predict_unchecked(calibrator._check_predict_input(s))
-        out = {"p": merge(p0, p1, calibrator.merge), "p0": p0, "p1": p1}
-    else:
-        out = {"p": calibrator.predict_proba(s)[:, 1]}
+    out = calibrated(calibrator, s, columns)
     return pdf.assign(**{c: out[c] for c in columns})
 
 
@@ -245,24 +231,8 @@ def apply(calibrator, frame, *, score):
     0  0.15  0.0
     1  0.35  1.0
     """
-    from sklearn.utils.validation import check_is_fitted
-
-    from venncal.calibration.venn_abers import VennAbersCalibrator
-
     _require_dask("venncal.dask.apply")
     _check_frame(frame, {"score": score}, "venncal.dask.apply")
-    check_is_fitted(calibrator)
-    if getattr(calibrator, "groups_", None) is not None:
-        raise ValueError(
-            f"{type(calibrator).__name__} was fitted within groups; venncal.dask.apply "
-            "calibrates without groups: apply it per group, or fit it without groups."
-        )
-    columns = ["p", "p0", "p1"] if isinstance(calibrator, VennAbersCalibrator) else ["p"]
-    taken = [c for c in columns if c in frame.columns]
-    if taken:
-        raise ValueError(
-            f"The frame already has the column(s) {taken!r} that venncal.dask.apply adds; "
-            "rename them first."
-        )
+    columns = apply_columns(calibrator, frame.columns, "venncal.dask.apply")
     meta = frame._meta.assign(**{c: np.empty(0) for c in columns})
     return frame.map_partitions(_apply_partition, calibrator, score, columns, meta=meta)

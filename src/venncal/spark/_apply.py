@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from venncal._distributed import apply_columns, calibrated
 from venncal.spark._frames import check_frame, require_spark
 
 __all__ = ["apply"]
@@ -67,27 +68,11 @@ def apply(calibrator, frame, *, score):
     |0.35|1.0|
     +----+---+
     """
-    from sklearn.utils.validation import check_is_fitted
-
-    from venncal.calibration.venn_abers import VennAbersCalibrator
-
     require_spark("venncal.spark.apply")
     from pyspark.sql.types import DoubleType, StructField, StructType
 
     check_frame(frame, {"score": score}, "venncal.spark.apply", numeric=("score",))
-    check_is_fitted(calibrator)
-    if getattr(calibrator, "groups_", None) is not None:
-        raise ValueError(
-            f"{type(calibrator).__name__} was fitted within groups; venncal.spark.apply "
-            "calibrates without groups: apply it per group, or fit it without groups."
-        )
-    columns = ["p", "p0", "p1"] if isinstance(calibrator, VennAbersCalibrator) else ["p"]
-    taken = [c for c in columns if c in frame.columns]
-    if taken:
-        raise ValueError(
-            f"The frame already has the column(s) {taken!r} that venncal.spark.apply adds; "
-            "rename them first."
-        )
+    columns = apply_columns(calibrator, frame.columns, "venncal.spark.apply")
     schema = StructType(
         [*frame.schema.fields, *(StructField(c, DoubleType(), False) for c in columns)]
     )
@@ -100,23 +85,10 @@ def apply(calibrator, frame, *, score):
         for batch in batches:
             s = batch.column(batch.schema.get_field_index(score))
             s = np.asarray(s.to_numpy(zero_copy_only=False), dtype=np.float64)
-            new = _calibrated(model, s, columns)
+            new = calibrated(model, s, columns)
             yield pa.RecordBatch.from_arrays(
                 [*batch.columns, *(pa.array(new[c], type=pa.float64()) for c in columns)],
                 names=[*batch.schema.names, *columns],
             )
 
     return frame.mapInArrow(calibrate, schema)
-
-
-def _calibrated(calibrator, s, columns):
-    """The new columns for the scores ``s`` of one batch (NaN for a null score: the
-    calibrator's own error)."""
-    if s.shape[0] == 0:
-        return {c: np.empty(0) for c in columns}
-    if "p0" in columns:
-        from venncal.core.merge import merge
-
-        p0, p1 = calibrator.tables_.predict_unchecked(calibrator._check_predict_input(s))
-        return {"p": merge(p0, p1, calibrator.merge), "p0": p0, "p1": p1}
-    return {"p": calibrator.predict_proba(s)[:, 1]}

@@ -6,9 +6,9 @@ import dataclasses
 
 import numpy as np
 
+from venncal._distributed import check_fit_calibrator
 from venncal._validation import check_binary_labels
 from venncal.calibration._base import _scalar, warn_if_reversed
-from venncal.calibration._counts import CountCalibratorMixin
 from venncal.core.counts import _RESCALE_ABOVE, _sum_groups, check_decimals, table_from_sums
 from venncal.spark._frames import check_frame, collect_pandas, require_spark
 
@@ -241,12 +241,7 @@ def fit(calibrator, frame, *, score, label, weight=None):
         fit_platt(calibrator, frame, score=score, label=label, weight=weight)
         calibrator.pos_label_ = _scalar(calibrator.classes_[1])
         return calibrator
-    if not isinstance(calibrator, CountCalibratorMixin):
-        raise TypeError(
-            "'calibrator' of venncal.spark.fit must be VennAbersCalibrator, "
-            "IsotonicCalibrator, HistogramCalibrator, BayesianBinningCalibrator or "
-            f"PlattCalibrator; got {type(calibrator).__name__}."
-        )
+    check_fit_calibrator(calibrator, "venncal.spark.fit")
     decimals = check_decimals(calibrator.decimals, owner=type(calibrator).__name__)
     table = collect_pandas(_aggregate(F, frame, score, label, weight, decimals))
     classes, y01 = _labels(table, label)
