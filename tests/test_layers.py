@@ -3,22 +3,8 @@
 import subprocess
 import sys
 
-BLOCK = """
-import sys
-class Block:
-    def find_spec(self, name, path=None, target=None):
-        if name.split('.')[0] in {blocked!r}:
-            raise ImportError('blocked ' + name)
-sys.meta_path.insert(0, Block())
-import {module}
-from venncal.core.venn_abers import ivap_fit
-print(ivap_fit([0.1, 0.2], [0, 1]).predict([0.15]))
-"""
-
-
-def _run(module, blocked):
-    code = BLOCK.format(module=module, blocked=set(blocked))
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+from tests._blocked_imports import BLOCK
+from tests._blocked_imports import run_blocked as _run
 
 
 def test_core_imports_without_sklearn_pandas_matplotlib():

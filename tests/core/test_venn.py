@@ -145,18 +145,11 @@ def test_bad_input():
 
 
 def test_imports_without_sklearn_pandas_matplotlib():
-    import subprocess
-    import sys
+    from tests._blocked_imports import run_blocked
 
-    code = (
-        "import sys\n"
-        "class Block:\n"
-        "    def find_spec(self, name, path=None, target=None):\n"
-        "        if name.split('.')[0] in {'sklearn', 'pandas', 'matplotlib'}:\n"
-        "            raise ImportError('blocked ' + name)\n"
-        "sys.meta_path.insert(0, Block())\n"
+    then = (
         "from venncal.core.venn import venn_predict\n"
         "print(venn_predict([0, 0], [0, 1], [0]).p0_p1)\n"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    result = run_blocked("venncal.core.venn", ["sklearn", "pandas", "matplotlib"], then)
     assert result.returncode == 0, result.stderr
