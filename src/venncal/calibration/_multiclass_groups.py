@@ -11,9 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from venncal.core.groups import check_groups, group_rows
-from venncal.core.multiclass_venn_abers import predict_venn_abers_in_groups
 
-__all__ = ["fit_group_tables", "predict_in_groups"]
+__all__ = ["fit_group_tables"]
 
 
 def fit_group_tables(calibrator, t, y_enc, w, classes, groups, *, owner):
@@ -38,15 +37,3 @@ def fit_group_tables(calibrator, t, y_enc, w, classes, groups, *, owner):
         tables.append(calibrator._fit_tables(t[rows], y_enc[rows], part_w, K, owner=owner))
         labels.append(label)
     return labels, tables
-
-
-def predict_in_groups(calibrator, t, groups, *, owner):
-    """``(proba, interval)`` of class scores ``t``, each row from its group's predictor."""
-    return predict_venn_abers_in_groups(
-        t,
-        groups,
-        fitted_groups=getattr(calibrator, "groups_", None),
-        group_tables=getattr(calibrator, "group_tables_", None),
-        predict=calibrator._predict_tables,
-        owner=owner,
-    )

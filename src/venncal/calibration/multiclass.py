@@ -66,7 +66,7 @@ from venncal._validation import (
     check_option,
     check_sample_weight,
 )
-from venncal.calibration._multiclass_groups import fit_group_tables, predict_in_groups
+from venncal.calibration._multiclass_groups import fit_group_tables
 
 # the tables and the prediction live in venncal.core, where a loaded model file runs them
 # without scikit-learn; names also imported from here by the other K-class estimators
@@ -93,6 +93,7 @@ from venncal.core.multiclass_venn_abers import (  # noqa: F401
     combine,
     combine_batched,
     fit_tables,
+    predict_fitted,
     predict_venn_abers,
     resolve_strategy,
     venn_abers_class_scores,
@@ -316,19 +317,7 @@ class MulticlassVennAbersCalibrator(ClassifierMixin, BaseEstimator):
 
     def _predict(self, scores, groups=None):
         check_is_fitted(self, "classes_")
-        owner = type(self).__name__
-        t = venn_abers_test_scores(
-            scores,
-            self.tables_,
-            n_classes=self.classes_.shape[0],
-            score_type=self.score_type_,
-            strategy=self.strategy_,
-            pooled=self.pooled,
-            owner=owner,
-        )
-        if groups is not None or getattr(self, "groups_", None) is not None:
-            return predict_in_groups(self, t, groups, owner=owner)
-        return self._predict_tables(self.tables_, t)
+        return predict_fitted(self, scores, groups, owner=type(self).__name__)
 
     def _predict_tables(self, tables, t):
         return predict_venn_abers(tables, t, self.strategy_, self.merge, self.coupling)

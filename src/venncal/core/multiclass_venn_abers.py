@@ -41,6 +41,7 @@ __all__ = [
     "venn_abers_test_scores",
     "predict_venn_abers",
     "predict_venn_abers_in_groups",
+    "predict_fitted",
 ]
 
 STRATEGIES = ("auto", "ovr", "pairwise")
@@ -406,3 +407,33 @@ def predict_venn_abers_in_groups(t, groups, *, fitted_groups, group_tables, pred
     for label, rows in parts:
         proba[rows], interval[rows] = predict(group_tables[index[label]], t[rows])
     return proba, interval
+
+
+def predict_fitted(fitted, scores, groups, *, owner):
+    """``(proba, interval)`` of a fitted multiclass Venn-Abers calibrator at ``scores``.
+
+    ``fitted`` is the estimator or its saved-model predictor: anything with the fitted
+    attributes ``tables_``, ``classes_``, ``score_type_``, ``strategy_``, ``pooled``, the
+    optional ``groups_`` and ``group_tables_``, and ``_predict_tables(tables, t)``. The one
+    prediction path of both, so that a loaded model predicts what the estimator does.
+    """
+    t = venn_abers_test_scores(
+        scores,
+        fitted.tables_,
+        n_classes=fitted.classes_.shape[0],
+        score_type=fitted.score_type_,
+        strategy=fitted.strategy_,
+        pooled=fitted.pooled,
+        owner=owner,
+    )
+    fitted_groups = getattr(fitted, "groups_", None)
+    if groups is not None or fitted_groups is not None:
+        return predict_venn_abers_in_groups(
+            t,
+            groups,
+            fitted_groups=fitted_groups,
+            group_tables=getattr(fitted, "group_tables_", None),
+            predict=fitted._predict_tables,
+            owner=owner,
+        )
+    return fitted._predict_tables(fitted.tables_, t)

@@ -175,30 +175,9 @@ class SavedMulticlassVennAbers(_SavedClassScores):
         return predict_venn_abers(tables, t, self.strategy_, self.merge, self.coupling)
 
     def _predict(self, scores, groups=None):
-        from venncal.core.multiclass_venn_abers import (
-            predict_venn_abers_in_groups,
-            venn_abers_test_scores,
-        )
+        from venncal.core.multiclass_venn_abers import predict_fitted
 
-        t = venn_abers_test_scores(
-            scores,
-            self.tables_,
-            n_classes=self.classes_.shape[0],
-            score_type=self.score_type_,
-            strategy=self.strategy_,
-            pooled=self.pooled,
-            owner=self.model_name,
-        )
-        if groups is not None or self.groups_ is not None:
-            return predict_venn_abers_in_groups(
-                t,
-                groups,
-                fitted_groups=self.groups_,
-                group_tables=self.group_tables_,
-                predict=self._predict_tables,
-                owner=self.model_name,
-            )
-        return self._predict_tables(self.tables_, t)
+        return predict_fitted(self, scores, groups, owner=self.model_name)
 
     def predict_proba(self, scores, groups=None):
         """Calibrated class probabilities, shape (m, K), as the calibrator's."""
