@@ -277,6 +277,8 @@ code { background: #f3f3f3; padding: 0 0.2em; }
 img { max-width: 100%; }
 .pass { color: #1a7f37; } .fail { color: #cf222e; }
 """
+#: the style sheet on one line, as the page carries it
+_STYLE = " ".join(line.strip() for line in _CSS.strip().splitlines())
 
 
 def is_alarm(mark):
@@ -423,7 +425,7 @@ def write_report(result, out_dir, *, digits=None, dpi=110):
     write_text(paths["markdown"], "\n".join(md).rstrip() + "\n")
     page = (
         "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
-        f"<title>{html.escape(result.title)}</title><style>{_CSS}</style></head>\n<body>\n"
+        f"<title>{html.escape(result.title)}</title><style>{_STYLE}</style></head>\n<body>\n"
         + "\n".join(html_body)
         + "\n</body></html>\n"
     )

@@ -104,6 +104,17 @@ class Timer:
         return False
 
 
+def grid_options(out_csv, n_jobs, backend, scheduler, progress):
+    """The options of a study's ``run`` that go to :func:`run_cells`, as keywords."""
+    return {
+        "out_csv": out_csv,
+        "n_jobs": n_jobs,
+        "backend": backend,
+        "scheduler": scheduler,
+        "progress": progress,
+    }
+
+
 def run_cells(cells, run_cell, **grid_options):
     """Run a study's cells through :func:`run_grid`, timed.
 

@@ -31,7 +31,7 @@ import pandas as pd
 from venncal.experiments.claims import Check
 from venncal.experiments.report import StudyResult
 from venncal.experiments.runner import cell_seed
-from venncal.experiments.studies._common import load_cached, quiet, run_cells
+from venncal.experiments.studies._common import grid_options, load_cached, quiet, run_cells
 
 NAME = "johansson-2018"
 TITLE = "Johansson et al. (2018), Venn predictors for random forests: calibration set vs out-of-bag"
@@ -519,15 +519,8 @@ def run(config, *, out_csv=None, n_jobs=1, backend="loky", scheduler=None, progr
         for ds in config["datasets"]
         for r in range(config["n_repeats"])
     ]
-    raw, wall_time = run_cells(
-        cells,
-        run_cell,
-        out_csv=out_csv,
-        n_jobs=n_jobs,
-        backend=backend,
-        scheduler=scheduler,
-        progress=progress,
-    )
+    options = grid_options(out_csv, n_jobs, backend, scheduler, progress)
+    raw, wall_time = run_cells(cells, run_cell, **options)
     metrics = [
         "estimate_minus_accuracy",
         "reliability",

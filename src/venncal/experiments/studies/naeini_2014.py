@@ -66,7 +66,7 @@ from venncal.experiments.report import StudyResult
 from venncal.experiments.runner import cell_seed
 from venncal.experiments.studies import _naeini_agreement as agreement
 from venncal.experiments.studies import _naeini_designs as designs
-from venncal.experiments.studies._common import fmt, load_cached, quiet, run_cells
+from venncal.experiments.studies._common import fmt, grid_options, load_cached, quiet, run_cells
 from venncal.experiments.studies._naeini_acp import (
     acp_variant_rows,
     acp_variants_note,
@@ -340,15 +340,8 @@ def run(config, *, out_csv=None, n_jobs=1, backend="loky", scheduler=None, progr
             cells.append(
                 {"study": NAME, "panel": panel, "repeat": r, **{k: config[k] for k in keys}}
             )
-    raw, wall_time = run_cells(
-        cells,
-        run_cell,
-        out_csv=out_csv,
-        n_jobs=n_jobs,
-        backend=backend,
-        scheduler=scheduler,
-        progress=progress,
-    )
+    options = grid_options(out_csv, n_jobs, backend, scheduler, progress)
+    raw, wall_time = run_cells(cells, run_cell, **options)
     mean = raw.groupby(["panel", "method"], sort=False)[list(METRICS)].mean()
     paper = _paper()
     present = with_acp_variants(METHODS, set(raw["method"]))

@@ -25,7 +25,7 @@ import numpy as np
 from venncal.experiments.claims import Check
 from venncal.experiments.report import StudyResult
 from venncal.experiments.runner import cell_seed
-from venncal.experiments.studies._common import run_cells
+from venncal.experiments.studies._common import grid_options, run_cells
 from venncal.experiments.studies._tasche_figure1 import (
     figure1_checks,
     figure1_curves,
@@ -266,15 +266,8 @@ def run(config, *, out_csv=None, n_jobs=1, backend="loky", scheduler=None, progr
         }
         for r in range(config["n_repeats"])
     ]
-    raw, wall_time = run_cells(
-        cells,
-        run_cell,
-        out_csv=out_csv,
-        n_jobs=n_jobs,
-        backend=backend,
-        scheduler=scheduler,
-        progress=progress,
-    )
+    options = grid_options(out_csv, n_jobs, backend, scheduler, progress)
+    raw, wall_time = run_cells(cells, run_cell, **options)
     cols = [
         "brier",
         "curve_area",

@@ -27,6 +27,7 @@ from venncal.experiments.report import StudyResult
 from venncal.experiments.runner import cell_seed
 from venncal.experiments.studies._common import (
     CLASSIFIERS,
+    grid_options,
     load_cached,
     make_classifier,
     paired,
@@ -410,15 +411,8 @@ def run(config, *, out_csv=None, n_jobs=1, backend="loky", scheduler=None, progr
 
     with_va = _full_va_available()
     cells = _cells(config, with_va)
-    raw, wall_time = run_cells(
-        cells,
-        run_cell,
-        out_csv=out_csv,
-        n_jobs=n_jobs,
-        backend=backend,
-        scheduler=scheduler,
-        progress=progress,
-    )
+    options = grid_options(out_csv, n_jobs, backend, scheduler, progress)
+    raw, wall_time = run_cells(cells, run_cell, **options)
     agg, wide = summarise(raw, config)
     datasets = [d for d in config["datasets"] if d in set(agg["dataset"])]
 
