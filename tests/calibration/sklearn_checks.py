@@ -152,3 +152,25 @@ def score_calibrator_signs(estimator):
         signs = {name: f"{_LEAVE}|{sign}" for name, sign in signs.items()}
         signs.update(PROBABILITY_SCALE_SIGNS)
     return {name: signs[name] for name in score_calibrator_xfails(estimator)}
+
+
+def run_declared_checks(estimator, declared):
+    """Run every scikit-learn check on ``estimator``; assert that nothing undeclared fails and
+    that each check of ``declared`` (name -> reason) ran and failed; return each check's runs
+    (scikit-learn's result records) by name."""
+    import warnings
+
+    from sklearn.utils.estimator_checks import check_estimator
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        results = check_estimator(estimator, on_fail=None, expected_failed_checks=declared)
+    failed = sorted({r["check_name"] for r in results if r["status"] == "failed"})
+    assert not failed, f"undeclared failures: {failed}"
+    by_name = {}
+    for r in results:
+        by_name.setdefault(r["check_name"], []).append(r)
+    for name in declared:
+        for r in by_name.get(name, []):
+            assert r["status"] == "xfail", f"{name} is declared to fail but {r['status']}"
+    return by_name
