@@ -228,6 +228,8 @@ def full_venn_multiprobability(
     X_dense = None
     if updater is not None:
         X_dense = np.asarray(X_test, dtype=np.float64)
+        if not np.isfinite(X_dense).all():  # NaN or inf: the estimator's own refit decides
+            updater, X_dense = None, None
     args = (estimator, X, y, X_test, X_dense, n_classes, taxonomy, n_bins, score_fn, threshold)
     jobs = effective_n_jobs(n_jobs)
     if jobs == 1 or m < 2:
