@@ -155,7 +155,24 @@ class QuadraticMap:
         with np.errstate(over="ignore", invalid="ignore"):
             u = _standardise(z, self.center, self.scale)
         u = np.clip(u, max(self.lower, -_U_BOUND), min(self.upper, _U_BOUND))
-        return self.c0 + u * (self.c1 + self.c2 * u)
+        v = self._vertex_bound()
+        if v is None:
+            return self.c0 + u * (self.c1 + self.c2 * u)
+        # about the vertex, where the map is held constant: top + c2 (u - v)^2 is a chain of
+        # monotone roundings (subtract, square, scale, shift), so it never decreases by an ulp
+        # where the slope is below rounding, as c0 + u (c1 + c2 u) can
+        d = u - v
+        return (self.c0 + v * (self.c1 + self.c2 * v)) + self.c2 * (d * d)
+
+    def _vertex_bound(self):
+        """The finite bound that is the vertex (``lower`` for c2 > 0, ``upper`` for c2 < 0)."""
+        if self.c2 == 0.0:
+            return None
+        v = self.lower if self.c2 > 0 else self.upper
+        vertex = -self.c1 / (2.0 * self.c2)
+        if not (np.isfinite(v) and np.isfinite(vertex)):
+            return None
+        return v if abs(v - vertex) <= 1e-9 * max(1.0, abs(vertex)) else None
 
     def predict(self, scores):
         """Return ``P(y = 1 | score)`` for each score, shape (m,)."""
