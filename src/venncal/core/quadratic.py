@@ -164,7 +164,7 @@ class QuadraticMap:
         d = u - v
         return (self.c0 + v * (self.c1 + self.c2 * v)) + self.c2 * (d * d)
 
-    def _vertex_bound(self):
+    def _vertex_bound(self) -> float | None:
         """The finite bound that is the vertex (``lower`` for c2 > 0, ``upper`` for c2 < 0)."""
         if self.c2 == 0.0:
             return None
