@@ -7,13 +7,8 @@ import platform
 import sys
 import time
 from datetime import date
-from pathlib import Path
 
 import numpy as np
-
-BENCHMARKS_MD = Path(__file__).resolve().parent.parent / "BENCHMARKS.md"
-#: the folder of the benchmark pages (one per benchmark; BENCHMARKS.md holds the summary)
-PAGES_DIR = Path(__file__).resolve().parent.parent / "docs" / "benchmarks"
 
 
 def median_time(func, *, repeat=5, min_time=0.0, clock=time.perf_counter):

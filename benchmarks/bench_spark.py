@@ -30,9 +30,9 @@ import time
 import warnings
 from pathlib import Path
 
-import _pages  # noqa: E402
+import _pages
 import numpy as np
-from _timing import PAGES_DIR, command_line, machine_note, report
+from _timing import command_line, machine_note, report
 
 TITLE = "Spark"
 HEADER = (
@@ -87,7 +87,7 @@ def timed(func):
 
 def previous_rows():
     """The table rows already on the Spark page (other sizes), keyed by their row count."""
-    page = PAGES_DIR / _pages.slug(TITLE)
+    page = _pages.PAGES / _pages.slug(TITLE)
     if not page.exists():
         return {}
     rows = {}

@@ -206,3 +206,27 @@ def test_one_distinct_calibration_score():
         ):
             for name in names:
                 assert max_difference(got[name], want[name]) == 0.0, (cal, name)
+
+
+def test_sqlite_math_fallback_registers_what_a_build_lacks():
+    import math
+    import sqlite3
+
+    from venncal.export import register_sqlite_math
+
+    real = sqlite3.connect(":memory:")
+
+    class WithoutMath:  # a build without LN, EXP and FLOOR: the probe fails
+        def execute(self, sql):
+            raise sqlite3.OperationalError(f"no such function: {sql}")
+
+        def create_function(self, *args, **kwargs):
+            return real.create_function(*args, **kwargs)
+
+    assert register_sqlite_math(WithoutMath()) == ["LN", "EXP", "FLOOR"]
+    row = real.execute(
+        "SELECT LN(2.0), LN(0.0), LN(-1.0), EXP(1.5), EXP(1000.0), FLOOR(-2.5), FLOOR(NULL)"
+    ).fetchone()
+    assert row == (math.log(2.0), -math.inf, None, math.exp(1.5), math.inf, -3.0, None)
+    # a build that has them all gets nothing registered
+    assert register_sqlite_math(sqlite3.connect(":memory:")) == []

@@ -139,7 +139,7 @@ class _DefinitionSmoother(_Smoother):
 
     def curve(self, sigma, total):
         grid, columns = self.sums(sigma)
-        return grid, columns, self.error(sigma, total)
+        return grid, columns, _trapezoid(np.abs(columns[0]), grid.shape[0] - 1) / total
 
 
 class _ReferenceSmoother:
@@ -190,16 +190,19 @@ class _ReferenceSmoother:
             out.append(np.interp(points, grid, smoothed))
         return points, out
 
-    def error(self, sigma, total):
-        points, (resid, dens) = self.sums(sigma, count=2)
+    @staticmethod
+    def _value(resid, dens):
         mass = dens.sum()
         return float(np.abs(resid).sum() / mass) if mass > 0 else 0.0
+
+    def error(self, sigma, total):
+        points, (resid, dens) = self.sums(sigma, count=2)
+        return self._value(resid, dens)
 
     def curve(self, sigma, total):
         points, columns = self.sums(sigma)
         resid, dens = columns[0], columns[1]
-        mass = dens.sum()
-        value = float(np.abs(resid).sum() / mass) if mass > 0 else 0.0
+        value = self._value(resid, dens)
         # the density integrates to the total weight, as the definition's sums do
         scale = total / _trapezoid(np.maximum(dens, 0.0), points.shape[0] - 1)
         return points, [c * scale for c in columns], value
@@ -231,13 +234,14 @@ def _bisected(gap):
 
 def _fixed_point(smoother, total):
     """The bandwidth ``sigma*`` with ``smECE_sigma* = sigma*`` (at least 0.001)."""
-    from scipy.optimize import brentq  # loaded on first use: slow to import
 
     def gap(sigma):
         return smoother.error(sigma, total) - sigma
 
     if isinstance(smoother, _ReferenceSmoother):
         return _bisected(gap)
+    from scipy.optimize import brentq  # loaded on first use: slow to import
+
     if gap(_SEARCH_LOW) <= 0.0:
         return _SEARCH_LOW
     if gap(1.0) >= 0.0:  # only when every prediction is wrong by 1 (smECE = 1)
