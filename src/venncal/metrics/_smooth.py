@@ -191,7 +191,7 @@ class _ReferenceSmoother:
         return points, out
 
     @staticmethod
-    def _value(resid, dens):
+    def _value(resid: np.ndarray, dens: np.ndarray) -> float:
         mass = dens.sum()
         return float(np.abs(resid).sum() / mass) if mass > 0 else 0.0
 
