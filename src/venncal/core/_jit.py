@@ -22,6 +22,10 @@ import functools
 import importlib.util
 import threading
 import types
+from typing import TYPE_CHECKING, Any, Generic, ParamSpec, TypeVar, cast, overload
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = ["jit", "Kernel", "HAVE_NUMBA", "SMALL_INPUT", "PYTHON_BUDGET"]
 
@@ -40,9 +44,12 @@ PYTHON_BUDGET = 65536
 
 _LOCK = threading.RLock()
 
+P = ParamSpec("P")
+R = TypeVar("R")
+
 
 @functools.lru_cache(maxsize=1)
-def _njit():
+def _njit() -> Callable[..., Any] | None:
     """numba.njit, imported on first need; None when numba is missing or does not import."""
     if not HAVE_NUMBA:
         return None
@@ -50,13 +57,17 @@ def _njit():
         from numba import njit
     except ImportError:  # pragma: no cover - numba present but unusable
         return None
-    return njit
+    found: Callable[..., Any] = njit
+    return found
 
 
-def _with_globals(func, replace):
+def _with_globals(
+    func: Callable[P, R], replace: Callable[[Kernel[..., Any]], Callable[..., Any] | None]
+) -> Callable[P, R]:
     """A copy of ``func`` whose global kernels are replaced by ``replace(kernel)``."""
-    names = func.__code__.co_names
-    g = func.__globals__
+    plain = cast("types.FunctionType", func)  # a kernel's original is a plain Python function
+    names = plain.__code__.co_names
+    g = plain.__globals__
     if not any(isinstance(g.get(name), Kernel) for name in names):
         return func
     new_globals = dict(g)
@@ -65,27 +76,30 @@ def _with_globals(func, replace):
         if isinstance(value, Kernel):
             new_globals[name] = replace(value)
     copy = types.FunctionType(
-        func.__code__, new_globals, func.__name__, func.__defaults__, func.__closure__
+        plain.__code__, new_globals, plain.__name__, plain.__defaults__, plain.__closure__
     )
-    copy.__qualname__ = func.__qualname__
-    copy.__module__ = func.__module__
-    copy.__doc__ = func.__doc__
-    copy.__kwdefaults__ = func.__kwdefaults__
+    copy.__qualname__ = plain.__qualname__
+    copy.__module__ = plain.__module__
+    copy.__doc__ = plain.__doc__
+    copy.__kwdefaults__ = plain.__kwdefaults__
     return copy
 
 
-def _compile(func, options):
+def _compile(func: Callable[P, R], options: dict[str, object]) -> Callable[P, R]:
     """Return ``func`` compiled with ``options``, cached on disk when numba can cache it."""
     njit = _njit()
+    assert njit is not None  # only called when numba imports
+    compiled: Callable[P, R]
     try:
-        return njit(cache=True, **options)(func)
+        compiled = njit(cache=True, **options)(func)
     except (RuntimeError, OSError):
         # numba finds no writable cache folder (read-only install, unwritable HOME and
         # NUMBA_CACHE_DIR): compile in memory only
-        return njit(cache=False, **options)(func)
+        compiled = njit(cache=False, **options)(func)
+    return compiled
 
 
-class Kernel:
+class Kernel(Generic[P, R]):
     """A function compiled by numba on its first compiled call.
 
     Calling the kernel runs the compiled version (plain Python without numba). Kernels that
@@ -97,17 +111,17 @@ class Kernel:
         The Python original.
     """
 
-    def __init__(self, func, options):
-        self.py_func = func
+    def __init__(self, func: Callable[P, R], options: dict[str, object]) -> None:
+        self.py_func: Callable[P, R] = func
         self._options = options
-        self._compiled = None
-        self._python = None
-        self._quiet = None
+        self._compiled: Callable[P, R] | None = None
+        self._python: Callable[P, R] | None = None
+        self._quiet: Callable[P, R] | None = None
         self._python_work = 0
         functools.update_wrapper(self, func)
 
     @property
-    def compiled(self):
+    def compiled(self) -> Callable[P, R] | None:
         """The numba dispatcher (compiling on first access), or None without numba."""
         if self._compiled is None and _njit() is not None:
             with _LOCK:
@@ -117,7 +131,7 @@ class Kernel:
         return self._compiled
 
     @property
-    def python(self):
+    def python(self) -> Callable[P, R]:
         """The Python version, calling the Python versions of the kernels it uses.
 
         numpy's warnings on scalar overflow or invalid operations are silenced in it, as the
@@ -127,7 +141,7 @@ class Kernel:
             func = _with_globals(self.py_func, lambda k: k._quiet_python)
 
             @functools.wraps(self.py_func)
-            def python(*args, **kwargs):
+            def python(*args: P.args, **kwargs: P.kwargs) -> R:
                 import numpy as np
 
                 with np.errstate(all="ignore"):
@@ -138,12 +152,13 @@ class Kernel:
         return self._python
 
     @property
-    def _quiet_python(self):
+    def _quiet_python(self) -> Callable[P, R]:
         """The Python version without the warnings context (for calls from other kernels)."""
         self.python  # noqa: B018 - builds it
+        assert self._quiet is not None  # set with the Python version
         return self._quiet
 
-    def for_size(self, n):
+    def for_size(self, n: int) -> Callable[P, R]:
         """The compiled kernel, or its Python version for an input of fewer than
         :data:`SMALL_INPUT` elements while the kernel is not compiled yet and its small
         inputs so far total at most :data:`PYTHON_BUDGET` elements."""
@@ -152,13 +167,14 @@ class Kernel:
         ):
             self._python_work += n  # a count for this choice only: a lost update is harmless
             return self.python
-        return self.compiled
+        compiled = self.compiled  # never None here: numba imports
+        return self.python if compiled is None else compiled
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
         compiled = self.compiled
         return (self.python if compiled is None else compiled)(*args, **kwargs)
 
-    def __getattr__(self, name):  # numba attributes (targetoptions, signatures, ...)
+    def __getattr__(self, name: str) -> Any:  # numba attributes (targetoptions, signatures, ...)
         if name.startswith("_"):
             raise AttributeError(name)
         compiled = self.compiled
@@ -166,23 +182,33 @@ class Kernel:
             raise AttributeError(name)
         return getattr(compiled, name)
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Callable[[str, str], object], tuple[str, str]]:
         return (_lookup, (self.py_func.__module__, self.py_func.__qualname__))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<venncal kernel {self.py_func.__module__}.{self.py_func.__qualname__}>"
 
 
-def _lookup(module, qualname):
+def _lookup(module: str, qualname: str) -> object:
     import importlib
 
-    obj = importlib.import_module(module)
+    obj: object = importlib.import_module(module)
     for part in qualname.split("."):
         obj = getattr(obj, part)
     return obj
 
 
-def jit(func=None, **options):
+@overload
+def jit(func: Callable[P, R], **options: object) -> Kernel[P, R]: ...
+
+
+@overload
+def jit(func: None = None, **options: object) -> Callable[[Callable[P, R]], Kernel[P, R]]: ...
+
+
+def jit(
+    func: Callable[P, R] | None = None, **options: object
+) -> Kernel[P, R] | Callable[[Callable[P, R]], Kernel[P, R]]:
     """Compile ``func`` with numba in nopython mode when numba is available.
 
     Used bare (``@jit``) or with numba options (``@jit(fastmath=...)``). Compilation waits
@@ -215,7 +241,7 @@ def jit(func=None, **options):
         raise TypeError("jit() chooses 'cache' itself; do not pass it.")
     options.setdefault("nogil", True)
 
-    def decorate(f):
+    def decorate(f: Callable[P, R]) -> Kernel[P, R]:
         return Kernel(f, options)
 
     return decorate if func is None else decorate(func)
