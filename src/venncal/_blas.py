@@ -11,16 +11,20 @@ from __future__ import annotations
 
 import threading
 from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 __all__ = ["single_blas_thread"]
 
 # process-wide by nature: the BLAS libraries' thread counts are process state
 _LOCK = threading.Lock()
-_STATE = {"users": 0, "limiter": None}
+_STATE: dict[str, Any] = {"users": 0, "limiter": None}
 
 
 @contextmanager
-def single_blas_thread():
+def single_blas_thread() -> Iterator[None]:
     """Run the block with one BLAS thread; the counts before come back when the last block
     running in any thread ends.
 

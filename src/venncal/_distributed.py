@@ -3,12 +3,19 @@ and the calibration of one batch of scores, free of either engine (neither is im
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
+
+if TYPE_CHECKING:
+    from collections.abc import Container, Sequence
+
+    from venncal._typing import FloatArray
 
 __all__ = ["apply_columns", "calibrated", "check_fit_calibrator"]
 
 
-def check_fit_calibrator(calibrator, what):
+def check_fit_calibrator(calibrator: object, what: str) -> None:
     """Refuse a calibrator that ``what`` (``venncal.dask.fit``, ...) cannot fit."""
     from venncal.calibration._counts import CountCalibratorMixin
 
@@ -20,7 +27,7 @@ def check_fit_calibrator(calibrator, what):
         )
 
 
-def apply_columns(calibrator, frame_columns, what):
+def apply_columns(calibrator: Any, frame_columns: Container[str], what: str) -> list[str]:
     """The columns ``what`` (``venncal.dask.apply``, ...) adds to a frame of ``frame_columns``:
     ``p``, and ``p0`` and ``p1`` for Venn-Abers; the calibrator checked fitted, without
     groups, and the columns checked free."""
@@ -43,7 +50,7 @@ def apply_columns(calibrator, frame_columns, what):
     return columns
 
 
-def calibrated(calibrator, s, columns):
+def calibrated(calibrator: Any, s: FloatArray, columns: Sequence[str]) -> dict[str, FloatArray]:
     """The new columns for the scores ``s`` of one batch (NaN for a null score: the
     calibrator's own error)."""
     if s.shape[0] == 0:

@@ -9,8 +9,12 @@ checks of data arrays.
 from __future__ import annotations
 
 import numbers
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from collections.abc import Collection
 
 __all__ = [
     "owner_prefix",
@@ -22,11 +26,11 @@ __all__ = [
 ]
 
 
-def owner_prefix(name, owner):
+def owner_prefix(name: str, owner: str | None) -> str:
     return f"The '{name}' parameter of {owner}" if owner else f"'{name}'"
 
 
-def check_option(value, allowed, *, name, owner):
+def check_option(value: object, allowed: Collection[str], *, name: str, owner: str | None) -> str:
     """Raise unless ``value`` is one of ``allowed``.
 
     Examples
@@ -44,7 +48,7 @@ def check_option(value, allowed, *, name, owner):
     return value
 
 
-def check_positive_int(value, *, name, owner, minimum=1):
+def check_positive_int(value: object, *, name: str, owner: str | None, minimum: int = 1) -> int:
     """Raise unless ``value`` is an integer >= ``minimum``.
 
     Examples
@@ -61,7 +65,9 @@ def check_positive_int(value, *, name, owner, minimum=1):
     return int(value)
 
 
-def check_in_range(value, low, high, *, name, owner, closed="neither"):
+def check_in_range(
+    value: Any, low: float, high: float, *, name: str, owner: str | None, closed: str = "neither"
+) -> float:
     """Raise unless ``value`` is a real number in the given interval.
 
     ``closed`` is one of ``"neither"``, ``"left"``, ``"right"``, ``"both"``.
@@ -75,7 +81,12 @@ def check_in_range(value, low, high, *, name, owner, closed="neither"):
     ...
     ValueError: The 'cal_size' parameter of VennAbersClassifier must be a number in (0, 1). Got 1.0 instead.
     """
-    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and np.isfinite(value)
+    ok = (
+        isinstance(value, numbers.Real)
+        and not isinstance(value, bool)
+        # numpy's stubs do not list numbers.Real (Python and numpy numbers reach here)
+        and np.isfinite(value)  # type: ignore[call-overload]
+    )
     if ok:
         lo_ok = value >= low if closed in ("left", "both") else value > low
         hi_ok = value <= high if closed in ("right", "both") else value < high
@@ -90,7 +101,7 @@ def check_in_range(value, low, high, *, name, owner, closed="neither"):
     return float(value)
 
 
-def check_bool(value, *, name, owner):
+def check_bool(value: object, *, name: str, owner: str | None) -> bool:
     """Raise unless ``value`` is a boolean (Python or numpy).
 
     Examples
@@ -107,7 +118,9 @@ def check_bool(value, *, name, owner):
     return bool(value)
 
 
-def check_random_state(random_state, *, name="random_state", owner=None):
+def check_random_state(
+    random_state: object, *, name: str = "random_state", owner: str | None = None
+) -> np.random.Generator:
     """Return a numpy Generator from a seed, or raise naming the parameter.
 
     Accepted: None, a non-negative integer, a numpy ``Generator``, ``BitGenerator`` or

@@ -7,6 +7,8 @@ names the argument and says how to fix it. The algorithms below this layer assum
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, overload
+
 import numpy as np
 
 from venncal._params import (
@@ -16,6 +18,13 @@ from venncal._params import (
     check_positive_int,
     check_random_state,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Sized
+
+    import numpy.typing as npt
+
+    from venncal._typing import AnyArray, ArrayLike, FloatArray
 
 __all__ = [
     "check_scores",
@@ -35,7 +44,7 @@ __all__ = [
 ]
 
 
-def _as_array(values, name):
+def _as_array(values: object, name: str) -> AnyArray:
     """Convert lists, numpy arrays and pandas objects to a numpy array without copying needlessly."""
     if values is None:
         raise TypeError(f"'{name}' must be array-like, got None.")
@@ -56,7 +65,14 @@ def _as_array(values, name):
         raise ValueError(f"'{name}' could not be read as an array: {exc}") from None
 
 
-def check_scores(scores, *, name="scores", allow_column=True, min_samples=1, noun="scores"):
+def check_scores(
+    scores: ArrayLike,
+    *,
+    name: str = "scores",
+    allow_column: bool = True,
+    min_samples: int = 1,
+    noun: str = "scores",
+) -> FloatArray:
     """Return classifier scores as a finite 1-D float64 array.
 
     Parameters
@@ -141,7 +157,7 @@ def check_scores(scores, *, name="scores", allow_column=True, min_samples=1, nou
     return arr
 
 
-def _label_array(y, name):
+def _label_array(y: object, name: str) -> AnyArray:
     if y is None:
         raise ValueError(
             f"This estimator requires y to be passed, but the target y is None ('{name}')."
@@ -161,7 +177,7 @@ def _label_array(y, name):
     return arr
 
 
-def _is_missing(value):
+def _is_missing(value: object) -> bool:
     """Whether one element of an object array is a missing value (None, NaN, pandas' NA, NaT)."""
     if value is None:
         return True
@@ -171,7 +187,7 @@ def _is_missing(value):
         return True
 
 
-def _distinct_labels(arr):
+def _distinct_labels(arr: AnyArray) -> AnyArray:
     """Sorted distinct labels; for numbers, two passes instead of a sort when there are two."""
     if arr.dtype.kind in "iufb" and arr.size:
         lo, hi = arr.min(), arr.max()
@@ -180,7 +196,9 @@ def _distinct_labels(arr):
     return np.unique(arr)
 
 
-def check_binary_labels(y, *, name="y", classes=None):
+def check_binary_labels(
+    y: ArrayLike, *, name: str = "y", classes: AnyArray | None = None
+) -> tuple[npt.NDArray[np.int8], AnyArray]:
     """Encode labels of a binary problem as 0/1.
 
     Any two labels are accepted, as in scikit-learn: ``{0, 1}``, ``{-1, 1}``, ``{1, 2}``,
@@ -256,7 +274,7 @@ def check_binary_labels(y, *, name="y", classes=None):
     return y01, classes
 
 
-def check_labels01(y_true, *, name="y_true"):
+def check_labels01(y_true: ArrayLike, *, name: str = "y_true") -> npt.NDArray[np.int8]:
     """Return labels that must already be 0/1 (or booleans) as an int8 array.
 
     Metrics use this: the positive class is 1, and one class alone is allowed.
@@ -285,7 +303,9 @@ def check_labels01(y_true, *, name="y_true"):
     return arr.astype(np.int8)
 
 
-def check_labels_pos(y_true, pos_label=None, *, name="y_true"):
+def check_labels_pos(
+    y_true: ArrayLike, pos_label: object = None, *, name: str = "y_true"
+) -> npt.NDArray[np.int8]:
     """Return labels as an int8 0/1 array, 1 where ``y_true == pos_label``.
 
     With ``pos_label=None`` the labels must already be 0/1 (or booleans), as in
@@ -326,7 +346,7 @@ def check_labels_pos(y_true, pos_label=None, *, name="y_true"):
     return positive.astype(np.int8)
 
 
-def check_probabilities(y_proba, *, name="y_proba"):
+def check_probabilities(y_proba: ArrayLike, *, name: str = "y_proba") -> FloatArray:
     """Return probabilities of the positive class as a 1-D float64 array in [0, 1].
 
     An (n, 2) array of class probabilities is accepted; its second column is used, and its rows
@@ -379,7 +399,9 @@ def check_probabilities(y_proba, *, name="y_proba"):
     return arr
 
 
-def check_sample_weight(sample_weight, n_samples, *, name="sample_weight"):
+def check_sample_weight(
+    sample_weight: ArrayLike | None, n_samples: int, *, name: str = "sample_weight"
+) -> FloatArray | None:
     """Return sample weights as a float64 array, or None when not given.
 
     Raises
@@ -417,7 +439,9 @@ def check_sample_weight(sample_weight, n_samples, *, name="sample_weight"):
     return w
 
 
-def check_weighted_classes(y01, sample_weight, *, name="sample_weight"):
+def check_weighted_classes(
+    y01: AnyArray, sample_weight: FloatArray | None, *, name: str = "sample_weight"
+) -> None:
     """Raise if the weights leave one class with no positive total weight.
 
     Examples
@@ -438,7 +462,7 @@ def check_weighted_classes(y01, sample_weight, *, name="sample_weight"):
         )
 
 
-def check_consistent_length(**arrays):
+def check_consistent_length(**arrays: Sized | None) -> None:
     """Raise if the named arrays do not all have the same length.
 
     Examples
@@ -454,7 +478,7 @@ def check_consistent_length(**arrays):
         raise ValueError(f"Inconsistent lengths: {desc}; they must match.")
 
 
-def check_interval(p0, p1, *, tol=1e-9):
+def check_interval(p0: FloatArray, p1: FloatArray, *, tol: float = 1e-9) -> None:
     """Raise unless ``p0 <= p1`` (up to ``tol``) for every pair of interval ends.
 
     ``p0`` and ``p1`` are validated float arrays of the same length.
@@ -475,7 +499,13 @@ def check_interval(p0, p1, *, tol=1e-9):
         )
 
 
-def rescale_sample_weight(sample_weight):
+@overload
+def rescale_sample_weight(sample_weight: None) -> None: ...
+@overload
+def rescale_sample_weight(sample_weight: FloatArray) -> FloatArray: ...
+@overload
+def rescale_sample_weight(sample_weight: FloatArray | None) -> FloatArray | None: ...
+def rescale_sample_weight(sample_weight: FloatArray | None) -> FloatArray | None:
     """Return weights scaled by a power of two so that the largest lies in [0.5, 1).
 
     Scaling by a power of two is exact (unless a weight below 2^-1022 of the largest becomes
@@ -504,7 +534,9 @@ def rescale_sample_weight(sample_weight):
     return sample_weight if exponent == 0 else w
 
 
-def ranking_auc(scores, y01, sample_weight=None):
+def ranking_auc(
+    scores: FloatArray, y01: AnyArray, sample_weight: FloatArray | None = None
+) -> float:
     """The weighted share of (positive, negative) pairs the scores order correctly, ties
     counting one half (the Mann-Whitney statistic, ROC AUC).
 
@@ -523,7 +555,15 @@ def ranking_auc(scores, y01, sample_weight=None):
     return float(np.sum(pos * (below + 0.5 * neg)) / (np.sum(pos) * np.sum(neg)))
 
 
-def scaled_sample_weight(sample_weight):
+@overload
+def scaled_sample_weight(sample_weight: None) -> tuple[None, int]: ...
+@overload
+def scaled_sample_weight(sample_weight: FloatArray) -> tuple[FloatArray, int]: ...
+@overload
+def scaled_sample_weight(
+    sample_weight: FloatArray | None,
+) -> tuple[FloatArray | None, int]: ...
+def scaled_sample_weight(sample_weight: FloatArray | None) -> tuple[FloatArray | None, int]:
     """Return the weights in units of a power of two, and that power.
 
     A weight of k is k copies of its example. Estimators whose answer depends on more than
@@ -555,7 +595,7 @@ def scaled_sample_weight(sample_weight):
     return np.ldexp(sample_weight, -int(exponent)), int(exponent)
 
 
-def pseudo_count(alpha, exponent):
+def pseudo_count(alpha: float, exponent: int) -> float:
     """Return the pseudo-count ``alpha`` (in examples) in units of ``2**exponent``.
 
     Capped at 2^1000: a pseudo-count that large outweighs any sum of the scaled weights
@@ -570,7 +610,15 @@ def pseudo_count(alpha, exponent):
         return float(min(np.ldexp(float(alpha), -int(exponent)), 2.0**1000))
 
 
-def relative_sample_weight(sample_weight):
+@overload
+def relative_sample_weight(sample_weight: None) -> tuple[None, float]: ...
+@overload
+def relative_sample_weight(sample_weight: FloatArray) -> tuple[FloatArray, float]: ...
+@overload
+def relative_sample_weight(
+    sample_weight: FloatArray | None,
+) -> tuple[FloatArray | None, float]: ...
+def relative_sample_weight(sample_weight: FloatArray | None) -> tuple[FloatArray | None, float]:
     """Return weights scaled to average one over the examples of positive weight.
 
     For estimators whose answer depends only on the ratios of the weights (an unpenalised
