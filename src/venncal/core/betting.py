@@ -43,9 +43,15 @@ Science 36 (2021) (test martingales whose capital may wait: "sleepy" jumpers). I
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, overload
 
 import numpy as np
 from scipy.special import log_expit
+
+if TYPE_CHECKING:
+    from collections.abc import Collection
+
+    from venncal._typing import AnyArray, FloatArray
 
 __all__ = [
     "MonitorState",
@@ -92,15 +98,15 @@ class MonitorState:
     """
 
     n_seen: int
-    log_wealth: np.ndarray
-    log_start: np.ndarray
+    log_wealth: FloatArray
+    log_start: FloatArray
     log_threshold: float
     alarm_index: int | None
     log_max: float
-    path: np.ndarray | None
+    path: FloatArray | None
 
 
-def check_grid(values, *, name, owner):
+def check_grid(values: object, *, name: str, owner: str) -> FloatArray:
     """Return a non-empty sequence of finite numbers (intercepts or slopes) as a float array.
 
     Examples
@@ -126,7 +132,9 @@ def check_grid(values, *, name, owner):
     return arr
 
 
-def betting_alternatives(shifts, slopes, n_bins=1):
+def betting_alternatives(
+    shifts: Collection[float], slopes: Collection[float], n_bins: int = 1
+) -> FloatArray:
     """The alternatives of the mixture as rows ``(bin, a, b)``.
 
     Every pair of an intercept in ``shifts`` and a slope in ``slopes`` except ``(0, 1)`` (the
@@ -148,7 +156,9 @@ def betting_alternatives(shifts, slopes, n_bins=1):
     return np.array(rows, dtype=np.float64).reshape(-1, 3)
 
 
-def initial_state(n_alternatives, log_threshold, keep_path=True):
+def initial_state(
+    n_alternatives: int, log_threshold: float, keep_path: bool = True
+) -> MonitorState:
     """The state before the first row: capital 1 everywhere.
 
     Examples
@@ -167,19 +177,19 @@ def initial_state(n_alternatives, log_threshold, keep_path=True):
     )
 
 
-def _log_g(t):
+def _log_g(t: FloatArray | float) -> FloatArray | np.float64:
     """``log g(t) = -log log(t + e)``."""
     return -np.log(np.log(t + np.e))
 
 
-def _log_start_weights(j):
+def _log_start_weights(j: FloatArray) -> FloatArray:
     """``log w_j`` for start times ``j >= 1``: ``w_j = g(j-1) - g(j)``, computed stably."""
     low = np.log(j - 1 + np.e)
     high = np.log(j + np.e)
     return np.log(np.log1p(1.0 / (j - 1 + np.e))) - np.log(low) - np.log(high)
 
 
-def log_factors(p, y, alternatives):
+def log_factors(p: FloatArray, y: AnyArray, alternatives: FloatArray) -> FloatArray:
     """Log betting factors, shape (n, K): ``log(q/p)`` where ``y = 1``, ``log((1-q)/(1-p))``
     where ``y = 0``, for clean ``p`` in [0, 1] and ``y`` in {0, 1}.
 
@@ -201,7 +211,7 @@ def log_factors(p, y, alternatives):
     sign = np.where(positive, 1.0, -1.0)[:, None]
     # log q where y = 1, log(1 - q) where y = 0, with logit q = a + b z
     eta = sign * (alternatives[:, 1] + alternatives[:, 2] * z)
-    out = log_expit(eta) - np.where(positive, log_p, log_1mp)[:, None]
+    out: FloatArray = log_expit(eta) - np.where(positive, log_p, log_1mp)[:, None]
     binned = alternatives[:, 0] >= 0
     if binned.any():
         n_bins = int(alternatives[binned, 0].max()) + 1
@@ -211,7 +221,9 @@ def log_factors(p, y, alternatives):
     return out
 
 
-def advance(state, p, y, alternatives):
+def advance(
+    state: MonitorState, p: FloatArray, y: AnyArray, alternatives: FloatArray
+) -> tuple[MonitorState, FloatArray]:
     """The state after the rows ``(p, y)``, and the log martingale after each of them.
 
     Parameters
@@ -275,7 +287,13 @@ def advance(state, p, y, alternatives):
     return new, path
 
 
-def _combine(log_wealth, log_start, t):
+@overload
+def _combine(log_wealth: FloatArray, log_start: FloatArray, t: FloatArray) -> FloatArray: ...
+@overload
+def _combine(log_wealth: FloatArray, log_start: FloatArray, t: float) -> np.float64: ...
+def _combine(
+    log_wealth: FloatArray, log_start: FloatArray, t: FloatArray | float
+) -> FloatArray | np.float64:
     """``log M_t`` from the running sums (rows of ``log_wealth`` and ``log_start``) at ``t``."""
     with np.errstate(invalid="ignore"):
         combined = log_wealth + log_start
@@ -285,10 +303,11 @@ def _combine(log_wealth, log_start, t):
     with np.errstate(over="ignore", invalid="ignore"):
         total = np.sum(np.exp(combined - top), axis=-1)
         mixed = np.log(total) + top[..., 0] - np.log(log_wealth.shape[-1])
-    return np.logaddexp(mixed, _log_g(t))
+    log_m: FloatArray | np.float64 = np.logaddexp(mixed, _log_g(t))
+    return log_m
 
 
-def current_log_martingale(state):
+def current_log_martingale(state: MonitorState) -> float:
     """The log martingale after the last row of ``state`` (0 before the first).
 
     Examples

@@ -15,8 +15,14 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from venncal._typing import AnyArray, ArrayLike, FloatArray
 
 __all__ = [
     "CountTable",
@@ -52,25 +58,25 @@ class CountTable:
         are above 2^960).
     """
 
-    values: np.ndarray
-    n0: np.ndarray
-    n1: np.ndarray
+    values: FloatArray
+    n0: AnyArray
+    n1: AnyArray
     n_examples: float
     exponent: int = 0
 
     @property
-    def n_distinct(self):
+    def n_distinct(self) -> int:
         """The number of distinct scores."""
         return int(self.values.shape[0])
 
-    def weights(self):
+    def weights(self) -> tuple[AnyArray, AnyArray]:
         """Return ``(n0, n1)`` in the units of the weights (may overflow past 1.8e308)."""
         if not self.exponent:
             return self.n0, self.n1
         with np.errstate(over="ignore"):
             return np.ldexp(self.n0, self.exponent), np.ldexp(self.n1, self.exponent)
 
-    def rows(self, *, absolute=True):
+    def rows(self, *, absolute: bool = True) -> tuple[FloatArray, npt.NDArray[np.int8], AnyArray]:
         """Return the table as aggregated rows ``(scores, y01, weight)``, negatives first.
 
         One row per distinct score and class of positive weight, in the units of the weights
@@ -83,7 +89,9 @@ class CountTable:
         return scores, y01, np.concatenate([w0[neg], w1[pos]])
 
 
-def _sum_groups(s, y01, w):
+def _sum_groups(
+    s: FloatArray, y01: AnyArray, w: FloatArray
+) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Sort rows by score and sum the weight of each class per distinct score."""
     order = np.argsort(s, kind="stable")
     s = s[order]
@@ -96,7 +104,13 @@ def _sum_groups(s, y01, w):
     return s[start], n0, n1
 
 
-def count_table(scores, y01, sample_weight=None, *, counts=False):
+def count_table(
+    scores: ArrayLike,
+    y01: ArrayLike,
+    sample_weight: ArrayLike | None = None,
+    *,
+    counts: bool = False,
+) -> CountTable:
     """Pool calibration rows into a :class:`CountTable`.
 
     Parameters
@@ -151,7 +165,9 @@ def count_table(scores, y01, sample_weight=None, *, counts=False):
     return CountTable(u, n0, n1, n_examples, exponent)
 
 
-def table_from_sums(values, n0, n1, n_examples):
+def table_from_sums(
+    values: ArrayLike, n0: ArrayLike, n1: ArrayLike, n_examples: float
+) -> CountTable:
     """Build a :class:`CountTable` from per-score class sums computed elsewhere.
 
     The sums (e.g. the result of a distributed ``groupby``) may come in any order and may
@@ -191,7 +207,7 @@ def table_from_sums(values, n0, n1, n_examples):
     return CountTable(v, n0, n1, float(n_examples), 0)
 
 
-def merge_count_tables(a, b):
+def merge_count_tables(a: CountTable, b: CountTable) -> CountTable:
     """Return the table of the union of the data behind two tables.
 
     Examples
@@ -215,14 +231,14 @@ def merge_count_tables(a, b):
     return CountTable(values, n0, n1, a.n_examples + b.n_examples, exponent)
 
 
-def check_decimals(decimals, *, owner):
+def check_decimals(decimals: object, *, owner: str) -> int | None:
     """Return ``decimals`` (None or an int in [-300, 300]) or raise naming the parameter."""
     if decimals is None:
         return None
     if (
         isinstance(decimals, bool)
         or not isinstance(decimals, numbers.Integral)
-        or not -300 <= decimals <= 300
+        or not -300 <= int(decimals) <= 300
     ):
         raise ValueError(
             f"The 'decimals' parameter of {owner} must be None or an integer in [-300, 300]. "
@@ -231,7 +247,7 @@ def check_decimals(decimals, *, owner):
     return int(decimals)
 
 
-def round_scores(scores, decimals):
+def round_scores(scores: FloatArray, decimals: int | None) -> FloatArray:
     """Round scores to ``decimals`` decimal places (half to even), safely at any magnitude.
 
     ``rint(s * 10**d) / 10**d`` (``rint(s / 10**-d) * 10**-d`` for negative ``d``), as

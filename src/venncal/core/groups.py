@@ -7,10 +7,17 @@ scikit-learn (:mod:`venncal.persistence._predictor`).
 from __future__ import annotations
 
 import warnings
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from venncal.exceptions import VenncalWarning, user_stacklevel
+
+if TYPE_CHECKING:
+    from collections.abc import Collection, Sequence
+
+    from venncal._typing import AnyArray, ArrayLike, FloatArray, IntArray
+    from venncal.core.venn_abers import IVAPTables
 
 __all__ = [
     "GROUP_FALLBACKS",
@@ -24,7 +31,9 @@ __all__ = [
 GROUP_FALLBACKS = ("error", "pooled")
 
 
-def check_groups(groups, n, *, name="groups", what="scores"):
+def check_groups(
+    groups: ArrayLike, n: int, *, name: str = "groups", what: str = "scores"
+) -> AnyArray:
     """Return group labels as a 1-D array of ``n`` integers or strings, or raise one line.
 
     ``name`` is the parameter that holds the groups and ``what`` the plural noun of the ``n``
@@ -70,7 +79,7 @@ def check_groups(groups, n, *, name="groups", what="scores"):
     return arr
 
 
-def group_rows(groups):
+def group_rows(groups: AnyArray) -> list[tuple[Any, IntArray]]:
     """``[(label, row indices)]`` of each distinct group, labels as Python scalars, sorted."""
     labels, inverse = np.unique(groups, return_inverse=True)
     order = np.argsort(inverse, kind="stable")
@@ -78,7 +87,7 @@ def group_rows(groups):
     return [(labels[k].item(), order[bounds[k] : bounds[k + 1]]) for k in range(labels.shape[0])]
 
 
-def unseen_groups(owner, unknown, fallback):
+def unseen_groups(owner: str, unknown: Sequence[Any], fallback: str) -> None:
     """Raise one line for groups not seen at fit (``fallback="error"``), or warn once, at the
     user's call, that they get the pooled predictor.
 
@@ -105,13 +114,21 @@ def unseen_groups(owner, unknown, fallback):
     )
 
 
-def grouped_interval(s, g, *, tables, fitted_groups, group_tables, pooled_groups):
+def grouped_interval(
+    s: FloatArray,
+    g: AnyArray,
+    *,
+    tables: IVAPTables,
+    fitted_groups: Sequence[Any],
+    group_tables: Sequence[IVAPTables],
+    pooled_groups: Collection[Any],
+) -> tuple[FloatArray, FloatArray, list[Any]]:
     """(p0, p1, unseen) of checked scores and group labels, each group by its own Venn-Abers
     tables; the groups not seen at fit (listed in ``unseen``) and those pooled at fit get the
     pooled ``tables``."""
     index = {label: k for k, label in enumerate(fitted_groups)}
     p0, p1 = np.empty(s.shape[0]), np.empty(s.shape[0])
-    unknown = []
+    unknown: list[Any] = []
     for label, rows in group_rows(g):
         if label in index:
             part = group_tables[index[label]]
@@ -124,8 +141,16 @@ def grouped_interval(s, g, *, tables, fitted_groups, group_tables, pooled_groups
 
 
 def venn_abers_interval(
-    s, groups, *, tables, fitted_groups, group_tables, pooled_groups, fallback, owner
-):
+    s: FloatArray,
+    groups: ArrayLike | None,
+    *,
+    tables: IVAPTables,
+    fitted_groups: Sequence[Any] | None,
+    group_tables: Sequence[IVAPTables] | None,
+    pooled_groups: Collection[Any] | None,
+    fallback: str,
+    owner: str,
+) -> tuple[FloatArray, FloatArray]:
     """(p0, p1) of checked scores of a binary Venn-Abers calibrator, within groups when it was
     fitted so (each group by its own tables, unseen groups as ``fallback`` says).
 
@@ -160,6 +185,8 @@ def venn_abers_interval(
         raise ValueError(
             f"{owner} was fitted within groups: pass groups= with the group of each test score."
         )
+    # fitted within groups: the groups' tables and the pooled groups are set with the groups
+    assert group_tables is not None and pooled_groups is not None
     p0, p1, unknown = grouped_interval(
         s,
         check_groups(groups, s.shape[0]),

@@ -27,6 +27,7 @@ References
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -41,6 +42,11 @@ from venncal._validation import (
 )
 from venncal.core._inputs import check_scores_y01, fill_fit_doc
 
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from venncal._typing import ArrayLike, FloatArray, IntArray
+
 __all__ = ["HistogramBinning", "fit_histogram", "fit_histogram_counts", "histogram_edges"]
 
 
@@ -49,7 +55,7 @@ __all__ = ["HistogramBinning", "fit_histogram", "fit_histogram_counts", "histogr
 _DENSE_BINS = 100_000
 
 
-def _uniform_edge(k, lo, hi, n_bins):
+def _uniform_edge(k: ArrayLike, lo: float, hi: float, n_bins: int) -> FloatArray:
     """The ``k``-th of ``n_bins + 1`` equally spaced edges over ``[lo, hi]``, for int arrays ``k``.
 
     ``lo + k (hi - lo) / n_bins`` rounded (as ``np.linspace`` does), computed without overflow
@@ -67,7 +73,7 @@ def _uniform_edge(k, lo, hi, n_bins):
     return np.where(kf >= n_bins, hi, np.clip(edge, lo, hi))
 
 
-def _uniform_bin(scores, lo, hi, n_bins):
+def _uniform_bin(scores: FloatArray, lo: float, hi: float, n_bins: int) -> npt.NDArray[np.int64]:
     """Index of the uniform bin ``[e_k, e_{k+1})`` holding each score, without the n_bins edges.
 
     A vectorised binary search for the largest ``k`` in ``[0, n_bins - 1]`` with
@@ -85,7 +91,12 @@ def _uniform_bin(scores, lo, hi, n_bins):
         right = np.where(active & ~below, mid, right)
 
 
-def histogram_edges(scores, n_bins=10, strategy="uniform", sample_weight=None):
+def histogram_edges(
+    scores: FloatArray,
+    n_bins: int = 10,
+    strategy: str = "uniform",
+    sample_weight: FloatArray | None = None,
+) -> FloatArray:
     """Return the bin edges of histogram binning.
 
     Parameters
@@ -170,23 +181,31 @@ class HistogramBinning:
         Weighted number of positives in each bin.
     """
 
-    edges: np.ndarray
-    values: np.ndarray
-    counts: np.ndarray
-    positives: np.ndarray
+    edges: FloatArray
+    values: FloatArray
+    counts: FloatArray
+    positives: FloatArray
 
-    def bin_index(self, scores):
+    def bin_index(self, scores: ArrayLike) -> IntArray:
         """Return the bin of each score, shape (m,), an integer in ``[0, n_bins)``."""
         return np.searchsorted(self.edges[1:-1], scores, side="right")
 
-    def predict(self, scores):
+    def predict(self, scores: ArrayLike) -> FloatArray:
         """Return the calibrated probability of each score, shape (m,)."""
         s = check_scores(scores, name="scores")
         return self.values[self.bin_index(s)]
 
 
 @fill_fit_doc
-def fit_histogram(scores, y01, sample_weight=None, *, n_bins=10, strategy="uniform", alpha=0.0):
+def fit_histogram(
+    scores: ArrayLike,
+    y01: ArrayLike,
+    sample_weight: ArrayLike | None = None,
+    *,
+    n_bins: int = 10,
+    strategy: str = "uniform",
+    alpha: float = 0.0,
+) -> HistogramBinning:
     """Fit histogram binning.
 
     Parameters
@@ -248,8 +267,16 @@ def fit_histogram(scores, y01, sample_weight=None, *, n_bins=10, strategy="unifo
 
 
 def fit_histogram_counts(
-    values, n0, n1, *, n_bins=10, strategy="uniform", alpha=0.0, mean_weight=1.0, unit=1.0
-):
+    values: ArrayLike,
+    n0: ArrayLike,
+    n1: ArrayLike,
+    *,
+    n_bins: int = 10,
+    strategy: str = "uniform",
+    alpha: float = 0.0,
+    mean_weight: float = 1.0,
+    unit: float = 1.0,
+) -> HistogramBinning:
     """Fit histogram binning on pooled calibration data: distinct scores with class counts.
 
     The fit of :func:`fit_histogram` on rows that pool to these counts. Bin counts are sums of
@@ -302,4 +329,7 @@ def fit_histogram_counts(
         out = (positives + a) / (counts + 2.0 * a)
     out = np.where(counts > 0, out, overall)
     with np.errstate(over="ignore"):
-        return HistogramBinning(edges, out, counts * unit, positives * unit)
+        # bincount with weights is float64 (numpy's stubs type it as an integer array)
+        return HistogramBinning(
+            edges, out, cast("FloatArray", counts * unit), cast("FloatArray", positives * unit)
+        )

@@ -8,6 +8,7 @@ calibration pairs, with tied scores pooled into one point.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -20,6 +21,11 @@ from venncal._validation import (
 )
 from venncal.core._jit import HAVE_NUMBA, jit
 
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from venncal._typing import AnyArray, ArrayLike, FloatArray
+
 __all__ = [
     "isotonic_regression",
     "fit_isotonic",
@@ -30,7 +36,7 @@ __all__ = [
 
 
 @jit
-def _pava(y, w):
+def _pava(y: FloatArray, w: FloatArray) -> tuple[FloatArray, FloatArray, npt.NDArray[np.int64]]:
     """Pool adjacent violators on ordered values ``y`` with positive weights ``w``.
 
     Returns the block means, block weights and the end index (exclusive) of each block.
@@ -54,7 +60,7 @@ def _pava(y, w):
     return mean[: b + 1], weight[: b + 1], end[: b + 1]
 
 
-def isotonic_regression(y, sample_weight=None):
+def isotonic_regression(y: ArrayLike, sample_weight: ArrayLike | None = None) -> FloatArray:
     """Return the non-decreasing least-squares fit to values given in order.
 
     Parameters
@@ -97,7 +103,9 @@ def isotonic_regression(y, sample_weight=None):
     return np.repeat(mean, np.diff(end, prepend=0))
 
 
-def group_scores(scores, y, sample_weight=None):
+def group_scores(
+    scores: FloatArray, y: AnyArray, sample_weight: FloatArray | None = None
+) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Pool tied scores: return the distinct sorted scores with their weights and label sums.
 
     Parameters
@@ -155,10 +163,10 @@ class IsotonicStepFunction:
         Fitted (non-decreasing) values at ``x``.
     """
 
-    x: np.ndarray
-    y: np.ndarray
+    x: FloatArray
+    y: FloatArray
 
-    def predict(self, t, rule="interpolate"):
+    def predict(self, t: ArrayLike, rule: str = "interpolate") -> FloatArray:
         """Evaluate the calibrator at test scores.
 
         Parameters
@@ -189,7 +197,7 @@ class IsotonicStepFunction:
 
 
 @jit
-def _interpolate_kernel(x, y, t):
+def _interpolate_kernel(x: FloatArray, y: FloatArray, t: FloatArray) -> FloatArray:
     """Compiled :func:`interpolate_monotone`: binary search and convex combination per point."""
     k = x.shape[0]
     out = np.empty(t.shape[0])
@@ -223,7 +231,7 @@ def _interpolate_kernel(x, y, t):
     return out
 
 
-def _interpolate_numpy(x, y, t):
+def _interpolate_numpy(x: FloatArray, y: FloatArray, t: FloatArray) -> FloatArray:
     k = x.shape[0]
     hi = np.clip(np.searchsorted(x, t, side="right"), 1, k - 1)
     lo = hi - 1
@@ -239,7 +247,7 @@ def _interpolate_numpy(x, y, t):
     return np.clip(yl + lam * (yh - yl), yl, yh)
 
 
-def interpolate_monotone(x, y, t):
+def interpolate_monotone(x: FloatArray, y: FloatArray, t: FloatArray) -> FloatArray:
     """Interpolate linearly between points of a non-decreasing function, safely.
 
     Unlike ``np.interp``, which forms the slope ``dy / dx`` and fails on gaps so small that
@@ -275,7 +283,9 @@ def interpolate_monotone(x, y, t):
     return _interpolate_numpy(x, y, t)  # pragma: no cover
 
 
-def fit_isotonic(scores, y, sample_weight=None):
+def fit_isotonic(
+    scores: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None
+) -> IsotonicStepFunction:
     """Fit the isotonic calibrator to calibration pairs, pooling tied scores.
 
     Parameters
