@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 
-def fill_docstring(func, docs):
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from typing import Any, TypeVar
+
+    F = TypeVar("F", bound=Callable[..., Any])
+
+
+def fill_docstring(func: F, docs: Mapping[str, str]) -> F:
     """Put the descriptions of ``docs`` (name to text) into the docstring of ``func``.
 
     A docstring line holding ``{name}`` or ``{name, other, ...}`` alone is replaced by those
@@ -26,7 +34,7 @@ def fill_docstring(func, docs):
     """
     if func.__doc__ is None:  # docstrings stripped (python -OO)
         return func
-    lines = []
+    lines: list[str] = []
     for line in func.__doc__.split("\n"):
         key = line.strip()
         names = [n.strip() for n in key[1:-1].split(",")]

@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from venncal._validation import check_consistent_length, check_scores
 from venncal.core._docs import fill_docstring
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any, TypeVar
+
+    from venncal._typing import AnyArray, ArrayLike, FloatArray
+
+    F = TypeVar("F", bound=Callable[..., Any])
 
 #: Descriptions of the fitters' shared parameters, put into docstrings by :func:`fill_fit_doc`.
 FIT_DOCS = {
@@ -16,14 +26,14 @@ FIT_DOCS = {
 }
 
 
-def fill_fit_doc(func):
+def fill_fit_doc(func: F) -> F:
     """Decorator: the descriptions of :data:`FIT_DOCS` put into ``func``'s docstring, each in
     place of a line ``{name}`` or ``{name, other, ...}`` (see
     :func:`venncal.core._docs.fill_docstring`)."""
     return fill_docstring(func, FIT_DOCS)
 
 
-def check_scores_y01(scores, y01):
+def check_scores_y01(scores: ArrayLike, y01: ArrayLike) -> tuple[FloatArray, AnyArray]:
     """Validate ``scores`` and the 0/1 labels ``y01`` of a fitter; return them as arrays.
 
     ``scores`` must be finite numbers (see :func:`venncal._validation.check_scores`) and ``y01``
@@ -48,7 +58,7 @@ def check_scores_y01(scores, y01):
     return s, y
 
 
-def check_one_of(value, options, *, name, owner):
+def check_one_of(value: object, options: Sequence[str], *, name: str, owner: str) -> None:
     """Raise a ``ValueError`` naming ``owner`` and the parameter unless ``value`` is among
     ``options``.
 

@@ -8,13 +8,34 @@ integers (any other weights, exact but slower).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from venncal.core._jit import jit
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any, TypeAlias
+
+    import numpy as np
+    import numpy.typing as npt
+
+    from venncal._typing import FloatArray
+
+    #: Integer coordinates of a cumulative-sum diagram (exact geometry).
+    CountArray: TypeAlias = npt.NDArray[np.int32] | npt.NDArray[np.int64]
+    #: Coordinates of a cumulative-sum diagram: integers, or float64 for weights of moderate
+    #: range.
+    Coordinates: TypeAlias = npt.NDArray[np.int32] | npt.NDArray[np.int64] | FloatArray
+    #: One coordinate, as the Python version of a kernel sees it.
+    Coordinate: TypeAlias = np.integer[Any] | np.floating[Any]
 
 __all__ = ["merge_sorted_groups", "hull_sweep", "hull_sweep_exact", "compensated_cumsum"]
 
 
 @jit
-def merge_sorted_groups(neg, pos, u, cw, ca):
+def merge_sorted_groups(
+    neg: FloatArray, pos: FloatArray, u: FloatArray, cw: CountArray, ca: CountArray
+) -> int:
     """Merge the sorted scores of negatives and positives into distinct-score groups.
 
     Writes the distinct scores into ``u`` and the cumulative counts and cumulative positives of
@@ -48,7 +69,9 @@ def merge_sorted_groups(neg, pos, u, cw, ca):
 
 
 @jit
-def _point(cw, ca, idx, k, mirror):
+def _point(
+    cw: Coordinates, ca: Coordinates, idx: int, k: int, mirror: bool
+) -> tuple[Coordinate, Coordinate]:
     """Coordinates of stack entry ``idx``: P_j for idx = j <= k, L_j = P_j - (1, 1) for
     idx = k + 1 + j. With ``mirror`` the diagram is that of (-s, 1 - y): groups reversed and
     labels flipped."""
@@ -66,7 +89,7 @@ def _point(cw, ca, idx, k, mirror):
 
 
 @jit
-def _push_left(sx, sy, top, x, y):
+def _push_left(sx: Coordinates, sy: Coordinates, top: int, x: Coordinate, y: Coordinate) -> int:
     """Push (x, y) onto the left end of a lower hull kept on the stacks (top = leftmost).
 
     First pops the top while it lies on or above the segment from the new point to the vertex
@@ -84,7 +107,14 @@ def _push_left(sx, sy, top, x, y):
 
 
 @jit
-def hull_sweep(cw, ca, sx, sy, out, mirror):
+def hull_sweep(
+    cw: Coordinates,
+    ca: Coordinates,
+    sx: Coordinates,
+    sy: Coordinates,
+    out: FloatArray,
+    mirror: bool,
+) -> None:
     """p1 (or, with ``mirror``, p0) for every gap by one stack sweep.
 
     ``cw`` and ``ca`` hold the cumulative weights W_0 = 0, ..., W_k and positives A_0 = 0, ...,
@@ -120,7 +150,7 @@ def hull_sweep(cw, ca, sx, sy, out, mirror):
 
 
 @jit
-def compensated_cumsum(v, out):
+def compensated_cumsum(v: FloatArray, out: FloatArray) -> None:
     """Cumulative sums of ``v`` into ``out[1:]`` (``out[0] = 0``), each within about one
     rounding of the exact sum however long ``v`` is (Neumaier's compensated summation)."""
     total = 0.0
@@ -137,7 +167,7 @@ def compensated_cumsum(v, out):
         out[i + 1] = total + comp
 
 
-def hull_sweep_exact(cw, ca, unit, mirror):
+def hull_sweep_exact(cw: Sequence[int], ca: Sequence[int], unit: int, mirror: bool) -> list[float]:
     """:func:`hull_sweep` on Python integers: exact for coordinates of any size.
 
     ``cw`` and ``ca`` are sequences of Python ints (the diagram scaled so that every weight is
@@ -146,7 +176,7 @@ def hull_sweep_exact(cw, ca, unit, mirror):
     """
     k = len(cw) - 1
 
-    def point(idx):
+    def point(idx: int) -> tuple[int, int]:
         j = idx if idx <= k else idx - k - 1
         if mirror:
             x = cw[k] - cw[k - j]
@@ -158,9 +188,10 @@ def hull_sweep_exact(cw, ca, unit, mirror):
             return x - unit, y - unit
         return x, y
 
-    sx, sy = [], []
+    sx: list[int] = []
+    sy: list[int] = []
 
-    def push(x, y):
+    def push(x: int, y: int) -> None:
         while len(sx) >= 2 and (sx[-2] - x) * (sy[-1] - y) - (sy[-2] - y) * (sx[-1] - x) >= 0:
             sx.pop()
             sy.pop()

@@ -20,10 +20,20 @@ cells next to a breakpoint (about 3 cells in ``_CELLS_PER_BREAK_NUMPY``) fall ba
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from venncal.core._jit import HAVE_NUMBA, jit
+
+if TYPE_CHECKING:
+    from typing import Literal, TypeVar
+
+    import numpy.typing as npt
+
+    from venncal._typing import AnyArray, FloatArray, IntArray
+
+    ScalarT = TypeVar("ScalarT", bound=np.generic)
 
 __all__ = ["CellTable", "step_lookup", "use_kernel", "warm"]
 
@@ -76,7 +86,7 @@ class CellTable:
     array([0.1, 0.2, 0.3, 0.3, 0.4])
     """
 
-    def __init__(self, lo, hi, n_breaks):
+    def __init__(self, lo: float, hi: float, n_breaks: int) -> None:
         self.lo = float(lo)
         cells = int(min(_MAX_CELLS_NUMPY, max(_MIN_CELLS_NUMPY, _CELLS_PER_BREAK_NUMPY * n_breaks)))
         width = float(hi) - self.lo
@@ -90,7 +100,7 @@ class CellTable:
         self.scale = cells / width if cells >= 16 else 0.0
         self.is_usable = cells >= 16 and np.isfinite(self.scale) and self.scale > 0
 
-    def cells_of(self, t):
+    def cells_of(self, t: FloatArray) -> IntArray:
         """The (clipped, offset) cell of each score: an intp array for :meth:`lookup`."""
         f = np.subtract(t, self.lo)
         with np.errstate(over="ignore", invalid="ignore"):
@@ -99,9 +109,9 @@ class CellTable:
         np.add(f, _PAD, out=f)
         return f.astype(np.intp)
 
-    def table(self, breaks, *, right):
+    def table(self, breaks: FloatArray, *, right: bool) -> npt.NDArray[np.int32]:
         """The answer in each cell (the index ``np.searchsorted`` gives), or -1 if not one."""
-        side = "right" if right else "left"
+        side: Literal["left", "right"] = "right" if right else "left"
         k = np.arange(-_PAD - 1, self.cells + _PAD + 2, dtype=np.float64)
         with np.errstate(over="ignore"):
             edges = self.lo + k / self.scale
@@ -113,18 +123,36 @@ class CellTable:
         out[-1] = breaks.shape[0]  # above every edge: above hi
         return out
 
-    def lookup(self, breaks, values, table, cells, t, *, right):
+    def lookup(
+        self,
+        breaks: FloatArray,
+        values: npt.NDArray[ScalarT],
+        table: npt.NDArray[np.int32],
+        cells: IntArray,
+        t: FloatArray,
+        *,
+        right: bool,
+    ) -> npt.NDArray[ScalarT]:
         """``values[np.searchsorted(breaks, t, side)]`` from the cells of ``t``."""
         idx = table[cells]
         miss = np.flatnonzero(idx < 0)
         if miss.shape[0]:
-            side = "right" if right else "left"
+            side: Literal["left", "right"] = "right" if right else "left"
             idx[miss] = np.searchsorted(breaks, t[miss], side=side)
         return values[idx]
 
 
 @jit
-def _lookup(breaks, values, lo, scale, starts, right, t, out):
+def _lookup(
+    breaks: FloatArray,
+    values: AnyArray,
+    lo: float,
+    scale: float,
+    starts: npt.NDArray[np.int64],
+    right: bool,
+    t: FloatArray,
+    out: AnyArray,
+) -> None:
     """out[j] = values[number of breaks <= t[j] (right) or < t[j] (not right)]."""
     n = breaks.shape[0]
     cells = starts.shape[0] - 1
@@ -167,7 +195,7 @@ def _lookup(breaks, values, lo, scale, starts, right, t, out):
         out[j] = values[a]
 
 
-def _grid(breaks):
+def _grid(breaks: FloatArray) -> tuple[npt.NDArray[np.int64], float, float]:
     """Start index for each grid cell, the grid's origin and cells per unit of score."""
     n = breaks.shape[0]
     cells = int(min(_MAX_CELLS, max(16, _CELLS_PER_BREAK * n)))
@@ -181,7 +209,9 @@ def _grid(breaks):
     return np.searchsorted(breaks, edges, side="left").astype(np.int64), lo, scale
 
 
-def step_lookup(breaks, values, t, *, right):
+def step_lookup(
+    breaks: FloatArray, values: npt.NDArray[ScalarT], t: FloatArray, *, right: bool
+) -> npt.NDArray[ScalarT]:
     """``values[np.searchsorted(breaks, t, side="right" if right else "left")]``, exactly.
 
     Parameters
@@ -208,7 +238,7 @@ def step_lookup(breaks, values, t, *, right):
     >>> step_lookup(breaks, values, np.array([-1.0, 1.0, 1.5, 9.0]), right=False)
     array([0.1, 0.2, 0.3, 0.4])
     """
-    side = "right" if right else "left"
+    side: Literal["left", "right"] = "right" if right else "left"
     if breaks.shape[0] == 0:
         return np.full(t.shape[0], values[0])
     if not use_kernel(t.shape[0]):
@@ -223,12 +253,12 @@ def step_lookup(breaks, values, t, *, right):
     return out
 
 
-def use_kernel(m):
+def use_kernel(m: int) -> bool:
     """Whether a lookup of ``m`` scores should use the compiled kernel (else the numpy grid)."""
     return HAVE_NUMBA and (m >= KERNEL_MIN or "numba" in sys.modules)
 
 
-def warm():
+def warm() -> None:
     """Load the compiled search now (for a caller about to look up many scores in chunks)."""
     if HAVE_NUMBA:
         breaks, t = np.zeros(1), np.zeros(1)

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
+if TYPE_CHECKING:
+    from venncal._typing import FloatArray
 
-def distinct_cumulative_share(values, weights):
+
+def distinct_cumulative_share(
+    values: FloatArray, weights: FloatArray
+) -> tuple[FloatArray, FloatArray]:
     """Distinct sorted values and the cumulative share of the weight at each of them.
 
     Returns ``u``, the distinct values in increasing order, and ``cum``, where ``cum[k]`` is

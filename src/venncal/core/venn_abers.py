@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import itertools
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -23,6 +24,20 @@ from venncal.core._ivap_kernels import (
     hull_sweep_exact,
     merge_sorted_groups,
 )
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    import numpy.typing as npt
+
+    from venncal._typing import AnyArray, ArrayLike, FloatArray
+    from venncal.core._ivap_kernels import Coordinates, CountArray
+    from venncal.core._step_lookup import CellTable
+
+    #: Coordinates of a diagram: an array, or Python ints on the exact route.
+    _Diagram: TypeAlias = Coordinates | list[int]
+    #: The hull stacks and the output buffer of a sweep.
+    _Scratch: TypeAlias = tuple[Coordinates, Coordinates, FloatArray]
 
 __all__ = ["IVAPTables", "ivap_fit", "ivap_fit_counts", "ivap_gap_values", "FLOAT_ROUTE_ATOL"]
 
@@ -38,7 +53,7 @@ _FLOAT_MAX_RATIO = 2.0**28
 FLOAT_ROUTE_ATOL = 8 * np.finfo(np.float64).eps * _FLOAT_MAX_RATIO
 
 
-def _unit_diagram(s, y01):
+def _unit_diagram(s: FloatArray, y01: AnyArray) -> tuple[FloatArray, CountArray, CountArray]:
     """Distinct sorted scores and the integer cumulative-sum diagram of unweighted input."""
     n = s.shape[0]
     pos = y01.astype(bool)
@@ -55,7 +70,7 @@ def _unit_diagram(s, y01):
     return u[:k], cw[: k + 1], ca[: k + 1]
 
 
-def _scaled_ints(values):
+def _scaled_ints(values: AnyArray) -> tuple[npt.NDArray[np.object_], int]:
     """Python ints ``m`` and a power of two ``d`` with ``values == m / d`` exactly."""
     if values.dtype.kind in "iu":
         return np.array([int(v) for v in values], dtype=object), 1
@@ -64,7 +79,7 @@ def _scaled_ints(values):
     return np.array([num * (d // den) for num, den in ratios], dtype=object), d
 
 
-def _route(w):
+def _route(w: FloatArray) -> str:
     """'int64', 'float' or 'exact': the geometry that is exact (or accurate) for these weights."""
     with np.errstate(over="ignore"):
         total = float(np.sum(w))
@@ -77,7 +92,9 @@ def _route(w):
     return "exact"
 
 
-def _diagram(s, y01, w):
+def _diagram(
+    s: FloatArray, y01: AnyArray, w: FloatArray | None
+) -> tuple[FloatArray, _Diagram, _Diagram, float]:
     """Distinct sorted scores, the cumulative-sum diagram (W_j, A_j), j = 0..k, and the test
     object's weight on its scale.
 
@@ -109,33 +126,37 @@ def _diagram(s, y01, w):
     return s[start], _cumulative_float(weight), _cumulative_float(positives), 1.0
 
 
-def _cumulative(v):
+def _cumulative(v: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
     out = np.empty(v.shape[0] + 1, dtype=v.dtype)
     out[0] = 0
     np.cumsum(v, out=out[1:])
     return out
 
 
-def _cumulative_float(v):
+def _cumulative_float(v: AnyArray) -> FloatArray:
     out = np.empty(v.shape[0] + 1)
     compensated_cumsum.for_size(v.shape[0])(np.ascontiguousarray(v, dtype=np.float64), out)
     return out
 
 
-def _cumulative_exact(v):
+def _cumulative_exact(v: npt.NDArray[np.object_]) -> list[int]:
     return [0, *itertools.accumulate(int(x) for x in v)]
 
 
-def _scratch(cw):
+def _scratch(cw: Coordinates) -> _Scratch:
     """Two hull stacks of the coordinates' type, and an output buffer."""
     k = len(cw) - 1
     return np.empty(k + 2, dtype=cw.dtype), np.empty(k + 2, dtype=cw.dtype), np.empty(k + 1)
 
 
-def _sweep(cw, ca, unit, mirror, scratch):
+def _sweep(
+    cw: _Diagram, ca: _Diagram, unit: float, mirror: bool, scratch: _Scratch | None
+) -> FloatArray:
     """p1 (p0 with ``mirror``) in every gap, through the route the coordinates' type says."""
     if isinstance(cw, list):
+        assert isinstance(ca, list) and isinstance(unit, int)  # the exact route's types
         return np.array(hull_sweep_exact(cw, ca, unit, mirror), dtype=np.float64)
+    assert not isinstance(ca, list) and scratch is not None  # the array routes' types
     sx, sy, out = scratch
     hull_sweep.for_size(cw.shape[0])(cw, ca, sx, sy, out, mirror)
     if cw.dtype.kind == "f":  # rounding may carry a slope of 0 or 1 just past it
@@ -143,7 +164,7 @@ def _sweep(cw, ca, unit, mirror, scratch):
     return out
 
 
-def ivap_gap_values(weight, positives):
+def ivap_gap_values(weight: ArrayLike, positives: ArrayLike) -> tuple[FloatArray, FloatArray]:
     """p0 and p1 for a test score in each gap between the distinct calibration scores.
 
     Parameters
@@ -172,6 +193,10 @@ def ivap_gap_values(weight, positives):
     weight = np.asarray(weight)
     positives = np.asarray(positives)
     route = _route(weight.astype(np.float64))
+    cw: _Diagram
+    ca: _Diagram
+    unit: float
+    scratch: _Scratch | None
     if route == "exact":
         ints, unit = _scaled_ints(np.r_[weight, positives])
         k = weight.shape[0]
@@ -188,7 +213,7 @@ def ivap_gap_values(weight, positives):
     return v0, v1
 
 
-def _compress(u, v):
+def _compress(u: FloatArray, v: FloatArray) -> tuple[FloatArray, FloatArray]:
     """Keep only the breakpoints of a step table where its value changes."""
     changes = v[1:] != v[:-1]
     return u[changes], np.concatenate([v[:1], v[1:][changes]])
@@ -217,14 +242,14 @@ class IVAPTables:
         The number of distinct calibration scores.
     """
 
-    breaks0: np.ndarray
-    values0: np.ndarray
-    breaks1: np.ndarray
-    values1: np.ndarray
+    breaks0: FloatArray
+    values0: FloatArray
+    breaks1: FloatArray
+    values1: FloatArray
     n_calibration: float
     n_distinct: int
 
-    def predict(self, t):
+    def predict(self, t: ArrayLike) -> tuple[FloatArray, FloatArray]:
         """Return (p0, p1) for test scores.
 
         Parameters
@@ -240,7 +265,7 @@ class IVAPTables:
         t = check_scores(t, name="scores", min_samples=0)
         return self.predict_unchecked(t)
 
-    def predict_unchecked(self, t):
+    def predict_unchecked(self, t: FloatArray) -> tuple[FloatArray, FloatArray]:
         """Like :meth:`predict` for a clean float64 array (no checks).
 
         From ``_FAST_LOOKUP_MIN`` test scores on, against tables of 64 breakpoints or more,
@@ -268,7 +293,9 @@ class IVAPTables:
         return p0, p1
 
     @functools.cached_property
-    def _cell_tables(self):
+    def _cell_tables(
+        self,
+    ) -> tuple[CellTable, npt.NDArray[np.int32], npt.NDArray[np.int32]] | None:
         """The numpy grid of both tables (:class:`~venncal.core._step_lookup.CellTable`) and
         their cells' answers, built on first use; None when the grid cannot serve."""
         from venncal.core._step_lookup import CellTable
@@ -280,14 +307,16 @@ class IVAPTables:
             return None
         return cells, cells.table(self.breaks0, right=True), cells.table(self.breaks1, right=False)
 
-    def __getstate__(self):
+    def __getstate__(self) -> dict[str, Any]:
         """The fields only: the lookup grid is rebuilt when needed, not pickled."""
         state = dict(self.__dict__)
         state.pop("_cell_tables", None)
         return state
 
 
-def ivap_fit(scores, y01, sample_weight=None):
+def ivap_fit(
+    scores: ArrayLike, y01: ArrayLike, sample_weight: ArrayLike | None = None
+) -> IVAPTables:
     """Fit an inductive (pre-trained) Venn-Abers predictor to calibration scores.
 
     Parameters
@@ -352,7 +381,7 @@ def ivap_fit(scores, y01, sample_weight=None):
     return IVAPTables(b0, vals0, b1, vals1, total, int(u.shape[0]))
 
 
-def ivap_fit_counts(values, n0, n1):
+def ivap_fit_counts(values: ArrayLike, n0: ArrayLike, n1: ArrayLike) -> IVAPTables:
     """Fit an inductive Venn-Abers predictor on pooled data: distinct scores with class counts.
 
     The predictor :func:`ivap_fit` gives on rows that pool to these counts: integer counts
@@ -382,6 +411,9 @@ def ivap_fit_counts(values, n0, n1):
     values = np.asarray(values, dtype=np.float64)
     n0, n1 = np.asarray(n0), np.asarray(n1)
     weight = n0 + n1
+    cw: _Diagram
+    ca: _Diagram
+    unit: float
     if weight.dtype.kind in "iu" and int(weight.sum()) <= _INT64_EXACT_TOTAL:
         cw = _cumulative(weight.astype(np.int64, copy=False))
         ca, unit = _cumulative(n1.astype(np.int64, copy=False)), 1
