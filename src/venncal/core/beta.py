@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.special import expit
@@ -49,6 +50,11 @@ from venncal._validation import (
 )
 from venncal.core._inputs import check_one_of, check_scores_y01, fill_fit_doc
 from venncal.exceptions import VenncalWarning
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from venncal._typing import AnyArray, ArrayLike, FloatArray
 
 __all__ = [
     "BETA_PARAMETERS",
@@ -69,7 +75,7 @@ _EPS = float(np.finfo(np.float64).eps)
 _LN2 = float(np.log(2.0))
 
 
-def beta_features(scores, score_scale="probability"):
+def beta_features(scores: ArrayLike, score_scale: str = "probability") -> FloatArray:
     """Return the features ``ln s`` and ``-ln(1 - s)``, shape (n, 2).
 
     Parameters
@@ -90,7 +96,7 @@ def beta_features(scores, score_scale="probability"):
     return np.column_stack(_feature_columns(scores, score_scale))
 
 
-def _feature_columns(scores, score_scale):
+def _feature_columns(scores: ArrayLike, score_scale: str) -> tuple[FloatArray, FloatArray]:
     """The two features of :func:`beta_features` as two 1-D arrays."""
     if score_scale == "logit":
         f = np.asarray(scores, dtype=np.float64)
@@ -99,7 +105,9 @@ def _feature_columns(scores, score_scale):
     return np.log(s), -np.log1p(-s)
 
 
-def check_beta_scores(scores, score_scale="probability", *, method="Beta calibration"):
+def check_beta_scores(
+    scores: FloatArray, score_scale: str = "probability", *, method: str = "Beta calibration"
+) -> None:
     """Raise a one-line ValueError if probability-scale scores leave [0, 1].
 
     ``method`` names the calibration in the message (other maps of ``logit(s)`` share the
@@ -149,7 +157,7 @@ class BetaMap:
     converged: bool = True
 
     @property
-    def m(self):
+    def m(self) -> float | None:
         """The midpoint ``m`` with ``mu(m) = 1/2``, or None if the map never crosses 1/2."""
         a, b, c = self.a, self.b, self.c
         if a == 0.0 and b == 0.0:
@@ -157,9 +165,9 @@ class BetaMap:
         # a ln m - b ln(1 - m) + c is increasing in m; bisect on the logit scale for accuracy
         lo, hi = -745.0, 745.0
 
-        def g(t):
-            ln_m = -np.logaddexp(0.0, -t)
-            ln_1m = -np.logaddexp(0.0, t)
+        def g(t: float) -> np.float64:
+            ln_m: np.float64 = -np.logaddexp(0.0, -t)
+            ln_1m: np.float64 = -np.logaddexp(0.0, t)
             return a * ln_m - b * ln_1m + c
 
         if g(lo) > 0.0 or g(hi) < 0.0:
@@ -172,19 +180,30 @@ class BetaMap:
                 hi = mid
         return float(expit(0.5 * (lo + hi)))
 
-    def predict(self, scores):
+    def predict(self, scores: ArrayLike) -> FloatArray:
         """Return ``mu(s)`` for each score, shape (m,)."""
         f = beta_features(scores, self.score_scale)
-        return expit(self.a * f[:, 0] + self.b * f[:, 1] + self.c)
+        mu: FloatArray = expit(self.a * f[:, 0] + self.b * f[:, 1] + self.c)
+        return mu
 
 
-def _nll(z, y, w):
+def _nll(z: FloatArray, y: AnyArray, w: FloatArray) -> float:
     """Weighted negative log-likelihood of labels ``y`` under ``expit(z)``, free of overflow."""
     # -[y log p + (1 - y) log(1 - p)] = log(1 + e^z) - y z
     return float(np.sum(w * (np.logaddexp(0.0, z) - y * z)))
 
 
-def fit_logistic(X, y, w, *, offset=None, max_iter=100, rcond=1e-12, min_step=1e-10, polish=False):
+def fit_logistic(
+    X: ArrayLike,
+    y: AnyArray,
+    w: FloatArray | None,
+    *,
+    offset: ArrayLike | None = None,
+    max_iter: int = 100,
+    rcond: float = 1e-12,
+    min_step: float = 1e-10,
+    polish: bool = False,
+) -> tuple[FloatArray, int, bool]:
     """Maximum-likelihood logistic regression by Newton's method with backtracking.
 
     Parameters
@@ -238,13 +257,15 @@ def fit_logistic(X, y, w, *, offset=None, max_iter=100, rcond=1e-12, min_step=1e
     )
 
 
-def _dot(a, b):
+def _dot(a: FloatArray, b: FloatArray) -> float:
     """``sum(a * b)`` of two 1-D arrays in one pass, without BLAS (whose threads cost more CPU
     time than the sum on a shared machine)."""
     return float(np.einsum("i,i->", a, b))
 
 
-def _loss_and_probability(z, y, w):
+def _loss_and_probability(
+    z: FloatArray, y: AnyArray, w: FloatArray | None
+) -> tuple[float, FloatArray]:
     """The negative log-likelihood of ``y`` under ``expit(z)``, and ``expit(z)``, from one
     exponential: with ``e = exp(-|z|)``, ``log(1 + e^z) = max(z, 0) + log1p(e)`` and
     ``expit(z)`` is ``1 / (1 + e)`` for ``z >= 0``, ``e / (1 + e)`` otherwise."""
@@ -260,8 +281,16 @@ def _loss_and_probability(z, y, w):
 
 
 def _fit_columns(
-    columns, y, w, *, offset=None, max_iter=100, rcond=1e-12, min_step=1e-10, polish=False
-):
+    columns: Sequence[FloatArray],
+    y: AnyArray,
+    w: FloatArray | None,
+    *,
+    offset: ArrayLike | None = None,
+    max_iter: int = 100,
+    rcond: float = 1e-12,
+    min_step: float = 1e-10,
+    polish: bool = False,
+) -> tuple[FloatArray, int, bool]:
     """:func:`fit_logistic` on the features as a list of 1-D columns (``w=None``: unit
     weights). Each Newton step is a few vectorised passes: the linear predictor, one
     exponential for both the objective and the probabilities, and the ``d`` gradient and
@@ -277,7 +306,7 @@ def _fit_columns(
     cols = [c / k for c, k in zip(columns, col_scale, strict=True)]
     beta = np.zeros(d)
 
-    def linear(coef):
+    def linear(coef: FloatArray) -> FloatArray:
         z = np.zeros(n) if offset is None else np.array(offset, dtype=np.float64)
         for k in range(d):
             if coef[k] != 0.0:
@@ -323,8 +352,14 @@ def _fit_columns(
 
 @fill_fit_doc
 def fit_beta(
-    scores, y01, sample_weight=None, *, parameters="abm", score_scale="probability", max_iter=100
-):
+    scores: ArrayLike,
+    y01: ArrayLike,
+    sample_weight: ArrayLike | None = None,
+    *,
+    parameters: str = "abm",
+    score_scale: str = "probability",
+    max_iter: int = 100,
+) -> BetaMap:
     """Fit a beta calibration map by maximum likelihood.
 
     Parameters
@@ -378,7 +413,9 @@ def fit_beta(
     ones = np.ones(s.shape[0])
     converged = True
 
-    def fit(columns, *, offset=None):
+    def fit(
+        columns: list[FloatArray], *, offset: ArrayLike | None = None
+    ) -> tuple[FloatArray, int]:
         nonlocal converged
         coef, n_it, ok = _fit_columns(columns, y, w, offset=offset, max_iter=max_iter)
         converged = converged and ok
@@ -406,8 +443,8 @@ def fit_beta(
         c = float(coef[2]) if extra else 0.0
         if a < 0.0 or b < 0.0:
             # the paper's rule: drop the feature of the negative coefficient and refit
-            keep = 1 if a < 0.0 else 0
-            coef, n_it = fit([cols[keep]] + extra)
+            keep_feature = 1 if a < 0.0 else 0
+            coef, n_it = fit([cols[keep_feature]] + extra)
             kept = float(coef[0])
             if kept < 0.0:
                 kept = 0.0
@@ -418,7 +455,7 @@ def fit_beta(
                     c = 0.0
             else:
                 c = float(coef[1]) if extra else 0.0
-            a, b = (0.0, kept) if keep == 1 else (kept, 0.0)
+            a, b = (0.0, kept) if keep_feature == 1 else (kept, 0.0)
         if parameters == "ab":
             # back to the form a ln s - b ln(1 - s) + c
             c = _LN2 * (a - b)
