@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -20,10 +21,19 @@ from venncal._validation import (
 )
 from venncal.core.beta import check_beta_scores
 
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    from sklearn.utils import Tags
+    from typing_extensions import Self
+
+    from venncal._typing import AnyArray, ArrayLike, FloatArray
+    from venncal.core.beta import BetaMap
+    from venncal.core.quadratic import QuadraticMap
+
 __all__ = ["BaseScoreCalibrator", "ScaledScoreCalibrator"]
 
 
-def positive_index(classes, pos_label, *, owner):
+def positive_index(classes: AnyArray, pos_label: object, *, owner: str) -> int:
     """Index in ``classes`` (sorted, two labels) of the positive class ``pos_label``.
 
     None keeps the rule of ``check_binary_labels``: the larger label (index 1) is positive.
@@ -48,7 +58,7 @@ def positive_index(classes, pos_label, *, owner):
     )
 
 
-def _scalar(label):
+def _scalar(label: object) -> object:
     return label.item() if isinstance(label, np.generic) else label
 
 
@@ -56,7 +66,15 @@ def _scalar(label):
 _AUC_SCREEN_ROWS = 20_000
 
 
-def warn_if_reversed(scores, y01, sample_weight, positive, negative, *, stacklevel):
+def warn_if_reversed(
+    scores: FloatArray,
+    y01: npt.NDArray[np.int8],
+    sample_weight: FloatArray | None,
+    positive: object,
+    negative: object,
+    *,
+    stacklevel: int,
+) -> None:
     """Warn (VenncalWarning) when the scores rank the positive class below the other.
 
     The AUC needs a sort of the scores, which would cost as much as a fast fit: above
@@ -96,14 +114,30 @@ class BaseScoreCalibrator(ClassifierMixin, BaseEstimator):
     and optional non-negative sample weights.
     """
 
-    def __sklearn_tags__(self):
+    classes_: AnyArray
+    pos_label_: object
+    n_features_in_: int
+
+    if TYPE_CHECKING:  # implemented by every subclass
+
+        def _fit(self, s: FloatArray, y01: npt.NDArray[np.int8], w: FloatArray | None) -> None: ...
+
+        def _predict_positive(self, s: FloatArray) -> FloatArray: ...
+
+    def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()
         tags.input_tags.one_d_array = True
         tags.input_tags.two_d_array = True
         tags.classifier_tags.multi_class = False
         return tags
 
-    def _check_fit_input(self, scores, y, sample_weight, pos_label=None):
+    def _check_fit_input(
+        self,
+        scores: ArrayLike,
+        y: ArrayLike,
+        sample_weight: ArrayLike | None,
+        pos_label: object = None,
+    ) -> tuple[FloatArray, npt.NDArray[np.int8], AnyArray, FloatArray | None]:
         if len(getattr(y, "shape", ())) == 2:
             warnings.warn(
                 "A column-vector y was passed when a 1d array was expected; it is raveled.",
@@ -120,7 +154,14 @@ class BaseScoreCalibrator(ClassifierMixin, BaseEstimator):
         check_weighted_classes(y01, rescale_sample_weight(w))
         return s, y01, classes, w
 
-    def fit(self, scores, y, sample_weight=None, *, pos_label=None):
+    def fit(
+        self,
+        scores: ArrayLike,
+        y: ArrayLike,
+        sample_weight: ArrayLike | None = None,
+        *,
+        pos_label: object = None,
+    ) -> Self:
         """Fit the calibrator.
 
         Parameters
@@ -147,7 +188,15 @@ class BaseScoreCalibrator(ClassifierMixin, BaseEstimator):
         self._fit_checked(scores, y, sample_weight, pos_label)
         return self
 
-    def _fit_checked(self, scores, y, sample_weight, pos_label, *, stacklevel=4):
+    def _fit_checked(
+        self,
+        scores: ArrayLike,
+        y: ArrayLike,
+        sample_weight: ArrayLike | None,
+        pos_label: object,
+        *,
+        stacklevel: int = 4,
+    ) -> None:
         s, y01, classes, w = self._check_fit_input(scores, y, sample_weight, pos_label)
         pos = positive_index(classes, pos_label, owner=type(self).__name__)
         warn_if_reversed(s, y01, w, classes[pos], classes[1 - pos], stacklevel=stacklevel)
@@ -156,23 +205,23 @@ class BaseScoreCalibrator(ClassifierMixin, BaseEstimator):
         self.pos_label_ = _scalar(classes[pos])
         self.n_features_in_ = 1
 
-    def _positive_column(self):
+    def _positive_column(self) -> int:
         """1 when the positive class is ``classes_[1]`` (the default), 0 otherwise."""
         pos = getattr(self, "pos_label_", None)
         return 0 if pos is not None and self.classes_[0] == pos else 1
 
-    def _proba_columns(self, p):
+    def _proba_columns(self, p: FloatArray) -> FloatArray:
         """Probabilities of both classes, columns in the order of ``classes_``, from the
         probability ``p`` of the positive class."""
         if self._positive_column() == 0:
             return np.column_stack([p, 1.0 - p])
         return np.column_stack([1.0 - p, p])
 
-    def _check_predict_input(self, scores):
+    def _check_predict_input(self, scores: ArrayLike) -> FloatArray:
         check_is_fitted(self, "classes_")
         return check_scores(scores, name="scores")
 
-    def predict_proba(self, scores):
+    def predict_proba(self, scores: ArrayLike) -> FloatArray:
         """Return calibrated probabilities of both classes.
 
         Parameters
@@ -188,7 +237,7 @@ class BaseScoreCalibrator(ClassifierMixin, BaseEstimator):
         p = self._predict_positive(self._check_predict_input(scores))
         return self._proba_columns(p)
 
-    def predict(self, scores):
+    def predict(self, scores: ArrayLike) -> AnyArray:
         """Return the more probable class for each test object (``classes_[0]`` on a tie).
 
         Parameters
@@ -213,13 +262,15 @@ class ScaledScoreCalibrator(BaseScoreCalibrator):
     """
 
     _method = "Beta calibration"
+    score_scale: str
+    map_: BetaMap | QuadraticMap
 
-    def __sklearn_tags__(self):
+    def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()
         # probabilities are in [0, 1]: a negative score is refused
         tags.input_tags.positive_only = self.score_scale == "probability"
         return tags
 
-    def _predict_positive(self, s):
+    def _predict_positive(self, s: FloatArray) -> FloatArray:
         check_beta_scores(s, self.map_.score_scale, method=self._method)
         return self.map_.predict(s)

@@ -17,6 +17,8 @@ only through the weight of negatives and of positives at each distinct score (a
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from venncal._validation import (
@@ -36,10 +38,24 @@ from venncal.core.counts import (
     round_scores,
 )
 
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    from typing_extensions import Self
+
+    from venncal._typing import ArrayLike, FloatArray
+    from venncal.calibration._base import BaseScoreCalibrator
+    from venncal.core.counts import CountTable
+    from venncal.core.venn_abers import IVAPTables
+
+    # the mixin is used on top of BaseScoreCalibrator only (its ``super()`` is that class)
+    _CountHost = BaseScoreCalibrator
+else:
+    _CountHost = object
+
 __all__ = ["CountCalibratorMixin"]
 
 
-class CountCalibratorMixin:
+class CountCalibratorMixin(_CountHost):
     """Fits from aggregates, ``partial_fit`` and score rounding for count-based calibrators.
 
     A subclass implements ``_fit_table(table)``, the fit on a
@@ -47,15 +63,27 @@ class CountCalibratorMixin:
     (by default the table fit) when the rows allow a more exact route.
     """
 
-    def _owner(self):
+    decimals: int | None
+    decimals_: int | None
+    aggregate_: CountTable
+    _table_rows: tuple[FloatArray, npt.NDArray[np.int8], FloatArray | None]
+    groups_: list[Any] | None
+    group_tables_: list[IVAPTables] | None
+    pooled_groups_: list[Any] | None
+
+    if TYPE_CHECKING:  # implemented by every subclass
+
+        def _fit_table(self, table: CountTable) -> None: ...
+
+    def _owner(self) -> str:
         return type(self).__name__
 
-    def _forget_groups(self):
+    def _forget_groups(self) -> None:
         """A fit from a table is a fit of all the data together (not within groups)."""
         if getattr(self, "groups_", None) is not None:
             self.groups_ = self.group_tables_ = self.pooled_groups_ = None
 
-    def _fit(self, s, y01, w):
+    def _fit(self, s: FloatArray, y01: npt.NDArray[np.int8], w: FloatArray | None) -> None:
         decimals = check_decimals(self.decimals, owner=self._owner())
         s = round_scores(s, decimals)
         self.decimals_ = decimals
@@ -70,17 +98,25 @@ class CountCalibratorMixin:
         self._fit_rows(s, y01, w, table)
         self.aggregate_ = table
 
-    def _fit_rows(self, s, y01, w, table):
+    def _fit_rows(
+        self,
+        s: FloatArray,
+        y01: npt.NDArray[np.int8],
+        w: FloatArray | None,
+        table: CountTable,
+    ) -> None:
         self._fit_table(table)
 
-    def _fit_without_table(self, s, y01, w):
+    def _fit_without_table(
+        self, s: FloatArray, y01: npt.NDArray[np.int8], w: FloatArray | None
+    ) -> bool:
         """Fit on the rows without their table when that gives the same calibrator, faster.
 
         Returns True if it did; by default it does not (the fit goes through the table).
         """
         return False
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> CountTable:
         # called only for a missing attribute: the table of a fit that skipped it is built on
         # first use, once
         if name == "aggregate_" and "_table_rows" in self.__dict__:
@@ -89,11 +125,13 @@ class CountCalibratorMixin:
             return table
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
-    def _check_predict_input(self, scores):
+    def _check_predict_input(self, scores: ArrayLike) -> FloatArray:
         s = super()._check_predict_input(scores)
         return round_scores(s, getattr(self, "decimals_", None))
 
-    def fit_aggregate(self, scores, y, counts, *, pos_label=None):
+    def fit_aggregate(
+        self, scores: ArrayLike, y: ArrayLike, counts: ArrayLike, *, pos_label: object = None
+    ) -> Self:
         """Fit on aggregated calibration data: each row stands for ``counts`` examples.
 
         Rows from a ``GROUP BY score, label`` (one per distinct score and label, with the
@@ -138,7 +176,14 @@ class CountCalibratorMixin:
         self.n_features_in_ = 1
         return self
 
-    def partial_fit(self, scores, y, sample_weight=None, *, classes=None):
+    def partial_fit(
+        self,
+        scores: ArrayLike,
+        y: ArrayLike,
+        sample_weight: ArrayLike | None = None,
+        *,
+        classes: ArrayLike | None = None,
+    ) -> Self:
         """Add calibration data to the calibrator, as if refitted on all of it.
 
         On a calibrator not fitted yet, this is ``fit``. Otherwise the new rows are pooled
@@ -183,7 +228,7 @@ class CountCalibratorMixin:
                 )
         return self._add(scores, y, sample_weight) if fitted else self
 
-    def _add(self, scores, y, sample_weight):
+    def _add(self, scores: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None) -> Self:
         s = check_scores(scores, name="scores")
         y01, _ = check_binary_labels(y, name="y", classes=self.classes_)
         if self._positive_column() == 0:  # fitted with the smaller label as positive
@@ -196,7 +241,7 @@ class CountCalibratorMixin:
         self.aggregate_ = table
         return self
 
-    def _fit_table_checked(self, table, classes):
+    def _fit_table_checked(self, table: CountTable, classes: ArrayLike) -> Self:
         """Fit on a table built elsewhere (e.g. by a distributed aggregation)."""
         if not (table.n0 > 0).any() or not (table.n1 > 0).any():
             raise ValueError(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -26,13 +27,26 @@ from venncal.calibration.multiclass import (
 from venncal.core.class_scores import checked_class_log_scores
 from venncal.exceptions import VenncalWarning, user_stacklevel
 
+if TYPE_CHECKING:
+    from sklearn.utils import Tags
+    from typing_extensions import Self
+
+    from venncal._typing import AnyArray, ArrayLike, FloatArray, IntArray
+    from venncal.core.dirichlet import DirichletMap
+    from venncal.core.matrix_scaling import LinearSoftmaxFit, MatrixScalingMap
+
 __all__ = ["LinearSoftmaxCalibrator", "check_multiclass_fit_input", "check_nonnegative"]
 
 
-def check_nonnegative(value, *, name, owner):
+def check_nonnegative(value: object, *, name: str, owner: str) -> float:
     """Raise unless ``value`` is a finite real number >= 0; return it as a float."""
-    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and np.isfinite(value)
-    if not ok or value < 0:
+    if (
+        not isinstance(value, numbers.Real)
+        or isinstance(value, bool)
+        # numpy's stubs do not list numbers.Real (Python and numpy numbers reach here)
+        or not np.isfinite(value)  # type: ignore[call-overload]
+        or value < 0
+    ):
         raise ValueError(
             f"The {name!r} parameter of {owner} must be a finite number >= 0. Got {value!r} "
             "instead."
@@ -40,7 +54,9 @@ def check_nonnegative(value, *, name, owner):
     return float(value)
 
 
-def check_multiclass_fit_input(scores, y, sample_weight, *, owner):
+def check_multiclass_fit_input(
+    scores: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None, *, owner: str
+) -> tuple[FloatArray, AnyArray, IntArray, FloatArray | None]:
     """Clean fit input: scores (n, K), sorted labels, labels encoded 0..K-1, weights or None."""
     S = check_score_matrix(scores, owner=owner)
     if len(getattr(y, "shape", ())) == 2:
@@ -69,12 +85,25 @@ class LinearSoftmaxCalibrator(ClassifierMixin, BaseEstimator):
     ``_fit_map(t, y, w, params)`` (returning ``(map, fit)`` from :mod:`venncal.core`).
     """
 
-    def __sklearn_tags__(self):
+    score_type: str
+    max_iter: int
+    tol: float
+    map_: DirichletMap | MatrixScalingMap
+
+    if TYPE_CHECKING:  # implemented by every subclass
+
+        def _check_params(self, owner: str) -> tuple[float, ...]: ...
+
+        def _fit_map(
+            self, t: FloatArray, y: IntArray, w: FloatArray | None, params: tuple[float, ...]
+        ) -> tuple[DirichletMap | MatrixScalingMap, LinearSoftmaxFit]: ...
+
+    def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = True
         return tags
 
-    def fit(self, scores, y, sample_weight=None):
+    def fit(self, scores: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Fit the map to calibration scores.
 
         Parameters
@@ -115,13 +144,13 @@ class LinearSoftmaxCalibrator(ClassifierMixin, BaseEstimator):
         self.n_features_in_ = S.shape[1]
         return self
 
-    def _class_scores(self, scores):
+    def _class_scores(self, scores: ArrayLike) -> FloatArray:
         check_is_fitted(self, "map_")
         return checked_class_log_scores(
             scores, self.score_type_, n_classes=self.classes_.shape[0], owner=type(self).__name__
         )
 
-    def predict_proba(self, scores):
+    def predict_proba(self, scores: ArrayLike) -> FloatArray:
         """Calibrated class probabilities.
 
         Parameters
@@ -136,7 +165,7 @@ class LinearSoftmaxCalibrator(ClassifierMixin, BaseEstimator):
         t = self._class_scores(scores)
         return self.map_.predict_proba(t)
 
-    def predict(self, scores):
+    def predict(self, scores: ArrayLike) -> AnyArray:
         """The class of largest calibrated probability.
 
         Parameters
@@ -148,4 +177,5 @@ class LinearSoftmaxCalibrator(ClassifierMixin, BaseEstimator):
         labels : ndarray of shape (m,)
         """
         proba = self.predict_proba(scores)
-        return self.classes_[np.argmax(proba, axis=1)]
+        labels: AnyArray = self.classes_[np.argmax(proba, axis=1)]
+        return labels

@@ -8,14 +8,30 @@ object's own group, so the validity of one-vs-rest Venn-Abers holds within every
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from venncal.core.groups import check_groups, group_rows
 
+if TYPE_CHECKING:
+    from venncal._typing import AnyArray, ArrayLike, FloatArray, IntArray
+    from venncal.calibration.multiclass import MulticlassTables, MulticlassVennAbersCalibrator
+    from venncal.core.class_scores import ShiftedColumns
+
 __all__ = ["fit_group_tables"]
 
 
-def fit_group_tables(calibrator, t, y_enc, w, classes, groups, *, owner):
+def fit_group_tables(
+    calibrator: MulticlassVennAbersCalibrator,
+    t: FloatArray | ShiftedColumns,
+    y_enc: IntArray,
+    w: FloatArray | None,
+    classes: AnyArray,
+    groups: ArrayLike,
+    *,
+    owner: str,
+) -> tuple[list[Any], list[MulticlassTables]]:
     """Return ``(labels, tables)``: the predictor of each group, fitted on its rows alone.
 
     A group needs calibration examples (of positive weight) of every class: a raise of one
@@ -23,7 +39,8 @@ def fit_group_tables(calibrator, t, y_enc, w, classes, groups, *, owner):
     """
     g = check_groups(groups, t.shape[0])
     K = classes.shape[0]
-    labels, tables = [], []
+    labels: list[Any] = []
+    tables: list[MulticlassTables] = []
     for label, rows in group_rows(g):
         present = y_enc[rows] if w is None else y_enc[rows][w[rows] > 0]
         missing = np.setdiff1d(np.arange(K), present)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 from scipy.special import expit
 from sklearn.utils.validation import check_is_fitted
@@ -17,10 +19,17 @@ from venncal.core.acp import (
 )
 from venncal.core.platt import _standardise, fit_platt
 
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from venncal._typing import ArrayLike, FloatArray
+
 __all__ = ["ACPCalibrator", "logistic_wald_interval"]
 
 
-def logistic_wald_interval(estimator, X_train, X, *, confidence=0.95):
+def logistic_wald_interval(
+    estimator: Any, X_train: ArrayLike, X: ArrayLike, *, confidence: float = 0.95
+) -> FloatArray:
     """Wald confidence intervals of a fitted binary logistic regression's probabilities.
 
     The covariance of the coefficients (intercept first) is the inverse of the Hessian of the
@@ -199,21 +208,29 @@ class ACPCalibrator(BaseScoreCalibrator):
     True
     """
 
-    def __init__(self, *, confidence=0.95, alpha=0.0, interval_adjustment="symmetric"):
+    def __init__(
+        self,
+        *,
+        confidence: float = 0.95,
+        alpha: float = 0.0,
+        interval_adjustment: str = "symmetric",
+    ) -> None:
         self.confidence = confidence
         self.alpha = alpha
         self.interval_adjustment = interval_adjustment
 
-    def _check_adjustment(self):
+    def _check_adjustment(self) -> None:
         check_interval_adjustment(self.interval_adjustment, owner=type(self).__name__)
 
-    def _fit(self, s, y01, w):
+    def _fit(self, s: FloatArray, y01: npt.NDArray[np.int8], w: FloatArray | None) -> None:
         owner = type(self).__name__
         check_in_range(self.confidence, 0, 1, name="confidence", owner=owner)
         check_in_range(self.alpha, 0, np.inf, name="alpha", owner=owner, closed="left")
         self._check_adjustment()
         self.table_ = fit_acp(s, y01, w, alpha=self.alpha)
         self.sigmoid_ = sig = fit_platt(s, y01, w)
+        # fit_platt always sets the coefficients on the standardised scores
+        assert sig.a_scaled is not None and sig.b_scaled is not None
         # the Fisher information on the standardised scores the sigmoid was fitted on: a
         # weight of k is k copies, so it grows with the weights. It is summed with the weights
         # divided by 2**e (finite for weights of any magnitude) and the inverse multiplied back
@@ -235,7 +252,7 @@ class ACPCalibrator(BaseScoreCalibrator):
         with np.errstate(over="ignore", invalid="ignore"):
             self.covariance_ = jac @ self.covariance_scaled_ @ jac.T
 
-    def score_interval(self, scores):
+    def score_interval(self, scores: ArrayLike) -> FloatArray:
         """Return the self-built interval of each test score on the score axis.
 
         Parameters
@@ -250,10 +267,10 @@ class ACPCalibrator(BaseScoreCalibrator):
         s = self._check_predict_input(scores)
         return self._score_interval(s)
 
-    def _score_interval(self, s):
+    def _score_interval(self, s: FloatArray) -> FloatArray:
         return acp_score_interval(s, self.sigmoid_, self.covariance_scaled_, self.confidence)
 
-    def predict_proba(self, scores, *, interval=None):
+    def predict_proba(self, scores: ArrayLike, *, interval: ArrayLike | None = None) -> FloatArray:
         """Return calibrated probabilities of both classes.
 
         Parameters
@@ -280,5 +297,7 @@ class ACPCalibrator(BaseScoreCalibrator):
         )
         return self._proba_columns(p)
 
-    def _predict_positive(self, s):  # used by the base class only through predict_proba
+    def _predict_positive(
+        self, s: FloatArray
+    ) -> FloatArray:  # used by the base class only through predict_proba
         return self.predict_proba(s)[:, 1]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from venncal._validation import check_option
 from venncal.calibration._base import BaseScoreCalibrator
 from venncal.calibration._counts import CountCalibratorMixin
@@ -10,6 +12,10 @@ from venncal.core.bayesian_binning import (
     fit_bayesian_binning_counts,
     table_counts,
 )
+
+if TYPE_CHECKING:
+    from venncal._typing import FloatArray
+    from venncal.core.counts import CountTable
 
 __all__ = ["BayesianBinningCalibrator"]
 
@@ -130,19 +136,19 @@ class BayesianBinningCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
     def __init__(
         self,
         *,
-        method="averaging",
-        lam=DEFAULT_LAM,
-        max_positions=None,
-        averaging="exact",
-        decimals=None,
-    ):
+        method: str = "averaging",
+        lam: float = DEFAULT_LAM,
+        max_positions: int | None = None,
+        averaging: str = "exact",
+        decimals: int | None = None,
+    ) -> None:
         self.method = method
         self.lam = lam
         self.max_positions = max_positions
         self.averaging = averaging
         self.decimals = decimals
 
-    def _fit_table(self, table):
+    def _fit_table(self, table: CountTable) -> None:
         owner = type(self).__name__
         check_option(self.method, ("averaging", "selection"), name="method", owner=owner)
         check_option(self.averaging, ("exact", "paper"), name="averaging", owner=owner)
@@ -161,5 +167,5 @@ class BayesianBinningCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
             raise ValueError(str(exc).replace("fit_bayesian_binning_counts", owner)) from None
         self.log_score_ = self.binning_.log_score
 
-    def _predict_positive(self, s):
+    def _predict_positive(self, s: FloatArray) -> FloatArray:
         return self.binning_.predict(s)

@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from venncal._validation import check_positive_int
 from venncal.calibration._base import ScaledScoreCalibrator
 from venncal.core.beta import BETA_PARAMETERS, SCORE_SCALES, fit_beta
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from venncal._typing import FloatArray
+    from venncal.core.beta import BetaMap
 
 __all__ = ["BetaCalibrator"]
 
@@ -80,12 +89,16 @@ class BetaCalibrator(ScaledScoreCalibrator):
     array([0.5 , 0.92])
     """
 
-    def __init__(self, *, parameters="abm", score_scale="probability", max_iter=100):
+    map_: BetaMap
+
+    def __init__(
+        self, *, parameters: str = "abm", score_scale: str = "probability", max_iter: int = 100
+    ) -> None:
         self.parameters = parameters
         self.score_scale = score_scale
         self.max_iter = max_iter
 
-    def _fit(self, s, y01, w):
+    def _fit(self, s: FloatArray, y01: npt.NDArray[np.int8], w: FloatArray | None) -> None:
         owner = type(self).__name__
         for name, allowed in (("parameters", BETA_PARAMETERS), ("score_scale", SCORE_SCALES)):
             if getattr(self, name) not in allowed:

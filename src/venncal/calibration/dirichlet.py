@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from venncal.calibration._linear_softmax import LinearSoftmaxCalibrator, check_nonnegative
 from venncal.core.dirichlet import fit_dirichlet
+
+if TYPE_CHECKING:
+    from venncal._typing import FloatArray, IntArray
+    from venncal.core.dirichlet import DirichletMap
+    from venncal.core.matrix_scaling import LinearSoftmaxFit
 
 __all__ = ["DirichletCalibrator"]
 
@@ -73,21 +80,29 @@ class DirichletCalibrator(LinearSoftmaxCalibrator):
     """
 
     def __init__(
-        self, *, reg_lambda=10.0, reg_mu=10.0, score_type="auto", max_iter=1000, tol=1e-10
-    ):
+        self,
+        *,
+        reg_lambda: float = 10.0,
+        reg_mu: float = 10.0,
+        score_type: str = "auto",
+        max_iter: int = 1000,
+        tol: float = 1e-10,
+    ) -> None:
         self.reg_lambda = reg_lambda
         self.reg_mu = reg_mu
         self.score_type = score_type
         self.max_iter = max_iter
         self.tol = tol
 
-    def _check_params(self, owner):
+    def _check_params(self, owner: str) -> tuple[float, float]:
         return (
             check_nonnegative(self.reg_lambda, name="reg_lambda", owner=owner),
             check_nonnegative(self.reg_mu, name="reg_mu", owner=owner),
         )
 
-    def _fit_map(self, t, y, w, params):
+    def _fit_map(
+        self, t: FloatArray, y: IntArray, w: FloatArray | None, params: tuple[float, ...]
+    ) -> tuple[DirichletMap, LinearSoftmaxFit]:
         reg_lambda, reg_mu = params
         return fit_dirichlet(
             t, y, w, reg_lambda=reg_lambda, reg_mu=reg_mu, max_iter=self.max_iter, tol=self.tol

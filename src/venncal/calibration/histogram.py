@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import numbers
+from typing import TYPE_CHECKING
 
 from venncal.calibration._base import BaseScoreCalibrator
 from venncal.calibration._counts import CountCalibratorMixin
 from venncal.core.histogram import _DENSE_BINS, fit_histogram, fit_histogram_counts
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from venncal._typing import FloatArray
+    from venncal.core.counts import CountTable
 
 __all__ = ["HistogramCalibrator"]
 
@@ -64,13 +72,20 @@ class HistogramCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
     array([0.333, 0.667])
     """
 
-    def __init__(self, *, n_bins=10, strategy="uniform", alpha=0.0, decimals=None):
+    def __init__(
+        self,
+        *,
+        n_bins: int = 10,
+        strategy: str = "uniform",
+        alpha: float = 0.0,
+        decimals: int | None = None,
+    ) -> None:
         self.n_bins = n_bins
         self.strategy = strategy
         self.alpha = alpha
         self.decimals = decimals
 
-    def _fit_table(self, table):
+    def _fit_table(self, table: CountTable) -> None:
         try:
             self.binning_ = fit_histogram_counts(
                 table.values,
@@ -87,7 +102,9 @@ class HistogramCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
         self.bin_edges_ = self.binning_.edges
         self.bin_counts_ = self.binning_.counts
 
-    def _fit_without_table(self, s, y01, w):
+    def _fit_without_table(
+        self, s: FloatArray, y01: npt.NDArray[np.int8], w: FloatArray | None
+    ) -> bool:
         # equal-width bins of unweighted rows: the rows' fit is their table's bit for bit (the
         # sums are whole numbers, the edges depend on min and max only, and both keep every
         # bin up to _DENSE_BINS), without the sort that builds the table
@@ -101,5 +118,5 @@ class HistogramCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
         self.bin_counts_ = self.binning_.counts
         return True
 
-    def _predict_positive(self, s):
+    def _predict_positive(self, s: FloatArray) -> FloatArray:
         return self.binning_.predict(s)

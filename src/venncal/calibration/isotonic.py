@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from venncal._validation import check_option
 from venncal.calibration._base import BaseScoreCalibrator
 from venncal.calibration._counts import CountCalibratorMixin
 from venncal.core.isotonic import fit_isotonic
+
+if TYPE_CHECKING:
+    from venncal._typing import FloatArray
+    from venncal.core.counts import CountTable
 
 __all__ = ["IsotonicCalibrator"]
 
@@ -54,15 +60,15 @@ class IsotonicCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
     array([0. , 0.5, 1. ])
     """
 
-    def __init__(self, *, rule="interpolate", decimals=None):
+    def __init__(self, *, rule: str = "interpolate", decimals: int | None = None) -> None:
         self.rule = rule
         self.decimals = decimals
 
-    def _fit_table(self, table):
+    def _fit_table(self, table: CountTable) -> None:
         check_option(self.rule, ("interpolate", "nearest"), name="rule", owner=type(self).__name__)
         # only the ratios of the weights matter: the table's units (a power of two) will do
         scores, y01, weight = table.rows(absolute=False)
         self.step_function_ = fit_isotonic(scores, y01, sample_weight=weight)
 
-    def _predict_positive(self, s):
+    def _predict_positive(self, s: FloatArray) -> FloatArray:
         return self.step_function_.predict(s, rule=self.rule)

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from venncal._validation import check_option
 from venncal.calibration._linear_softmax import LinearSoftmaxCalibrator, check_nonnegative
 from venncal.core.matrix_scaling import STRUCTURES, fit_matrix_scaling
+
+if TYPE_CHECKING:
+    from venncal._typing import FloatArray, IntArray
+    from venncal.core.matrix_scaling import LinearSoftmaxFit, MatrixScalingMap
 
 __all__ = ["MatrixScalingCalibrator"]
 
@@ -92,14 +98,14 @@ class MatrixScalingCalibrator(LinearSoftmaxCalibrator):
     def __init__(
         self,
         *,
-        structure="sms",
-        lambda_intercept=1.0,
-        lambda_diagonal=1.0,
-        lambda_off_diagonal=1.0,
-        score_type="auto",
-        max_iter=1000,
-        tol=1e-10,
-    ):
+        structure: str = "sms",
+        lambda_intercept: float = 1.0,
+        lambda_diagonal: float = 1.0,
+        lambda_off_diagonal: float = 1.0,
+        score_type: str = "auto",
+        max_iter: int = 1000,
+        tol: float = 1e-10,
+    ) -> None:
         self.structure = structure
         self.lambda_intercept = lambda_intercept
         self.lambda_diagonal = lambda_diagonal
@@ -108,14 +114,16 @@ class MatrixScalingCalibrator(LinearSoftmaxCalibrator):
         self.max_iter = max_iter
         self.tol = tol
 
-    def _check_params(self, owner):
+    def _check_params(self, owner: str) -> tuple[float, ...]:
         check_option(self.structure, STRUCTURES, name="structure", owner=owner)
         return tuple(
             check_nonnegative(getattr(self, name), name=name, owner=owner)
             for name in ("lambda_intercept", "lambda_diagonal", "lambda_off_diagonal")
         )
 
-    def _fit_map(self, t, y, w, lambdas):
+    def _fit_map(
+        self, t: FloatArray, y: IntArray, w: FloatArray | None, lambdas: tuple[float, ...]
+    ) -> tuple[MatrixScalingMap, LinearSoftmaxFit]:
         return fit_matrix_scaling(
             t,
             y,

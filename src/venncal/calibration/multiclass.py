@@ -53,6 +53,7 @@ estimates", KDD 2002 (one-vs-rest with normalisation).
 from __future__ import annotations
 
 import warnings
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -101,6 +102,24 @@ from venncal.core.multiclass_venn_abers import (  # noqa: F401
 )
 from venncal.core.top_label import TOP_LABEL, fit_top_label
 
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    from sklearn.utils import Tags
+    from typing_extensions import Self
+
+    from venncal._typing import AnyArray, ArrayLike, FloatArray, IntArray
+    from venncal.core.top_label import TopLabelTables
+
+    #: the fitted binary predictors of each strategy
+    MulticlassTables: TypeAlias = (
+        OneVsRestTables
+        | PairwiseTables
+        | PooledOneVsRestTables
+        | PooledPairwiseTables
+        | TopLabelTables
+    )
+
 __all__ = [
     "MulticlassVennAbersCalibrator",
     "OneVsRestTables",
@@ -114,7 +133,7 @@ __all__ = [
 SCORE_TYPES = ("auto", "logits", "probabilities", "raw")
 
 
-def resolve_score_type(S, score_type, *, owner):
+def resolve_score_type(S: FloatArray, score_type: str, *, owner: str) -> str:
     """``"auto"``: probabilities if every row lies in [0, 1] and sums to one, else logits."""
     check_option(score_type, SCORE_TYPES, name="score_type", owner=owner)
     if score_type == "auto":
@@ -129,7 +148,9 @@ def resolve_score_type(S, score_type, *, owner):
     return score_type
 
 
-def encode_class_labels(S, y, sample_weight, *, owner):
+def encode_class_labels(
+    S: FloatArray, y: ArrayLike, sample_weight: ArrayLike | None, *, owner: str
+) -> tuple[AnyArray, IntArray, FloatArray | None]:
     """Class labels of the rows of a score matrix ``S``: ``(classes, codes, weights)``.
 
     ``classes`` are the sorted labels, ``codes`` the index of each row's label in them and
@@ -143,7 +164,9 @@ def encode_class_labels(S, y, sample_weight, *, owner):
     return classes, y_enc, check_sample_weight(sample_weight, S.shape[0])
 
 
-def check_classes_match_columns(S, classes, *, owner, name_features=True):
+def check_classes_match_columns(
+    S: FloatArray, classes: AnyArray, *, owner: str, name_features: bool = True
+) -> None:
     """Raise unless there are two classes or more and one score column of ``S`` per class.
 
     ``name_features`` adds the column count again as a count of features to the message.
@@ -238,21 +261,38 @@ class MulticlassVennAbersCalibrator(ClassifierMixin, BaseEstimator):
     True
     """
 
+    classes_: AnyArray
+    groups_: list[Any] | None
+    group_tables_: list[MulticlassTables] | None
+
     def __init__(
-        self, *, strategy="auto", pooled=True, coupling="wu2", merge="mean", score_type="auto"
-    ):
+        self,
+        *,
+        strategy: str = "auto",
+        pooled: bool = True,
+        coupling: str = "wu2",
+        merge: str = "mean",
+        score_type: str = "auto",
+    ) -> None:
         self.strategy = strategy
         self.pooled = pooled
         self.coupling = coupling
         self.merge = merge
         self.score_type = score_type
 
-    def __sklearn_tags__(self):
+    def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = True
         return tags
 
-    def fit(self, scores, y, sample_weight=None, *, groups=None):
+    def fit(
+        self,
+        scores: ArrayLike,
+        y: ArrayLike,
+        sample_weight: ArrayLike | None = None,
+        *,
+        groups: ArrayLike | None = None,
+    ) -> Self:
         """Fit the binary Venn-Abers predictors to calibration scores, within groups if
         ``groups`` is given.
 
@@ -306,23 +346,36 @@ class MulticlassVennAbersCalibrator(ClassifierMixin, BaseEstimator):
         self.n_features_in_ = S.shape[1]
         return self
 
-    def _fit_tables(self, t, y_enc, w, K, *, owner):
+    def _fit_tables(
+        self,
+        t: FloatArray | ShiftedColumns,
+        y_enc: IntArray,
+        w: FloatArray | None,
+        K: int,
+        *,
+        owner: str,
+    ) -> MulticlassTables:
         if self.strategy_ == TOP_LABEL:
-            return fit_top_label(t, y_enc, w, K)
+            # top-label class scores are log-probabilities, never shifted columns
+            return fit_top_label(cast("FloatArray", t), y_enc, w, K)
         return fit_tables(t, y_enc, w, K, self.strategy_, self.pooled, owner=owner)
 
-    def _class_scores(self, S):
+    def _class_scores(self, S: FloatArray) -> FloatArray | ShiftedColumns:
         tables = getattr(self, "tables_", None)
         return venn_abers_class_scores(S, self.score_type_, self.strategy_, self.pooled, tables)
 
-    def _predict(self, scores, groups=None):
+    def _predict(
+        self, scores: ArrayLike, groups: ArrayLike | None = None
+    ) -> tuple[FloatArray, FloatArray]:
         check_is_fitted(self, "classes_")
         return predict_fitted(self, scores, groups, owner=type(self).__name__)
 
-    def _predict_tables(self, tables, t):
+    def _predict_tables(
+        self, tables: MulticlassTables, t: FloatArray | ShiftedColumns
+    ) -> tuple[FloatArray, FloatArray]:
         return predict_venn_abers(tables, t, self.strategy_, self.merge, self.coupling)
 
-    def predict_proba(self, scores, *, groups=None):
+    def predict_proba(self, scores: ArrayLike, *, groups: ArrayLike | None = None) -> FloatArray:
         """Calibrated class probabilities.
 
         Parameters
@@ -338,7 +391,7 @@ class MulticlassVennAbersCalibrator(ClassifierMixin, BaseEstimator):
         """
         return self._predict(scores, groups)[0]
 
-    def predict_interval(self, scores, *, groups=None):
+    def predict_interval(self, scores: ArrayLike, *, groups: ArrayLike | None = None) -> FloatArray:
         """Per-class probability intervals.
 
         Parameters
@@ -358,7 +411,7 @@ class MulticlassVennAbersCalibrator(ClassifierMixin, BaseEstimator):
         """
         return self._predict(scores, groups)[1]
 
-    def predict(self, scores, *, groups=None):
+    def predict(self, scores: ArrayLike, *, groups: ArrayLike | None = None) -> AnyArray:
         """The class of largest calibrated probability.
 
         Parameters
@@ -372,4 +425,5 @@ class MulticlassVennAbersCalibrator(ClassifierMixin, BaseEstimator):
         labels : ndarray of shape (m,)
         """
         proba = self.predict_proba(scores, groups=groups)
-        return self.classes_[np.argmax(proba, axis=1)]
+        labels: AnyArray = self.classes_[np.argmax(proba, axis=1)]
+        return labels

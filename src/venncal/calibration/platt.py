@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from venncal._validation import check_bool, check_positive_int
 from venncal.calibration._base import BaseScoreCalibrator
 from venncal.core.platt import fit_platt
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from venncal._typing import FloatArray
 
 __all__ = ["PlattCalibrator"]
 
@@ -58,11 +66,11 @@ class PlattCalibrator(BaseScoreCalibrator):
     array([0.5 , 0.95])
     """
 
-    def __init__(self, *, smoothing=True, max_iter=100):
+    def __init__(self, *, smoothing: bool = True, max_iter: int = 100) -> None:
         self.smoothing = smoothing
         self.max_iter = max_iter
 
-    def _fit(self, s, y01, w):
+    def _fit(self, s: FloatArray, y01: npt.NDArray[np.int8], w: FloatArray | None) -> None:
         check_positive_int(self.max_iter, name="max_iter", owner=type(self).__name__)
         self.sigmoid_ = fit_platt(
             s,
@@ -75,5 +83,5 @@ class PlattCalibrator(BaseScoreCalibrator):
         self.b_ = self.sigmoid_.b
         self.n_iter_ = self.sigmoid_.n_iter
 
-    def _predict_positive(self, s):
+    def _predict_positive(self, s: FloatArray) -> FloatArray:
         return self.sigmoid_.predict(s)

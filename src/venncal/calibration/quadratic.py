@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from venncal._validation import check_option, check_positive_int
 from venncal.calibration._base import ScaledScoreCalibrator
 from venncal.core.beta import SCORE_SCALES
 from venncal.core.quadratic import MONOTONE_RULES, fit_quadratic
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from venncal._typing import FloatArray
+    from venncal.core.quadratic import QuadraticMap
 
 __all__ = ["QuadraticCalibrator"]
 
@@ -99,13 +107,20 @@ class QuadraticCalibrator(ScaledScoreCalibrator):
     """
 
     _method = "Quadratic scaling"
+    map_: QuadraticMap
 
-    def __init__(self, *, score_scale="probability", monotone="constrained", max_iter=100):
+    def __init__(
+        self,
+        *,
+        score_scale: str = "probability",
+        monotone: str = "constrained",
+        max_iter: int = 100,
+    ) -> None:
         self.score_scale = score_scale
         self.monotone = monotone
         self.max_iter = max_iter
 
-    def _fit(self, s, y01, w):
+    def _fit(self, s: FloatArray, y01: npt.NDArray[np.int8], w: FloatArray | None) -> None:
         owner = type(self).__name__
         check_option(self.score_scale, SCORE_SCALES, name="score_scale", owner=owner)
         check_option(self.monotone, MONOTONE_RULES, name="monotone", owner=owner)

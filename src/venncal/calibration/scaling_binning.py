@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from venncal._validation import check_bool
 from venncal.calibration._base import BaseScoreCalibrator
 from venncal.core.scaling_binning import fit_scaling_binning
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from venncal._typing import FloatArray
 
 __all__ = ["ScalingBinningCalibrator"]
 
@@ -81,17 +89,17 @@ class ScalingBinningCalibrator(BaseScoreCalibrator):
     def __init__(
         self,
         *,
-        n_bins=10,
-        scaling_fraction=0.5,
-        smoothing=True,
-        max_iter=100,
-    ):
+        n_bins: int = 10,
+        scaling_fraction: float = 0.5,
+        smoothing: bool = True,
+        max_iter: int = 100,
+    ) -> None:
         self.n_bins = n_bins
         self.scaling_fraction = scaling_fraction
         self.smoothing = smoothing
         self.max_iter = max_iter
 
-    def _fit(self, s, y01, w):
+    def _fit(self, s: FloatArray, y01: npt.NDArray[np.int8], w: FloatArray | None) -> None:
         owner = type(self).__name__
         smoothing = check_bool(self.smoothing, name="smoothing", owner=owner)
         try:
@@ -110,5 +118,5 @@ class ScalingBinningCalibrator(BaseScoreCalibrator):
         self.binning_ = fit.binning
         self.n_iter_ = fit.sigmoid.n_iter
 
-    def _predict_positive(self, s):
+    def _predict_positive(self, s: FloatArray) -> FloatArray:
         return self.binning_.predict(self.sigmoid_.predict(s))

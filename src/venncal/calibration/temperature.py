@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -34,6 +35,13 @@ from venncal.core.temperature import (
     matrix_logits,
     temperature_logits,
 )
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    from sklearn.utils import Tags
+    from typing_extensions import Self
+
+    from venncal._typing import AnyArray, ArrayLike, FloatArray, IntArray
 
 __all__ = ["TemperatureCalibrator"]
 
@@ -130,20 +138,22 @@ class TemperatureCalibrator(ClassifierMixin, BaseEstimator):
     1.0
     """
 
-    def __init__(self, *, bias=False, score_type="auto", max_iter=100):
+    def __init__(
+        self, *, bias: bool = False, score_type: str = "auto", max_iter: int = 100
+    ) -> None:
         self.bias = bias
         self.score_type = score_type
         self.max_iter = max_iter
 
-    def __sklearn_tags__(self):
+    def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = True
         return tags
 
-    def _is_binary(self, arr):
+    def _is_binary(self, arr: AnyArray) -> bool:
         return arr.ndim == 1 or (arr.ndim == 2 and arr.shape[1] == 1)
 
-    def fit(self, scores, y, sample_weight=None):
+    def fit(self, scores: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Fit the temperature (and bias) to calibration scores.
 
         Parameters
@@ -171,6 +181,7 @@ class TemperatureCalibrator(ClassifierMixin, BaseEstimator):
                 stacklevel=2,
             )
         arr = _as_array(scores, "scores")
+        y_enc: npt.NDArray[np.int8] | IntArray
         if self._is_binary(arr):
             y_enc, classes = check_binary_labels(y, name="y")
             s = check_scores(arr, name="scores")
@@ -201,7 +212,7 @@ class TemperatureCalibrator(ClassifierMixin, BaseEstimator):
         self.n_features_in_ = n_features
         return self
 
-    def _binary_type(self, s, owner):
+    def _binary_type(self, s: FloatArray, owner: str) -> str:
         in_unit = bool(s.size) and s.min() >= 0.0 and s.max() <= 1.0
         if self.score_type == "auto":
             return "probabilities" if in_unit else "logits"
@@ -212,14 +223,14 @@ class TemperatureCalibrator(ClassifierMixin, BaseEstimator):
             )
         return self.score_type
 
-    def _log_scores(self, scores):
+    def _log_scores(self, scores: ArrayLike) -> FloatArray:
         check_is_fitted(self, "classes_")
         owner = type(self).__name__
         return temperature_logits(scores, self.score_type_, self.n_features_in_, owner=owner)
 
     # the two steps of prediction that the command line streams binary scores through, as it
     # does for every score calibrator (``BaseScoreCalibrator``)
-    def _check_predict_input(self, scores):
+    def _check_predict_input(self, scores: ArrayLike) -> FloatArray:
         check_is_fitted(self, "classes_")
         if self.n_features_in_ != 1:
             raise ValueError(
@@ -228,10 +239,10 @@ class TemperatureCalibrator(ClassifierMixin, BaseEstimator):
             )
         return check_scores(scores, name="scores")
 
-    def _predict_positive(self, s):
+    def _predict_positive(self, s: FloatArray) -> FloatArray:
         return self.predict_proba(s)[:, 1]
 
-    def predict_proba(self, scores):
+    def predict_proba(self, scores: ArrayLike) -> FloatArray:
         """Calibrated class probabilities.
 
         Parameters
@@ -247,7 +258,7 @@ class TemperatureCalibrator(ClassifierMixin, BaseEstimator):
         Z = self._log_scores(scores)
         return self.map_.predict(Z)
 
-    def predict(self, scores):
+    def predict(self, scores: ArrayLike) -> AnyArray:
         """The class of largest calibrated probability (the first on a tie).
 
         Parameters
@@ -259,4 +270,5 @@ class TemperatureCalibrator(ClassifierMixin, BaseEstimator):
         labels : ndarray of shape (m,)
         """
         proba = self.predict_proba(scores)
-        return self.classes_[np.argmax(proba, axis=1)]
+        labels: AnyArray = self.classes_[np.argmax(proba, axis=1)]
+        return labels

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -19,6 +20,14 @@ from venncal.core.groups import (
 from venncal.core.merge import MERGES, merge
 from venncal.core.venn_abers import ivap_fit, ivap_fit_counts
 from venncal.exceptions import VenncalWarning
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    from typing_extensions import Self
+
+    from venncal._typing import AnyArray, ArrayLike, FloatArray
+    from venncal.core.counts import CountTable
+    from venncal.core.venn_abers import IVAPTables
 
 __all__ = ["VennAbersCalibrator"]
 
@@ -109,12 +118,22 @@ class VennAbersCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
     True
     """
 
-    def __init__(self, *, merge="log", decimals=None, group_fallback="error"):
+    def __init__(
+        self, *, merge: str = "log", decimals: int | None = None, group_fallback: str = "error"
+    ) -> None:
         self.merge = merge
         self.decimals = decimals
         self.group_fallback = group_fallback
 
-    def fit(self, scores, y, sample_weight=None, *, groups=None, pos_label=None):
+    def fit(
+        self,
+        scores: ArrayLike,
+        y: ArrayLike,
+        sample_weight: ArrayLike | None = None,
+        *,
+        groups: ArrayLike | None = None,
+        pos_label: object = None,
+    ) -> Self:
         """Fit the calibrator, within groups if ``groups`` is given.
 
         Parameters
@@ -147,7 +166,9 @@ class VennAbersCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
             return self
         s, y01, _, w = self._check_fit_input(scores, y, sample_weight, pos_label)
         g = check_groups(groups, s.shape[0])
-        calibrated, tables, pooled = [], [], []
+        calibrated: list[Any] = []
+        tables: list[IVAPTables] = []
+        pooled: list[Any] = []
         for label, rows in group_rows(g):
             if y01[rows].min() == y01[rows].max():
                 if self.group_fallback == "error":
@@ -172,7 +193,14 @@ class VennAbersCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
         self.groups_, self.group_tables_, self.pooled_groups_ = calibrated, tables, pooled
         return self
 
-    def partial_fit(self, scores, y, sample_weight=None, *, classes=None):
+    def partial_fit(
+        self,
+        scores: ArrayLike,
+        y: ArrayLike,
+        sample_weight: ArrayLike | None = None,
+        *,
+        classes: ArrayLike | None = None,
+    ) -> Self:
         if getattr(self, "groups_", None) is not None:
             raise ValueError(
                 f"{type(self).__name__}: partial_fit adds data to the pooled predictor only; "
@@ -182,7 +210,7 @@ class VennAbersCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
 
     partial_fit.__doc__ = CountCalibratorMixin.partial_fit.__doc__
 
-    def _interval(self, s, groups):
+    def _interval(self, s: FloatArray, groups: ArrayLike | None) -> tuple[FloatArray, FloatArray]:
         """(p0, p1) of checked scores, within groups when the calibrator was fitted so."""
         return venn_abers_interval(
             s,
@@ -195,10 +223,15 @@ class VennAbersCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
             owner=type(self).__name__,
         )
 
-    def _grouped_interval(self, s, g):
+    def _grouped_interval(
+        self, s: FloatArray, g: AnyArray
+    ) -> tuple[FloatArray, FloatArray, list[Any]]:
         """(p0, p1, unseen) of checked scores and group labels, each group by its own
         predictor; the groups not seen at fit (listed in ``unseen``) and those pooled at fit
         get the pooled one."""
+        # called on a calibrator fitted within groups only, where the three are set together
+        assert self.groups_ is not None
+        assert self.group_tables_ is not None and self.pooled_groups_ is not None
         return grouped_interval(
             s,
             g,
@@ -208,7 +241,7 @@ class VennAbersCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
             pooled_groups=self.pooled_groups_,
         )
 
-    def predict_proba(self, scores, *, groups=None):
+    def predict_proba(self, scores: ArrayLike, *, groups: ArrayLike | None = None) -> FloatArray:
         """Return calibrated probabilities of both classes (the merge of p0 and p1).
 
         Parameters
@@ -226,7 +259,7 @@ class VennAbersCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
         p0, p1 = self._interval(self._check_predict_input(scores), groups)
         return self._proba_columns(merge(p0, p1, self.merge))
 
-    def predict(self, scores, *, groups=None):
+    def predict(self, scores: ArrayLike, *, groups: ArrayLike | None = None) -> AnyArray:
         """Return the more probable class of each test object (``classes_[0]`` on a tie).
 
         Parameters
@@ -242,14 +275,16 @@ class VennAbersCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
         p = self.predict_proba(scores, groups=groups)[:, 1]
         return self.classes_[(p > 0.5).astype(np.intp)]
 
-    def _fit_rows(self, s, y01, w, table):
+    def _fit_rows(
+        self, s: FloatArray, y01: npt.NDArray[np.int8], w: FloatArray | None, table: CountTable
+    ) -> None:
         if w is None:  # the table is the unweighted diagram: no second pass over the rows
             self._fit_table(table)
         else:  # exact geometry for weights of any magnitude, from the rows themselves
             check_option(self.merge, MERGES, name="merge", owner=type(self).__name__)
             self.tables_ = ivap_fit(s, y01, sample_weight=w)
 
-    def _fit_table(self, table):
+    def _fit_table(self, table: CountTable) -> None:
         check_option(self.merge, MERGES, name="merge", owner=type(self).__name__)
         n0, n1 = table.weights()
         if not (np.isfinite(n0).all() and np.isfinite(n1).all()):
@@ -259,7 +294,7 @@ class VennAbersCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
             )
         self.tables_ = ivap_fit_counts(table.values, n0, n1)
 
-    def predict_interval(self, scores, *, groups=None):
+    def predict_interval(self, scores: ArrayLike, *, groups: ArrayLike | None = None) -> FloatArray:
         """Return the Venn-Abers interval [p0, p1] of the positive class.
 
         Parameters
@@ -279,6 +314,6 @@ class VennAbersCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
         p0, p1 = self._interval(s, groups)
         return np.column_stack([p0, p1])
 
-    def _predict_positive(self, s):
+    def _predict_positive(self, s: FloatArray) -> FloatArray:
         p0, p1 = self._interval(s, None)
         return merge(p0, p1, self.merge)
