@@ -14,8 +14,21 @@ from __future__ import annotations
 import math
 import numbers
 from importlib import import_module
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, TypeAlias
+
+    from venncal._typing import AnyArray
+
+    #: a check of one decoded value: ``check(value, where)`` raises FittedStateError (what it
+    #: returns, e.g. the checked array, is not used)
+    Check: TypeAlias = Callable[[Any, str], object]
+    #: a whole-model check: ``check(fitted, params, where)``
+    Relation: TypeAlias = Callable[[dict[str, Any], dict[str, Any], str], None]
 
 __all__ = [
     "FittedStateError",
@@ -40,11 +53,11 @@ class FittedStateError(ValueError):
     """A decoded fitted value that breaks the invariants of its fit (one-line reason)."""
 
 
-def labels(minimum, maximum=None):
+def labels(minimum: int, maximum: int | None = None) -> Check:
     """A check of ``classes_``: a 1-D array of ``minimum`` to ``maximum`` labels, distinct and
     increasing (as ``np.unique`` returns them), finite if they are numbers."""
 
-    def check(value, where):
+    def check(value: Any, where: str) -> None:
         if not isinstance(value, np.ndarray) or value.ndim != 1 or value.dtype.kind not in "biufUO":
             raise FittedStateError(f"{where} must be a 1-D array of labels")
         n = value.shape[0]
@@ -63,27 +76,27 @@ def labels(minimum, maximum=None):
     return check
 
 
-def _is_int(value):
+def _is_int(value: object) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
 
 
-def n_columns(expected):
+def n_columns(expected: int) -> Check:
     """A check of ``n_features_in_``: the integer ``expected``."""
 
-    def check(value, where):
+    def check(value: Any, where: str) -> None:
         if not _is_int(value) or value != expected:
             raise FittedStateError(f"{where} must be {expected}")
 
     return check
 
 
-def decimals_value(value, where):
+def decimals_value(value: Any, where: str) -> None:
     """``decimals_``: None or an integer in [-300, 300] (what ``check_decimals`` allows)."""
     if value is not None and not (_is_int(value) and -300 <= value <= 300):
         raise FittedStateError(f"{where} must be None or an integer in [-300, 300]")
 
 
-def finite(value):
+def finite(value: float) -> bool:
     """Whether the real number ``value`` is finite as a float (an integer too large for a
     float is not)."""
     try:
@@ -92,10 +105,10 @@ def finite(value):
         return False
 
 
-def number(low=-np.inf, high=np.inf):
+def number(low: float = -np.inf, high: float = np.inf) -> Check:
     """A check of a finite real number in [low, high]."""
 
-    def check(value, where):
+    def check(value: Any, where: str) -> None:
         ok = isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
         if not (ok and finite(value) and low <= value <= high):
             raise FittedStateError(f"{where} must be a finite number in [{low}, {high}]")
@@ -103,27 +116,27 @@ def number(low=-np.inf, high=np.inf):
     return check
 
 
-def integer(low, high):
+def integer(low: int, high: int) -> Check:
     """A check of an integer in [low, high]."""
 
-    def check(value, where):
+    def check(value: Any, where: str) -> None:
         if not (_is_int(value) and low <= value <= high):
             raise FittedStateError(f"{where} must be an integer in [{low}, {high}]")
 
     return check
 
 
-def one_of(*allowed):
+def one_of(*allowed: str) -> Check:
     """A check of a string among ``allowed``."""
 
-    def check(value, where):
+    def check(value: Any, where: str) -> None:
         if not isinstance(value, str) or value not in allowed:
             raise FittedStateError(f"{where} must be one of {', '.join(map(repr, allowed))}")
 
     return check
 
 
-def _as_vector(arr, where, kinds="f"):
+def _as_vector(arr: Any, where: str, kinds: str = "f") -> AnyArray:
     if not isinstance(arr, np.ndarray) or arr.ndim != 1 or arr.dtype.kind not in kinds:
         raise FittedStateError(
             f"{where} must be a 1-D array ({'float' if kinds == 'f' else 'numbers'})"
@@ -133,7 +146,7 @@ def _as_vector(arr, where, kinds="f"):
     return arr
 
 
-def count_table(table, where):
+def count_table(table: Any, where: str) -> None:
     """The pooled calibration data of ``partial_fit`` (a ``CountTable``): distinct finite
     scores, increasing; per score a non-negative weight of each class, positive in one; a
     positive number of examples; an exponent within the range of a float."""
@@ -159,7 +172,7 @@ def count_table(table, where):
     integer(-1100, 1100)(fields.get("exponent"), f"{where}.exponent")
 
 
-def group_labels(value, where):
+def group_labels(value: Any, where: str) -> None:
     """``groups_`` or ``pooled_groups_``: None, or a list of distinct labels of one kind
     (integers or strings, as ``check_groups`` allows)."""
     if value is None:
@@ -173,10 +186,10 @@ def group_labels(value, where):
         raise FittedStateError(f"{where} must hold distinct groups")
 
 
-def same_as(attr, table_attr, field):
+def same_as(attr: str, table_attr: str, field: str) -> Relation:
     """A whole-model check: the fitted copy ``attr`` equals ``field`` of ``table_attr``."""
 
-    def check(fitted, params, where):
+    def check(fitted: dict[str, Any], params: dict[str, Any], where: str) -> None:
         if attr not in fitted or table_attr not in fitted:
             return
         mine, theirs = fitted[attr], getattr(fitted[table_attr], field, None)
@@ -196,13 +209,13 @@ def same_as(attr, table_attr, field):
     return check
 
 
-def param(validate, *args, **kwargs):
+def param(validate: Callable[..., object], *args: object, **kwargs: object) -> Check:
     """A check of a parameter by the validation helper its estimator calls at fit, e.g.
     ``param(check_option, "venncal.core.merge:MERGES")``: its ValueError or TypeError becomes
     the reason. A string argument ``"module:NAME"`` is that module's constant, imported when a
     file is checked (so that loading imports only what the file needs)."""
 
-    def check(value, where):
+    def check(value: Any, where: str) -> None:
         owner, _, name = where.rpartition(".")
         resolved = [_constant(a) for a in args]
         try:
@@ -213,34 +226,34 @@ def param(validate, *args, **kwargs):
     return check
 
 
-def _constant(arg):
+def _constant(arg: object) -> object:
     if isinstance(arg, str) and ":" in arg:
         module, _, name = arg.partition(":")
         return getattr(import_module(module), name)
     return arg
 
 
-def optional(check):
+def optional(check: Check) -> Check:
     """``check``, or None."""
 
-    def maybe(value, where):
+    def maybe(value: Any, where: str) -> None:
         if value is not None:
             check(value, where)
 
     return maybe
 
 
-def decimals_param(value, *, name, owner):
+def decimals_param(value: Any, *, name: str, owner: str) -> None:
     """The ``decimals`` parameter, as ``check_decimals`` of the count calibrators takes it."""
     from venncal.core.counts import check_decimals
 
     check_decimals(value, owner=owner)
 
 
-def none_or(validate):
+def none_or(validate: Callable[..., object]) -> Callable[..., None]:
     """A validation helper that also allows None (e.g. ``max_positions``)."""
 
-    def validate_or_none(value, *args, **kwargs):
+    def validate_or_none(value: Any, *args: Any, **kwargs: Any) -> None:
         if value is not None:
             validate(value, *args, **kwargs)
 

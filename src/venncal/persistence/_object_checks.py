@@ -11,20 +11,28 @@ with the rest of a model's expectations.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from venncal.persistence import _fields as f
 from venncal.persistence._fields import FittedStateError
 
+if TYPE_CHECKING:
+    from typing import Any
+
+    from venncal._typing import AnyArray
+    from venncal.persistence._fields import Check
+
 __all__ = ["OBJECT_CHECKS"]
 
 
-def _type_name(value):
+def _type_name(value: object) -> str:
     cls = type(value)
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
-def _float_vector(arr, what):
+def _float_vector(arr: Any, what: str) -> AnyArray:
     if not isinstance(arr, np.ndarray) or arr.ndim != 1 or arr.dtype.kind != "f":
         raise FittedStateError(f"{what} must be a 1-D float array")
     if not np.isfinite(arr).all():
@@ -32,18 +40,18 @@ def _float_vector(arr, what):
     return arr
 
 
-def _increasing(arr, what, *, strict=True):
+def _increasing(arr: AnyArray, what: str, *, strict: bool = True) -> None:
     steps = np.diff(arr)
     if (steps <= 0).any() if strict else (steps < 0).any():
         raise FittedStateError(f"{what} must be {'strictly ' if strict else ''}increasing")
 
 
-def _probabilities(arr, what):
+def _probabilities(arr: AnyArray, what: str) -> None:
     if ((arr < 0) | (arr > 1)).any():
         raise FittedStateError(f"{what} holds values outside [0, 1]")
 
 
-def _check_ivap(tables, where):
+def _check_ivap(tables: Any, where: str) -> None:
     for k in (0, 1):
         breaks = _float_vector(tables.__dict__.get(f"breaks{k}"), f"{where}.breaks{k}")
         values = _float_vector(tables.__dict__.get(f"values{k}"), f"{where}.values{k}")
@@ -67,7 +75,7 @@ def _check_ivap(tables, where):
     f.integer(0, 2**63 - 1)(tables.__dict__.get("n_distinct"), f"{where}.n_distinct")
 
 
-def _check_isotonic(step, where):
+def _check_isotonic(step: Any, where: str) -> None:
     x = _float_vector(step.__dict__.get("x"), f"{where}.x")
     y = _float_vector(step.__dict__.get("y"), f"{where}.y")
     if x.shape != y.shape or x.size == 0:
@@ -77,7 +85,7 @@ def _check_isotonic(step, where):
     _increasing(y, f"{where}.y", strict=False)
 
 
-def _check_histogram(binning, where):
+def _check_histogram(binning: Any, where: str) -> None:
     edges = _float_vector(binning.__dict__.get("edges"), f"{where}.edges")
     _increasing(edges, f"{where}.edges")
     n = edges.shape[0] - 1
@@ -90,7 +98,7 @@ def _check_histogram(binning, where):
         raise FittedStateError(f"{where}.counts and .positives must be non-negative")
 
 
-def _check_bayesian_binning(binning, where):
+def _check_bayesian_binning(binning: Any, where: str) -> None:
     positions = _float_vector(binning.__dict__.get("positions"), f"{where}.positions")
     values = _float_vector(binning.__dict__.get("values"), f"{where}.values")
     _increasing(positions, f"{where}.positions")
@@ -100,12 +108,12 @@ def _check_bayesian_binning(binning, where):
         raise FittedStateError(f"{where}.values must lie strictly inside (0, 1)")
 
 
-def _finite_number(x, what):
+def _finite_number(x: Any, what: str) -> None:
     if isinstance(x, bool) or not isinstance(x, (int, float)) or not f.finite(x):
         raise FittedStateError(f"{what} must be a finite number")
 
 
-def _check_platt(sigmoid, where):
+def _check_platt(sigmoid: Any, where: str) -> None:
     fields = sigmoid.__dict__
     _finite_number(fields.get("center"), f"{where}.center")
     _finite_number(fields.get("scale"), f"{where}.scale")
@@ -120,7 +128,7 @@ def _check_platt(sigmoid, where):
         _finite_number(fields["b_scaled"], f"{where}.b_scaled")
 
 
-def _check_acp(table, where):
+def _check_acp(table: Any, where: str) -> None:
     fields = table.__dict__
     positions = _float_vector(fields.get("positions"), f"{where}.positions")
     if positions.size == 0:
@@ -148,7 +156,7 @@ def _check_acp(table, where):
         raise FittedStateError(f"{where}.alpha must be non-negative")
 
 
-def _check_covariance(cov, where):
+def _check_covariance(cov: Any, where: str) -> None:
     if not isinstance(cov, np.ndarray) or cov.shape != (2, 2) or cov.dtype.kind != "f":
         raise FittedStateError(f"{where} must be a 2 x 2 float array")
     if not np.isfinite(cov).all():
@@ -160,7 +168,7 @@ def _check_covariance(cov, where):
         raise FittedStateError(f"{where} must be positive semi-definite (a covariance)")
 
 
-def _check_beta(beta_map, where):
+def _check_beta(beta_map: Any, where: str) -> None:
     # a BetaMap was decoded, so its module is loaded (persistence imports no calibrator itself)
     from venncal.core.beta import BETA_PARAMETERS, SCORE_SCALES
 
@@ -180,7 +188,7 @@ def _check_beta(beta_map, where):
         raise FittedStateError(f"{where} is an 'ab' map: c must put the midpoint at 1/2")
 
 
-def _check_quadratic(qmap, where):
+def _check_quadratic(qmap: Any, where: str) -> None:
     # a QuadraticMap was decoded, so its module is loaded
     from venncal.core.beta import SCORE_SCALES
     from venncal.core.quadratic import QUADRATIC_FORMS
@@ -212,7 +220,7 @@ def _check_quadratic(qmap, where):
         raise FittedStateError(f"{where}.score_scale must be one of {SCORE_SCALES}")
 
 
-def _check_temperature(tmap, where):
+def _check_temperature(tmap: Any, where: str) -> None:
     fields = tmap.__dict__
     _finite_number(fields.get("beta"), f"{where}.beta")
     _finite_number(fields.get("scale"), f"{where}.scale")
@@ -223,7 +231,7 @@ def _check_temperature(tmap, where):
         raise FittedStateError(f"{where}.bias must hold one value per class (at least 2)")
 
 
-def _square_float(arr, where):
+def _square_float(arr: Any, where: str) -> None:
     if not isinstance(arr, np.ndarray) or arr.ndim != 2 or arr.dtype.kind != "f":
         raise FittedStateError(f"{where} must be a 2-D float array")
     if arr.shape[0] != arr.shape[1] or arr.shape[0] < 2:
@@ -232,7 +240,7 @@ def _square_float(arr, where):
         raise FittedStateError(f"{where} holds NaN or infinite values")
 
 
-def _linear_softmax_map(matrix, where, matrix_name):
+def _linear_softmax_map(matrix: Any, where: str, matrix_name: str) -> None:
     fields = matrix.__dict__
     _square_float(fields.get(matrix_name), f"{where}.{matrix_name}")
     bias = _float_vector(fields.get("bias"), f"{where}.bias")
@@ -240,7 +248,7 @@ def _linear_softmax_map(matrix, where, matrix_name):
         raise FittedStateError(f"{where}.bias must hold one value per class")
 
 
-def _check_matrix_scaling(msmap, where):
+def _check_matrix_scaling(msmap: Any, where: str) -> None:
     # a MatrixScalingMap was decoded, so its module is loaded
     from venncal.core.matrix_scaling import STRUCTURES
 
@@ -259,7 +267,7 @@ def _check_matrix_scaling(msmap, where):
         raise FittedStateError(f"{where}.delta of a {fields['structure']!r} map must be diagonal")
 
 
-def _check_dirichlet(dmap, where):
+def _check_dirichlet(dmap: Any, where: str) -> None:
     _linear_softmax_map(dmap, where, "weights")
     # its inputs are log-probabilities floored at LOG_FLOOR: the logits W ln q + b stay
     # finite (predictions stay numbers) when each row's weights and bias are below this
@@ -271,7 +279,7 @@ def _check_dirichlet(dmap, where):
         raise FittedStateError(f"{where}.weights are so large that its logits overflow")
 
 
-def _check_top_label(container, where):
+def _check_top_label(container: Any, where: str) -> None:
     f.integer(2, 2**31 - 1)(container.__dict__.get("K"), f"{where}.K")
     _check_ivap(container.__dict__.get("table"), f"{where}.table")
 
@@ -279,7 +287,7 @@ def _check_top_label(container, where):
 _IVAP = "venncal.core.venn_abers.IVAPTables"
 
 
-def _check_ivap_of(tables, where):
+def _check_ivap_of(tables: Any, where: str) -> None:
     if _type_name(tables) != _IVAP:
         raise FittedStateError(f"{where} must be an IVAPTables, not {type(tables).__name__}")
     _check_ivap(tables, where)
@@ -290,10 +298,10 @@ def _check_ivap_of(tables, where):
         raise FittedStateError(f"{where} must have p1 > 0 and p0 < 1 at every score")
 
 
-def _multiclass_tables(*, pairwise, pooled):
+def _multiclass_tables(*, pairwise: bool, pooled: bool) -> Check:
     """The check of one of the four tables of ``MulticlassVennAbersCalibrator``."""
 
-    def check(container, where):
+    def check(container: Any, where: str) -> None:
         # the container was decoded, so its module is loaded
         from venncal.core.multiclass_venn_abers import PAIRWISE_MAX_CLASSES
 
@@ -315,7 +323,7 @@ def _multiclass_tables(*, pairwise, pooled):
 _MC = "venncal.core.multiclass_venn_abers."
 
 
-def _check_monitor_state(state, where):
+def _check_monitor_state(state: Any, where: str) -> None:
     """A CalibrationMonitor's state: running sums of one length that match the rows seen, a
     first alarm that is the first row of the kept path at the level, the peak the path's."""
     fields = state.__dict__
@@ -357,7 +365,7 @@ def _check_monitor_state(state, where):
         raise FittedStateError(f"{where}.alarm_index must be the first row at the alarm level")
 
 
-OBJECT_CHECKS = {
+OBJECT_CHECKS: dict[str, Check] = {
     "venncal.core.venn_abers.IVAPTables": _check_ivap,
     "venncal.core.counts.CountTable": f.count_table,
     "venncal.core.betting.MonitorState": _check_monitor_state,

@@ -12,6 +12,10 @@ from __future__ import annotations
 import math
 import os
 import stat
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = [
     "MAX_BYTES",
@@ -28,7 +32,7 @@ MAX_BYTES = 256 * 2**20
 #: the deepest nesting of JSON arrays and objects a model file may have
 MAX_DEPTH = 64
 
-_KINDS = (
+_KINDS: tuple[tuple[Callable[[int], bool], str], ...] = (
     (stat.S_ISDIR, "a folder"),
     (stat.S_ISFIFO, "a FIFO (named pipe)"),
     (stat.S_ISCHR, "a character device"),
@@ -41,7 +45,7 @@ class ReadError(ValueError):
     """A file that is not read as a model file (one-line reason, without the file's name)."""
 
 
-def check_max_bytes(max_bytes):
+def check_max_bytes(max_bytes: object) -> int:
     """Return ``max_bytes`` (a positive integer) or raise one line."""
     if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 1:
         raise TypeError(
@@ -50,14 +54,14 @@ def check_max_bytes(max_bytes):
     return max_bytes
 
 
-def _kind(mode):
+def _kind(mode: int) -> str | None:
     for test, name in _KINDS:
         if test(mode):
             return name
     return None if stat.S_ISREG(mode) else "not a regular file"
 
 
-def _check_size(size, max_bytes):
+def _check_size(size: int, max_bytes: int) -> None:
     if size > max_bytes:
         raise ReadError(
             f"holds {size} bytes, more than the {max_bytes} a model file may have "
@@ -65,7 +69,9 @@ def _check_size(size, max_bytes):
         )
 
 
-def read_bytes(path, max_bytes=MAX_BYTES):
+def read_bytes(
+    path: str | bytes | os.PathLike[str] | os.PathLike[bytes], max_bytes: int = MAX_BYTES
+) -> bytes:
     """The bytes of the regular file ``path``, at most ``max_bytes`` of them.
 
     Raises
@@ -93,7 +99,8 @@ def read_bytes(path, max_bytes=MAX_BYTES):
         if kind is not None:
             raise ReadError(f"is {kind}; a model file must be a regular file")
         _check_size(info.st_size, max_bytes)
-        chunks, total = [], 0
+        chunks: list[bytes] = []
+        total = 0
         while True:  # a file that grows while it is read stops one byte past the cap
             chunk = os.read(fd, min(max_bytes + 1 - total, 2**24))
             if not chunk:
@@ -107,7 +114,7 @@ def read_bytes(path, max_bytes=MAX_BYTES):
         os.close(fd)
 
 
-def json_depth(doc, limit=MAX_DEPTH):
+def json_depth(doc: object, limit: int = MAX_DEPTH) -> bool:
     """Return True if the parsed JSON ``doc`` nests at most ``limit`` arrays and objects.
 
     Examples
@@ -117,7 +124,7 @@ def json_depth(doc, limit=MAX_DEPTH):
     """
     if not isinstance(doc, (dict, list)):
         return True
-    stack = [(doc, 1)]
+    stack: list[tuple[dict[Any, Any] | list[Any], int]] = [(doc, 1)]
     while stack:
         node, depth = stack.pop()
         if depth > limit:
@@ -127,7 +134,7 @@ def json_depth(doc, limit=MAX_DEPTH):
     return True
 
 
-def finite_float(text):
+def finite_float(text: str) -> float:
     """``parse_float`` of :func:`json.loads`: a JSON number that is a finite float, or raise."""
     value = float(text)
     if not math.isfinite(value):

@@ -11,6 +11,10 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from importlib import import_module
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 __all__ = [
     "ModelClass",
@@ -43,15 +47,23 @@ class ModelClass:
     """
 
     cls: type
-    fitted: tuple
-    types: tuple
-    data: tuple = ()
+    fitted: tuple[str, ...]
+    types: tuple[type, ...]
+    data: tuple[str, ...] = ()
 
 
 _REGISTRY: dict[str, ModelClass] = {}
 
+_T = TypeVar("_T")
 
-def register_model_class(cls, *, fitted, types=(), data=()):
+
+def register_model_class(
+    cls: type[_T],
+    *,
+    fitted: Iterable[str],
+    types: Iterable[type] = (),
+    data: Iterable[str] = (),
+) -> type[_T]:
     """Let :func:`venncal.save` and :func:`venncal.load` handle instances of ``cls``.
 
     Parameters
@@ -80,13 +92,13 @@ def register_model_class(cls, *, fitted, types=(), data=()):
     >>> model_class("PlattCalibrator").cls is PlattCalibrator
     True
     """
-    fitted = tuple(fitted)
-    types = tuple(types)
-    data = tuple(data)
-    for name in fitted + data:
+    fitted_names = tuple(fitted)
+    type_list = tuple(types)
+    data_names = tuple(data)
+    for name in fitted_names + data_names:
         if not (isinstance(name, str) and name.endswith("_") and not name.startswith("_")):
             raise ValueError(f"'fitted' must hold public names ending in '_'; got {name!r}.")
-    for t in types:
+    for t in type_list:
         if not (isinstance(t, type) and dataclasses.is_dataclass(t)):
             raise TypeError(f"'types' must hold dataclasses; got {t!r}.")
     builtin = _BUILTIN.get(cls.__name__)
@@ -97,15 +109,15 @@ def register_model_class(cls, *, fitted, types=(), data=()):
         raise ValueError(
             f"a class named {cls.__name__!r} ({known.cls.__module__}) is registered already."
         )
-    fitted = tuple(dict.fromkeys(COMMON_FITTED + fitted))
-    _REGISTRY[cls.__name__] = ModelClass(cls, fitted, types, data)
+    required = tuple(dict.fromkeys(COMMON_FITTED + fitted_names))
+    _REGISTRY[cls.__name__] = ModelClass(cls, required, type_list, data_names)
     return cls
 
 
 #: the built-in classes, imported only when a file names them (so loading one model does not
 #: import every calibrator): name -> (module, fitted attributes, fitted-state types, data)
 _COUNTS = "venncal.core.counts:CountTable"
-_BUILTIN = {
+_BUILTIN: dict[str, tuple[str, list[str], list[str], list[str]]] = {
     "VennAbersCalibrator": (
         "venncal.calibration.venn_abers",
         ["tables_"],
@@ -200,18 +212,18 @@ _BUILTIN = {
 }
 
 
-def _attribute(path):
+def _attribute(path: str) -> Any:
     module, _, name = path.partition(":")
     return getattr(import_module(module), name)
 
 
-def _register_builtin(name):
+def _register_builtin(name: str) -> None:
     module, fitted, types, data = _BUILTIN[name]
     try:
         cls = _attribute(f"{module}:{name}")
     except (ImportError, AttributeError):  # pragma: no cover - a partial installation
         return
-    found = []
+    found: list[type] = []
     for path in types:
         try:
             found.append(_attribute(path))
@@ -220,14 +232,14 @@ def _register_builtin(name):
     register_model_class(cls, fitted=fitted, types=found, data=data)
 
 
-def model_class(name):
+def model_class(name: str) -> ModelClass | None:
     """The registered :class:`ModelClass` called ``name``, or None."""
     if name not in _REGISTRY and name in _BUILTIN:
         _register_builtin(name)
     return _REGISTRY.get(name)
 
 
-def model_types(name):
+def model_types(name: str) -> tuple[type, ...] | None:
     """The fitted-state types of the class called ``name``, without importing the class.
 
     For a built-in class only the modules of its types (``venncal.core``) are imported; None
@@ -237,7 +249,7 @@ def model_types(name):
         return _REGISTRY[name].types
     if name not in _BUILTIN:
         return None
-    found = []
+    found: list[type] = []
     for path in _BUILTIN[name][2]:
         try:
             found.append(_attribute(path))
@@ -246,6 +258,6 @@ def model_types(name):
     return tuple(found)
 
 
-def registered_names():
+def registered_names() -> list[str]:
     """Names of the registered classes, sorted."""
     return sorted(set(_REGISTRY) | set(_BUILTIN))
