@@ -107,6 +107,10 @@ def test_unknown_class_is_refused_without_importing(model, tmp_path, cls):
         (lambda d: d.update(extra=1), "'extra'"),
         (lambda d: d["fitted"].pop("tables_"), "'tables_'"),
         (lambda d: d["params"].update(bogus=1), "no parameter 'bogus'"),
+        # names with rows in the table that are not parameter checks
+        (lambda d: d["params"].update({"*": 1}), "no parameter '*'"),
+        (lambda d: d["params"].update(tables_=1), "no parameter 'tables_'"),
+        (lambda d: d["params"].update(classes_=1), "no parameter 'classes_'"),
         (lambda d: d["fitted"].update(n_features_in_={"code": "print(1)"}), "one key among"),
         (
             lambda d: d["fitted"].update(

@@ -26,6 +26,8 @@ complete: every attribute a fit of a savable class sets, and every parameter, ha
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from venncal._validation import check_bool, check_in_range, check_option, check_positive_int
@@ -41,23 +43,32 @@ from venncal.persistence._object_checks import (
 )
 from venncal.persistence._registry import _BUILTIN, COMMON_FITTED
 
+if TYPE_CHECKING:
+    from typing import Any, TypeAlias
+
+    from venncal.persistence._fields import Check, Relation
+
+    #: a row of the table of expectations: a fitted-state type name, a check of one value, or
+    #: (for "*") the whole-model checks
+    Row: TypeAlias = str | Check | tuple[Relation, ...]
+
 __all__ = ["FittedStateError", "check_fitted_state", "check_fitted_value", "expectations"]
 
 
-def _monitor_grid(value, *, name, owner):
+def _monitor_grid(value: Any, *, name: str, owner: str) -> None:
     from venncal.core.betting import check_grid
 
     check_grid(value, name=name, owner=owner)
 
 
-def _monitor_alternatives(value, where):
+def _monitor_alternatives(value: Any, where: str) -> None:
     if not isinstance(value, np.ndarray) or value.ndim != 2 or value.shape[1] != 3:
         raise FittedStateError(f"{where} must be a K x 3 float array")
     if value.dtype.kind != "f" or not np.isfinite(value).all() or value.shape[0] == 0:
         raise FittedStateError(f"{where} must hold finite floats, one row per alternative")
 
 
-def _monitor(fitted, params, where):
+def _monitor(fitted: dict[str, Any], params: dict[str, Any], where: str) -> None:
     """The state belongs to the grid and the level of the parameters."""
     state, alternatives = fitted.get("state_"), fitted.get("alternatives_")
     if state is None or alternatives is None:
@@ -84,10 +95,13 @@ def _monitor(fitted, params, where):
 _CHECKS = OBJECT_CHECKS
 
 
-def _binary_rows(name, *, counts=False):
+def _binary_rows(name: str, *, counts: bool = False) -> dict[tuple[str, str], Row]:
     """The rows every binary score calibrator shares (``BaseScoreCalibrator.fit``), and those
     of the count calibrators (``CountCalibratorMixin``: rounding and ``partial_fit`` data)."""
-    rows = {(name, "classes_"): f.labels(2, 2), (name, "n_features_in_"): f.n_columns(1)}
+    rows: dict[tuple[str, str], Row] = {
+        (name, "classes_"): f.labels(2, 2),
+        (name, "n_features_in_"): f.n_columns(1),
+    }
     rows[(name, "pos_label_")] = _pos_label
     if counts:
         rows[(name, "decimals_")] = f.decimals_value
@@ -96,13 +110,13 @@ def _binary_rows(name, *, counts=False):
     return rows
 
 
-def _pos_label(value, where):
+def _pos_label(value: Any, where: str) -> None:
     """``pos_label_``: the positive class, one label (absent in files of older versions)."""
     if value is not None and not isinstance(value, (str, int, float, bool)):
         raise FittedStateError(f"{where} must be a label (a string, number or boolean)")
 
 
-def _list_of_multiclass_tables(value, where):
+def _list_of_multiclass_tables(value: Any, where: str) -> None:
     """``group_tables_`` of MulticlassVennAbersCalibrator: None, or a list of its tables."""
     if value is None:
         return
@@ -112,42 +126,42 @@ def _list_of_multiclass_tables(value, where):
         _MULTICLASS_TABLES(tables, f"{where}[{i}]")
 
 
-def _list_of_ivap(value, where):
+def _list_of_ivap(value: Any, where: str) -> None:
     if not isinstance(value, list):
         raise FittedStateError(f"{where} must be a list of IVAPTables")
     for i, tables in enumerate(value):
         _check_ivap_of(tables, f"{where}[{i}]")
 
 
-def _real(value, where):
+def _real(value: Any, where: str) -> None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise FittedStateError(f"{where} must be a number")
 
 
-def _two_reals(value, where):
+def _two_reals(value: Any, where: str) -> None:
     if not isinstance(value, np.ndarray) or value.shape != (2,) or value.dtype.kind != "f":
         raise FittedStateError(f"{where} must be a float array of 2 values")
 
 
-def _positive_or_inf(value, where):
+def _positive_or_inf(value: Any, where: str) -> None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
         raise FittedStateError(f"{where} must be a positive number or inf")
 
 
-def _bias_value(value, where):
+def _bias_value(value: Any, where: str) -> None:
     if isinstance(value, np.ndarray):
         _float_vector(value, where)
     else:
         f.number()(value, where)
 
 
-def _not_nan(value, where):
+def _not_nan(value: Any, where: str) -> None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
         raise FittedStateError(f"{where} must be a number")
 
 
-def _one_of_types(*names):
-    def check(value, where):
+def _one_of_types(*names: str) -> Check:
+    def check(value: Any, where: str) -> None:
         if _type_name(value) not in names:
             kinds = ", ".join(n.rsplit(".", 1)[1] for n in names)
             raise FittedStateError(f"{where} must be one of {kinds}, not {type(value).__name__}")
@@ -155,19 +169,19 @@ def _one_of_types(*names):
     return check
 
 
-def _needs(attr, param):
+def _needs(attr: str, param: str) -> Relation:
     """A file whose parameter ``param`` is set (not None) was written by a fit that recorded
     it in ``attr`` (without it, e.g. the rounding of the scores would be skipped). A file of
     an older version, or its calibrator saved again, has neither."""
 
-    def check(fitted, params, where):
+    def check(fitted: dict[str, Any], params: dict[str, Any], where: str) -> None:
         if params.get(param) is not None and attr not in fitted:
             raise FittedStateError(f"{where}.{attr} is missing")
 
     return check
 
 
-def _groups(fitted, params, where):
+def _groups(fitted: dict[str, Any], params: dict[str, Any], where: str) -> None:
     groups, tables = fitted.get("groups_"), fitted.get("group_tables_")
     pooled = fitted.get("pooled_groups_")
     if groups is None and tables is None and pooled is None:
@@ -185,12 +199,12 @@ def _groups(fitted, params, where):
         raise FittedStateError(f"{where}: a group is both in groups_ and in pooled_groups_")
 
 
-def _two_by_two(cov, where):
+def _two_by_two(cov: Any, where: str) -> None:
     if not isinstance(cov, np.ndarray) or cov.shape != (2, 2) or cov.dtype.kind != "f":
         raise FittedStateError(f"{where} must be a 2 x 2 float array")
 
 
-def _acp_covariance(fitted, params, where):
+def _acp_covariance(fitted: dict[str, Any], params: dict[str, Any], where: str) -> None:
     """``covariance_`` is ``covariance_scaled_`` in the units of the score (it may overflow)."""
     sig, scaled, cov = (fitted.get(a) for a in ("sigmoid_", "covariance_scaled_", "covariance_"))
     if sig is None or scaled is None or cov is None:
@@ -202,7 +216,7 @@ def _acp_covariance(fitted, params, where):
         raise FittedStateError(f"{where}.covariance_ must be covariance_scaled_ in score units")
 
 
-def _multiclass(fitted, params, where):
+def _multiclass(fitted: dict[str, Any], params: dict[str, Any], where: str) -> None:
     tables, classes = fitted.get("tables_"), fitted.get("classes_")
     if tables is None or classes is None:
         return
@@ -223,7 +237,7 @@ def _multiclass(fitted, params, where):
         raise FittedStateError(f"{where}: pooled={pooled} does not match its {kind}")
 
 
-def _quadratic_copies(fitted, params, where):
+def _quadratic_copies(fitted: dict[str, Any], params: dict[str, Any], where: str) -> None:
     """``intercept_`` and ``coef_`` are the map's coefficients in the units of the log-odds."""
     qmap, b, coef = (fitted.get(a) for a in ("map_", "intercept_", "coef_"))
     if qmap is None or b is None or coef is None:
@@ -234,7 +248,7 @@ def _quadratic_copies(fitted, params, where):
         raise FittedStateError(f"{where}.intercept_ and .coef_ must equal the map's coefficients")
 
 
-def _scaling_binning_bins(fitted, params, where):
+def _scaling_binning_bins(fitted: dict[str, Any], params: dict[str, Any], where: str) -> None:
     """The bins cut the sigmoid's values, from 0 to 1, and each bin's value (the mean of the
     sigmoid over the bin) lies inside its bin."""
     binning = fitted.get("binning_")
@@ -247,7 +261,7 @@ def _scaling_binning_bins(fitted, params, where):
         raise FittedStateError(f"{where}.binning_: each bin's value must lie inside its bin")
 
 
-def _temperature_copies(fitted, params, where):
+def _temperature_copies(fitted: dict[str, Any], params: dict[str, Any], where: str) -> None:
     """The map has one bias per class (two for binary scores); the copies match it."""
     tmap, classes = fitted.get("map_"), fitted.get("classes_")
     if tmap is None or classes is None:
@@ -270,7 +284,7 @@ def _temperature_copies(fitted, params, where):
             raise FittedStateError(f"{where}.bias_ must equal the map's bias")
 
 
-def _linear_softmax_rows(name, map_type):
+def _linear_softmax_rows(name: str, map_type: str) -> dict[tuple[str, str], Row]:
     """The rows of the calibrators on (n, K) scores built on ``LinearSoftmaxCalibrator``."""
     return {
         (name, "classes_"): f.labels(2),
@@ -287,10 +301,10 @@ def _linear_softmax_rows(name, map_type):
 _penalty = f.param(check_in_range, 0, np.inf, closed="left")
 
 
-def _linear_softmax_size(matrix_name):
+def _linear_softmax_size(matrix_name: str) -> Relation:
     """The map is K x K for the K classes of ``classes_``."""
 
-    def check(fitted, params, where):
+    def check(fitted: dict[str, Any], params: dict[str, Any], where: str) -> None:
         m, classes = fitted.get("map_"), fitted.get("classes_")
         if m is None or classes is None:
             return
@@ -303,7 +317,7 @@ def _linear_softmax_size(matrix_name):
     return check
 
 
-def _structure_matches(fitted, params, where):
+def _structure_matches(fitted: dict[str, Any], params: dict[str, Any], where: str) -> None:
     m = fitted.get("map_")
     if m is not None and "structure" in params and m.structure != params["structure"]:
         raise FittedStateError(f"{where}.map_.structure must equal the 'structure' parameter")
@@ -334,7 +348,7 @@ _MULTICLASS_TABLES = _one_of_types(
     "venncal.core.top_label.TopLabelTables",
 )
 
-_EXPECTED = {
+_EXPECTED: dict[tuple[str, str], Row] = {
     ("VennAbersCalibrator", "tables_"): "venncal.core.venn_abers.IVAPTables",
     ("IsotonicCalibrator", "step_function_"): "venncal.core.isotonic.IsotonicStepFunction",
     ("PlattCalibrator", "sigmoid_"): "venncal.core.platt.PlattSigmoid",
@@ -502,12 +516,14 @@ _EXPECTED = {
 }
 
 
-def expectations(class_name):
+def expectations(class_name: str) -> dict[str, Row]:
     """The rows of the table for ``class_name``, as ``{name: check}`` (empty if it has none)."""
     return {name: row for (cls, name), row in _EXPECTED.items() if cls == class_name}
 
 
-def check_fitted_state(class_name, state, params=None):
+def check_fitted_state(
+    class_name: str, state: dict[str, Any], params: dict[str, Any] | None = None
+) -> None:
     """Check every fitted attribute (and parameter) of a decoded model of class ``class_name``
     against its row in the table of expectations; raise :class:`FittedStateError` naming the
     first one that breaks its fit's invariants.
@@ -531,18 +547,21 @@ def check_fitted_state(class_name, state, params=None):
                 raise FittedStateError(
                     f"{where} must be a {row.rsplit('.', 1)[1]}, not {type(value).__name__}"
                 )
-        elif row is not None:
+        elif callable(row):
             row(value, where)
         check_fitted_value(value, where)
     for name, value in params.items():
         row = rows.get(name)
-        if row is not None:  # an unknown parameter is refused when the calibrator is built
+        # a parameter's row is a check; the name of a fitted attribute or "*" is no parameter
+        # (refused, as an unknown parameter is, when the calibrator is built)
+        if callable(row) and not name.endswith("_"):
             row(value, f"{class_name}.{name}")
-    for relation in rows.get("*", ()):
+    relations = rows.get("*", ())
+    for relation in relations if isinstance(relations, tuple) else ():
         relation(state, params, class_name)
 
 
-def check_fitted_value(value, where):
+def check_fitted_value(value: Any, where: str) -> None:
     """Check ``value`` (and the values in its lists, tuples and dicts) against the invariants
     of its type; raise :class:`FittedStateError` with one line naming ``where``."""
     if isinstance(value, (list, tuple)):
