@@ -8,12 +8,17 @@ steps and asks the last one.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from sklearn.pipeline import Pipeline
+
+if TYPE_CHECKING:
+    from venncal._typing import FloatArray
 
 __all__ = ["predict_interval"]
 
 
-def predict_interval(model, X):
+def predict_interval(model: Any, X: Any) -> FloatArray:
     """Return the probability intervals ``[p0, p1]`` of a fitted model, pipelines included.
 
     Parameters

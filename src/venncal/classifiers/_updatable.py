@@ -53,8 +53,14 @@ predictions from several threads at once.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+    from venncal._typing import AnyArray, FloatArray
 
 __all__ = [
     "UpdatableScorer",
@@ -108,18 +114,20 @@ class UpdatableScorer:
     array([-2., -1.,  2.,  1.])
     """
 
-    def fit(self, X, y01):  # pragma: no cover - interface
+    def fit(self, X: FloatArray, y01: AnyArray) -> Self | None:  # pragma: no cover - interface
         raise NotImplementedError
 
-    def augmented_scores(self, x, y):  # pragma: no cover - interface
+    def augmented_scores(self, x: FloatArray, y: int) -> FloatArray:  # pragma: no cover - interface
         raise NotImplementedError
 
-    def augmented_scores_both(self, x):
+    def augmented_scores_both(self, x: FloatArray) -> tuple[FloatArray, FloatArray]:
         """Scores with ``x`` labelled 0 and with ``x`` labelled 1, as a pair of arrays."""
         return self.augmented_scores(x, 0), self.augmented_scores(x, 1)
 
 
-def register_updatable_scorer(estimator_class, factory):
+def register_updatable_scorer(
+    estimator_class: type[Any], factory: Callable[[Any, str], UpdatableScorer | None]
+) -> Callable[[Any, str], UpdatableScorer | None]:
     """Register a fast path of full Venn-Abers for an estimator class.
 
     Parameters
@@ -152,7 +160,7 @@ def register_updatable_scorer(estimator_class, factory):
     return factory
 
 
-def get_updatable_scorer(estimator, response_method):
+def get_updatable_scorer(estimator: Any, response_method: str) -> UpdatableScorer | None:
     """Return a fresh updatable scorer for ``estimator``, or None if no fast path applies."""
     _register_builtins()
     factory = _REGISTRY.get(type(estimator))

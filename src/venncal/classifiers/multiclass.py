@@ -20,6 +20,8 @@ for well-calibrated probability estimation trees", COPA 2018.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.frozen import FrozenEstimator
@@ -53,13 +55,25 @@ from venncal.classifiers._response import check_features, resolve_response_metho
 from venncal.core.coupling import COUPLINGS, couple_wu2
 from venncal.core.merge import MERGES
 
+if TYPE_CHECKING:
+    from sklearn.utils import Tags
+    from typing_extensions import Self
+
+    from venncal._typing import AnyArray, ArrayLike, FloatArray
+    from venncal.core.multiclass_venn_abers import (
+        OneVsRestTables,
+        PairwiseTables,
+        PooledOneVsRestTables,
+        PooledPairwiseTables,
+    )
+
 __all__ = ["MulticlassVennAbersClassifier", "couple_pairwise"]
 
 _OWNER = "MulticlassVennAbersClassifier"
 METHODS = ("inductive", "cross", "oob")
 
 
-def couple_pairwise(R):
+def couple_pairwise(R: ArrayLike) -> FloatArray:
     """Couple pairwise probabilities by Wu, Lin & Weng (2004), method 2.
 
     The same as :func:`venncal.core.coupling.couple_wu2`; :mod:`venncal.core.coupling` has
@@ -186,20 +200,25 @@ class MulticlassVennAbersClassifier(ClassifierMixin, BaseEstimator):
     True
     """
 
+    estimators_: list[Any]
+    calibrations_: list[
+        OneVsRestTables | PairwiseTables | PooledOneVsRestTables | PooledPairwiseTables
+    ]
+
     def __init__(
         self,
-        estimator,
+        estimator: Any,
         *,
-        strategy="auto",
-        pooled=True,
-        coupling="wu2",
-        method="inductive",
-        cal_size=0.2,
-        n_splits=5,
-        merge="mean",
-        response_method="auto",
-        random_state=None,
-    ):
+        strategy: str = "auto",
+        pooled: bool = True,
+        coupling: str = "wu2",
+        method: str = "inductive",
+        cal_size: float = 0.2,
+        n_splits: int = 5,
+        merge: str = "mean",
+        response_method: str = "auto",
+        random_state: int | np.random.RandomState | None = None,
+    ) -> None:
         self.estimator = estimator
         self.strategy = strategy
         self.pooled = pooled
@@ -218,7 +237,7 @@ class MulticlassVennAbersClassifier(ClassifierMixin, BaseEstimator):
         check_option(self.coupling, COUPLINGS, name="coupling", owner=_OWNER)
         check_bool(self.pooled, name="pooled", owner=_OWNER)
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: Any, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Fit the classifier(s) and the binary Venn-Abers predictors.
 
         Parameters
@@ -358,7 +377,7 @@ class MulticlassVennAbersClassifier(ClassifierMixin, BaseEstimator):
         self.response_method_ = "predict_proba"
         copy_fitted_attributes(self, oob.ensemble)
 
-    def __sklearn_tags__(self):
+    def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()
         tags.input_tags = get_tags(self.estimator).input_tags
         return tags
@@ -415,7 +434,7 @@ class MulticlassVennAbersClassifier(ClassifierMixin, BaseEstimator):
             )
         return proba, interval
 
-    def predict_interval(self, X):
+    def predict_interval(self, X: Any) -> FloatArray:
         """Per-class probability intervals.
 
         Returns
@@ -428,7 +447,7 @@ class MulticlassVennAbersClassifier(ClassifierMixin, BaseEstimator):
         """
         return self._predict(X)[1]
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: Any) -> FloatArray:
         """Class probabilities, rows summing to one.
 
         Returns
@@ -437,7 +456,7 @@ class MulticlassVennAbersClassifier(ClassifierMixin, BaseEstimator):
         """
         return self._predict(X)[0]
 
-    def predict_log_proba(self, X):
+    def predict_log_proba(self, X: Any) -> FloatArray:
         """Natural logarithm of :meth:`predict_proba` (-inf where it is zero).
 
         Returns
@@ -446,7 +465,7 @@ class MulticlassVennAbersClassifier(ClassifierMixin, BaseEstimator):
         """
         return log_proba(self.predict_proba(X))
 
-    def predict(self, X):
+    def predict(self, X: Any) -> AnyArray:
         """The class of largest probability."""
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]

@@ -22,6 +22,7 @@ References
 from __future__ import annotations
 
 import warnings
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from joblib import Parallel, delayed
@@ -37,10 +38,17 @@ from venncal._validation import (
     check_sample_weight,
 )
 
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    from sklearn.utils import Tags
+    from typing_extensions import Self
+
+    from venncal._typing import AnyArray, ArrayLike, FloatArray
+
 __all__ = ["ProbingClassifier", "probe_costs"]
 
 
-def probe_costs(n_probes):
+def probe_costs(n_probes: int) -> FloatArray:
     """Return the cost grid of the probes: the midpoints ``(k - 1/2) / n_probes``.
 
     The midpoint rule makes the average of the ideal indicators ``1{eta > c}`` equal to ``eta``
@@ -109,12 +117,14 @@ class ProbingClassifier(ClassifierMixin, BaseEstimator):
     array([0.1, 0.5, 0.9])
     """
 
-    def __init__(self, estimator=None, *, n_probes=20, n_jobs=None):
+    def __init__(
+        self, estimator: Any = None, *, n_probes: int = 20, n_jobs: int | None = None
+    ) -> None:
         self.estimator = estimator
         self.n_probes = n_probes
         self.n_jobs = n_jobs
 
-    def __sklearn_tags__(self):
+    def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False
         est = self._base_estimator()
@@ -133,7 +143,7 @@ class ProbingClassifier(ClassifierMixin, BaseEstimator):
             return LogisticRegression()
         return self.estimator
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: Any, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Train one cost-weighted classifier per probe.
 
         Parameters
@@ -196,7 +206,7 @@ class ProbingClassifier(ClassifierMixin, BaseEstimator):
             self.feature_names_in_ = first.feature_names_in_
         return self
 
-    def decision_path(self, X):
+    def decision_path(self, X: Any) -> npt.NDArray[np.int8]:
         """Return each probe's decision, made monotone in the cost.
 
         Parameters
@@ -221,7 +231,7 @@ class ProbingClassifier(ClassifierMixin, BaseEstimator):
         cols = [np.asarray(est.predict(X)) == pos for est in self.estimators_]
         return np.column_stack(cols).astype(np.int8)
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: Any) -> FloatArray:
         """Return the probing estimate of the class probabilities.
 
         Parameters
@@ -236,7 +246,7 @@ class ProbingClassifier(ClassifierMixin, BaseEstimator):
         p = self._raw_decisions(X).mean(axis=1)
         return np.column_stack([1.0 - p, p])
 
-    def predict(self, X):
+    def predict(self, X: Any) -> AnyArray:
         """Return the more probable class (``classes_[0]`` on a tie, as argmax does).
 
         Parameters

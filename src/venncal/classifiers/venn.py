@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.frozen import FrozenEstimator
@@ -23,6 +25,14 @@ from venncal.classifiers._common import (
 from venncal.classifiers._response import check_features
 from venncal.classifiers._venn_taxonomies import bins_by_label, isotonic_venn
 from venncal.core.venn import VennPrediction, equal_mass_venn_predict, venn_predict
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from sklearn.utils import Tags
+    from typing_extensions import Self
+
+    from venncal._typing import AnyArray, ArrayLike, FloatArray
 
 __all__ = ["VennClassifier"]
 
@@ -211,17 +221,17 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
 
     def __init__(
         self,
-        estimator,
+        estimator: Any,
         *,
-        taxonomy="label",
-        method="inductive",
-        cal_size=0.2,
-        n_bins=10,
-        merge="log",
-        random_state=None,
-        group_fallback="error",
-        n_jobs=None,
-    ):
+        taxonomy: str | Callable[[AnyArray], ArrayLike] = "label",
+        method: str = "inductive",
+        cal_size: float = 0.2,
+        n_bins: int = 10,
+        merge: str = "log",
+        random_state: int | np.random.RandomState | None = None,
+        group_fallback: str = "error",
+        n_jobs: int | None = None,
+    ) -> None:
         self.estimator = estimator
         self.taxonomy = taxonomy
         self.method = method
@@ -256,7 +266,13 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
                 "use 'log' or 'mean'."
             )
 
-    def fit(self, X, y, sample_weight=None, calibration_groups=None):
+    def fit(
+        self,
+        X: Any,
+        y: ArrayLike,
+        sample_weight: ArrayLike | None = None,
+        calibration_groups: ArrayLike | None = None,
+    ) -> Self:
         """Fit the underlying classifier and keep the calibration scores.
 
         Parameters
@@ -368,7 +384,7 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
         self.uses_update_ = self.updater_ is not None
         self.cal_groups_ = self.groups_ = self.pooled_groups_ = None
 
-    def __sklearn_tags__(self):
+    def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()
         tags.input_tags = get_tags(self.estimator).input_tags
         # the isotonic taxonomy orders objects by one score: two classes only
@@ -406,7 +422,9 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
             return (scores > threshold).astype(np.int64)
         return np.argmax(scores, axis=1)
 
-    def predict_multiprobability(self, X, calibration_groups=None):
+    def predict_multiprobability(
+        self, X: Any, calibration_groups: ArrayLike | None = None
+    ) -> FloatArray:
         """Return the multiprobability prediction: one distribution per hypothetical label.
 
         Parameters
@@ -464,7 +482,7 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
             n_jobs=self.n_jobs,
         )
 
-    def predict_venn(self, X, calibration_groups=None):
+    def predict_venn(self, X: Any, calibration_groups: ArrayLike | None = None) -> VennPrediction:
         """Return the Venn prediction: lower and upper probabilities of every class.
 
         Parameters
@@ -527,7 +545,7 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
             sample_weight=w,
         )
 
-    def predict_interval(self, X, calibration_groups=None):
+    def predict_interval(self, X: Any, calibration_groups: ArrayLike | None = None) -> FloatArray:
         """Return ``[p0, p1]``: lower and upper probability of ``classes_[1]`` (two classes).
 
         Parameters
@@ -548,7 +566,7 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
             )
         return self.predict_venn(X, calibration_groups).p0_p1
 
-    def predict_proba(self, X, calibration_groups=None):
+    def predict_proba(self, X: Any, calibration_groups: ArrayLike | None = None) -> FloatArray:
         """Return one probability distribution per object, merged from the Venn bounds.
 
         Parameters
@@ -574,7 +592,7 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
             p = np.column_stack([1.0 - q, q])
         return p
 
-    def predict_log_proba(self, X, calibration_groups=None):
+    def predict_log_proba(self, X: Any, calibration_groups: ArrayLike | None = None) -> FloatArray:
         """Return the natural logarithm of :meth:`predict_proba` (-inf where it is zero).
 
         Parameters
@@ -591,7 +609,7 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
             return log_proba(self.predict_proba(X))
         return log_proba(self.predict_proba(X, calibration_groups))
 
-    def predict(self, X, calibration_groups=None):
+    def predict(self, X: Any, calibration_groups: ArrayLike | None = None) -> AnyArray:
         """Return the label of largest lower probability (eq. 5).
 
         Parameters

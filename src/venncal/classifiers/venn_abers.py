@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from joblib import Parallel, delayed
@@ -41,6 +42,12 @@ from venncal.classifiers._response import (
 from venncal.core.merge import MERGES, cross_interval, merge, merge_cross
 from venncal.core.venn_abers import ivap_fit
 from venncal.exceptions import VenncalWarning
+
+if TYPE_CHECKING:
+    from sklearn.utils import Tags
+    from typing_extensions import Self
+
+    from venncal._typing import AnyArray, ArrayLike, FloatArray
 
 __all__ = ["VennAbersClassifier"]
 
@@ -201,17 +208,17 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
 
     def __init__(
         self,
-        estimator,
+        estimator: Any,
         *,
-        method="inductive",
-        cal_size=0.2,
-        n_splits=5,
-        merge="log",
-        response_method="auto",
-        random_state=None,
-        n_jobs=None,
-        group_fallback="error",
-    ):
+        method: str = "inductive",
+        cal_size: float = 0.2,
+        n_splits: int = 5,
+        merge: str = "log",
+        response_method: str = "auto",
+        random_state: int | np.random.RandomState | None = None,
+        n_jobs: int | None = None,
+        group_fallback: str = "error",
+    ) -> None:
         self.estimator = estimator
         self.method = method
         self.cal_size = cal_size
@@ -222,7 +229,7 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.group_fallback = group_fallback
 
-    def __sklearn_tags__(self):
+    def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()
         inner = get_tags(self.estimator)
         tags.input_tags = inner.input_tags
@@ -245,7 +252,14 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
                 )
         self._response_ = resolve_response_method(self.estimator, self.response_method, owner=owner)
 
-    def fit(self, X, y, calibration_groups=None, sample_weight=None, **fit_params):
+    def fit(
+        self,
+        X: Any,
+        y: ArrayLike,
+        calibration_groups: ArrayLike | None = None,
+        sample_weight: ArrayLike | None = None,
+        **fit_params: Any,
+    ) -> Self:
         """Fit the estimator(s) and the Venn-Abers calibration.
 
         Parameters
@@ -473,7 +487,7 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             unseen_groups(type(self).__name__, list(unknown), self.group_fallback)
         return np.array(p0), np.array(p1)
 
-    def predict_interval(self, X, calibration_groups=None):
+    def predict_interval(self, X: Any, calibration_groups: ArrayLike | None = None) -> FloatArray:
         """Return the Venn-Abers interval [p0, p1] for the positive class.
 
         For ``method="cross"`` the interval is the envelope ``[min_k p0_k, max_k p1_k]`` of the
@@ -504,7 +518,7 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             return np.column_stack([p0[0], p1[0]])
         return np.column_stack(cross_interval(p0, p1))
 
-    def predict_proba(self, X, calibration_groups=None):
+    def predict_proba(self, X: Any, calibration_groups: ArrayLike | None = None) -> FloatArray:
         """Return merged probabilities of both classes.
 
         Parameters
@@ -531,7 +545,7 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
                 p = merge_cross(p0, p1, self.merge)
         return np.column_stack([1.0 - p, p])
 
-    def predict_log_proba(self, X, calibration_groups=None):
+    def predict_log_proba(self, X: Any, calibration_groups: ArrayLike | None = None) -> FloatArray:
         """Return the natural logarithm of :meth:`predict_proba` (-inf where it is zero).
 
         Parameters
@@ -548,7 +562,7 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             return log_proba(self.predict_proba(X))
         return log_proba(self.predict_proba(X, calibration_groups=calibration_groups))
 
-    def get_metadata_routing(self):
+    def get_metadata_routing(self) -> MetadataRouter:
         """Return the metadata routing of this classifier.
 
         ``sample_weight`` is consumed by the calibration; the parameters of ``fit`` go to the
@@ -567,7 +581,7 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             )
         )
 
-    def predict(self, X, calibration_groups=None):
+    def predict(self, X: Any, calibration_groups: ArrayLike | None = None) -> AnyArray:
         """Return the more probable class (``classes_[0]`` when p = 1/2, as argmax does).
 
         Parameters
