@@ -10,6 +10,8 @@ weights; :func:`run` picks one (see the module docstring of
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from scipy.special import gammaln
 
@@ -17,6 +19,13 @@ from venncal.core import _bayesian_binning_scan as _scan
 from venncal.core._bayesian_binning_scan import _log_factor
 from venncal.core._bayesian_binning_scan import exp_table_poly as _exp_neg
 from venncal.core._jit import HAVE_NUMBA, jit
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    import numpy.typing as npt
+
+    from venncal._typing import FloatArray
 
 __all__ = ["run"]
 
@@ -56,7 +65,16 @@ _EXP_STEP = 16.0
 _EXP_TABLE = np.exp(-np.arange(int(_LOG_CUTOFF * _EXP_STEP) + 2) / _EXP_STEP)
 
 
-def _forward_py(c0, c1, log_q, x, table, klogk, etab, select):
+def _forward_py(
+    c0: npt.NDArray[np.int64],
+    c1: npt.NDArray[np.int64],
+    log_q: FloatArray,
+    x: FloatArray,
+    table: FloatArray,
+    klogk: FloatArray,
+    etab: FloatArray,
+    select: bool,
+) -> tuple[FloatArray, npt.NDArray[np.int64]]:
     """Forward sums (or maxima, when ``select``) over the binnings of each prefix.
 
     ``c0``, ``c1`` are integer cumulative counts, ``table[k] = log k!``, ``klogk[k] = k log k``.
@@ -106,7 +124,17 @@ def _forward_py(c0, c1, log_q, x, table, klogk, etab, select):
     return log_f, arg
 
 
-def _backward_average_py(c0, c1, log_q, x, table, klogk, etab, log_f, select):
+def _backward_average_py(
+    c0: npt.NDArray[np.int64],
+    c1: npt.NDArray[np.int64],
+    log_q: FloatArray,
+    x: FloatArray,
+    table: FloatArray,
+    klogk: FloatArray,
+    etab: FloatArray,
+    log_f: FloatArray,
+    select: bool,
+) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Backward sums, and the posterior average of the bin estimates at every position.
 
     With ``select``, ``log_f`` holds the forward maxima and the backward pass takes maxima too:
@@ -164,24 +192,34 @@ def _backward_average_py(c0, c1, log_q, x, table, klogk, etab, log_f, select):
     return log_b, d_mass, d_num
 
 
+# the compiled kernels (None without numba)
+_forward = None
+_backward_average = None
 if HAVE_NUMBA:  # pragma: no cover - exercised through the compiled kernels
     # no 'nnan'/'ninf': the kernels never see NaN or inf, but the flags would license
     # reorderings we do not need; 'reassoc' lets the sums and the maximum vectorise.
     _FLAGS = {"reassoc", "nsz", "arcp", "contract", "afn"}
     _forward = jit(_forward_py, fastmath=_FLAGS)
     _backward_average = jit(_backward_average_py, fastmath=_FLAGS)
-else:  # pragma: no cover
-    _forward = None
-    _backward_average = None
 
 
-def _forward_numpy(c0, c1, log_q, x, table, integer, select):
+def _forward_numpy(
+    c0: FloatArray,
+    c1: FloatArray,
+    log_q: FloatArray,
+    x: FloatArray,
+    table: FloatArray,
+    integer: bool,
+    select: bool,
+) -> tuple[FloatArray, npt.NDArray[np.int64]]:
     """Pure-numpy forward pass: one vectorised column per position."""
     big_n = log_q.shape[0]
     log_f = np.empty(big_n + 1)
     arg = np.zeros(big_n + 1, dtype=np.int64)
     log_f[0] = 0.0
-    lf = (lambda v: table[np.rint(v).astype(np.intp)]) if integer else (lambda v: gammaln(v + 1))
+    lf: Callable[[FloatArray], FloatArray] = (
+        (lambda v: table[np.rint(v).astype(np.intp)]) if integer else (lambda v: gammaln(v + 1))
+    )
     for u in range(big_n):
         a = c0[u + 1] - c0[: u + 1]
         b = c1[u + 1] - c1[: u + 1]
@@ -196,7 +234,16 @@ def _forward_numpy(c0, c1, log_q, x, table, integer, select):
     return log_f, arg
 
 
-def _backward_average_numpy(c0, c1, log_q, x, table, integer, log_f, select):
+def _backward_average_numpy(
+    c0: FloatArray,
+    c1: FloatArray,
+    log_q: FloatArray,
+    x: FloatArray,
+    table: FloatArray,
+    integer: bool,
+    log_f: FloatArray,
+    select: bool,
+) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Pure-numpy backward pass with the posterior averages: one vectorised row per position."""
     big_n = log_q.shape[0]
     log_z = log_f[big_n]
@@ -204,7 +251,9 @@ def _backward_average_numpy(c0, c1, log_q, x, table, integer, log_f, select):
     log_b[big_n] = 0.0
     d_mass = np.zeros(big_n + 1)
     d_num = np.zeros(big_n + 1)
-    lf = (lambda v: table[np.rint(v).astype(np.intp)]) if integer else (lambda v: gammaln(v + 1))
+    lf: Callable[[FloatArray], FloatArray] = (
+        (lambda v: table[np.rint(v).astype(np.intp)]) if integer else (lambda v: gammaln(v + 1))
+    )
     for l in range(big_n - 1, -1, -1):
         a = c0[l + 1 :] - c0[l]
         b = c1[l + 1 :] - c1[l]
@@ -224,7 +273,17 @@ def _backward_average_numpy(c0, c1, log_q, x, table, integer, log_f, select):
     return log_b, d_mass, d_num
 
 
-def run(engine, integer, c0, c1, log_q, x, table, select, paper=False):
+def run(
+    engine: str,
+    integer: bool,
+    c0: FloatArray,
+    c1: FloatArray,
+    log_q: FloatArray,
+    x: FloatArray,
+    table: FloatArray,
+    select: bool,
+    paper: bool = False,
+) -> tuple[FloatArray, npt.NDArray[np.int64] | None, FloatArray | None, FloatArray | None]:
     """Run the forward pass (and for ABB the backward pass) with the chosen engine.
 
     ``select`` is SBB (forward maxima only); ``paper`` is ABB with the weights of eq. (8)
@@ -245,11 +304,14 @@ def run(engine, integer, c0, c1, log_q, x, table, select, paper=False):
         if not (select or paper):  # exact ABB: the passes that carry each row into the next
             ct = ci0 + ci1
             etab = _scan.EXP_TABLE_WIDE
+            # compiled whenever numba is installed
+            assert _scan.forward_sums is not None and _scan.backward_averages is not None
             log_f = _scan.forward_sums(ci0, ci1, ct, log_q, x, table, klogk, etab)
             d_mass, d_num = _scan.backward_averages(
                 ci0, ci1, ct, log_q, x, table, klogk, etab, log_f
             )
             return log_f, None, d_mass, d_num
+        assert _forward is not None and _backward_average is not None  # numba is installed
         log_f, arg = _forward(ci0, ci1, log_q, x, table, klogk, _EXP_TABLE, select or paper)
         if select:
             return log_f, arg, None, None

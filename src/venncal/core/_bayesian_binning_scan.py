@@ -46,10 +46,22 @@ denominator is zero), and not ``range(lo, u)``.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from venncal.core._jit import HAVE_NUMBA, jit
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    import numpy.typing as npt
+
+    from venncal._typing import FloatArray
+
+    #: an integer count: a Python int or an element of an int64 count array
+    Count: TypeAlias = int | np.int64
+    Int64Array: TypeAlias = npt.NDArray[np.int64]
 
 __all__ = ["forward_sums", "backward_averages", "EXP_TABLE_WIDE", "exp_table_poly"]
 
@@ -66,7 +78,7 @@ _LN2 = math.log(2.0)
 EXP_TABLE_WIDE = np.exp(-np.arange(int(_WIDE * 16.0) + 2) / 16.0)
 
 
-def exp_table_poly(d, etab):
+def exp_table_poly(d: float, etab: FloatArray) -> float:
     """exp(d) for ``d`` in (-16 (len(etab) - 2), 0], about 2 ulp: ``etab[j] * poly(r)``."""
     j = int(-d * 16.0)
     r = d + j * 0.0625
@@ -79,24 +91,31 @@ def exp_table_poly(d, etab):
     p = p * r + 0.5
     p = p * r + 1.0
     p = p * r + 1.0
-    return etab[j] * p
+    value: float = etab[j] * p
+    return value
 
 
-def _exp_wide(d, etab):
+def _exp_wide(d: float, etab: FloatArray) -> float:
     """exp(d) for d <= 0, about 2 ulp; below -_WIDE it returns about e^-_WIDE (negligible)."""
     return exp_table_poly(max(d, -_WIDE + 1e-9), etab)
 
 
-def _log_ml(a, b, table):
-    return table[a] + table[b] - table[a + b + 1]
+def _log_ml(a: Count, b: Count, table: FloatArray) -> float:
+    value: float = table[a] + table[b] - table[a + b + 1]
+    return value
 
 
-def _log_factor(a, b, table, klogk, log_q_edge):
+def _log_factor(
+    a: Count, b: Count, table: FloatArray, klogk: FloatArray, log_q_edge: float
+) -> float:
     """Log of ``S_A / (ML(A) q)`` for a run A of counts ``a``, ``b`` (see the main module)."""
-    return klogk[a] + klogk[b] - klogk[a + b] - _log_ml(a, b, table) - log_q_edge
+    value: float = klogk[a] + klogk[b] - klogk[a + b] - _log_ml(a, b, table) - log_q_edge
+    return value
 
 
-def _carry_forward(v, cnt, tot, c_end, scale, n_end):
+def _carry_forward(
+    v: FloatArray, cnt: FloatArray, tot: FloatArray, c_end: float, scale: float, n_end: float
+) -> float:
     """Multiply each term by its predictive probability; return the new sum.
 
     ``v[k] *= scale (c_end - cnt[k]) / (n_end - tot[k])``.
@@ -109,13 +128,25 @@ def _carry_forward(v, cnt, tot, c_end, scale, n_end):
     return s
 
 
-def _carry_plain(v, cnt, tot, c_start, scale, n_start):
+def _carry_plain(
+    v: FloatArray, cnt: FloatArray, tot: FloatArray, c_start: float, scale: float, n_start: float
+) -> None:
     """Multiply each term by ``scale (cnt[k] - c_start) / (tot[k] - n_start)``; return nothing."""
     for k in range(v.shape[0]):
         v[k] = v[k] * (scale * (cnt[k] - c_start)) / (tot[k] - n_start)
 
 
-def _accumulate_backward(v, inv, tot, pos, d_mass, d_num, n_start, b_start, post):
+def _accumulate_backward(
+    v: FloatArray,
+    inv: FloatArray,
+    tot: FloatArray,
+    pos: FloatArray,
+    d_mass: FloatArray,
+    d_num: FloatArray,
+    n_start: float,
+    b_start: float,
+    post: float,
+) -> tuple[float, float, float]:
     """The accumulation of :func:`_carry_backward` on terms carried already."""
     s = 0.0
     row = 0.0
@@ -134,7 +165,20 @@ def _accumulate_backward(v, inv, tot, pos, d_mass, d_num, n_start, b_start, post
     return s, row, row_num
 
 
-def _carry_backward(v, inv, cnt, tot, pos, d_mass, d_num, scale, c_start, n_start, b_start, post):
+def _carry_backward(
+    v: FloatArray,
+    inv: FloatArray,
+    cnt: FloatArray,
+    tot: FloatArray,
+    pos: FloatArray,
+    d_mass: FloatArray,
+    d_num: FloatArray,
+    scale: float,
+    c_start: float,
+    n_start: float,
+    b_start: float,
+    post: float,
+) -> tuple[float, float, float]:
     """Carry the terms of a backward row and add each bin's posterior and estimate.
 
     ``v[k] *= scale (cnt[k] - c_start) inv[k]``; then ``inv[k] = 1 / (tot[k] - n_start)`` for the
@@ -160,7 +204,16 @@ def _carry_backward(v, inv, cnt, tot, pos, d_mass, d_num, scale, c_start, n_star
     return s, row, row_num
 
 
-def forward_sums_py(c0, c1, ct, log_q, x, table, klogk, etab):
+def forward_sums_py(
+    c0: Int64Array,
+    c1: Int64Array,
+    ct: Int64Array,
+    log_q: FloatArray,
+    x: FloatArray,
+    table: FloatArray,
+    klogk: FloatArray,
+    etab: FloatArray,
+) -> FloatArray:
     """Log of the forward sums ``F`` over the binnings of each prefix (integer counts).
 
     ``c0``, ``c1``, ``ct`` are the cumulative counts of negatives, positives and both (length
@@ -282,7 +335,17 @@ def forward_sums_py(c0, c1, ct, log_q, x, table, klogk, etab):
     return log_f
 
 
-def backward_averages_py(c0, c1, ct, log_q, x, table, klogk, etab, log_f):
+def backward_averages_py(
+    c0: Int64Array,
+    c1: Int64Array,
+    ct: Int64Array,
+    log_q: FloatArray,
+    x: FloatArray,
+    table: FloatArray,
+    klogk: FloatArray,
+    etab: FloatArray,
+    log_f: FloatArray,
+) -> tuple[FloatArray, FloatArray]:
     """Backward sums, and the posterior average of the bin estimates at every position.
 
     Returns the difference arrays of the posterior mass and of the posterior-weighted estimate
@@ -490,6 +553,9 @@ def backward_averages_py(c0, c1, ct, log_q, x, table, klogk, etab, log_f):
     return d_mass, d_num
 
 
+# the compiled passes (None without numba)
+forward_sums = None
+backward_averages = None
 if HAVE_NUMBA:  # pragma: no cover - exercised through the compiled kernels
     _FLAGS = {"reassoc", "nsz", "arcp", "contract", "afn"}
     exp_table_poly = jit(exp_table_poly, inline="always", fastmath=_FLAGS)
@@ -504,6 +570,3 @@ if HAVE_NUMBA:  # pragma: no cover - exercised through the compiled kernels
     # carried loops vectorise
     forward_sums = jit(forward_sums_py, fastmath=_FLAGS, error_model="numpy")
     backward_averages = jit(backward_averages_py, fastmath=_FLAGS, error_model="numpy")
-else:  # pragma: no cover
-    forward_sums = None
-    backward_averages = None

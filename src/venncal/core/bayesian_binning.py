@@ -67,6 +67,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 from scipy.special import gammaln
@@ -84,6 +85,21 @@ from venncal.core._bayesian_binning_passes import run as _run
 from venncal.core._inputs import check_scores_y01, fill_fit_doc
 from venncal.core._jit import HAVE_NUMBA
 from venncal.exceptions import VenncalWarning
+
+if TYPE_CHECKING:
+    from typing import TypedDict
+
+    from venncal._typing import AnyArray, ArrayLike, FloatArray, IntArray
+    from venncal.core.counts import CountTable
+
+    class _FitOptions(TypedDict):
+        """The options a fitter passes on to :func:`_fit_grouped` or :func:`_fit_pooled`."""
+
+        method: str
+        lam: float
+        engine: str
+        averaging: str
+
 
 __all__ = [
     "DEFAULT_LAM",
@@ -109,7 +125,9 @@ _AVERAGING = ("exact", "paper")
 _MAX_TABLE = 4_000_000  # largest total count for the log-factorial tables (32 MB each)
 
 
-def pool_scores(scores, y01, sample_weight=None):
+def pool_scores(
+    scores: FloatArray, y01: ArrayLike, sample_weight: FloatArray | None = None
+) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Pool tied scores: return the distinct sorted scores with their class counts.
 
     Parameters
@@ -139,10 +157,13 @@ def pool_scores(scores, y01, sample_weight=None):
     y = np.asarray(y01, dtype=np.float64)
     n1 = np.bincount(inverse, weights=w * y, minlength=positions.size)
     n0 = np.bincount(inverse, weights=w * (1.0 - y), minlength=positions.size)
-    return positions, n0, n1
+    # bincount with weights is float64 (numpy's stubs type it as an integer array)
+    return positions, cast("FloatArray", n0), cast("FloatArray", n1)
 
 
-def _log_q(positions, lam, total=None):
+def _log_q(
+    positions: FloatArray, lam: float, total: float | None = None
+) -> tuple[FloatArray, FloatArray]:
     """Return ``log q_k`` and ``lam (v_k - v_1) / (v_N - v_1)`` for each position.
 
     With ``total``, the number of examples, gaps of the prior larger than
@@ -189,7 +210,9 @@ def _log_q(positions, lam, total=None):
     return log_q, x
 
 
-def bin_log_weight(l, u, positions, n0, n1, lam):
+def bin_log_weight(
+    l: int, u: int, positions: FloatArray, n0: FloatArray, n1: FloatArray, lam: float
+) -> float:
     """Return the log of one bin's factor in the Bayesian score, eq. (6).
 
     A plain, slow implementation of the definition, used by the tests and for inspection.
@@ -255,15 +278,15 @@ class BayesianBinning:
         for SBB, where it plays no part.
     """
 
-    positions: np.ndarray
-    values: np.ndarray
+    positions: FloatArray
+    values: FloatArray
     method: str
     lam: float
     log_score: float
-    bin_starts: np.ndarray | None = None
+    bin_starts: IntArray | None = None
     averaging: str = "exact"
 
-    def predict(self, scores):
+    def predict(self, scores: ArrayLike) -> FloatArray:
         """Return the calibrated probability of each test score.
 
         A test score takes the value of its nearest distinct calibration score; on a tie, the
@@ -281,7 +304,7 @@ class BayesianBinning:
         return self.values[nearest_position(self.positions, t)]
 
 
-def nearest_position(positions, t):
+def nearest_position(positions: FloatArray, t: FloatArray) -> IntArray:
     """Index of the nearest of the sorted ``positions`` for each ``t``; ties go to the lower.
 
     Examples
@@ -296,7 +319,7 @@ def nearest_position(positions, t):
     return np.where(go_up, hi, lo)
 
 
-def _check_fit_options(method, engine, averaging, lam, owner):
+def _check_fit_options(method: str, engine: str, averaging: str, lam: float, owner: str) -> float:
     """Check the options of the fitters and return ``lam`` as a float."""
     check_option(method, _METHODS, name="method", owner=owner)
     check_option(engine, ("auto", "numba", "numpy"), name="engine", owner=owner)
@@ -306,16 +329,16 @@ def _check_fit_options(method, engine, averaging, lam, owner):
 
 @fill_fit_doc
 def fit_bayesian_binning(
-    scores,
-    y01,
-    sample_weight=None,
+    scores: ArrayLike,
+    y01: ArrayLike,
+    sample_weight: ArrayLike | None = None,
     *,
-    method="averaging",
-    lam=DEFAULT_LAM,
-    engine="auto",
-    max_positions=None,
-    averaging="exact",
-):
+    method: str = "averaging",
+    lam: float = DEFAULT_LAM,
+    engine: str = "auto",
+    max_positions: int | None = None,
+    averaging: str = "exact",
+) -> BayesianBinning:
     """Fit SBB or ABB exactly on calibration scores.
 
     Parameters
@@ -431,21 +454,26 @@ def fit_bayesian_binning(
         keep = w > 0  # a zero weight is no observation
         s, y, w = s[keep], y[keep], w[keep]
     positions, n0, n1 = pool_scores(s, y, w)
-    options = {"method": method, "lam": lam, "engine": engine, "averaging": averaging}
+    options: _FitOptions = {
+        "method": method,
+        "lam": lam,
+        "engine": engine,
+        "averaging": averaging,
+    }
     return _fit_counts(positions, n0, n1, max_positions, options)
 
 
 def fit_bayesian_binning_counts(
-    positions,
-    n0,
-    n1,
+    positions: ArrayLike,
+    n0: ArrayLike,
+    n1: ArrayLike,
     *,
-    method="averaging",
-    lam=DEFAULT_LAM,
-    engine="auto",
-    max_positions=None,
-    averaging="exact",
-):
+    method: str = "averaging",
+    lam: float = DEFAULT_LAM,
+    engine: str = "auto",
+    max_positions: int | None = None,
+    averaging: str = "exact",
+) -> BayesianBinning:
     """Fit SBB or ABB on pooled calibration data: distinct scores with their class counts.
 
     The fit of :func:`fit_bayesian_binning` on rows that pool to these counts, with the counts
@@ -477,7 +505,12 @@ def fit_bayesian_binning_counts(
         max_positions = check_positive_int(
             max_positions, name="max_positions", owner=owner, minimum=2
         )
-    options = {"method": method, "lam": lam, "engine": engine, "averaging": averaging}
+    options: _FitOptions = {
+        "method": method,
+        "lam": lam,
+        "engine": engine,
+        "averaging": averaging,
+    }
     n0 = np.asarray(n0, dtype=np.float64)
     n1 = np.asarray(n1, dtype=np.float64)
     return _fit_counts(np.asarray(positions, dtype=np.float64), n0, n1, max_positions, options)
@@ -489,7 +522,7 @@ def fit_bayesian_binning_counts(
 MAX_TOTAL_WEIGHT = 2.0**53
 
 
-def check_total_weight(weight, *, owner, name="sample_weight"):
+def check_total_weight(weight: FloatArray, *, owner: str, name: str = "sample_weight") -> None:
     """Raise a one-line ValueError unless the total weight is at most :data:`MAX_TOTAL_WEIGHT`.
 
     Examples
@@ -510,7 +543,7 @@ def check_total_weight(weight, *, owner, name="sample_weight"):
         )
 
 
-def table_counts(table):
+def table_counts(table: CountTable) -> tuple[AnyArray, AnyArray]:
     """Return the counts ``(n0, n1)`` of a :class:`~venncal.core.counts.CountTable` in
     examples (a weight of k is k examples), or raise when they total 2^1000 or more.
 
@@ -528,7 +561,13 @@ def table_counts(table):
 _TABLE_OWNER = "BayesianBinningCalibrator"
 
 
-def _fit_counts(positions, n0, n1, max_positions, options):
+def _fit_counts(
+    positions: FloatArray,
+    n0: FloatArray,
+    n1: FloatArray,
+    max_positions: int | None,
+    options: _FitOptions,
+) -> BayesianBinning:
     if max_positions is not None and positions.size > max_positions:
         return _fit_grouped(positions, n0, n1, max_positions, **options)
     _warn_if_slow(
@@ -552,14 +591,19 @@ _SECONDS_PER_N2 = {
 _SECONDS_PER_N2_CARRIED = 4e-10
 
 
-def _is_integer(n0, n1):
+def _is_integer(n0: FloatArray, n1: FloatArray) -> bool:
     total = float(np.sum(n0) + np.sum(n1))
     return bool(total <= _MAX_TABLE and np.all(n0 == np.rint(n0)) and np.all(n1 == np.rint(n1)))
 
 
 def expected_seconds(
-    n_positions, method="averaging", *, compiled=True, averaging="exact", carried=1.0
-):
+    n_positions: int,
+    method: str = "averaging",
+    *,
+    compiled: bool = True,
+    averaging: str = "exact",
+    carried: float = 1.0,
+) -> float:
     """Rough time of an exact Bayesian-binning fit of ``n_positions`` distinct scores.
 
     Parameters
@@ -595,7 +639,9 @@ def expected_seconds(
     return rate * float(n_positions) ** 2
 
 
-def _warn_if_slow(big_n, n0, n1, method, engine, averaging="exact"):
+def _warn_if_slow(
+    big_n: int, n0: FloatArray, n1: FloatArray, method: str, engine: str, averaging: str = "exact"
+) -> None:
     compiled = HAVE_NUMBA and engine != "numpy" and _is_integer(n0, n1)
     carried = float(np.mean((n0 + n1) <= _scan._MAX_CARRY)) if big_n else 1.0
     seconds = expected_seconds(
@@ -613,7 +659,17 @@ def _warn_if_slow(big_n, n0, n1, method, engine, averaging="exact"):
         )
 
 
-def _fit_grouped(positions, n0, n1, max_positions, *, method, lam, engine, averaging):
+def _fit_grouped(
+    positions: FloatArray,
+    n0: FloatArray,
+    n1: FloatArray,
+    max_positions: int,
+    *,
+    method: str,
+    lam: float,
+    engine: str,
+    averaging: str,
+) -> BayesianBinning:
     """Fit on at most ``max_positions`` groups of neighbouring distinct scores.
 
     Groups hold consecutive distinct scores of about equal total weight; each is represented
@@ -637,13 +693,22 @@ def _fit_grouped(positions, n0, n1, max_positions, *, method, lam, engine, avera
     return BayesianBinning(positions, values, method, lam, fit.log_score, bin_starts, fit.averaging)
 
 
-def _strictly_inside(values):
+def _strictly_inside(values: FloatArray) -> FloatArray:
     """Every estimate ``(n1 + 1) / (n + 2)`` lies strictly inside (0, 1); with counts past
     2^53 it may round to 0 or 1, so keep it one rounding step inside."""
     return np.clip(values, np.finfo(np.float64).tiny, np.nextafter(1.0, 0.0))
 
 
-def _fit_pooled(positions, n0, n1, *, method, lam, engine="auto", averaging="exact"):
+def _fit_pooled(
+    positions: FloatArray,
+    n0: FloatArray,
+    n1: FloatArray,
+    *,
+    method: str,
+    lam: float,
+    engine: str = "auto",
+    averaging: str = "exact",
+) -> BayesianBinning:
     big_n = positions.size
     c0 = np.concatenate([[0.0], np.cumsum(n0)])
     c1 = np.concatenate([[0.0], np.cumsum(n1)])
@@ -660,17 +725,19 @@ def _fit_pooled(positions, n0, n1, *, method, lam, engine="auto", averaging="exa
     paper = not select and averaging == "paper"
     log_f, arg, d_mass, d_num = _run(engine, integer, c0, c1, log_q, x, table, select, paper)
     if select:
-        starts = []
+        assert arg is not None  # the forward pass of SBB keeps the argmax of each prefix
+        firsts: list[int] = []
         u = big_n
         while u > 0:
-            starts.append(int(arg[u]))
+            firsts.append(int(arg[u]))
             u = int(arg[u])
-        starts = np.array(starts[::-1], dtype=np.intp)
+        starts = np.array(firsts[::-1], dtype=np.intp)
         ends = np.append(starts[1:], big_n)
         a = c0[ends] - c0[starts]
         b = c1[ends] - c1[starts]
         values = _strictly_inside(np.repeat((b + 1.0) / (a + b + 2.0), ends - starts))
         return BayesianBinning(positions, values, method, lam, float(log_f[big_n]), starts)
+    assert d_mass is not None and d_num is not None  # ABB runs the backward pass
     mass = np.cumsum(d_mass)[:big_n]
     num = np.cumsum(d_num)[:big_n]
     # exact: mass is 1 up to rounding, and dividing removes it; paper: the normalisation of

@@ -141,8 +141,8 @@ def count_table(
         from venncal.core.venn_abers import _unit_diagram
 
         u, cw, ca = _unit_diagram(s, y.astype(np.int8, copy=False))
-        n1 = np.diff(ca.astype(np.int64, copy=False))
-        n0 = np.diff(cw.astype(np.int64, copy=False)) - n1
+        n1: AnyArray = np.diff(ca.astype(np.int64, copy=False))
+        n0: AnyArray = np.diff(cw.astype(np.int64, copy=False)) - n1
         if u.shape[0] < s.shape[0]:  # a view of a buffer of n scores: keep only k
             u = u.copy()
         return CountTable(u, n0, n1, float(s.shape[0]), 0)

@@ -255,7 +255,8 @@ def fit_histogram(
     idx = np.searchsorted(edges[1:-1], s, side="right")
     wy = y.astype(np.float64) if w is None else w * y
     counts = np.bincount(idx, weights=w, minlength=k).astype(np.float64)
-    positives = np.bincount(idx, weights=wy, minlength=k)
+    # bincount with weights is float64 (numpy's stubs type it as an integer array)
+    positives = cast("FloatArray", np.bincount(idx, weights=wy, minlength=k))
     overall = positives.sum() / counts.sum()
     a = pseudo_count(alpha, exponent)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -321,15 +322,13 @@ def fit_histogram_counts(
     edges = histogram_edges(v, n_bins, strategy, weight)
     k = edges.size - 1
     idx = np.searchsorted(edges[1:-1], v, side="right")
-    counts = np.bincount(idx, weights=weight, minlength=k)
-    positives = np.bincount(idx, weights=n1, minlength=k)
+    # bincount with weights is float64 (numpy's stubs type it as an integer array)
+    counts = cast("FloatArray", np.bincount(idx, weights=weight, minlength=k))
+    positives = cast("FloatArray", np.bincount(idx, weights=n1, minlength=k))
     overall = positives.sum() / counts.sum()
     a = alpha * mean_weight
     with np.errstate(invalid="ignore", divide="ignore"):
         out = (positives + a) / (counts + 2.0 * a)
     out = np.where(counts > 0, out, overall)
     with np.errstate(over="ignore"):
-        # bincount with weights is float64 (numpy's stubs type it as an integer array)
-        return HistogramBinning(
-            edges, out, cast("FloatArray", counts * unit), cast("FloatArray", positives * unit)
-        )
+        return HistogramBinning(edges, out, counts * unit, positives * unit)
