@@ -79,6 +79,8 @@ class DirichletCalibrator(LinearSoftmaxCalibrator):
     True
     """
 
+    map_: DirichletMap
+
     def __init__(
         self,
         *,

@@ -95,6 +95,8 @@ class MatrixScalingCalibrator(LinearSoftmaxCalibrator):
     (1.048, 0.87, 0.87)
     """
 
+    map_: MatrixScalingMap
+
     def __init__(
         self,
         *,
