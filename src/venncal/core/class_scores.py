@@ -10,9 +10,14 @@ file, which runs without scikit-learn (:mod:`venncal.persistence._predictor`).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from venncal._validation import _as_array
+
+if TYPE_CHECKING:
+    from venncal._typing import ArrayLike, BoolArray, FloatArray, IntArray
 
 __all__ = [
     "check_score_matrix",
@@ -23,10 +28,12 @@ __all__ = [
     "ShiftedColumns",
 ]
 
-_LOG_TINY = np.log(np.finfo(np.float64).tiny)
+_LOG_TINY: np.float64 = np.log(np.finfo(np.float64).tiny)
 
 
-def check_score_matrix(scores, *, name="scores", owner, n_classes=None):
+def check_score_matrix(
+    scores: ArrayLike, *, name: str = "scores", owner: str, n_classes: int | None = None
+) -> FloatArray:
     """Return a finite float64 (n, K) matrix; one-line errors otherwise."""
     arr = _as_array(scores, name)
     if arr.ndim != 2:
@@ -63,7 +70,7 @@ def check_score_matrix(scores, *, name="scores", owner, n_classes=None):
     return arr
 
 
-def class_log_scores(S, score_type):
+def class_log_scores(S: FloatArray, score_type: str) -> FloatArray:
     """Per-class log-probabilities t of a score matrix (see the module docstring).
 
     Parameters
@@ -88,7 +95,7 @@ def class_log_scores(S, score_type):
     return np.subtract(S, log_sum_exp(S)[:, None])
 
 
-def log_sum_exp(S):
+def log_sum_exp(S: FloatArray) -> FloatArray:
     """log sum_k exp(S[i, k]) per row, by blocks of rows (small temporaries at large n K)."""
     lse = np.empty(S.shape[0])
     step = max(1, 2**20 // S.shape[1])
@@ -105,25 +112,27 @@ class ShiftedColumns:
     At n = 5 * 10^4 and K = 1000 this saves building a second n x K matrix.
     """
 
-    def __init__(self, S, shift):
+    def __init__(self, S: FloatArray, shift: FloatArray) -> None:
         self.S = S
         self.shift = shift
         self.shape = S.shape
 
-    def column(self, k):
+    def column(self, k: int) -> FloatArray:
         return self.S[:, k] - self.shift
 
-    def __getitem__(self, rows):
+    def __getitem__(self, rows: slice | IntArray | BoolArray) -> ShiftedColumns:
         return ShiftedColumns(self.S[rows], self.shift[rows])
 
 
-def check_probabilities_as_fitted(scores, score_type, *, owner):
+def check_probabilities_as_fitted(scores: FloatArray, score_type: str, *, owner: str) -> None:
     """Raise if a calibrator fitted on probabilities gets scores outside [0, 1]."""
     if score_type == "probabilities" and ((scores < 0).any() or (scores > 1).any()):
         raise ValueError(f"'scores' of {owner} must be probabilities in [0, 1], as at fit time.")
 
 
-def checked_class_log_scores(scores, score_type, *, n_classes, owner):
+def checked_class_log_scores(
+    scores: ArrayLike, score_type: str, *, n_classes: int, owner: str
+) -> FloatArray:
     """Check the test scores of a fitted K-class calibrator; return their log-probabilities.
 
     Parameters

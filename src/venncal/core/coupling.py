@@ -32,9 +32,14 @@ pairwise coupling", JMLR 5, 2004, section 4.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from venncal._validation import check_option
+
+if TYPE_CHECKING:
+    from venncal._typing import ArrayLike, FloatArray
 
 __all__ = ["COUPLINGS", "couple", "couple_price", "couple_wu1", "couple_wu2"]
 
@@ -42,7 +47,7 @@ COUPLINGS = ("wu2", "wu1", "price")
 _BATCH_ENTRIES = 2**22  # rows of (K + 1)^2 systems solved at once
 
 
-def _check(R):
+def _check(R: ArrayLike) -> FloatArray:
     R = np.asarray(R, dtype=np.float64)
     if R.ndim != 3 or R.shape[1] != R.shape[2] or R.shape[1] < 2:
         raise ValueError(f"'R' must have shape (m, K, K) with K >= 2, got {R.shape}.")
@@ -53,14 +58,14 @@ def _check(R):
     return R
 
 
-def _normalise(P):
+def _normalise(P: FloatArray) -> FloatArray:
     P = np.clip(P, 0.0, None)
     total = P.sum(axis=1, keepdims=True)
     K = P.shape[1]
     return np.where(total > 0, P / np.where(total > 0, total, 1.0), 1.0 / K)
 
 
-def couple_price(R):
+def couple_price(R: ArrayLike) -> FloatArray:
     """Price et al. (1995): p_i proportional to 1 / (sum_{j != i} 1 / r_ij - (K - 2)).
 
     Parameters
@@ -89,7 +94,7 @@ def couple_price(R):
     return _normalise(1.0 / inv)
 
 
-def _solve_batched(A, b):
+def _solve_batched(A: FloatArray, b: FloatArray) -> FloatArray:
     """Solve A x = b row by row in batches; least squares where a system is singular."""
     m = A.shape[0]
     out = np.empty(b.shape)
@@ -104,7 +109,7 @@ def _solve_batched(A, b):
     return out
 
 
-def couple_wu1(R):
+def couple_wu1(R: ArrayLike) -> FloatArray:
     """Wu, Lin & Weng (2004), method 1: p_i = sum_{j != i} (p_i + p_j) r_ij / (K - 1).
 
     Parameters
@@ -138,7 +143,7 @@ def couple_wu1(R):
     return _normalise(_solve_batched(A, b))
 
 
-def couple_wu2(R):
+def couple_wu2(R: ArrayLike) -> FloatArray:
     """Wu, Lin & Weng (2004), method 2: least squares sum_i sum_{j != i} (r_ji p_i - r_ij p_j)^2.
 
     Parameters
@@ -176,7 +181,7 @@ def couple_wu2(R):
 _RULES = {"price": couple_price, "wu1": couple_wu1, "wu2": couple_wu2}
 
 
-def couple(R, method="wu2"):
+def couple(R: ArrayLike, method: str = "wu2") -> FloatArray:
     """Couple pairwise probabilities by the rule ``method`` (see the module docstring).
 
     Parameters

@@ -25,15 +25,20 @@ References
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from venncal.core.matrix_scaling import LOG_FLOOR, _softmax, fit_linear_softmax
 
+if TYPE_CHECKING:
+    from venncal._typing import FloatArray, IntArray
+    from venncal.core.matrix_scaling import LinearSoftmaxFit
+
 __all__ = ["DirichletMap", "fit_dirichlet", "odir_coefficients"]
 
 
-def odir_coefficients(K, reg_lambda, reg_mu):
+def odir_coefficients(K: int, reg_lambda: float, reg_mu: float) -> tuple[float, float, float]:
     """Per-entry ridge coefficients ``(c_b, c_d, c_o)`` of the ODIR penalty.
 
     Examples
@@ -56,17 +61,24 @@ class DirichletMap:
         ``b``.
     """
 
-    weights: np.ndarray
-    bias: np.ndarray
+    weights: FloatArray
+    bias: FloatArray
 
-    def predict_proba(self, t):
+    def predict_proba(self, t: FloatArray) -> FloatArray:
         """Calibrated probabilities (m, K) of class log-probabilities ``t`` (m, K)."""
         return _softmax(np.maximum(t, LOG_FLOOR) @ self.weights.T + self.bias)
 
 
 def fit_dirichlet(
-    t, y, sample_weight=None, *, reg_lambda=10.0, reg_mu=10.0, max_iter=1000, tol=1e-10
-):
+    t: FloatArray,
+    y: IntArray,
+    sample_weight: FloatArray | None = None,
+    *,
+    reg_lambda: float = 10.0,
+    reg_mu: float = 10.0,
+    max_iter: int = 1000,
+    tol: float = 1e-10,
+) -> tuple[DirichletMap, LinearSoftmaxFit]:
     """Fit Dirichlet calibration with the ODIR penalty (module docstring).
 
     Parameters

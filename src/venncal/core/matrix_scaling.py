@@ -45,8 +45,12 @@ References
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from venncal._typing import FloatArray, IntArray
 
 __all__ = [
     "LOG_FLOOR",
@@ -70,7 +74,7 @@ _LOG_TEMPERATURE_BOUND = 16.0
 _NEWTON_MAX_PARAMETERS = 600
 
 
-def smoothed_log_softmax(Z, c):
+def smoothed_log_softmax(Z: FloatArray, c: float) -> FloatArray:
     """Row-wise ``log((1 - c) softmax(Z) + c / K)``, the smoothed temperature-scaled features.
 
     Examples
@@ -81,23 +85,26 @@ def smoothed_log_softmax(Z, c):
     K = Z.shape[1]
     P = _softmax(Z)
     if c == 0:
-        return np.maximum(np.log(np.maximum(P, np.finfo(float).tiny)), LOG_FLOOR)
-    return np.log((1.0 - c) * P + c / K)
+        floored: FloatArray = np.maximum(np.log(np.maximum(P, np.finfo(float).tiny)), LOG_FLOOR)
+        return floored
+    smoothed: FloatArray = np.log((1.0 - c) * P + c / K)
+    return smoothed
 
 
-def _softmax(Z):
-    E = np.exp(Z - Z.max(axis=1, keepdims=True))
-    return E / E.sum(axis=1, keepdims=True)
+def _softmax(Z: FloatArray) -> FloatArray:
+    E: FloatArray = np.exp(Z - Z.max(axis=1, keepdims=True))
+    P: FloatArray = E / E.sum(axis=1, keepdims=True)
+    return P
 
 
-def _normalised_weights(y, w):
+def _normalised_weights(y: IntArray, w: FloatArray | None) -> tuple[FloatArray, float]:
     n = y.shape[0]
     w = np.ones(n) if w is None else np.asarray(w, dtype=np.float64)
     total = float(w.sum())
     return w / total, total
 
 
-def fit_temperature(t, y, sample_weight=None):
+def fit_temperature(t: FloatArray, y: IntArray, sample_weight: FloatArray | None = None) -> float:
     """The inverse temperature ``a`` minimising the weighted log loss of ``softmax(a t)``.
 
     The derivative of the mean log loss in ``a`` (mean over objects of the expected minus the
@@ -133,7 +140,7 @@ def fit_temperature(t, y, sample_weight=None):
     if spread == 0:
         return 1.0
 
-    def slope(log_a):
+    def slope(log_a: float) -> float:
         P = _softmax(np.exp(log_a) * t)
         return float(c @ (P * t).sum(axis=1)) - observed
 
@@ -148,7 +155,9 @@ def fit_temperature(t, y, sample_weight=None):
     return float(np.exp(brentq(slope, lo, hi, xtol=1e-14, rtol=4 * np.finfo(float).eps)))
 
 
-def penalty_coefficients(structure, K, n, lambdas):
+def penalty_coefficients(
+    structure: str, K: int, n: float, lambdas: tuple[float, ...]
+) -> tuple[float, float, float]:
     """Per-entry ridge coefficients ``(c_b, c_d, c_o)`` of a structure (module docstring).
 
     Examples
@@ -169,13 +178,13 @@ def penalty_coefficients(structure, K, n, lambdas):
 class LinearSoftmaxFit:
     """``softmax((I + D) x + b)``: the fitted ``D`` (K x K, diagonal when ``diagonal``) and ``b``."""
 
-    delta: np.ndarray
-    bias: np.ndarray
+    delta: FloatArray
+    bias: FloatArray
     n_iter: int
     converged: bool
 
 
-def _unpack(theta, K, diagonal):
+def _unpack(theta: FloatArray, K: int, diagonal: bool) -> tuple[FloatArray, FloatArray]:
     if diagonal:
         return np.diag(theta[:K]), theta[K:]
     return theta[: K * K].reshape(K, K), theta[K * K :]
@@ -184,7 +193,14 @@ def _unpack(theta, K, diagonal):
 class _Objective:
     """Weighted mean log loss of ``softmax((I + D) x + b)`` plus ridge penalties."""
 
-    def __init__(self, X, y, c, diagonal, coefs):
+    def __init__(
+        self,
+        X: FloatArray,
+        y: IntArray,
+        c: FloatArray,
+        diagonal: bool,
+        coefs: tuple[float, float, float],
+    ) -> None:
         self.X, self.y, self.c = X, y, c
         self.n, self.K = X.shape
         self.diagonal = diagonal
@@ -200,14 +216,15 @@ class _Objective:
             self.pen = np.r_[D.ravel(), np.full(K, self.c_b)]
         self.dim = self.pen.shape[0]
 
-    def _logits(self, theta):
+    def _logits(self, theta: FloatArray) -> FloatArray:
         K = self.K
         if self.diagonal:
             return self.X * (1.0 + theta[:K]) + theta[K:]
         D, b = theta[: K * K].reshape(K, K), theta[K * K :]
-        return self.X + self.X @ D.T + b
+        Z: FloatArray = self.X + self.X @ D.T + b
+        return Z
 
-    def value_grad(self, theta):
+    def value_grad(self, theta: FloatArray) -> tuple[float, FloatArray]:
         Z = self._logits(theta)
         top = Z.max(axis=1, keepdims=True)
         E = np.exp(Z - top)
@@ -222,7 +239,7 @@ class _Objective:
         loss += float(self.pen @ theta**2)
         return loss, grad + 2.0 * self.pen * theta
 
-    def hessian(self, theta):
+    def hessian(self, theta: FloatArray) -> FloatArray:
         K, X, c = self.K, self.X, self.c
         P = _softmax(self._logits(theta))
         if self.diagonal:
@@ -231,8 +248,9 @@ class _Objective:
             cP = c[:, None] * P
             H = np.zeros((2 * K, 2 * K))
             diag = np.arange(K)
-            for a_, fa in enumerate((X, 1.0)):
-                for b_, fb in enumerate((X, 1.0)):
+            factors: tuple[FloatArray | float, ...] = (X, 1.0)
+            for a_, fa in enumerate(factors):
+                for b_, fb in enumerate(factors):
                     H[a_ * K + diag, b_ * K + diag] = (cP * fa * fb).sum(axis=0)
             U = np.sqrt(c)[:, None] * np.concatenate([P, P], axis=1) * J
             H -= U.T @ U
@@ -254,7 +272,7 @@ class _Objective:
         return H + 2.0 * np.diag(self.pen)
 
 
-def _newton_step(H, g):
+def _newton_step(H: FloatArray, g: FloatArray) -> FloatArray:
     """Solve ``H step = g`` by Cholesky, with a jitter on the diagonal that grows until the
     factorisation succeeds: the unpenalised objectives are flat along ``b + c 1`` (and
     ``D + 1 u^T``), where the gradient is zero, so a tiny jitter leaves the step unchanged
@@ -266,14 +284,17 @@ def _newton_step(H, g):
     eye = np.eye(H.shape[0])
     while True:
         try:
-            return cho_solve(cho_factor(H + jitter * eye, check_finite=False), g)
+            step: FloatArray = cho_solve(cho_factor(H + jitter * eye, check_finite=False), g)
+            return step
         except np.linalg.LinAlgError:
             jitter = 1e-13 * scale if jitter == 0 else jitter * 100
             if jitter > scale:
                 return g
 
 
-def _newton(obj, theta, max_iter, tol):
+def _newton(
+    obj: _Objective, theta: FloatArray, max_iter: int, tol: float
+) -> tuple[FloatArray, int, bool]:
     f, g = obj.value_grad(theta)
     for it in range(1, max_iter + 1):
         if np.abs(g).max() <= tol:
@@ -307,8 +328,15 @@ def _newton(obj, theta, max_iter, tol):
 
 
 def fit_linear_softmax(
-    X, y, sample_weight=None, *, diagonal=False, coefs=(0.0, 0.0, 0.0), max_iter=1000, tol=1e-10
-):
+    X: FloatArray,
+    y: IntArray,
+    sample_weight: FloatArray | None = None,
+    *,
+    diagonal: bool = False,
+    coefs: tuple[float, float, float] = (0.0, 0.0, 0.0),
+    max_iter: int = 1000,
+    tol: float = 1e-10,
+) -> LinearSoftmaxFit:
     """Minimise the weighted mean log loss of ``softmax((I + D) X + b)`` plus ridge penalties.
 
     The penalty is ``c_b ||b||^2 + c_d ||diag(D)||^2 + c_o ||offdiag(D)||^2`` with
@@ -383,30 +411,30 @@ class MatrixScalingMap:
     structure: str
     inverse_temperature: float
     smoothing: float
-    delta: np.ndarray
-    bias: np.ndarray
+    delta: FloatArray
+    bias: FloatArray
 
-    def features(self, t):
+    def features(self, t: FloatArray) -> FloatArray:
         """The smoothed temperature-scaled features ``x`` of class log-scores ``t``."""
         z = self.inverse_temperature * np.maximum(t, LOG_FLOOR)
         return smoothed_log_softmax(z, self.smoothing)
 
-    def predict_proba(self, t):
+    def predict_proba(self, t: FloatArray) -> FloatArray:
         """Calibrated probabilities (m, K) of class log-scores ``t`` (m, K)."""
         x = self.features(t)
         return _softmax(x + x @ self.delta.T + self.bias)
 
 
 def fit_matrix_scaling(
-    t,
-    y,
-    sample_weight=None,
+    t: FloatArray,
+    y: IntArray,
+    sample_weight: FloatArray | None = None,
     *,
-    structure="sms",
-    lambdas=(1.0, 1.0, 1.0),
-    max_iter=1000,
-    tol=1e-10,
-):
+    structure: str = "sms",
+    lambdas: tuple[float, ...] = (1.0, 1.0, 1.0),
+    max_iter: int = 1000,
+    tol: float = 1e-10,
+) -> tuple[MatrixScalingMap, LinearSoftmaxFit]:
     """Fit temperature scaling, then the penalised linear map of ``structure`` (module docstring).
 
     Parameters

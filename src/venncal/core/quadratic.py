@@ -49,6 +49,7 @@ from __future__ import annotations
 import re
 import warnings
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.special import expit
@@ -62,6 +63,9 @@ from venncal.core._inputs import check_one_of, check_scores_y01, fill_fit_doc
 from venncal.core.beta import SCORE_SCALES, beta_features, check_beta_scores, fit_logistic
 from venncal.core.platt import _standardise, standardisation
 from venncal.exceptions import VenncalWarning
+
+if TYPE_CHECKING:
+    from venncal._typing import AnyArray, ArrayLike, FloatArray
 
 __all__ = [
     "MONOTONE_RULES",
@@ -83,7 +87,7 @@ _U_BOUND = 1e150
 _METHOD = "Quadratic scaling"
 
 
-def quadratic_log_odds(scores, score_scale="probability"):
+def quadratic_log_odds(scores: ArrayLike, score_scale: str = "probability") -> FloatArray:
     """Return the log-odds ``z`` of the scores, shape (n,).
 
     ``"probability"``: ``logit(s)`` of scores clipped to ``[eps, 1 - eps]`` (the convention of
@@ -140,7 +144,7 @@ class QuadraticMap:
     converged: bool = True
 
     @property
-    def coefficients(self):
+    def coefficients(self) -> tuple[float, float, float]:
         """``(b, w1, w2)`` on the log-odds ``z`` themselves (may overflow for extreme scales)."""
         c, s = self.center, self.scale
         with np.errstate(over="ignore", invalid="ignore"):
@@ -149,7 +153,7 @@ class QuadraticMap:
             b = self.c0 - self.c1 * c / s + w2 * c * c
         return float(b), float(w1), float(w2)
 
-    def log_odds(self, scores):
+    def log_odds(self, scores: ArrayLike) -> FloatArray:
         """Calibrated log-odds of each score, shape (m,)."""
         z = quadratic_log_odds(scores, self.score_scale)
         with np.errstate(over="ignore", invalid="ignore"):
@@ -174,9 +178,10 @@ class QuadraticMap:
             return None
         return v if abs(v - vertex) <= 1e-9 * max(1.0, abs(vertex)) else None
 
-    def predict(self, scores):
+    def predict(self, scores: ArrayLike) -> FloatArray:
         """Return ``P(y = 1 | score)`` for each score, shape (m,)."""
-        return expit(self.log_odds(scores))
+        p: FloatArray = expit(self.log_odds(scores))
+        return p
 
 
 # one character per distinct score: P only positives there, N only negatives, M both
@@ -189,7 +194,7 @@ _SEPARABLE = {
 }
 
 
-def separated_by(u, y, kind="quadratic"):
+def separated_by(u: FloatArray, y: AnyArray, kind: str = "quadratic") -> bool:
     """Whether a ``kind`` of function of the score separates the classes (ties allowed).
 
     ``"quadratic"``: some quadratic ``q``, not zero at every score, has ``q >= 0`` at the
@@ -228,20 +233,20 @@ def separated_by(u, y, kind="quadratic"):
     return _SEPARABLE[kind].fullmatch(text) is not None
 
 
-def _nll(eta, y, w):
+def _nll(eta: FloatArray, y: FloatArray, w: FloatArray) -> float:
     return float(np.sum(w * (np.logaddexp(0.0, eta) - y * eta)))
 
 
 @fill_fit_doc
 def fit_quadratic(
-    scores,
-    y01,
-    sample_weight=None,
+    scores: ArrayLike,
+    y01: ArrayLike,
+    sample_weight: ArrayLike | None = None,
     *,
-    score_scale="probability",
-    monotone="constrained",
-    max_iter=100,
-):
+    score_scale: str = "probability",
+    monotone: str = "constrained",
+    max_iter: int = 100,
+) -> QuadraticMap:
     """Fit quadratic scaling by maximum likelihood, made monotone by a rule.
 
     Parameters
@@ -305,7 +310,7 @@ def fit_quadratic(
     converged = True
     n_iter = 0
 
-    def fit(columns):
+    def fit(columns: list[FloatArray]) -> FloatArray:
         nonlocal converged, n_iter
         coef, n_iter, ok = fit_logistic(
             np.column_stack(columns), y, w, max_iter=max_iter, polish=True
@@ -316,6 +321,7 @@ def fit_quadratic(
     b, a1, a2 = fit([ones, u, (u2 - m2) / s2])
     c0, c1, c2 = b - a2 * m2 / s2, a1, a2 / s2
     lo, hi = float(u.min()), float(u.max())
+    kind: str | None
     form, kind = "quadratic", "quadratic"
     # the derivative c1 + 2 c2 u is affine in u: non-negative over the scores iff at both ends
     if monotone != "clip" and min(c1 + 2.0 * c2 * lo, c1 + 2.0 * c2 * hi) < 0.0:
@@ -325,7 +331,7 @@ def fit_quadratic(
         else:
             # the constrained maximum lies on the boundary of the monotone set: the vertex at
             # the lowest score (c2 >= 0) or at the highest (c2 <= 0), or a constant
-            best = None
+            best: tuple[float, float, float, float] | None = None
             for end, sign in ((lo, 1.0), (hi, -1.0)):
                 feature = sign * (u - end) ** 2
                 f0, fa = fit([ones, feature])

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -49,6 +50,9 @@ from venncal.core._inputs import check_scores_y01, fill_fit_doc
 from venncal.core._weighted import distinct_cumulative_share
 from venncal.core.histogram import HistogramBinning
 from venncal.core.platt import PlattSigmoid, fit_platt
+
+if TYPE_CHECKING:
+    from venncal._typing import ArrayLike, FloatArray
 
 __all__ = ["ScalingBinning", "equal_mass_edges", "fit_scaling_binning", "split_by_score"]
 
@@ -70,12 +74,14 @@ class ScalingBinning:
     sigmoid: PlattSigmoid
     binning: HistogramBinning
 
-    def predict(self, scores):
+    def predict(self, scores: ArrayLike) -> FloatArray:
         """Return the calibrated probability of each score, shape (m,)."""
         return self.binning.predict(self.sigmoid.predict(scores))
 
 
-def split_by_score(scores, sample_weight, fraction):
+def split_by_score(
+    scores: FloatArray, sample_weight: ArrayLike, fraction: float
+) -> tuple[FloatArray, FloatArray]:
     """Deal the distinct scores to two parts in turn along the score (Bresenham's rule).
 
     Parameters
@@ -118,7 +124,7 @@ def split_by_score(scores, sample_weight, fraction):
     return first, second
 
 
-def equal_mass_edges(values, weights, n_bins):
+def equal_mass_edges(values: FloatArray, weights: FloatArray, n_bins: int) -> FloatArray:
     """Edges in [0, 1] that cut weighted values in [0, 1] into bins of equal weight.
 
     For each level ``q = k / n_bins`` (``k = 1 .. n_bins - 1``) the smallest distinct value
@@ -153,7 +159,9 @@ def equal_mass_edges(values, weights, n_bins):
     return np.concatenate(([0.0], inner, [1.0]))
 
 
-def _soft_platt(s, y, w, *, smoothing, max_iter):
+def _soft_platt(
+    s: FloatArray, y: FloatArray, w: FloatArray, *, smoothing: bool, max_iter: int
+) -> PlattSigmoid:
     """Platt's sigmoid on ``(s, y)`` with weights that count as copies.
 
     Platt's smoothed targets ``1 - 1 / (N+ + 2)`` and ``1 / (N- + 2)`` use the class totals of
@@ -184,15 +192,15 @@ def _soft_platt(s, y, w, *, smoothing, max_iter):
 
 @fill_fit_doc
 def fit_scaling_binning(
-    scores,
-    y01,
-    sample_weight=None,
+    scores: ArrayLike,
+    y01: ArrayLike,
+    sample_weight: ArrayLike | None = None,
     *,
-    n_bins=10,
-    scaling_fraction=0.5,
-    smoothing=True,
-    max_iter=100,
-):
+    n_bins: int = 10,
+    scaling_fraction: float = 0.5,
+    smoothing: bool = True,
+    max_iter: int = 100,
+) -> ScalingBinning:
     """Fit the scaling-binning calibrator of Kumar, Liang & Ma (2019).
 
     Parameters

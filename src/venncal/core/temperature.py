@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -55,6 +56,9 @@ from venncal.core.class_scores import (
 from venncal.core.quadratic import quadratic_log_odds
 from venncal.exceptions import VenncalWarning
 
+if TYPE_CHECKING:
+    from venncal._typing import ArrayLike, FloatArray, IntArray
+
 __all__ = ["TemperatureMap", "fit_temperature_scaling", "standardised_logits"]
 
 # standardised logits below this are clipped (no overflow in beta * x; exp of it is 0)
@@ -65,7 +69,7 @@ _SEPARATED_EXCESS = 1e-10
 _LP_MAX_ROWS = 1_000_000
 
 
-def standardised_logits(Z, scale=None):
+def standardised_logits(Z: FloatArray, scale: float | None = None) -> tuple[FloatArray, float]:
     """Shift each row of ``Z`` by its maximum and divide by ``scale`` (half-units, no overflow).
 
     Parameters
@@ -98,9 +102,10 @@ def standardised_logits(Z, scale=None):
     return np.maximum(X, _X_FLOOR), float(scale)
 
 
-def _softmax(L):
-    E = np.exp(L - L.max(axis=1, keepdims=True))
-    return E / E.sum(axis=1, keepdims=True)
+def _softmax(L: FloatArray) -> FloatArray:
+    E: FloatArray = np.exp(L - L.max(axis=1, keepdims=True))
+    P: FloatArray = E / E.sum(axis=1, keepdims=True)
+    return P
 
 
 @dataclass(frozen=True)
@@ -125,19 +130,19 @@ class TemperatureMap:
     """
 
     beta: float
-    bias: np.ndarray
+    bias: FloatArray
     scale: float
     n_iter: int = 0
     converged: bool = True
     separated: bool = False
 
     @property
-    def inverse_temperature(self):
+    def inverse_temperature(self) -> float:
         """``1 / T`` on the logits themselves (0.5 beta / scale; may round for extreme scales)."""
         with np.errstate(over="ignore"):
             return float(0.5 * self.beta / self.scale)
 
-    def predict(self, Z):
+    def predict(self, Z: FloatArray) -> FloatArray:
         """Calibrated probabilities of logits ``Z`` (n, K), shape (n, K)."""
         X, _ = standardised_logits(Z, self.scale)
         with np.errstate(over="ignore", invalid="ignore"):
@@ -145,7 +150,7 @@ class TemperatureMap:
         return _softmax(L + self.bias)
 
 
-def binary_logits(s, score_type):
+def binary_logits(s: FloatArray, score_type: str) -> FloatArray:
     """The two-column logits ``[0, z]`` of binary scores: ``softmax`` of a row is ``sigmoid(z)``.
 
     ``z`` is the score itself for ``score_type="logits"``, its log-odds (clipped as
@@ -161,7 +166,7 @@ def binary_logits(s, score_type):
     return np.column_stack([np.zeros_like(z), z])
 
 
-def matrix_logits(S, score_type):
+def matrix_logits(S: FloatArray, score_type: str) -> FloatArray:
     """The logits of a K-class score matrix: itself, or the logarithms of probabilities.
 
     Logits are kept as they are (the softmax ignores a shift per row, and a log-softmax would
@@ -172,7 +177,9 @@ def matrix_logits(S, score_type):
     return S
 
 
-def temperature_logits(scores, score_type, n_features, *, owner):
+def temperature_logits(
+    scores: ArrayLike, score_type: str, n_features: int, *, owner: str
+) -> FloatArray:
     """Check the test scores of a fitted temperature scaling and return the logits it reads.
 
     Parameters
@@ -206,7 +213,9 @@ def temperature_logits(scores, score_type, n_features, *, owner):
     return matrix_logits(S, score_type)
 
 
-def _derivatives(beta, X, Xy, w):
+def _derivatives(
+    beta: float, X: FloatArray, Xy: FloatArray, w: FloatArray
+) -> tuple[float, float, float]:
     """Weighted sums: the log loss, its first and second derivatives in beta."""
     L = beta * X
     E = np.exp(L)  # the row maxima are 0: no overflow
@@ -218,7 +227,7 @@ def _derivatives(beta, X, Xy, w):
     return loss, float(w @ (mean - Xy)), float(w @ var)
 
 
-def _root_in_beta(X, Xy, w):
+def _root_in_beta(X: FloatArray, Xy: FloatArray, w: FloatArray) -> tuple[float, int]:
     """The root of the derivative of the loss in beta >= 0 (not separated). (beta, n_iter)."""
     total = float(w.sum())
     _, g0, h0 = _derivatives(0.0, X, Xy, w)
@@ -252,13 +261,13 @@ def _root_in_beta(X, Xy, w):
     return beta, it
 
 
-def _separated_beta(X, Xy, w):
+def _separated_beta(X: FloatArray, Xy: FloatArray, w: FloatArray) -> float:
     """The beta at which the mean log loss is within _SEPARATED_EXCESS of its infimum."""
     at_top = X == 0.0
     m = at_top.sum(axis=1)  # classes tied at the top; every row's own class is among them
     target = _SEPARATED_EXCESS * float(w.sum())
 
-    def excess(beta):
+    def excess(beta: float) -> float:
         with np.errstate(under="ignore"):
             rest = np.where(at_top, 0.0, np.exp(beta * X)).sum(axis=1)
         return float(w @ np.log1p(rest / m))
@@ -277,7 +286,9 @@ def _separated_beta(X, Xy, w):
     return hi
 
 
-def _loss_grad_hess(theta, X, Y, w):
+def _loss_grad_hess(
+    theta: FloatArray, X: FloatArray, Y: FloatArray, w: FloatArray
+) -> tuple[float, FloatArray, FloatArray]:
     """Loss, gradient and Hessian of softmax(beta X + b) in theta = (beta, b)."""
     beta, b = theta[0], theta[1:]
     L = beta * X + b
@@ -300,7 +311,9 @@ def _loss_grad_hess(theta, X, Y, w):
     return loss, grad, H
 
 
-def _fit_joint(X, y, w, max_iter, min_step=1e-10):
+def _fit_joint(
+    X: FloatArray, y: IntArray, w: FloatArray, max_iter: int, min_step: float = 1e-10
+) -> tuple[FloatArray, int, bool]:
     """Newton's method with backtracking on (beta, b). Returns (theta, n_iter, converged)."""
     n, K = X.shape
     Y = np.zeros((n, K))
@@ -326,7 +339,9 @@ def _fit_joint(X, y, w, max_iter, min_step=1e-10):
     return theta, max_iter, False
 
 
-def _fit_binary(X, y, w, max_iter):
+def _fit_binary(
+    X: FloatArray, y: IntArray, w: FloatArray, max_iter: int
+) -> tuple[FloatArray, int, bool]:
     """Two classes: the joint fit is the logistic regression of the label on 1 and
     ``X_1 - X_0`` (Newton's method on two parameters). Returns (theta, n_iter, converged)."""
     d = X[:, 1] - X[:, 0]
@@ -337,7 +352,7 @@ def _fit_binary(X, y, w, max_iter):
     return np.array([beta, 0.0, c]), n_iter, ok
 
 
-def _separable_with_bias(X, y, beta, b):
+def _separable_with_bias(X: FloatArray, y: IntArray, beta: float, b: FloatArray) -> bool:
     """Whether some beta > 0 and b rank every example's own class first (ties allowed).
 
     A linear program in (beta, b) over the n (K - 1) pairs (example, other class), sparse. It
@@ -393,7 +408,14 @@ def _separable_with_bias(X, y, beta, b):
     return bool(res.status == 0 and -res.fun > 1e-7 * m)
 
 
-def fit_temperature_scaling(Z, y, sample_weight=None, *, bias=False, max_iter=100):
+def fit_temperature_scaling(
+    Z: FloatArray,
+    y: IntArray,
+    sample_weight: FloatArray | None = None,
+    *,
+    bias: bool = False,
+    max_iter: int = 100,
+) -> TemperatureMap:
     """Fit temperature scaling to logits ``Z`` (n, K) and class indices ``y``.
 
     Parameters

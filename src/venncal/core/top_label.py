@@ -29,11 +29,15 @@ the Tenth Symposium on Conformal and Probabilistic Prediction and Applications (
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from venncal.core.merge import merge
 from venncal.core.venn_abers import IVAPTables, ivap_fit
+
+if TYPE_CHECKING:
+    from venncal._typing import FloatArray, IntArray
 
 __all__ = ["TOP_LABEL", "TopLabelTables", "fit_top_label", "predict_top_label", "top_scores"]
 
@@ -41,7 +45,7 @@ __all__ = ["TOP_LABEL", "TopLabelTables", "fit_top_label", "predict_top_label", 
 TOP_LABEL = "top-label"
 
 
-def top_scores(t):
+def top_scores(t: FloatArray) -> tuple[IntArray, FloatArray]:
     """The top class (first on ties) and its score, for class log-scores ``t`` (m, K)."""
     top = np.argmax(t, axis=1)
     return top, np.ascontiguousarray(t[np.arange(t.shape[0]), top])
@@ -63,7 +67,7 @@ class TopLabelTables:
     table: IVAPTables
 
 
-def fit_top_label(t, y, w, K):
+def fit_top_label(t: FloatArray, y: IntArray, w: FloatArray | None, K: int) -> TopLabelTables:
     """Fit the top-label predictor on class log-scores ``t`` (n, K) and labels 0..K-1.
 
     Examples
@@ -77,16 +81,19 @@ def fit_top_label(t, y, w, K):
     return TopLabelTables(int(K), ivap_fit(s, (top == y).astype(np.int8), sample_weight=w))
 
 
-def _shares(t, top):
+def _shares(t: FloatArray, top: IntArray) -> FloatArray:
     """``q_k / sum_{j != top} q_j`` for k != top (0 at the top), from log-scores."""
     rows = np.arange(t.shape[0])
     rest = t.copy()
     rest[rows, top] = -np.inf
-    E = np.exp(rest - rest.max(axis=1, keepdims=True))
-    return E / E.sum(axis=1, keepdims=True)
+    E: FloatArray = np.exp(rest - rest.max(axis=1, keepdims=True))
+    shares: FloatArray = E / E.sum(axis=1, keepdims=True)
+    return shares
 
 
-def predict_top_label(tables, t, merge_rule):
+def predict_top_label(
+    tables: TopLabelTables, t: FloatArray, merge_rule: str
+) -> tuple[FloatArray, FloatArray]:
     """Probabilities (m, K) and intervals (m, K, 2) of the top-label predictor (module docstring).
 
     Examples
