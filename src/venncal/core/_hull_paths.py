@@ -40,21 +40,41 @@ is the single vertex d.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from venncal.core._jit import jit
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    import numpy.typing as npt
+
+    #: Point coordinates: int64 (exact), float64, or Python integers in an object array (the
+    #: plain-Python versions of the kernels only).
+    Points: TypeAlias = npt.NDArray[np.int64] | npt.NDArray[np.float64] | npt.NDArray[np.object_]
+    #: One coordinate, or a shift of the coordinates: a Python int or float, or the numpy
+    #: scalar read from an int64 or float64 array.
+    Coord: TypeAlias = float | np.int64
+    #: A point index (an integer: numba's, or the numpy integer read from an index array in
+    #: the plain-Python versions).
+    Index: TypeAlias = int
+    #: Point indices, and the parents and ancestor tables of the hull trees.
+    Indices: TypeAlias = npt.NDArray[np.int64]
+    Tree: TypeAlias = npt.NDArray[np.int32]
 
 __all__ = ["hull_trees", "path_bridge"]
 
 
 @jit
-def _orient(ox, oy, ax, ay, bx, by):
+def _orient(ox: Coord, oy: Coord, ax: Coord, ay: Coord, bx: Coord, by: Coord) -> Coord:
     """Twice the signed area of (o, a, b): positive for a counter-clockwise turn."""
     return (ax - ox) * (by - oy) - (ay - oy) * (bx - ox)
 
 
 @jit
-def hull_trees(px, py):
+def hull_trees(px: Points, py: Points) -> tuple[Tree, Tree, Tree, Tree]:
     """Parents and ancestor tables of the prefix and suffix hull trees of P_0 .. P_n-1.
 
     Returns (pre_par, pre_jump, suf_par, suf_jump): ``pre_par[i]`` is the vertex left of i on
@@ -116,7 +136,7 @@ def hull_trees(px, py):
 
 
 @jit
-def _ancestors(par, depth):
+def _ancestors(par: Tree, depth: Tree) -> Tree:
     """The table described in :func:`hull_trees`, built level by level."""
     n = par.shape[0]
     levels = _levels_for(depth.max()) if n > 0 else 0
@@ -134,7 +154,7 @@ def _ancestors(par, depth):
 
 
 @jit
-def _levels_for(depth):
+def _levels_for(depth: Index) -> int:
     """The least t with 2^t >= depth: a window (d, t) then holds the whole path from d."""
     t = 0
     while (1 << t) < depth:
@@ -143,7 +163,18 @@ def _levels_for(depth):
 
 
 @jit
-def _probe(kind, arr, base, step, lo, hi, par, jump, d, t):
+def _probe(
+    kind: int,
+    arr: Indices,
+    base: Index,
+    step: int,
+    lo: Index,
+    hi: Index,
+    par: Tree,
+    jump: Tree,
+    d: Index,
+    t: Index,
+) -> tuple[Index, Index]:
     """The probe edge (left vertex, right vertex) of a window, (-1, -1) when it has one
     vertex, (-2, -2) when its probe ran past the root (the window then shrinks to t - 1)."""
     if kind == 0:
@@ -163,7 +194,9 @@ def _probe(kind, arr, base, step, lo, hi, par, jump, d, t):
 
 
 @jit
-def _above_at(c, eb, dxb, dyb, ea, dxa, dya):
+def _above_at(
+    c: Coord, eb: Coord, dxb: Coord, dyb: Coord, ea: Coord, dxa: Coord, dya: Coord
+) -> bool | np.bool_:
     """Whether c + eb dyb / dxb >= ea dya / dxa (dxa, dxb > 0, 0 <= dy <= dx): the line of e_B
     on or above that of e_A at x0, with c the height of e_B's start over e_A's, eb and ea the
     offsets of x0 from their starts.
@@ -192,35 +225,35 @@ def _above_at(c, eb, dxb, dyb, ea, dxa, dya):
 
 
 @jit
-def _vertex(kind, arr, base, step, lo, d):
+def _vertex(kind: int, arr: Indices, base: Index, step: int, lo: Index, d: Index) -> Index:
     return arr[base + step * lo] if kind == 0 else d
 
 
 @jit
 def path_bridge(
-    px,
-    py,
-    lkind,
-    larr,
-    lbase,
-    lstep,
-    llen,
-    lpar,
-    ljump,
-    ld,
-    lx,
-    ly,
-    rkind,
-    rarr,
-    rbase,
-    rstep,
-    rlen,
-    rpar,
-    rjump,
-    rd,
-    rx,
-    ry,
-):
+    px: Points,
+    py: Points,
+    lkind: int,
+    larr: Indices,
+    lbase: Index,
+    lstep: int,
+    llen: Index,
+    lpar: Tree,
+    ljump: Tree,
+    ld: Index,
+    lx: Coord,
+    ly: Coord,
+    rkind: int,
+    rarr: Indices,
+    rbase: Index,
+    rstep: int,
+    rlen: Index,
+    rpar: Tree,
+    rjump: Tree,
+    rd: Index,
+    rx: Coord,
+    ry: Coord,
+) -> tuple[Coord, Coord]:
     """Slope (num, den > 0) of the bridge from chain A (shifted by (lx, ly)) to chain B
     (shifted by (rx, ry)), A strictly left of B.
 

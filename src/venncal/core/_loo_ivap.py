@@ -58,11 +58,27 @@ kernels' plain-Python versions, for weights of extreme range.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from venncal.core._hull_paths import _orient, hull_trees, path_bridge
 from venncal.core._jit import jit
 from venncal.core._loo_ranges import loo_p1_ranges
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import TypeAlias
+
+    import numpy.typing as npt
+
+    from venncal._typing import ArrayLike, FloatArray, IntArray
+    from venncal.core._hull_paths import Coord, Index, Indices, Points, Tree
+
+    #: :func:`loo_p1`, compiled or as plain Python.
+    _P1Kernel: TypeAlias = Callable[
+        [Points, Points, Coord, Indices, Indices, Points, Points, Points, Points, int], None
+    ]
 
 __all__ = ["loo_p1", "loo_ivap_predict"]
 
@@ -72,7 +88,7 @@ SHORT_RANGE = 32
 
 
 @jit
-def _coords(px, py, unit, k, idx):
+def _coords(px: Points, py: Points, unit: Coord, k: int, idx: Index) -> tuple[Coord, Coord]:
     """P_idx for idx <= k, L_j = P_j - (unit, unit) for idx = k + 1 + j."""
     if idx <= k:
         return px[idx], py[idx]
@@ -81,7 +97,15 @@ def _coords(px, py, unit, k, idx):
 
 
 @jit
-def _gap_bridges(px, py, unit, vnum, vden, left, right):
+def _gap_bridges(
+    px: Points,
+    py: Points,
+    unit: Coord,
+    vnum: Points,
+    vden: Points,
+    left: Indices,
+    right: Indices,
+) -> None:
     """Without removal, p1 = vnum[g] / vden[g] for a test score above exactly g groups, the
     slope of the bridge from L_left[g] to P_right[g] (the test object's block holds groups
     left[g] + 1 .. right[g]); the stack sweep of :func:`~venncal.core._ivap_kernels.hull_sweep`
@@ -124,7 +148,16 @@ def _gap_bridges(px, py, unit, vnum, vden, left, right):
 
 
 @jit
-def _extreme(px, py, stack, lo, hi, step, vnum, vden):
+def _extreme(
+    px: Points,
+    py: Points,
+    stack: Indices,
+    lo: Index,
+    hi: Index,
+    step: int,
+    vnum: Coord,
+    vden: Coord,
+) -> Index:
     """Vertex of the lower chain ``stack[lo], stack[lo + step], ...`` (``hi - lo`` edges,
     left to right) that minimises vden y - vnum x, the lowest under lines of slope vnum / vden."""
     n = (hi - lo) * step
@@ -138,11 +171,25 @@ def _extreme(px, py, stack, lo, hi, step, vnum, vden):
             a = mid + 1
         else:
             b = mid
-    return stack[lo + step * a]
+    vertex: Index = stack[lo + step * a]
+    return vertex
 
 
 @jit
-def _outside_changes(px, py, unit, gaps, groups, dw, da, vnum, vden, left, right, change):
+def _outside_changes(
+    px: Points,
+    py: Points,
+    unit: Coord,
+    gaps: Indices,
+    groups: Indices,
+    dw: Points,
+    da: Points,
+    vnum: Points,
+    vden: Points,
+    left: Indices,
+    right: Indices,
+    change: npt.NDArray[np.int8],
+) -> None:
     """Mark the queries whose left-out example lies outside the test object's block, on the side
     where it can move p1 (a negative left of the block, a positive right of it), and does.
 
@@ -231,7 +278,7 @@ def _outside_changes(px, py, unit, gaps, groups, dw, da, vnum, vden, left, right
 
 
 @jit
-def _bucket_order(keys, nb):
+def _bucket_order(keys: Indices, nb: int) -> Indices:
     """A stable order of ``keys`` (integers in -1 .. nb - 1) by counting, in O(len + nb)."""
     count = np.zeros(nb + 2, dtype=np.int64)
     for key in keys:
@@ -247,7 +294,7 @@ def _bucket_order(keys, nb):
 
 
 @jit
-def _fold(num, den, t, n2, d2, side):
+def _fold(num: Points, den: Points, t: Index, n2: Coord, d2: Coord, side: int) -> None:
     """num[t] / den[t] becomes the max (side 0) or min (side 1) of itself and n2 / d2; a zero
     den[t] holds no value yet."""
     if den[t] == 0 or (n2 * den[t] > num[t] * d2 if side == 0 else n2 * den[t] < num[t] * d2):
@@ -256,8 +303,10 @@ def _fold(num, den, t, n2, d2, side):
 
 
 @jit
-def _range_part(px, py, unit, arr, base, step, n, t, g, need, num, den, pre_par, pre_jump,
-                suf_par, suf_jump, no_par, no_jump):  # fmt: skip
+def _range_part(px: Points, py: Points, unit: Coord, arr: Indices, base: Index, step: int,
+                n: Index, t: Index, g: Index, need: int, num: Points, den: Points,
+                pre_par: Tree, pre_jump: Tree, suf_par: Tree, suf_jump: Tree, no_par: Tree,
+                no_jump: Tree) -> None:  # fmt: skip
     """Fold the bridge of a piece of a query's range (the chain ``arr[base + step * i]``,
     i < n) into its value: L-points against the suffix from g (max), or P-points against the
     prefix hull up to g, shifted to L (min)."""
@@ -276,7 +325,22 @@ def _range_part(px, py, unit, arr, base, step, n, t, g, need, num, den, pre_par,
 
 
 @jit
-def _loo_paths(px, py, unit, gaps, groups, dw, da, num, den, vnum, vden, left, right, change):
+def _loo_paths(
+    px: Points,
+    py: Points,
+    unit: Coord,
+    gaps: Indices,
+    groups: Indices,
+    dw: Points,
+    da: Points,
+    num: Points,
+    den: Points,
+    vnum: Points,
+    vden: Points,
+    left: Indices,
+    right: Indices,
+    change: npt.NDArray[np.int8],
+) -> None:
     """p1 = num / den for each query through the prefix and suffix hull trees, O(log k) each.
 
     A query needs the bridges of at most three pairs of hulls: a prefix hull against a suffix
@@ -462,7 +526,18 @@ def _loo_paths(px, py, unit, gaps, groups, dw, da, num, den, vnum, vden, left, r
 
 
 @jit
-def loo_p1(px, py, unit, gaps, groups, dw, da, num, den, method=0):
+def loo_p1(
+    px: Points,
+    py: Points,
+    unit: Coord,
+    gaps: Indices,
+    groups: Indices,
+    dw: Points,
+    da: Points,
+    num: Points,
+    den: Points,
+    method: int = 0,
+) -> None:
     """p1 = num / den for each query (test above ``gaps[i]`` groups, the example of weight
     ``dw[i]`` and weighted positives ``da[i]`` in group ``groups[i]`` (1-based) left out).
 
@@ -491,7 +566,15 @@ def loo_p1(px, py, unit, gaps, groups, dw, da, num, den, method=0):
                       left, right, change)  # fmt: skip
 
 
-def loo_ivap_predict(scores, y01, sample_weight, left_out, test_scores, *, method="paths"):
+def loo_ivap_predict(
+    scores: FloatArray,
+    y01: ArrayLike,
+    sample_weight: FloatArray | None,
+    left_out: IntArray,
+    test_scores: FloatArray,
+    *,
+    method: str = "paths",
+) -> tuple[FloatArray, FloatArray]:
     """(p0, p1) of test score i by the inductive Venn-Abers predictor fitted to the calibration
     set without example ``left_out[i]``.
 
@@ -538,6 +621,8 @@ def loo_ivap_predict(scores, y01, sample_weight, left_out, test_scores, *, metho
     y = np.asarray(y01).astype(np.int8, copy=False)
     u, cw, ca, unit = _diagram(scores, y, sample_weight)
     k = u.shape[0]
+    kind: type
+    p1_kernel: _P1Kernel
     if isinstance(cw, list):
         # weights of extreme range: Python integers (the weights times a power of two, unit),
         # through the kernels' plain-Python versions
@@ -547,10 +632,12 @@ def loo_ivap_predict(scores, y01, sample_weight, left_out, test_scores, *, metho
         ratios = (float(v).as_integer_ratio() for v in np.asarray(sample_weight)[left_out])
         dw = np.array([a * (unit // b) for a, b in ratios], dtype=object)
         da = np.where(y[left_out] == 1, dw, 0).astype(object)
+        unit = int(unit)
     else:
         # integer coordinates (unit or integer weights): exact; float ones: as accurate as the
         # inductive predictor's float geometry
         kind, p1_kernel = (np.int64 if cw.dtype.kind == "i" else np.float64), loo_p1
+        assert not isinstance(ca, list)  # cw and ca take the same route
         px = cw.astype(kind)
         py = ca.astype(kind)
         if sample_weight is None:
@@ -558,13 +645,13 @@ def loo_ivap_predict(scores, y01, sample_weight, left_out, test_scores, *, metho
         else:
             dw = np.asarray(sample_weight)[left_out].astype(kind)
         da = dw * y[left_out].astype(kind)
+        unit = kind(unit)
     index = np.arange(k + 1, dtype=np.int64)  # step_lookup(u, index, t) is np.searchsorted
     q = step_lookup(u, index, np.asarray(scores, dtype=np.float64)[left_out], right=False) + 1
     np.clip(q, 1, k, out=q)  # a left-out weight of zero lies in no group and moves nothing
     m = test_scores.shape[0]
     num = np.empty(m, dtype=kind)
     den = np.empty(m, dtype=kind)
-    unit = int(unit) if kind is object else kind(unit)
     test_scores = np.asarray(test_scores, dtype=np.float64)
     g1 = step_lookup(u, index, test_scores, right=False)
     route = {"paths": 0, "shortcuts": 1, "ranges": 2}[method]

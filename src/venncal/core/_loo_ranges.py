@@ -11,16 +11,23 @@ tests and benchmarks (``loo_ivap_predict(..., method="shortcuts" or "ranges")``)
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from venncal.core._hull_paths import _orient
 from venncal.core._jit import jit
 
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from venncal.core._hull_paths import Coord, Index, Indices, Points
+
 __all__ = ["build_hull_tree", "loo_p1_ranges"]
 
 
 @jit
-def build_hull_tree(px, py, size):
+def build_hull_tree(px: Points, py: Points, size: int) -> tuple[Indices, Indices, Indices]:
     """Lower hulls of the nodes of a segment tree over the points (px[i], py[i]), x increasing.
 
     Node v (1 <= v < 2 size) covers leaves [lo, hi); its hull is ``verts[start[v]:start[v+1]]``
@@ -71,7 +78,18 @@ def build_hull_tree(px, py, size):
 
 
 @jit
-def _tangent(qx, qy, px, py, arr, s, nb, step, tx, ty):
+def _tangent(
+    qx: Coord,
+    qy: Coord,
+    px: Points,
+    py: Points,
+    arr: Indices,
+    s: Index,
+    nb: Index,
+    step: int,
+    tx: Coord,
+    ty: Coord,
+) -> Index:
     """Index (0..nb-1, along the chain) of the vertex b minimising slope(q, b + t) over a lower
     chain ``arr[s + step * i]`` lying right of q."""
     lo = 0
@@ -88,7 +106,22 @@ def _tangent(qx, qy, px, py, arr, s, nb, step, tx, ty):
 
 
 @jit
-def _bridge(px, py, a_arr, a_s, na, a_step, ax, ay, b_arr, b_s, nb, b_step, bx, by):
+def _bridge(
+    px: Points,
+    py: Points,
+    a_arr: Indices,
+    a_s: Index,
+    na: Index,
+    a_step: int,
+    ax: Coord,
+    ay: Coord,
+    b_arr: Indices,
+    b_s: Index,
+    nb: Index,
+    b_step: int,
+    bx: Coord,
+    by: Coord,
+) -> tuple[Coord, Coord]:
     """Slope (num, den > 0) of the bridge from chain A (shifted by (ax, ay)) to chain B
     (shifted by (bx, by)), A strictly left of B: max over a in A of min over b in B."""
     lo = 0
@@ -114,26 +147,26 @@ def _bridge(px, py, a_arr, a_s, na, a_step, ax, ay, b_arr, b_s, nb, b_step, bx, 
 
 @jit
 def _range_best(
-    px,
-    py,
-    begin,
-    count,
-    verts,
-    size,
-    lo,
-    hi,
-    tx,
-    ty,
-    c_arr,
-    c_s,
-    nc,
-    c_step,
-    cx,
-    cy,
-    side,
-    best_num,
-    best_den,
-):
+    px: Points,
+    py: Points,
+    begin: Indices,
+    count: Indices,
+    verts: Indices,
+    size: int,
+    lo: Index,
+    hi: Index,
+    tx: Coord,
+    ty: Coord,
+    c_arr: Indices,
+    c_s: Index,
+    nc: Index,
+    c_step: int,
+    cx: Coord,
+    cy: Coord,
+    side: int,
+    best_num: Coord,
+    best_den: Coord,
+) -> tuple[Coord, Coord]:
     """Fold the bridges between the tree nodes covering [lo, hi] (shifted by t) and chain C
     into (best_num, best_den): the max with side 0 (nodes left of C), the min with side 1."""
     l = lo + size
@@ -168,8 +201,22 @@ def _range_best(
 
 @jit
 def loo_p1_ranges(
-    px, py, unit, gaps, groups, dw, da, num, den, shortcuts, vnum, vden, left, right, change
-):
+    px: Points,
+    py: Points,
+    unit: Coord,
+    gaps: Indices,
+    groups: Indices,
+    dw: Points,
+    da: Points,
+    num: Points,
+    den: Points,
+    shortcuts: bool,
+    vnum: Points,
+    vden: Points,
+    left: Indices,
+    right: Indices,
+    change: npt.NDArray[np.int8],
+) -> None:
     """p1 = num / den for each query by folding bridges over index ranges (the arguments of
     :func:`venncal.core._loo_ivap.loo_p1`, with the gap bridges and the marks of
     :func:`~venncal.core._loo_ivap._outside_changes`); ``shortcuts=False`` folds the bridges
@@ -209,8 +256,8 @@ def loo_p1_ranges(
                 num[t] = vnum[g]
                 den[t] = vden[g]
                 continue
-            bn = 0
-            bd = 0
+            bn: Coord = 0
+            bd: Coord = 0
             if q <= left[g]:  # [q, g] holds the block's left end: that bridge is p1 itself
                 bn = vnum[g]
                 bd = vden[g]
