@@ -289,8 +289,12 @@ def advance(
 
 @overload
 def _combine(log_wealth: FloatArray, log_start: FloatArray, t: FloatArray) -> FloatArray: ...
+
+
 @overload
 def _combine(log_wealth: FloatArray, log_start: FloatArray, t: float) -> np.float64: ...
+
+
 def _combine(
     log_wealth: FloatArray, log_start: FloatArray, t: FloatArray | float
 ) -> FloatArray | np.float64:
