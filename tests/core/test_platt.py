@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from venncal.core.platt import fit_platt, platt_targets
+from venncal.core.platt import PlattSigmoid, fit_platt, platt_targets
 from venncal.exceptions import VenncalWarning
 
 
@@ -194,3 +194,11 @@ def test_scores_spanning_the_float_range():
     fit = fit_platt(s, y)
     p = fit.predict(np.r_[-1.7e308, s, 1.7e308])
     assert np.all(np.isfinite(p)) and np.all((p >= 0) & (p <= 1)) and np.all(np.diff(p) >= 0)
+
+
+def test_sigmoid_without_its_scaled_intercept_predicts_from_a_and_b():
+    # the model-file checks accept a sigmoid whose scaled form is incomplete, and then check
+    # a and b, which predict must use (not fail on the missing intercept)
+    sig = PlattSigmoid(-2.0, 0.5, 1, True, 0.0, 1.0, a_scaled=-2.0, b_scaled=None)
+    s = np.array([-1.0, 0.0, 2.0])
+    np.testing.assert_allclose(sig.predict(s), 1 / (1 + np.exp(-2.0 * s + 0.5)))

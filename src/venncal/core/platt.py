@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.special import expit
@@ -32,6 +33,11 @@ from venncal._validation import (
 )
 from venncal.core._inputs import check_scores_y01, fill_fit_doc
 from venncal.exceptions import VenncalWarning, user_stacklevel
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
+    from venncal._typing import ArrayLike, FloatArray
 
 __all__ = [
     "PlattSigmoid",
@@ -77,7 +83,7 @@ class PlattSigmoid:
     a_scaled: float | None = None
     b_scaled: float | None = None
 
-    def predict(self, scores):
+    def predict(self, scores: ArrayLike) -> FloatArray:
         """Return ``P(y = 1 | score)`` for each score, shape (m,).
 
         A fit stores the sigmoid on standardised scores ``(score - center) / scale`` as well
@@ -85,14 +91,19 @@ class PlattSigmoid:
         give the same probabilities as their rescaled versions.
         """
         s = check_scores(scores, name="scores")
-        if self.a_scaled is None:
-            return expit(-(self.a * s + self.b))
+        p: FloatArray
+        if self.a_scaled is None or self.b_scaled is None:
+            p = expit(-(self.a * s + self.b))
+            return p
         with np.errstate(over="ignore", invalid="ignore"):
             z = self.a_scaled * _standardise(s, self.center, self.scale) + self.b_scaled
-        return expit(-np.nan_to_num(z, nan=self.b_scaled))
+        p = expit(-np.nan_to_num(z, nan=self.b_scaled))
+        return p
 
 
-def platt_targets(y01, sample_weight=None, *, smoothing=True):
+def platt_targets(
+    y01: ArrayLike, sample_weight: ArrayLike | None = None, *, smoothing: bool = True
+) -> FloatArray:
     """Return the regression targets of Platt scaling.
 
     Parameters
@@ -121,13 +132,15 @@ def platt_targets(y01, sample_weight=None, *, smoothing=True):
     """
     y = np.asarray(y01, dtype=np.float64)
     if not smoothing:
-        return y.copy()
+        labels: FloatArray = y.copy()
+        return labels
     n_pos, n_neg = class_totals(y, sample_weight)
     target_pos, target_neg = smoothed_targets(n_pos, n_neg)
-    return np.where(y == 1, target_pos, target_neg)
+    targets: FloatArray = np.where(y == 1, target_pos, target_neg)
+    return targets
 
 
-def class_totals(y01, sample_weight=None):
+def class_totals(y01: ArrayLike, sample_weight: ArrayLike | None = None) -> tuple[float, float]:
     """Return the total weight ``(N+, N-)`` of the positives and of the negatives.
 
     Summed in units of a power of two, so that weights near the largest float give totals
@@ -150,7 +163,7 @@ def class_totals(y01, sample_weight=None):
         )
 
 
-def smoothed_targets(n_pos, n_neg):
+def smoothed_targets(n_pos: float, n_neg: float) -> tuple[float, float]:
     """Platt's targets ``(N+ + 1) / (N+ + 2)`` and ``1 / (N- + 2)`` for class totals.
 
     Totals of infinity (weights past the largest float) give their limits 1 and 0.
@@ -164,7 +177,7 @@ def smoothed_targets(n_pos, n_neg):
     return float(target_pos), float(1.0 / (n_neg + 2.0))
 
 
-def initial_intercept(n_pos, n_neg):
+def initial_intercept(n_pos: float, n_neg: float) -> float:
     """Platt's starting intercept ``log((N- + 1) / (N+ + 1))``, finite for any totals.
 
     Examples
@@ -174,13 +187,13 @@ def initial_intercept(n_pos, n_neg):
     """
     big = np.finfo(np.float64).max
 
-    def log1(n):  # log(n + 1), finite for n = inf
+    def log1(n: float) -> float:  # log(n + 1), finite for n = inf
         return float(np.log1p(min(n, big)))
 
     return log1(n_neg) - log1(n_pos)
 
 
-def _standardise(s, center, scale):
+def _standardise(s: FloatArray, center: float, scale: float) -> FloatArray:
     """``(s - center) / scale`` without overflow in the difference."""
     with np.errstate(over="ignore"):  # an infinite difference takes the halved route below
         diff = s - center
@@ -189,7 +202,7 @@ def _standardise(s, center, scale):
     return (0.5 * s - 0.5 * center) / (0.5 * scale)
 
 
-def standardisation(scores):
+def standardisation(scores: FloatArray) -> tuple[float, float]:
     """Return ``center`` and ``scale`` that map the scores to mean 0 and standard deviation 1.
 
     Computed without overflow or underflow for any finite scores: first by the midpoint and
@@ -214,7 +227,7 @@ def standardisation(scores):
     return mid + m * half, half * sd
 
 
-def _objective(z, t, w):
+def _objective(z: FloatArray, t: FloatArray, w: FloatArray) -> float:
     """Weighted cross-entropy sum of ``t`` against ``1 / (1 + exp(z))``, free of overflow."""
     # -[t log p + (1 - t) log(1 - p)] with p = 1 / (1 + e^z)  ==  t z + log(1 + e^-z) for z >= 0
     # and (t - 1) z + log(1 + e^z) for z < 0; np.logaddexp(0, -|z|) is log(1 + e^-|z|)
@@ -225,16 +238,16 @@ def _objective(z, t, w):
 
 @fill_fit_doc
 def fit_platt(
-    scores,
-    y01,
-    sample_weight=None,
+    scores: ArrayLike,
+    y01: ArrayLike,
+    sample_weight: ArrayLike | None = None,
     *,
-    smoothing=True,
-    max_iter=100,
-    tol=1e-5,
-    min_step=1e-10,
-    sigma=1e-12,
-):
+    smoothing: bool = True,
+    max_iter: int = 100,
+    tol: float = 1e-5,
+    min_step: float = 1e-10,
+    sigma: float = 1e-12,
+) -> PlattSigmoid:
     """Fit Platt's sigmoid by the Newton method of Lin, Lin & Weng (2007).
 
     Parameters
@@ -321,7 +334,7 @@ def fit_platt(
     fval = _objective(a * f + b, t, w)
     gtol = tol * float(np.sum(w)) / f.shape[0]
 
-    def derivatives(a, b):
+    def derivatives(a: float, b: float) -> tuple[float, float, float, float, float]:
         q = expit(a * f + b)  # 1 - p
         p = 1.0 - q
         d2 = w * p * q
@@ -334,7 +347,7 @@ def fit_platt(
             float(np.sum(d1)),
         )
 
-    def objectives(points):
+    def objectives(points: list[tuple[float, float]]) -> list[float]:
         return [_objective(pa * f + pb, t, w) for pa, pb in points]
 
     a, b, it, converged = newton_sigmoid(
@@ -350,7 +363,7 @@ def fit_platt(
     )
 
 
-def _final_step(a, b, da, db):
+def _final_step(a: float, b: float, da: float, db: float) -> tuple[float, float]:
     """Take the last (tiny) Newton step of a converged fit, without a line search.
 
     Near the minimiser Newton's method converges quadratically, so from the point where the
@@ -364,8 +377,18 @@ def _final_step(a, b, da, db):
 
 
 def newton_sigmoid(
-    derivatives, objectives, a, b, fval, gtol, *, max_iter, min_step, sigma, steps_per_call=1
-):
+    derivatives: Callable[[float, float], tuple[float, float, float, float, float]],
+    objectives: Callable[[list[tuple[float, float]]], Iterable[float]],
+    a: float,
+    b: float,
+    fval: float,
+    gtol: float,
+    *,
+    max_iter: int,
+    min_step: float,
+    sigma: float,
+    steps_per_call: int = 1,
+) -> tuple[float, float, int, bool]:
     """The Newton iteration with backtracking of Lin, Lin & Weng (2007) on a sigmoid (a, b).
 
     ``derivatives(a, b)`` gives the sums (f^2 d2, d2, f d2, f d1, d1) of the Hessian and the
