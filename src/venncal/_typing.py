@@ -17,10 +17,14 @@ from typing import Any, TypeAlias
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["AnyArray", "ArrayLike", "BoolArray", "FloatArray", "IntArray"]
+__all__ = ["AnyArray", "ArrayLike", "BoolArray", "FloatArray", "IntArray", "SeedLike"]
 
 ArrayLike: TypeAlias = npt.ArrayLike
 FloatArray: TypeAlias = npt.NDArray[np.float64]
 IntArray: TypeAlias = npt.NDArray[np.intp]
 BoolArray: TypeAlias = npt.NDArray[np.bool_]
 AnyArray: TypeAlias = npt.NDArray[Any]
+# what ``check_random_state`` (numpy Generators) accepts as a ``random_state``
+SeedLike: TypeAlias = (
+    int | np.random.Generator | np.random.BitGenerator | np.random.SeedSequence | None
+)

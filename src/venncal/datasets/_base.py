@@ -21,9 +21,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from importlib import resources
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from venncal._typing import FloatArray
 
 __all__ = ["Dataset"]
 
@@ -58,12 +64,12 @@ class Dataset:
     ['preg', 'y']
     """
 
-    X: np.ndarray
-    y: np.ndarray
-    feature_names: tuple
-    meta: dict = field(default_factory=dict)
+    X: FloatArray
+    y: npt.NDArray[np.int8]
+    feature_names: tuple[str, ...]
+    meta: dict[str, Any] = field(default_factory=dict)
 
-    def to_frame(self, target="y"):
+    def to_frame(self, target: str = "y") -> pd.DataFrame:
         """Return the data as a pandas DataFrame: the features and a label column.
 
         Parameters
@@ -79,7 +85,7 @@ class Dataset:
         frame[target] = self.y
         return frame
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         name = self.meta.get("name", "?")
         return f"Dataset(name={name!r}, n={self.X.shape[0]}, d={self.X.shape[1]})"
 
@@ -92,12 +98,12 @@ def data_path(relative):
     return ref
 
 
-def read_text(relative):
+def read_text(relative: str) -> str:
     """Read a bundled data file as text."""
     return data_path(relative).read_text(encoding="utf-8")
 
 
-def check_missing(missing, owner):
+def check_missing(missing: object, owner: str) -> None:
     if missing not in MISSING_OPTIONS:
         raise ValueError(
             f"The 'missing' parameter of {owner} must be one of {{'impute', 'drop'}}. "

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy.special import expit, logit
@@ -35,6 +36,11 @@ from venncal._validation import check_random_state
 from venncal.datasets._base import Dataset
 from venncal.datasets._simulated import check_features_2d
 from venncal.datasets._size import check_n_samples
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from venncal._typing import ArrayLike, FloatArray, SeedLike
 
 __all__ = ["BivariateNormalModel", "make_bivariate_normal"]
 
@@ -83,9 +89,9 @@ class BivariateNormalModel:
     (True, True)
     """
 
-    mean0: tuple = (0.0, 0.0)
-    mean1: tuple = (1.0, 1.5)
-    std: tuple = (1.0, 1.0)
+    mean0: tuple[float, float] = (0.0, 0.0)
+    mean1: tuple[float, float] = (1.0, 1.5)
+    std: tuple[float, float] = (1.0, 1.0)
     rho: float = 0.5
     prior: float = 0.5
     paper: str = _TASCHE
@@ -114,7 +120,7 @@ class BivariateNormalModel:
         return m0, m1, sd, float(self.rho), float(self.prior)
 
     @property
-    def covariance(self):
+    def covariance(self) -> FloatArray:
         """The common covariance matrix, shape (2, 2)."""
         _, _, sd, rho, _ = self._params()
         return np.array([[sd[0] ** 2, rho * sd[0] * sd[1]], [rho * sd[0] * sd[1], sd[1] ** 2]])
@@ -128,7 +134,9 @@ class BivariateNormalModel:
         return w, b
 
     # ------------------------------------------------------------------ data
-    def sample(self, n_samples, random_state=None):
+    def sample(
+        self, n_samples: int, random_state: SeedLike = None
+    ) -> tuple[FloatArray, npt.NDArray[np.int8]]:
         """Draw ``n_samples`` i.i.d. pairs; returns X (n, 2) float64 and y (n,) int8."""
         m0, m1, _, _, prior = self._params()
         n = check_n_samples(n_samples, owner="BivariateNormalModel.sample")
@@ -139,7 +147,7 @@ class BivariateNormalModel:
         return X, y
 
     # ------------------------------------------------------------------ probabilities
-    def posterior(self, X):
+    def posterior(self, X: ArrayLike) -> FloatArray:
         """True posterior ``P(y = 1 | x)`` using both components and their correlation.
 
         Parameters
@@ -154,7 +162,7 @@ class BivariateNormalModel:
         w, b = self._linear(self.covariance)
         return expit(X @ w + b)
 
-    def partial_posterior(self, X, component=0):
+    def partial_posterior(self, X: ArrayLike, component: int = 0) -> FloatArray:
         """Posterior given one component only, ``P(y = 1 | x[component])``.
 
         Parameters
@@ -177,7 +185,7 @@ class BivariateNormalModel:
         log_odds = logit(prior) + ((x - a0) ** 2 - (x - a1) ** 2) / (2 * v)
         return expit(log_odds)
 
-    def naive_bayes_score(self, X):
+    def naive_bayes_score(self, X: ArrayLike) -> FloatArray:
         """The posterior formula applied with ``rho = 0`` (naive Bayes, misspecified).
 
         Returns
@@ -189,7 +197,7 @@ class BivariateNormalModel:
         w, b = self._linear(np.diag(sd**2))
         return expit(X @ w + b)
 
-    def naive_bayes_recalibrated(self, X):
+    def naive_bayes_recalibrated(self, X: ArrayLike) -> FloatArray:
         """``P(y = 1 | naive-Bayes score)``: the naive-Bayes score perfectly recalibrated.
 
         Returns
@@ -205,7 +213,7 @@ class BivariateNormalModel:
         log_odds = logit(prior) + ((u - mu0) ** 2 - (u - mu1) ** 2) / (2 * var)
         return expit(log_odds)
 
-    def probabilities(self, X):
+    def probabilities(self, X: ArrayLike) -> dict[str, FloatArray]:
         """All four estimates of Tasche's Figure 2 at ``X``, as a dict of arrays of shape (n,).
 
         Keys: ``"true posterior"``, ``"partial posterior"``, ``"naive Bayes"``,
@@ -220,15 +228,15 @@ class BivariateNormalModel:
 
 
 def make_bivariate_normal(
-    n_samples=1000,
+    n_samples: int = 1000,
     *,
-    mean0=(0.0, 0.0),
-    mean1=(1.0, 1.5),
-    std=(1.0, 1.0),
-    rho=0.5,
-    prior=0.5,
-    random_state=None,
-):
+    mean0: tuple[float, float] = (0.0, 0.0),
+    mean1: tuple[float, float] = (1.0, 1.5),
+    std: tuple[float, float] = (1.0, 1.0),
+    rho: float = 0.5,
+    prior: float = 0.5,
+    random_state: SeedLike = None,
+) -> Dataset:
     """Draw the bivariate-normal example of Tasche (2022), Section 5.2.
 
     Parameters
@@ -257,7 +265,7 @@ def make_bivariate_normal(
     >>> bool(abs(p.mean() - ds.y.mean()) < 0.01)
     True
     """
-    pairs = {"mean0": mean0, "mean1": mean1, "std": std}
+    pairs: dict[str, Any] = {"mean0": mean0, "mean1": mean1, "std": std}
     pairs = {k: tuple(_pair(v, k)) for k, v in pairs.items()}  # refuses scalars and strings
     model = BivariateNormalModel(**pairs, rho=rho, prior=prior)
     check_n_samples(n_samples, owner="make_bivariate_normal")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import inspect
 import io
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -17,6 +18,12 @@ from scipy.io import arff
 
 from venncal.datasets._base import Dataset, check_missing, data_path, encode_frame, read_text
 from venncal.datasets._registry import CE_PREFIX, CE_SETS, INFO, collection_of
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import ParamSpec
+
+    P = ParamSpec("P")
 
 __all__ = [
     "load_dataset",
@@ -114,12 +121,12 @@ def _copy(ds):
     return Dataset(X=ds.X.copy(), y=ds.y.copy(), feature_names=ds.feature_names, meta=meta)
 
 
-def _cached(func):
+def _cached(func: Callable[P, Dataset]) -> Callable[P, Dataset]:
     cached = functools.lru_cache(maxsize=None)(func)
     signature = inspect.signature(func)
 
     @functools.wraps(func)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> Dataset:
         # options are checked before the cache sees them: an unhashable option would otherwise
         # fail inside the cache with an error that names no parameter
         bound = signature.bind(*args, **kwargs)
@@ -129,9 +136,11 @@ def _cached(func):
                     f"The '{name}' parameter of {func.__name__} must be a string. "
                     f"Got {value!r} instead."
                 )
-        return _copy(cached(*args, **kwargs))
+        # every option is a string (checked above), so hashable
+        return _copy(cached(*args, **kwargs))  # type: ignore[arg-type]
 
-    wrapper.cache_clear = cached.cache_clear
+    # the cache of a loader can be cleared as that of an lru_cache function
+    wrapper.cache_clear = cached.cache_clear  # type: ignore[attr-defined]
     return wrapper
 
 
@@ -143,7 +152,7 @@ def _weka_loader(name, missing, notes=""):
 
 # ----------------------------------------------------------------------------- Vovk & Petej
 @_cached
-def load_breast_cancer(*, missing="impute"):
+def load_breast_cancer(*, missing: str = "impute") -> Dataset:
     """Load Breast Cancer (Ljubljana): 286 patients, recurrence-events = 1.
 
     Nine nominal features (age and size ranges, node caps, ...) are one-hot encoded. This is
@@ -169,7 +178,7 @@ def load_breast_cancer(*, missing="impute"):
 
 
 @_cached
-def load_breast_w(*, missing="impute"):
+def load_breast_w(*, missing: str = "impute") -> Dataset:
     """Load Breast Cancer Wisconsin (original): 699 tumours, malignant = 1.
 
     Nine integer cytology features in 1..10; the 16 missing ``Bare_Nuclei`` values are imputed by
@@ -185,7 +194,7 @@ def load_breast_w(*, missing="impute"):
 
 
 @_cached
-def load_diabetes(*, missing="impute"):
+def load_diabetes(*, missing: str = "impute") -> Dataset:
     """Load Pima Indians Diabetes: 768 women, tested_positive = 1.
 
     Zeros in the file (e.g. a blood pressure of 0) are kept as they are: the file marks nothing
@@ -201,7 +210,7 @@ def load_diabetes(*, missing="impute"):
 
 
 @_cached
-def load_hepatitis(*, missing="impute"):
+def load_hepatitis(*, missing: str = "impute") -> Dataset:
     """Load Hepatitis: 155 patients, DIE = 1.
 
     Weka's file calls raw ``SEX = 1`` "female" whereas UCI documents 1 as male; the column is
@@ -219,7 +228,7 @@ def load_hepatitis(*, missing="impute"):
 
 
 @_cached
-def load_ionosphere(*, missing="impute"):
+def load_ionosphere(*, missing: str = "impute") -> Dataset:
     """Load Ionosphere: 351 radar returns, 'b' (bad) = 1.
 
     Examples
@@ -232,7 +241,7 @@ def load_ionosphere(*, missing="impute"):
 
 
 @_cached
-def load_labor(*, missing="impute"):
+def load_labor(*, missing: str = "impute") -> Dataset:
     """Load Labor Relations: 57 contracts, 'bad' = 1.
 
     Most cells are missing (326 of 912): numeric features are imputed by their median and nominal
@@ -248,7 +257,7 @@ def load_labor(*, missing="impute"):
 
 
 @_cached
-def load_vote(*, missing="impute"):
+def load_vote(*, missing: str = "impute") -> Dataset:
     """Load Congressional Voting Records: 435 representatives, republican = 1.
 
     Sixteen y/n votes, each one 0/1 column (1 = 'y'). The 392 '?' cells (did not vote) are
@@ -264,7 +273,7 @@ def load_vote(*, missing="impute"):
 
 
 @_cached
-def load_australian(*, missing="impute"):
+def load_australian(*, missing: str = "impute") -> Dataset:
     """Load Statlog Australian Credit: 690 applications, class 1 = 1.
 
     The attributes are anonymised as A1..A14. Following the Statlog documentation, A4, A5, A6
@@ -288,7 +297,7 @@ def load_australian(*, missing="impute"):
 
 
 @_cached
-def load_liver(*, missing="impute"):
+def load_liver(*, missing: str = "impute") -> Dataset:
     """Load Liver Disorders (BUPA): 345 men, selector = 2 is 1.
 
     Six features: five blood tests and the number of drinks per day. The last field,
@@ -315,7 +324,7 @@ _ECHO_COLUMNS = [
 
 
 @_cached
-def load_echocardiogram(*, missing="impute"):
+def load_echocardiogram(*, missing: str = "impute") -> Dataset:
     """Load Echocardiogram: 74 heart-attack patients with a known one-year outcome, alive = 1.
 
     The target is ``alive-at-1``. Of the 132 rows, only the 74 whose target is 0 or 1 are kept
@@ -382,7 +391,7 @@ def _adult_raw():
 
 
 @_cached
-def load_adult(*, subset="all", missing="impute"):
+def load_adult(*, subset: str = "all", missing: str = "impute") -> Dataset:
     """Load Adult (census income): 48842 people, income > 50K = 1.
 
     The 14 features: 6 numeric and 8 nominal (one-hot encoded, with the levels of both files so
@@ -418,7 +427,7 @@ def load_adult(*, subset="all", missing="impute"):
 
 
 @_cached
-def load_spect(*, subset="all", missing="impute"):
+def load_spect(*, subset: str = "all", missing: str = "impute") -> Dataset:
     """Load SPECT Heart: 267 patients with 22 binary image features, abnormal = 1.
 
     Parameters
@@ -453,7 +462,7 @@ def load_spect(*, subset="all", missing="impute"):
 
 # ----------------------------------------------------------------------------- Lofstrom et al.
 @_cached
-def load_lofstrom(name):
+def load_lofstrom(name: str) -> Dataset:
     """Load one of the 25 two-class sets preprocessed by Lofstrom et al.
 
     These are the sets of the calibrated-explanations work of the same group as Johansson et
@@ -501,7 +510,7 @@ _NAMED = {
 }
 
 
-def load_dataset(name, **kwargs):
+def load_dataset(name: str, **kwargs: str) -> Dataset:
     """Load a bundled dataset by name.
 
     Parameters
@@ -543,7 +552,7 @@ def load_dataset(name, **kwargs):
     return _NAMED[name](**kwargs)
 
 
-def list_datasets(collection=None):
+def list_datasets(collection: str | None = None) -> pd.DataFrame:
     """Describe every bundled dataset.
 
     Parameters

@@ -56,6 +56,7 @@ data (``model.sample(n, random_state)``) and gives the true posterior (``model.p
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.special import expit, logsumexp
@@ -63,6 +64,12 @@ from scipy.special import expit, logsumexp
 from venncal._validation import check_positive_int, check_random_state
 from venncal.datasets._simulated import _check_positive, _dataset, check_features_2d
 from venncal.datasets._size import check_n_samples
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from venncal._typing import ArrayLike, FloatArray, SeedLike
+    from venncal.datasets._base import Dataset
 
 __all__ = [
     "OffsetXorModel",
@@ -120,7 +127,9 @@ class OffsetXorModel:
         a, b, c = self.near * _R2, self.far * _R2, self.negative * _R2
         return ((a, a), (-b, -b)), ((c, -c), (-c, c))
 
-    def sample(self, n_samples, random_state=None):
+    def sample(
+        self, n_samples: int, random_state: SeedLike = None
+    ) -> tuple[FloatArray, npt.NDArray[np.int8]]:
         """Draw ``n_samples`` i.i.d. pairs; returns X (n, 2) float64 and y (n,) int8."""
         self._check()
         n = check_n_samples(n_samples, owner="OffsetXorModel.sample")
@@ -133,7 +142,7 @@ class OffsetXorModel:
         )
         return centre + rng.normal(0.0, self.scale, size=(n, 2)), y
 
-    def posterior(self, X):
+    def posterior(self, X: ArrayLike) -> FloatArray:
         """True probability of y = 1 at each row of ``X`` (n, 2); returns shape (n,)."""
         self._check()
         X = check_features_2d(X, "OffsetXorModel.posterior")
@@ -187,7 +196,9 @@ class EccentricRingModel:
             )
         check_positive_int(self.n_angles, name="n_angles", owner="EccentricRingModel")
 
-    def sample(self, n_samples, random_state=None):
+    def sample(
+        self, n_samples: int, random_state: SeedLike = None
+    ) -> tuple[FloatArray, npt.NDArray[np.int8]]:
         """Draw ``n_samples`` i.i.d. pairs; returns X (n, 2) float64 and y (n,) int8."""
         self._check()
         n = check_n_samples(n_samples, owner="EccentricRingModel.sample")
@@ -200,7 +211,7 @@ class EccentricRingModel:
         X = np.where(y[:, None] == 1, noise * self.inner_scale, ring + noise * self.ring_scale)
         return X, y
 
-    def posterior(self, X):
+    def posterior(self, X: ArrayLike) -> FloatArray:
         """True probability of y = 1 at each row of ``X`` (n, 2); returns shape (n,)."""
         self._check()
         X = check_features_2d(X, "EccentricRingModel.posterior")
@@ -228,22 +239,30 @@ class SeparableModel:
 
     paper: str = _PAPER
 
-    def sample(self, n_samples, random_state=None):
+    def sample(
+        self, n_samples: int, random_state: SeedLike = None
+    ) -> tuple[FloatArray, npt.NDArray[np.int8]]:
         """Draw ``n_samples`` i.i.d. pairs; returns X (n, 2) float64 and y (n,) int8."""
         n = check_n_samples(n_samples, owner="SeparableModel.sample")
         rng = check_random_state(random_state, owner="SeparableModel.sample")
         X = rng.normal(0.0, 1.0, size=(n, 2))
         return X, self.posterior(X).astype(np.int8)
 
-    def posterior(self, X):
+    def posterior(self, X: ArrayLike) -> FloatArray:
         """True probability of y = 1 at each row of ``X`` (n, 2): 1.0 or 0.0."""
         X = check_features_2d(X, "SeparableModel.posterior")
         return (X[:, 0] + X[:, 1] > 0).astype(np.float64)
 
 
 def make_offset_xor(
-    n_samples=600, *, near=2.25, far=3.25, negative=1.5, scale=0.65, random_state=None
-):
+    n_samples: int = 600,
+    *,
+    near: float = 2.25,
+    far: float = 3.25,
+    negative: float = 1.5,
+    scale: float = 0.65,
+    random_state: SeedLike = None,
+) -> Dataset:
     """Draw the XOR design fitted to Naeini et al.'s Table 2(a).
 
     Parameters
@@ -277,14 +296,14 @@ def make_offset_xor(
 
 
 def make_eccentric_ring(
-    n_samples=600,
+    n_samples: int = 600,
     *,
-    inner_scale=0.9,
-    radius=3.25,
-    eccentricity=0.25,
-    ring_scale=0.8,
-    random_state=None,
-):
+    inner_scale: float = 0.9,
+    radius: float = 3.25,
+    eccentricity: float = 0.25,
+    ring_scale: float = 0.8,
+    random_state: SeedLike = None,
+) -> Dataset:
     """Draw the circular design fitted to Naeini et al.'s Table 2(b).
 
     Parameters
@@ -316,7 +335,7 @@ def make_eccentric_ring(
                     random_state)  # fmt: skip
 
 
-def make_separable(n_samples=600, *, random_state=None):
+def make_separable(n_samples: int = 600, *, random_state: SeedLike = None) -> Dataset:
     """Draw the linearly separable data of Naeini et al. (section 3).
 
     Parameters

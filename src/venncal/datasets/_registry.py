@@ -6,6 +6,8 @@ loaded data, and the tests check them against ``data/SOURCES.md``.
 
 from __future__ import annotations
 
+from typing import Any
+
 UCI = "UCI Machine Learning Repository (CC BY 4.0); cite the donors and Dua & Graff"
 WEKA = "data file from the Weka 3.8 source tree (GPL-3.0); underlying data from UCI (CC BY 4.0)"
 CE = (
@@ -18,7 +20,7 @@ NAEINI = "Naeini, Cooper & Hauskrecht 2015 (004_524bdd2b48de3bf8)"
 JOHANSSON = "Johansson et al. 2018 (002_8eae935cd9159085)"
 
 # name -> description; "positive" is the original label mapped to 1, "why" says where it comes from
-INFO = {
+INFO: dict[str, dict[str, Any]] = {
     "australian": dict(
         title="Statlog Australian Credit Approval",
         file="uci/australian.dat",

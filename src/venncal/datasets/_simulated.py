@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.special import expit, i0e
@@ -29,12 +30,17 @@ from venncal._validation import check_random_state
 from venncal.datasets._base import Dataset
 from venncal.datasets._size import check_n_samples
 
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from venncal._typing import ArrayLike, FloatArray, SeedLike
+
 __all__ = ["XorModel", "CircularModel", "make_xor", "make_circular", "check_features_2d"]
 
 _NAEINI = "Naeini, Cooper & Hauskrecht 2015 (004_524bdd2b48de3bf8), Section 3, Figures 1-2"
 
 
-def check_features_2d(X, owner):
+def check_features_2d(X: ArrayLike, owner: str) -> FloatArray:
     """Return ``X`` as a finite float64 array of shape (n, 2)."""
     try:
         arr = np.asarray(X, dtype=np.float64)
@@ -110,7 +116,9 @@ class XorModel:
         _check_positive(self.center, "center", "XorModel")
         _check_positive(self.scale, "scale", "XorModel")
 
-    def sample(self, n_samples, random_state=None):
+    def sample(
+        self, n_samples: int, random_state: SeedLike = None
+    ) -> tuple[FloatArray, npt.NDArray[np.int8]]:
         """Draw ``n_samples`` i.i.d. pairs; returns X (n, 2) float64 and y (n,) int8."""
         self._check()
         n = check_n_samples(n_samples, owner="XorModel.sample")
@@ -121,7 +129,7 @@ class XorModel:
         X = centre + rng.normal(0.0, self.scale, size=(n, 2))
         return X, y
 
-    def posterior(self, X):
+    def posterior(self, X: ArrayLike) -> FloatArray:
         """True probability of y = 1 at each row of ``X`` (n, 2); returns shape (n,)."""
         self._check()
         X = check_features_2d(X, "XorModel.posterior")
@@ -133,7 +141,7 @@ class XorModel:
         return expit(-log_ratio)
 
     @property
-    def bayes_accuracy(self):
+    def bayes_accuracy(self) -> float:
         """Accuracy of the Bayes classifier ``x1 * x2 > 0``."""
         q = norm.cdf(self.center / self.scale)
         return float(q**2 + (1 - q) ** 2)
@@ -166,7 +174,9 @@ class CircularModel:
         for name in ("inner_scale", "radius", "ring_scale"):
             _check_positive(getattr(self, name), name, "CircularModel")
 
-    def sample(self, n_samples, random_state=None):
+    def sample(
+        self, n_samples: int, random_state: SeedLike = None
+    ) -> tuple[FloatArray, npt.NDArray[np.int8]]:
         """Draw ``n_samples`` i.i.d. pairs; returns X (n, 2) float64 and y (n,) int8."""
         self._check()
         n = check_n_samples(n_samples, owner="CircularModel.sample")
@@ -178,7 +188,7 @@ class CircularModel:
         X = np.where(y[:, None] == 1, noise * self.inner_scale, ring + noise * self.ring_scale)
         return X, y
 
-    def posterior(self, X):
+    def posterior(self, X: ArrayLike) -> FloatArray:
         """True probability of y = 1 at each row of ``X`` (n, 2); returns shape (n,)."""
         self._check()
         X = check_features_2d(X, "CircularModel.posterior")
@@ -190,7 +200,9 @@ class CircularModel:
         return expit(log_pos - log_neg)
 
 
-def make_xor(n_samples=600, *, center=1.0, scale=0.65, random_state=None):
+def make_xor(
+    n_samples: int = 600, *, center: float = 1.0, scale: float = 0.65, random_state: SeedLike = None
+) -> Dataset:
     """Draw the XOR configuration of Naeini et al. (2015).
 
     Parameters
@@ -230,8 +242,13 @@ def make_xor(n_samples=600, *, center=1.0, scale=0.65, random_state=None):
 
 
 def make_circular(
-    n_samples=600, *, inner_scale=0.85, radius=2.0, ring_scale=0.75, random_state=None
-):
+    n_samples: int = 600,
+    *,
+    inner_scale: float = 0.85,
+    radius: float = 2.0,
+    ring_scale: float = 0.75,
+    random_state: SeedLike = None,
+) -> Dataset:
     """Draw the circular configuration of Naeini et al. (2015).
 
     Parameters

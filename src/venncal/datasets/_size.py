@@ -28,7 +28,7 @@ def _size(n):
     return f"{n:.3g} PiB"  # pragma: no cover
 
 
-def check_n_samples(n_samples, *, owner, memory=None):
+def check_n_samples(n_samples: object, *, owner: str, memory: int | None = None) -> int:
     """Return ``n_samples`` (a positive integer) if its rows fit in memory, else raise one line.
 
     Examples
