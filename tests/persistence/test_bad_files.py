@@ -100,6 +100,15 @@ def test_unknown_class_is_refused_without_importing(model, tmp_path, cls):
     assert set(sys.modules) == before
 
 
+def test_a_class_that_cannot_be_imported_is_one_line(model, monkeypatch):
+    """A built-in class whose module is missing (a partial installation): the file's types
+    are found but the class is not; loading says so in one line."""
+    import venncal.persistence._model_file as model_file
+
+    monkeypatch.setattr(model_file, "model_class", lambda name: None)
+    assert "cannot import its class VennAbersCalibrator" in _load_error(model[0])
+
+
 @pytest.mark.parametrize(
     "edit,fragment",
     [

@@ -12,8 +12,14 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from collections.abc import Collection
+
+    from venncal._typing import AnyArray
 
 __all__ = ["encode", "decode", "DecodeError"]
 
@@ -29,18 +35,18 @@ class DecodeError(ValueError):
     """A value of a model file that is not in the encoding (raised with a one-line reason)."""
 
 
-def _float_text(x):
+def _float_text(x: float) -> str:
     return "nan" if x != x else ("inf" if x > 0 else "-inf")
 
 
-def _check_dtype(dtype, where):
+def _check_dtype(dtype: np.dtype[Any], where: str) -> None:
     if dtype.kind not in _KINDS or (
         dtype.kind in _ITEMSIZES and dtype.itemsize not in _ITEMSIZES[dtype.kind]
     ):
         raise TypeError(f"{where} has the numpy dtype {dtype}, which a model file cannot hold.")
 
 
-def _encode_array(arr, where, types):
+def _encode_array(arr: AnyArray, where: str, types: Collection[type]) -> dict[str, Any]:
     _check_dtype(arr.dtype, where)
     if arr.dtype.kind == "O":
         data = [encode(v, where, types) for v in arr.ravel().tolist()]
@@ -51,7 +57,7 @@ def _encode_array(arr, where, types):
     return {"array": {"dtype": arr.dtype.str, "shape": list(arr.shape), "data": data}}
 
 
-def encode(value, where="value", types=()):
+def encode(value: object, where: str = "value", types: Collection[type] = ()) -> Any:
     """Encode ``value`` as JSON-ready Python objects; ``types`` are the allowed dataclasses.
 
     Raises
@@ -96,15 +102,15 @@ _MAX_NDIM = 8
 _MIN_STRING_ROOM = 256
 
 
-def _expect(cond, message):
+def _expect(cond: object, message: str) -> None:
     if not cond:
         raise DecodeError(message)
 
 
-def _decode_dtype(text, where):
+def _decode_dtype(text: Any, where: str) -> np.dtype[Any]:
     _expect(isinstance(text, str) and len(text) <= 8, f"{where} has a bad dtype {text!r}")
     try:
-        dtype = np.dtype(text)
+        dtype: np.dtype[Any] = np.dtype(text)
     except TypeError:
         raise DecodeError(f"{where} has an unknown dtype {text!r}") from None
     try:
@@ -116,7 +122,7 @@ def _decode_dtype(text, where):
     return dtype
 
 
-def _decode_elements(data, dtype, where):
+def _decode_elements(data: list[Any], dtype: np.dtype[Any], where: str) -> list[Any]:
     kind = dtype.kind
     if kind == "f":
         out = []
@@ -141,7 +147,7 @@ def _decode_elements(data, dtype, where):
     return data
 
 
-def _decode_array(body, where):
+def _decode_array(body: Any, where: str) -> AnyArray:
     _expect(
         isinstance(body, dict) and set(body) == {"dtype", "shape", "data"},
         f"{where}: an array needs exactly 'dtype', 'shape' and 'data'",
@@ -166,22 +172,24 @@ def _decode_array(body, where):
         )
     try:
         arr = np.array(values, dtype=dtype) if values else np.empty(0, dtype=dtype)
-        return arr.reshape(shape)
+        out: AnyArray = arr.reshape(shape)
+        return out
     except (OverflowError, ValueError):
         raise DecodeError(f"{where} holds values out of the range of {dtype}") from None
 
 
-def _decode_scalar(body, where):
+def _decode_scalar(body: Any, where: str) -> np.generic:
     _expect(
         isinstance(body, dict) and set(body) == {"dtype", "value"},
         f"{where}: a scalar needs exactly 'dtype' and 'value'",
     )
     dtype = _decode_dtype(body["dtype"], where)
     _expect(dtype.kind != "O", f"{where}: a scalar cannot have the object dtype")
-    return _decode_array({"dtype": body["dtype"], "shape": [], "data": [body["value"]]}, where)[()]
+    arr = _decode_array({"dtype": body["dtype"], "shape": [], "data": [body["value"]]}, where)
+    return cast("np.generic", arr[()])  # numpy's stubs: an ndarray; a 0-d array gives its scalar
 
 
-def _decode_dataclass(body, where, types):
+def _decode_dataclass(body: Any, where: str, types: Collection[type]) -> object:
     _expect(
         isinstance(body, dict) and set(body) == {"type", "fields"},
         f"{where}: a fitted-state object needs exactly 'type' and 'fields'",
@@ -209,7 +217,7 @@ def _decode_dataclass(body, where, types):
         raise DecodeError(f"{where}: {name} refused its fields ({exc})") from None
 
 
-def decode(obj, where="value", types=()):
+def decode(obj: Any, where: str = "value", types: Collection[type] = ()) -> Any:
     """Decode what :func:`encode` wrote; ``types`` are the dataclasses that may appear.
 
     Raises

@@ -12,6 +12,7 @@ import secrets
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from venncal.persistence._checks import FittedStateError, check_fitted_state
 from venncal.persistence._codec import DecodeError, decode, encode
@@ -25,6 +26,9 @@ from venncal.persistence._reading import (
     read_bytes,
 )
 from venncal.persistence._registry import model_class, model_types, registered_names
+
+if TYPE_CHECKING:
+    from venncal.persistence._registry import ModelClass
 
 __all__ = [
     "save",
@@ -64,8 +68,8 @@ class ModelFile:
         Its model-file format.
     """
 
-    calibrator: object
-    metadata: dict
+    calibrator: Any
+    metadata: dict[str, Any]
     venncal_version: str
     format_version: int
 
@@ -87,9 +91,9 @@ class ModelState:
     """
 
     class_name: str
-    params: dict
-    fitted: dict
-    metadata: dict
+    params: dict[str, Any]
+    fitted: dict[str, Any]
+    metadata: dict[str, Any]
     venncal_version: str
     format_version: int
 
@@ -97,17 +101,17 @@ class ModelState:
 class ModelFileError(ValueError):
     """A file that is not a model file this venncal can load (malformed, changed, newer)."""
 
-    def __init__(self, message):
+    def __init__(self, message: object) -> None:
         super().__init__(" ".join(str(message).split()))
 
 
-def _canonical(content):
+def _canonical(content: dict[str, Any]) -> bytes:
     return json.dumps(
         content, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
     ).encode("utf-8")
 
 
-def checksum(content):
+def checksum(content: dict[str, Any]) -> str:
     """SHA-256 (hex) of the canonical JSON of a model file's content without its checksum.
 
     The canonical JSON sorts keys and has no spaces, so the checksum does not depend on the
@@ -116,7 +120,7 @@ def checksum(content):
     return hashlib.sha256(_canonical(content)).hexdigest()
 
 
-def _layout(value, indent=0):
+def _layout(value: object, indent: int = 0) -> str:
     """Objects one key a line; lists (and so the data of arrays) on one line."""
     if isinstance(value, dict) and value:
         pad = " " * (indent + 1)
@@ -125,7 +129,7 @@ def _layout(value, indent=0):
     return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(", ", ": "))
 
 
-def _wrapper_message(obj):
+def _wrapper_message(obj: object) -> str:
     name = type(obj).__name__
     return (
         f"venncal.save saves score calibrators only ({', '.join(registered_names())}); {name} "
@@ -135,7 +139,7 @@ def _wrapper_message(obj):
     )
 
 
-def _check_metadata(metadata):
+def _check_metadata(metadata: object) -> dict[str, Any]:
     if metadata is None:
         return {}
     if not isinstance(metadata, dict) or not all(
@@ -149,9 +153,12 @@ def _check_metadata(metadata):
     return dict(metadata)
 
 
-def _document(calibrator, with_data=False, metadata=None):
-    spec = model_class(type(calibrator).__name__)
-    if spec is None or spec.cls is not type(calibrator):
+def _document(
+    calibrator: Any, with_data: bool = False, metadata: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    cls = type(calibrator)
+    spec = model_class(cls.__name__)
+    if spec is None or spec.cls is not cls:
         if hasattr(calibrator, "estimator") and hasattr(calibrator, "get_params"):
             raise TypeError(_wrapper_message(calibrator))
         raise TypeError(
@@ -196,7 +203,14 @@ def _document(calibrator, with_data=False, metadata=None):
     return {**content, "sha256": checksum(content)}
 
 
-def save(calibrator, path, *, overwrite=False, with_data=False, metadata=None):
+def save(
+    calibrator: Any,
+    path: str | os.PathLike[str],
+    *,
+    overwrite: bool = False,
+    with_data: bool = False,
+    metadata: dict[str, Any] | None = None,
+) -> Path:
     """Save a fitted score calibrator as a JSON model file.
 
     The file holds only numbers and strings: the model-file format and its version, the venncal
@@ -287,7 +301,7 @@ def save(calibrator, path, *, overwrite=False, with_data=False, metadata=None):
     return path
 
 
-def _move_no_overwrite(tmp, path):
+def _move_no_overwrite(tmp: Path, path: Path) -> None:
     """Move ``tmp`` to ``path`` unless ``path`` exists, atomically where links are supported."""
     try:
         os.link(tmp, path)  # fails if path exists, whoever created it meanwhile
@@ -301,7 +315,7 @@ def _move_no_overwrite(tmp, path):
         os.replace(tmp, path)
 
 
-def _no_duplicates(pairs):
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     keys = [k for k, _ in pairs]
     if len(set(keys)) != len(keys):
         repeated = next(k for k in keys if keys.count(k) > 1)
@@ -309,11 +323,11 @@ def _no_duplicates(pairs):
     return dict(pairs)
 
 
-def _no_constants(name):
+def _no_constants(name: str) -> NoReturn:
     raise DecodeError(f"{name} is not JSON")
 
 
-def _parse(raw, where):
+def _parse(raw: bytes, where: str) -> Any:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -346,7 +360,7 @@ def _parse(raw, where):
     return doc
 
 
-def _check_header(doc, where):
+def _check_header(doc: object, where: str) -> None:
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise ModelFileError(f'{where} is not a venncal model file (no "format": "{FORMAT}").')
     version = doc.get("format_version")
@@ -370,7 +384,7 @@ def _check_header(doc, where):
         )
 
 
-def load(path, *, max_bytes=MAX_BYTES):
+def load(path: str | os.PathLike[str], *, max_bytes: int = MAX_BYTES) -> Any:
     """Load a calibrator saved by :func:`save`.
 
     Loading reads JSON and builds the calibrator from its registered class, parameters and
@@ -434,11 +448,11 @@ def load(path, *, max_bytes=MAX_BYTES):
     return LoadedCalibrator(
         predictor,
         lambda: _build_calibrator(state, where),
-        lambda: model_class(state.class_name).cls,
+        lambda: _model_class(state.class_name, where).cls,
     )
 
 
-def read_model_file(path, *, max_bytes=MAX_BYTES):
+def read_model_file(path: str | os.PathLike[str], *, max_bytes: int = MAX_BYTES) -> ModelFile:
     """Load a model file: the calibrator, its metadata and the versions that wrote it.
 
     Parameters
@@ -472,10 +486,18 @@ def read_model_file(path, *, max_bytes=MAX_BYTES):
     return ModelFile(calibrator, state.metadata, state.venncal_version, state.format_version)
 
 
-def _build_calibrator(state, where):
+def _model_class(name: str, where: str) -> ModelClass:
+    """The registered class of a model file whose fitted-state types were found."""
+    spec = model_class(name)
+    if spec is None:  # a built-in class whose module cannot be imported
+        raise ModelFileError(f"{where}: this venncal cannot import its class {name}.")
+    return spec
+
+
+def _build_calibrator(state: ModelState, where: str) -> Any:
     """The calibrator of a model file's decoded content (imports its class)."""
     name, kwargs = state.class_name, state.params
-    spec = model_class(name)
+    spec = _model_class(name, where)
     try:
         calibrator = spec.cls(**kwargs)
     except TypeError:
@@ -492,7 +514,7 @@ def _build_calibrator(state, where):
     return calibrator
 
 
-def read_model_state(path, *, max_bytes=MAX_BYTES):
+def read_model_state(path: str | os.PathLike[str], *, max_bytes: int = MAX_BYTES) -> ModelState:
     """Read and check a model file and decode its values, without building the calibrator.
 
     Only the fitted-state types of the named class are imported (for the built-in classes,

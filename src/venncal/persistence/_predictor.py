@@ -41,6 +41,8 @@ the stand-in's own fields.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, ClassVar
+
 import numpy as np
 
 from venncal.persistence._predictor_base import SavedPredictor, _is_type
@@ -50,6 +52,16 @@ from venncal.persistence._predictor_multiclass import (
     SavedMulticlassVennAbers,
     SavedTemperature,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from typing import SupportsIndex
+
+    from typing_extensions import Self
+
+    from venncal._typing import AnyArray, ArrayLike, FloatArray
+    from venncal.core.venn_abers import IVAPTables
+    from venncal.persistence._model_file import ModelState
 
 __all__ = ["SavedPredictor", "SavedVennAbers", "saved_predictor", "LoadedCalibrator"]
 
@@ -70,9 +82,20 @@ class SavedVennAbers(SavedPredictor):
     keywords = {m: frozenset({"groups"}) for m in ("predict_proba", "predict", "predict_interval")}
     # fitted within groups: the groups calibrated on their own, their tables, the groups
     # pooled at fit, and what an unseen group gets
-    groups_ = group_tables_ = pooled_groups_ = group_fallback = None
+    groups_: list[Any] | None = None
+    group_tables_: list[IVAPTables] | None = None
+    pooled_groups_: list[Any] | None = None
+    group_fallback: str | None = None
 
-    def __init__(self, tables, merge, decimals=None, classes=None, pos_label=None):
+    def __init__(
+        self,
+        tables: IVAPTables | None,
+        merge: str,
+        decimals: int | None = None,
+        classes: AnyArray | None = None,
+        pos_label: Any = None,
+    ) -> None:
+        # None only for the command line's Venn-Abers until its fit sets them
         self.tables_ = tables
         self.merge = merge
         self.decimals_ = decimals
@@ -80,7 +103,7 @@ class SavedVennAbers(SavedPredictor):
         self.pos_label_ = pos_label
 
     @classmethod
-    def accepts(cls, params, fitted):
+    def accepts(cls, params: Mapping[str, Any], fitted: Mapping[str, Any]) -> bool:
         from venncal.core.groups import GROUP_FALLBACKS
         from venncal.core.merge import MERGES
 
@@ -100,7 +123,7 @@ class SavedVennAbers(SavedPredictor):
         return super().accepts(params, fitted) and params.get("merge") in MERGES
 
     @classmethod
-    def from_state(cls, state):
+    def from_state(cls, state: ModelState) -> Self | None:
         """The predictor of a :class:`~venncal.persistence.ModelState`, or None if it cannot."""
         if state.class_name != cls.model_name or not cls.accepts(state.params, state.fitted):
             return None
@@ -119,9 +142,13 @@ class SavedVennAbers(SavedPredictor):
             predictor.group_fallback = state.params["group_fallback"]
         return predictor
 
-    def _interval(self, s, groups=None):
+    def _interval(
+        self, s: FloatArray, groups: ArrayLike | None = None
+    ) -> tuple[FloatArray, FloatArray]:
         from venncal.core.groups import venn_abers_interval
 
+        # set by the constructor, or by the fit of the command line's Venn-Abers
+        assert self.tables_ is not None
         return venn_abers_interval(
             s,
             groups,
@@ -129,31 +156,33 @@ class SavedVennAbers(SavedPredictor):
             fitted_groups=self.groups_,
             group_tables=self.group_tables_,
             pooled_groups=self.pooled_groups_,
-            fallback=self.group_fallback,
+            # read only when fitted within groups, where from_state sets it
+            fallback=self.group_fallback or "error",
             owner=self.model_name,
         )
 
-    def predict_p0_p1(self, scores):
+    def predict_p0_p1(self, scores: FloatArray) -> tuple[FloatArray, FloatArray]:
         """p0 and p1 of clean float64 scores, two arrays of shape (m,)."""
         return self._interval(self._prepare(scores))
 
-    def predict_interval(self, scores, groups=None):
+    def predict_interval(self, scores: ArrayLike, groups: ArrayLike | None = None) -> FloatArray:
         """The interval [p0, p1] of each score, shape (m, 2), as the calibrator's."""
         return np.column_stack(self._interval(self._check_predict_input(scores), groups))
 
-    def predict_proba(self, scores, groups=None):
+    def predict_proba(self, scores: ArrayLike, groups: ArrayLike | None = None) -> FloatArray:
         """Calibrated probabilities of both classes, shape (m, 2), as the calibrator's."""
         from venncal.core.merge import merge
 
         p0, p1 = self._interval(self._check_predict_input(scores), groups)
         return self._proba_columns(merge(p0, p1, self.merge))
 
-    def predict(self, scores, groups=None):
+    def predict(self, scores: ArrayLike, groups: ArrayLike | None = None) -> AnyArray:
         """The more probable class of each score (``classes_[0]`` on a tie)."""
         p = self.predict_proba(scores, groups)[:, 1]
-        return self.classes_[(p > 0.5).astype(np.intp)]
+        labels: AnyArray = self.classes_[(p > 0.5).astype(np.intp)]
+        return labels
 
-    def _predict_positive(self, s):
+    def _predict_positive(self, s: FloatArray) -> FloatArray:
         from venncal.core.merge import merge
 
         p0, p1 = self._interval(s)
@@ -166,8 +195,9 @@ class _SavedIsotonic(SavedPredictor):
     fitted = {"step_function_": "venncal.core.isotonic:IsotonicStepFunction"}
     rounds = True
 
-    def _predict_positive(self, s):
-        return self.fitted_["step_function_"].predict(s, rule=self.params_["rule"])
+    def _predict_positive(self, s: FloatArray) -> FloatArray:
+        p: FloatArray = self.fitted_["step_function_"].predict(s, rule=self.params_["rule"])
+        return p
 
 
 class _SavedPlatt(SavedPredictor):
@@ -194,13 +224,14 @@ class _SavedScaledMap(SavedPredictor):
     """A calibrator whose ``map_`` reads scores on its ``score_scale``; ``method`` names the
     calibration in the refusal of probabilities outside [0, 1]."""
 
-    method = "Beta calibration"
+    method: ClassVar[str] = "Beta calibration"
 
-    def _predict_positive(self, s):
+    def _predict_positive(self, s: FloatArray) -> FloatArray:
         from venncal.core.beta import check_beta_scores
 
         check_beta_scores(s, self.fitted_["map_"].score_scale, method=self.method)
-        return self.fitted_["map_"].predict(s)
+        p: FloatArray = self.fitted_["map_"].predict(s)
+        return p
 
 
 class _SavedBeta(_SavedScaledMap):
@@ -217,8 +248,9 @@ class _SavedScalingBinning(SavedPredictor):
         "binning_": "venncal.core.histogram:HistogramBinning",
     }
 
-    def _predict_positive(self, s):
-        return self.fitted_["binning_"].predict(self.fitted_["sigmoid_"].predict(s))
+    def _predict_positive(self, s: FloatArray) -> FloatArray:
+        p: FloatArray = self.fitted_["binning_"].predict(self.fitted_["sigmoid_"].predict(s))
+        return p
 
 
 class _SavedQuadratic(_SavedScaledMap):
@@ -239,7 +271,7 @@ class _SavedACP(SavedPredictor):
     keywords = {"predict_proba": frozenset({"interval"})}
 
     @classmethod
-    def accepts(cls, params, fitted):
+    def accepts(cls, params: Mapping[str, Any], fitted: Mapping[str, Any]) -> bool:
         cov = fitted.get("covariance_scaled_")
         return (
             super().accepts(params, fitted)
@@ -248,7 +280,7 @@ class _SavedACP(SavedPredictor):
             and cov.shape == (2, 2)
         )
 
-    def _score_interval(self, s):
+    def _score_interval(self, s: FloatArray) -> FloatArray:
         from venncal.core.acp import acp_score_interval
 
         f = self.fitted_
@@ -256,11 +288,11 @@ class _SavedACP(SavedPredictor):
             s, f["sigmoid_"], f["covariance_scaled_"], self.params_["confidence"]
         )
 
-    def score_interval(self, scores):
+    def score_interval(self, scores: ArrayLike) -> FloatArray:
         """The self-built interval of each test score, shape (m, 2), as the calibrator's."""
         return self._score_interval(self._check_predict_input(scores))
 
-    def predict_proba(self, scores, interval=None):
+    def predict_proba(self, scores: ArrayLike, interval: ArrayLike | None = None) -> FloatArray:
         """Calibrated probabilities of both classes, shape (m, 2), as the calibrator's."""
         from venncal.core.acp import predict_acp
 
@@ -275,12 +307,12 @@ class _SavedACP(SavedPredictor):
         )
         return self._proba_columns(p)
 
-    def _predict_positive(self, s):
+    def _predict_positive(self, s: FloatArray) -> FloatArray:
         return self.predict_proba(s)[:, 1]
 
 
 #: class name -> predictor class, for the calibrators whose prediction needs the core only
-PREDICTORS = {
+PREDICTORS: dict[str, type[SavedPredictor]] = {
     c.model_name: c
     for c in (
         SavedVennAbers,
@@ -300,7 +332,7 @@ PREDICTORS = {
 }
 
 
-def saved_predictor(state):
+def saved_predictor(state: ModelState) -> SavedPredictor | None:
     """The predictor of a :class:`~venncal.persistence.ModelState`, or None.
 
     None when the class is not among :data:`PREDICTORS` or the file's parameters and fitted
@@ -324,7 +356,7 @@ def saved_predictor(state):
 _SET_CLASS = object.__dict__["__class__"].__set__
 
 
-def _as_estimator(obj):
+def _as_estimator(obj: object) -> Any:
     """``obj`` as the estimator: a :class:`LoadedCalibrator` builds it and becomes it (once);
     anything else (one that became it already, e.g. through a method kept from before) is
     returned as it is."""
@@ -338,24 +370,26 @@ def _as_estimator(obj):
     return obj
 
 
-def _light(obj, method, kwargs):
+def _light(obj: object, method: str, kwargs: Mapping[str, Any]) -> SavedPredictor | None:
     """The predictor of a stand-in that has not become the estimator, if a call of ``method``
     with these keyword arguments can use it (``groups=``: the estimator's; ``interval=`` of
     ACP's ``predict_proba``: the predictor's too)."""
     if type(obj) is not LoadedCalibrator:
         return None
-    light = object.__getattribute__(obj, "__dict__")["_saved_predictor"]
+    light: SavedPredictor = object.__getattribute__(obj, "__dict__")["_saved_predictor"]
     taken = light.keywords.get(method, ())
     if any(v is not None and k not in taken for k, v in kwargs.items()):
         return None
     return light
 
 
-def _call(obj, method, scores, kwargs):
+def _call(obj: object, method: str, scores: ArrayLike, kwargs: Mapping[str, Any]) -> AnyArray:
     light = _light(obj, method, kwargs)
     if light is None:
-        return getattr(_as_estimator(obj), method)(scores, **kwargs)
-    return getattr(light, method)(scores, **{k: v for k, v in kwargs.items() if v is not None})
+        out: AnyArray = getattr(_as_estimator(obj), method)(scores, **kwargs)
+    else:
+        out = getattr(light, method)(scores, **{k: v for k, v in kwargs.items() if v is not None})
+    return out
 
 
 class LoadedCalibrator:
@@ -368,55 +402,64 @@ class LoadedCalibrator:
     ``estimator_class()`` gives its class (for ``isinstance``). See the module's docstring.
     """
 
-    def __init__(self, predictor, build, estimator_class):
+    def __init__(
+        self,
+        predictor: SavedPredictor,
+        build: Callable[[], Any],
+        estimator_class: Callable[[], type],
+    ) -> None:
         d = object.__getattribute__(self, "__dict__")
         d["_saved_predictor"] = predictor
         d["_build_estimator"] = build
         d["_estimator_class"] = estimator_class
 
-    def _become(self):
+    def _become(self) -> Any:
         return _as_estimator(self)
 
-    def predict_proba(self, scores, **kwargs):
+    def predict_proba(self, scores: ArrayLike, **kwargs: Any) -> FloatArray:
         return _call(self, "predict_proba", scores, kwargs)
 
-    def predict(self, scores, **kwargs):
+    def predict(self, scores: ArrayLike, **kwargs: Any) -> AnyArray:
         return _call(self, "predict", scores, kwargs)
 
-    def __getattr__(self, name):
-        light = object.__getattribute__(self, "__dict__")["_saved_predictor"]
+    def __getattr__(self, name: str) -> Any:
+        light: SavedPredictor = object.__getattribute__(self, "__dict__")["_saved_predictor"]
         if name in light.methods:
 
-            def method(scores, **kwargs):
+            def method(scores: ArrayLike, **kwargs: Any) -> AnyArray:
                 return _call(self, name, scores, kwargs)
 
             method.__name__ = name
             return method
         return getattr(self._become(), name)
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: Any) -> None:
         setattr(self._become(), name, value)
 
-    def __delattr__(self, name):
+    def __delattr__(self, name: str) -> None:
         delattr(self._become(), name)
 
-    @property
-    def __class__(self):
+    # read-only: becoming the estimator sets the class through object's own descriptor
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:
         # the class, not yet the estimator: isinstance compares this with type(self), which
         # must still be this stand-in's
-        return object.__getattribute__(self, "__dict__")["_estimator_class"]()
+        cls: type = object.__getattribute__(self, "__dict__")["_estimator_class"]()
+        return cls
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return repr(self._become())
 
-    def __dir__(self):
+    def __dir__(self) -> list[str]:
         return dir(self._become())
 
-    def __reduce_ex__(self, protocol):
-        return self._become().__reduce_ex__(protocol)
+    def __reduce_ex__(self, protocol: SupportsIndex) -> str | tuple[Any, ...]:
+        reduced: str | tuple[Any, ...] = self._become().__reduce_ex__(protocol)
+        return reduced
 
-    def __reduce__(self):
-        return self._become().__reduce__()
+    def __reduce__(self) -> str | tuple[Any, ...]:
+        reduced: str | tuple[Any, ...] = self._become().__reduce__()
+        return reduced
 
-    def __getstate__(self):
+    def __getstate__(self) -> object:
         return self._become().__getstate__()

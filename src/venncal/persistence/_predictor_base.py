@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, ClassVar
+
 import numpy as np
 
 from venncal._validation import check_scores
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from venncal._typing import AnyArray, ArrayLike, FloatArray
 
 __all__ = ["SavedPredictor"]
 
@@ -23,22 +30,23 @@ class SavedPredictor:
     columns in the order of ``classes_``, as the estimator does for any ``pos_label_``.
     """
 
-    model_name = None
-    params = frozenset()
-    fitted = {}
-    rounds = False
-    methods = ()
-    keywords = {}
+    model_name: ClassVar[str]
+    params: ClassVar[frozenset[str]] = frozenset()
+    fitted: ClassVar[dict[str, str]] = {}
+    rounds: ClassVar[bool] = False
+    methods: ClassVar[tuple[str, ...]] = ()
+    keywords: ClassVar[dict[str, frozenset[str]]] = {}
 
-    def __init__(self, state_params, state_fitted):
+    def __init__(self, state_params: Mapping[str, Any], state_fitted: Mapping[str, Any]) -> None:
         self.params_ = dict(state_params)
         self.fitted_ = dict(state_fitted)
-        self.classes_ = state_fitted.get("classes_")
-        self.pos_label_ = state_fitted.get("pos_label_")
-        self.decimals_ = state_fitted.get("decimals_") if self.rounds else None
+        # the labels as decoded (None for a Venn-Abers predictor built without them)
+        self.classes_: Any = state_fitted.get("classes_")
+        self.pos_label_: Any = state_fitted.get("pos_label_")
+        self.decimals_: int | None = state_fitted.get("decimals_") if self.rounds else None
 
     @classmethod
-    def accepts(cls, params, fitted):
+    def accepts(cls, params: Mapping[str, Any], fitted: Mapping[str, Any]) -> bool:
         """Whether a model file's parameters and fitted attributes are those of this class."""
         if not set(params) <= cls.params or "classes_" not in fitted:
             return False
@@ -48,7 +56,7 @@ class SavedPredictor:
         decimals = fitted.get("decimals_")
         return decimals is None or type(decimals) is int
 
-    def _prepare(self, s):
+    def _prepare(self, s: FloatArray) -> FloatArray:
         """Clean float64 scores as the calibrator uses them (rounded to ``decimals_``)."""
         if self.decimals_ is None:
             return s
@@ -56,32 +64,34 @@ class SavedPredictor:
 
         return round_scores(s, self.decimals_)
 
-    def _check_predict_input(self, scores):
+    def _check_predict_input(self, scores: ArrayLike) -> FloatArray:
         """Check test scores as the calibrator does; return them ready to predict."""
         return self._prepare(check_scores(scores, name="scores"))
 
-    def _predict_positive(self, s):
+    def _predict_positive(self, s: FloatArray) -> FloatArray:
         (name,) = self.fitted
-        return self.fitted_[name].predict(s)
+        p: FloatArray = self.fitted_[name].predict(s)
+        return p
 
-    def _proba_columns(self, p):
+    def _proba_columns(self, p: FloatArray) -> FloatArray:
         """Both columns from the probability ``p`` of the positive class, as the estimator's."""
         pos = self.pos_label_
         if pos is not None and self.classes_[0] == pos:
             return np.column_stack([p, 1.0 - p])
         return np.column_stack([1.0 - p, p])
 
-    def predict_proba(self, scores):
+    def predict_proba(self, scores: ArrayLike) -> FloatArray:
         """Calibrated probabilities of both classes, shape (m, 2), as the calibrator's."""
         return self._proba_columns(self._predict_positive(self._check_predict_input(scores)))
 
-    def predict(self, scores):
+    def predict(self, scores: ArrayLike) -> AnyArray:
         """The more probable class of each score (``classes_[0]`` on a tie)."""
         p = self.predict_proba(scores)[:, 1]
-        return self.classes_[(p > 0.5).astype(np.intp)]
+        labels: AnyArray = self.classes_[(p > 0.5).astype(np.intp)]
+        return labels
 
 
-def _is_type(value, kind):
+def _is_type(value: object, kind: str) -> bool:
     """Whether ``value`` is of the type ``"module:Class"`` (by name: nothing is imported)."""
     module, _, type_name = kind.partition(":")
     return type(value).__name__ == type_name and type(value).__module__ == module
