@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from venncal._validation import check_bool
 from venncal.metrics._common import fill_doc, prepare
+
+if TYPE_CHECKING:
+    from venncal._typing import ArrayLike, FloatArray
 
 __all__ = ["BrierCurve", "brier_curve"]
 
@@ -43,15 +47,15 @@ class BrierCurve:
         half the calibration loss of :func:`corp_decomposition`.
     """
 
-    costs: np.ndarray
-    loss: np.ndarray
+    costs: FloatArray
+    loss: FloatArray
     area: float
-    thresholds: np.ndarray
-    false_positive_mass: np.ndarray
-    false_negative_mass: np.ndarray
+    thresholds: FloatArray
+    false_positive_mass: FloatArray
+    false_negative_mass: FloatArray
     recalibrated: BrierCurve | None = None
 
-    def __call__(self, c):
+    def __call__(self, c: ArrayLike) -> FloatArray:
         """Evaluate ``L`` at costs ``c`` (right-continuous at the predictions).
 
         Parameters
@@ -68,7 +72,7 @@ class BrierCurve:
         return c * self.false_positive_mass[j] + (1.0 - c) * self.false_negative_mass[j]
 
 
-def _curve(y, p, w):
+def _curve(y: FloatArray, p: FloatArray, w: FloatArray) -> BrierCurve:
     total = w.sum()
     order = np.argsort(p, kind="stable")
     ps = p[order]
@@ -94,7 +98,14 @@ def _curve(y, p, w):
 
 
 @fill_doc
-def brier_curve(y_true, y_proba, *, sample_weight=None, recalibrate=True, pos_label=None):
+def brier_curve(
+    y_true: ArrayLike,
+    y_proba: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = None,
+    recalibrate: bool = True,
+    pos_label: object = None,
+) -> BrierCurve:
     """Compute the Brier curve of probabilistic predictions exactly.
 
     For a cost ``c`` in [0, 1], thresholding at ``c`` (predict 1 when ``p > c``) costs ``c``

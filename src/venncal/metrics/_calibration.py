@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal, cast, overload
 
 import numpy as np
 
@@ -16,6 +17,11 @@ from venncal.metrics._common import (
     fill_doc,
     prepare,
 )
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from venncal._typing import ArrayLike, BoolArray, FloatArray
 
 __all__ = ["ReliabilityCurve", "reliability_curve", "ece", "mce", "debiased_ece"]
 
@@ -42,35 +48,36 @@ class ReliabilityCurve:
         ``"uniform"`` or ``"quantile"``.
     """
 
-    bin_edges: np.ndarray
-    counts: np.ndarray
-    positives: np.ndarray
-    observed: np.ndarray
-    predicted: np.ndarray
+    bin_edges: FloatArray
+    counts: FloatArray
+    positives: FloatArray
+    observed: FloatArray
+    predicted: FloatArray
     strategy: str
 
     @property
-    def n_bins(self):
+    def n_bins(self) -> int:
         """Number of bins, empty ones included."""
-        return self.counts.shape[0]
+        return int(self.counts.shape[0])
 
     @property
-    def nonempty(self):
+    def nonempty(self) -> BoolArray:
         """Boolean mask of the bins that hold at least one prediction."""
         return self.counts > 0
 
     @property
-    def weights(self):
+    def weights(self) -> FloatArray:
         """Share ``P(i)`` of the predictions that fall in each bin (sums to one)."""
         c = self.counts / self.counts.max()  # no overflow of the total for huge weights
-        return c / c.sum()
+        share: FloatArray = c / c.sum()
+        return share
 
     @property
-    def gaps(self):
+    def gaps(self) -> FloatArray:
         """``|o_i - e_i|`` per bin; NaN for an empty bin."""
         return np.abs(self.observed - self.predicted)
 
-    def confidence_interval(self, confidence_level=0.95):
+    def confidence_interval(self, confidence_level: float = 0.95) -> tuple[FloatArray, FloatArray]:
         """Exact (Clopper-Pearson) binomial interval for the positive frequency of each bin.
 
         The counts are read as numbers of trials; with fractional sample weights the interval
@@ -103,8 +110,14 @@ class ReliabilityCurve:
 
 @fill_doc
 def reliability_curve(
-    y_true, y_proba, *, n_bins=10, strategy="uniform", sample_weight=None, pos_label=None
-):
+    y_true: ArrayLike,
+    y_proba: ArrayLike,
+    *,
+    n_bins: int = 10,
+    strategy: str = "uniform",
+    sample_weight: ArrayLike | None = None,
+    pos_label: object = None,
+) -> ReliabilityCurve:
     """Bin the predictions and return per-bin counts, observed and predicted frequencies.
 
     Unlike scikit-learn's ``calibration_curve``, empty bins are kept (with count 0 and NaN
@@ -141,9 +154,10 @@ def reliability_curve(
         else assign_bins(p, edges)
     )
     k = edges.shape[0] - 1
-    counts = np.bincount(idx, weights=w, minlength=k)
-    positives = np.bincount(idx, weights=w * y, minlength=k)
-    sum_p = np.bincount(idx, weights=w * p, minlength=k)
+    # numpy's stubs type every bincount as integer; with weights it is float64
+    counts = cast("FloatArray", np.bincount(idx, weights=w, minlength=k))
+    positives = cast("FloatArray", np.bincount(idx, weights=w * y, minlength=k))
+    sum_p = cast("FloatArray", np.bincount(idx, weights=w * p, minlength=k))
     with np.errstate(invalid="ignore", divide="ignore"):
         observed = np.where(counts > 0, positives / counts, np.nan)
         predicted = np.where(counts > 0, sum_p / counts, np.nan)
@@ -152,28 +166,68 @@ def reliability_curve(
     return ReliabilityCurve(edges, counts, positives, observed, predicted, strategy)
 
 
-def _occupied_bins(y, p, w, n_bins, strategy, owner, *, with_n_eff=False):
+@overload
+def _occupied_bins(
+    y: npt.NDArray[np.int8],
+    p: FloatArray,
+    w: FloatArray | None,
+    n_bins: int,
+    strategy: str,
+    owner: str,
+    *,
+    with_n_eff: Literal[False] = ...,
+) -> tuple[FloatArray, FloatArray, FloatArray, None]: ...
+@overload
+def _occupied_bins(
+    y: npt.NDArray[np.int8],
+    p: FloatArray,
+    w: FloatArray | None,
+    n_bins: int,
+    strategy: str,
+    owner: str,
+    *,
+    with_n_eff: Literal[True],
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]: ...
+def _occupied_bins(
+    y: npt.NDArray[np.int8],
+    p: FloatArray,
+    w: FloatArray | None,
+    n_bins: int,
+    strategy: str,
+    owner: str,
+    *,
+    with_n_eff: bool = False,
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray | None]:
     """Per occupied bin: share of the weight, observed and mean predicted frequency, and (with
     ``with_n_eff``, else None) the effective number of predictions ``(sum w)^2 / sum w^2``.
     Work and memory depend on the data only, whatever ``n_bins``. ``y`` and ``w`` as
     :func:`prepare` returns them with ``lean=True`` (``w=None`` for equal weights)."""
     n_bins = check_n_bins(n_bins, owner)
     idx = bin_index(p, w, n_bins, strategy, owner=owner)
+    sum_w2: FloatArray | None
     if w is None:  # equal weights: the weight of a bin is its count, and so is its sum of w^2
         _, _, (counts, positives, sum_p) = binned_sums(idx, None, y, p, n_bins=n_bins)
         sum_w2 = counts
     else:
         columns = (w, w * y, w * p) + ((w * w,) if with_n_eff else ())
-        _, _, (counts, positives, sum_p, *sum_w2) = binned_sums(idx, *columns, n_bins=n_bins)
-        sum_w2 = sum_w2[0] if with_n_eff else None
+        _, _, (counts, positives, sum_p, *squares) = binned_sums(idx, *columns, n_bins=n_bins)
+        sum_w2 = squares[0] if with_n_eff else None
     keep = counts > 0
     counts, positives, sum_p = counts[keep], positives[keep], sum_p[keep]
-    n_eff = counts * (counts / sum_w2[keep]) if with_n_eff else None
+    n_eff = counts * (counts / sum_w2[keep]) if with_n_eff and sum_w2 is not None else None
     return counts / counts.sum(), positives / counts, sum_p / counts, n_eff
 
 
 @fill_doc
-def ece(y_true, y_proba, *, n_bins=10, strategy="uniform", sample_weight=None, pos_label=None):
+def ece(
+    y_true: ArrayLike,
+    y_proba: ArrayLike,
+    *,
+    n_bins: int = 10,
+    strategy: str = "uniform",
+    sample_weight: ArrayLike | None = None,
+    pos_label: object = None,
+) -> float:
     """Expected calibration error ``ECE = sum_i P(i) |o_i - e_i|`` over the bins.
 
     Parameters
@@ -220,7 +274,15 @@ def ece(y_true, y_proba, *, n_bins=10, strategy="uniform", sample_weight=None, p
 
 
 @fill_doc
-def mce(y_true, y_proba, *, n_bins=10, strategy="uniform", sample_weight=None, pos_label=None):
+def mce(
+    y_true: ArrayLike,
+    y_proba: ArrayLike,
+    *,
+    n_bins: int = 10,
+    strategy: str = "uniform",
+    sample_weight: ArrayLike | None = None,
+    pos_label: object = None,
+) -> float:
     """Maximum calibration error ``MCE = max_i |o_i - e_i|`` over the non-empty bins.
 
     Parameters
@@ -251,15 +313,15 @@ def mce(y_true, y_proba, *, n_bins=10, strategy="uniform", sample_weight=None, p
 
 @fill_doc
 def debiased_ece(
-    y_true,
-    y_proba,
+    y_true: ArrayLike,
+    y_proba: ArrayLike,
     *,
-    n_bins=10,
-    strategy="uniform",
-    squared=False,
-    sample_weight=None,
-    pos_label=None,
-):
+    n_bins: int = 10,
+    strategy: str = "uniform",
+    squared: bool = False,
+    sample_weight: ArrayLike | None = None,
+    pos_label: object = None,
+) -> float:
     """Debiased estimate of the binned L2 calibration error.
 
     The plug-in ``sum_i P(i) (o_i - e_i)^2`` is biased upwards: even perfectly calibrated

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast, overload
+
 import numpy as np
 
 from venncal._validation import (
@@ -15,6 +17,15 @@ from venncal._validation import (
 )
 from venncal.core._docs import fill_docstring
 from venncal.core._weighted import distinct_cumulative_share
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    import numpy.typing as npt
+
+    from venncal._typing import AnyArray, ArrayLike, FloatArray, IntArray
+
+_F = TypeVar("_F", bound="Callable[..., Any]")
 
 STRATEGIES = ("uniform", "quantile")
 
@@ -47,14 +58,56 @@ PARAM_DOCS = {
 }
 
 
-def fill_doc(func, docs=None):
+def fill_doc(func: _F, docs: dict[str, str] | None = None) -> _F:
     """Decorator: put the shared parameter descriptions of ``docs`` (by default
     :data:`PARAM_DOCS`) into the docstring of ``func``, in place of a line ``{name}`` or
     ``{name, other, ...}`` (see :func:`venncal.core._docs.fill_docstring`)."""
     return fill_docstring(func, PARAM_DOCS if docs is None else docs)
 
 
-def prepare(y_true, y_proba, sample_weight=None, *, return_scale=False, pos_label=None, lean=False):
+@overload
+def prepare(
+    y_true: ArrayLike,
+    y_proba: ArrayLike,
+    sample_weight: ArrayLike | None = ...,
+    *,
+    return_scale: Literal[False] = ...,
+    pos_label: object = ...,
+    lean: Literal[False] = ...,
+) -> tuple[FloatArray, FloatArray, FloatArray]: ...
+@overload
+def prepare(
+    y_true: ArrayLike,
+    y_proba: ArrayLike,
+    sample_weight: ArrayLike | None = ...,
+    *,
+    return_scale: Literal[True],
+    pos_label: object = ...,
+    lean: Literal[False] = ...,
+) -> tuple[FloatArray, FloatArray, FloatArray, float]: ...
+@overload
+def prepare(
+    y_true: ArrayLike,
+    y_proba: ArrayLike,
+    sample_weight: ArrayLike | None = ...,
+    *,
+    return_scale: bool = ...,
+    pos_label: object = ...,
+    lean: Literal[True],
+) -> tuple[npt.NDArray[np.int8], FloatArray, FloatArray | None]: ...
+def prepare(
+    y_true: ArrayLike,
+    y_proba: ArrayLike,
+    sample_weight: ArrayLike | None = None,
+    *,
+    return_scale: bool = False,
+    pos_label: object = None,
+    lean: bool = False,
+) -> (
+    tuple[FloatArray, FloatArray, FloatArray]
+    | tuple[FloatArray, FloatArray, FloatArray, float]
+    | tuple[npt.NDArray[np.int8], FloatArray, FloatArray | None]
+):
     """Validate ``(y_true, y_proba, sample_weight)`` and return clean arrays.
 
     Returns ``y`` (float64 0/1), ``p`` (float64 in [0, 1]) and ``w`` (float64 weights, all ones
@@ -84,7 +137,9 @@ def prepare(y_true, y_proba, sample_weight=None, *, return_scale=False, pos_labe
     return y.astype(np.float64), p, w
 
 
-def split_interval(p0, p1, *, owner):
+def split_interval(
+    p0: ArrayLike, p1: ArrayLike | None, *, owner: str
+) -> tuple[ArrayLike, ArrayLike]:
     """Return ``(p0, p1)`` from the interval ends given apart, or from an (n, 2) array.
 
     Every function that takes Venn intervals accepts what ``predict_interval`` returns, an
@@ -111,22 +166,24 @@ def split_interval(p0, p1, *, owner):
     return arr[:, 0], arr[:, 1]
 
 
-def prepare_interval(p0, p1=None, *, owner="the metric"):
+def prepare_interval(
+    p0: ArrayLike, p1: ArrayLike | None = None, *, owner: str = "the metric"
+) -> tuple[FloatArray, FloatArray]:
     """Validate a pair of probability arrays of equal length (the ends of Venn intervals).
 
     ``p1=None`` takes ``p0`` as an (n, 2) array of intervals (see :func:`split_interval`).
     Raises a ``ValueError`` when ``p0 > p1`` beyond rounding (1e-9): a crossed interval has a
     negative width and no frequency inside it.
     """
-    p0, p1 = split_interval(p0, p1, owner=owner)
-    p0 = check_probabilities(p0, name="p0")
-    p1 = check_probabilities(p1, name="p1")
-    check_consistent_length(p0=p0, p1=p1)
-    check_interval(p0, p1)
-    return p0, p1
+    lower, upper = split_interval(p0, p1, owner=owner)
+    q0 = check_probabilities(lower, name="p0")
+    q1 = check_probabilities(upper, name="p1")
+    check_consistent_length(p0=q0, p1=q1)
+    check_interval(q0, q1)
+    return q0, q1
 
 
-def check_n_bins(n_bins, owner, *, maximum=MAX_BINS):
+def check_n_bins(n_bins: int, owner: str, *, maximum: int = MAX_BINS) -> int:
     """Return ``n_bins`` as an int in ``[1, maximum]`` or raise naming the parameter."""
     n_bins = check_positive_int(n_bins, name="n_bins", owner=owner)
     if n_bins > maximum:
@@ -136,14 +193,16 @@ def check_n_bins(n_bins, owner, *, maximum=MAX_BINS):
     return n_bins
 
 
-def _distinct_cumulative(values, weights):
+def _distinct_cumulative(
+    values: FloatArray, weights: FloatArray
+) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Distinct sorted values, their cumulative weight share, and the next value after each."""
     u, cum = distinct_cumulative_share(values, weights)
     nxt = np.append(u[1:], 1.0 if u[-1] < 1.0 else np.inf)
     return u, cum, nxt
 
 
-def quantile_edges(values, weights, q):
+def quantile_edges(values: FloatArray, weights: FloatArray, q: ArrayLike) -> FloatArray:
     """Edges that split weighted values into groups of (about) equal weight.
 
     For each share ``q``, find the smallest distinct value ``u_k`` whose cumulative weight share
@@ -158,7 +217,7 @@ def quantile_edges(values, weights, q):
     return np.minimum(edges, 1.0)
 
 
-def bin_edges(p, w, n_bins, strategy, owner):
+def bin_edges(p: FloatArray, w: FloatArray, n_bins: int, strategy: str, owner: str) -> FloatArray:
     """Return the ``n_bins + 1`` edges of the bins, from 0 to 1.
 
     ``"uniform"``: ``[0, 1/n), [1/n, 2/n), ..., [(n-1)/n, 1]``; the edges are ``i / n_bins`` so
@@ -178,7 +237,7 @@ def bin_edges(p, w, n_bins, strategy, owner):
     return np.concatenate(([0.0], interior, [1.0]))
 
 
-def assign_bins(p, edges):
+def assign_bins(p: FloatArray, edges: FloatArray) -> IntArray:
     """Index of the bin of each prediction: bin ``i`` is ``[edges[i], edges[i+1])``, the last
     bin is closed on the right."""
     n_bins = edges.shape[0] - 1
@@ -190,7 +249,7 @@ def assign_bins(p, edges):
 _GRID_TABLE_MAX = 1 << 16
 
 
-def _grid_count(x, n, shift=0.0):
+def _grid_count(x: ArrayLike, n: int, shift: float = 0.0) -> IntArray:
     """``#{i in 1..n-1 : i / n - shift <= x}`` for each ``x``, without a search.
 
     The grid values are computed in float64 exactly as ``np.arange(1, n) / n - shift`` would be,
@@ -223,7 +282,9 @@ def _grid_count(x, n, shift=0.0):
         c = c + up - down
 
 
-def bin_index(p, w, n_bins, strategy, owner):
+def bin_index(
+    p: FloatArray, w: FloatArray | None, n_bins: int, strategy: str, owner: str
+) -> IntArray:
     """Bin of each prediction, equal to ``assign_bins(p, bin_edges(p, w, n_bins, strategy))``,
     in time and memory that depend on the data only (never ``n_bins`` values).
 
@@ -258,7 +319,9 @@ def bin_index(p, w, n_bins, strategy, owner):
 DENSE_FACTOR, DENSE_MIN = 4, 1024
 
 
-def binned_sums(idx, *columns, n_bins=None):
+def binned_sums(
+    idx: AnyArray, *columns: AnyArray | None, n_bins: int | None = None
+) -> tuple[AnyArray, IntArray, list[FloatArray]]:
     """Group by bin: the bin numbers (sorted), each row's place among them, and the per-bin sum
     of each column (a column of None sums ones: the number of rows of each bin).
 
@@ -277,7 +340,8 @@ def binned_sums(idx, *columns, n_bins=None):
     sums = [
         np.bincount(inverse, minlength=size).astype(np.float64)
         if c is None
-        else np.bincount(inverse, weights=c, minlength=size)
+        # numpy's stubs type every bincount as integer; with weights it is float64
+        else cast("FloatArray", np.bincount(inverse, weights=c, minlength=size))
         for c in columns
     ]
     return bins, inverse, sums

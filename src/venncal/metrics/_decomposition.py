@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -15,6 +16,9 @@ from venncal.metrics._common import (
     fill_doc,
     prepare,
 )
+
+if TYPE_CHECKING:
+    from venncal._typing import AnyArray, ArrayLike, FloatArray
 
 __all__ = [
     "BrierDecomposition",
@@ -63,8 +67,14 @@ class BrierDecomposition:
 
 @fill_doc
 def brier_decomposition(
-    y_true, y_proba, *, n_bins=100, strategy="uniform", sample_weight=None, pos_label=None
-):
+    y_true: ArrayLike,
+    y_proba: ArrayLike,
+    *,
+    n_bins: int | None = 100,
+    strategy: str = "uniform",
+    sample_weight: ArrayLike | None = None,
+    pos_label: object = None,
+) -> BrierDecomposition:
     """Decompose the Brier score into reliability, resolution and uncertainty with K bins.
 
     ``r_k`` is the mean prediction in bin ``k``, ``phi_k`` the observed frequency of positives
@@ -101,6 +111,7 @@ def brier_decomposition(
     True
     """
     y, p, w = prepare(y_true, y_proba, sample_weight, pos_label=pos_label)
+    idx: AnyArray  # the predictions themselves, or their bin numbers
     if n_bins is None:  # one bin per distinct prediction: Murphy's exact decomposition
         check_option(strategy, STRATEGIES, name="strategy", owner="brier_decomposition")
         idx = p
@@ -131,7 +142,13 @@ def brier_decomposition(
 
 
 @fill_doc
-def isotonic_recalibration(y_true, y_proba, *, sample_weight=None, pos_label=None):
+def isotonic_recalibration(
+    y_true: ArrayLike,
+    y_proba: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = None,
+    pos_label: object = None,
+) -> FloatArray:
     """In-sample isotonic (PAV) recalibration of the predictions, ties pooled.
 
     Parameters
@@ -193,7 +210,13 @@ class CORPDecomposition:
 
 
 @fill_doc
-def corp_decomposition(y_true, y_proba, *, sample_weight=None, pos_label=None):
+def corp_decomposition(
+    y_true: ArrayLike,
+    y_proba: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = None,
+    pos_label: object = None,
+) -> CORPDecomposition:
     """Decompose the Brier score into calibration and refinement loss by isotonic regression.
 
     The recalibrated predictions ``q`` are the PAV (isotonic) fit of the labels on the

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from venncal._validation import check_in_range
 from venncal.metrics._common import fill_doc, prepare
+
+if TYPE_CHECKING:
+    from venncal._typing import ArrayLike, FloatArray
 
 __all__ = [
     "log_loss",
@@ -18,7 +23,7 @@ __all__ = [
 ]
 
 
-def _clip(p, clip):
+def _clip(p: FloatArray, clip: float | None) -> FloatArray:
     if clip is None:
         return p
     eps = check_in_range(clip, 0, 0.5, name="clip", owner="log_loss", closed="left")
@@ -26,7 +31,9 @@ def _clip(p, clip):
 
 
 @fill_doc
-def log_loss_samples(y_true, y_proba, *, clip=None, pos_label=None):
+def log_loss_samples(
+    y_true: ArrayLike, y_proba: ArrayLike, *, clip: float | None = None, pos_label: object = None
+) -> FloatArray:
     """Log loss of each prediction: ``-ln p`` if ``y = 1`` and ``-ln(1 - p)`` if ``y = 0``.
 
     Parameters
@@ -60,7 +67,14 @@ def log_loss_samples(y_true, y_proba, *, clip=None, pos_label=None):
 
 
 @fill_doc
-def log_loss(y_true, y_proba, *, clip=None, sample_weight=None, pos_label=None):
+def log_loss(
+    y_true: ArrayLike,
+    y_proba: ArrayLike,
+    *,
+    clip: float | None = None,
+    sample_weight: ArrayLike | None = None,
+    pos_label: object = None,
+) -> float:
     """Mean log loss (the MLE of Vovk & Petej 2014, eq. 12), in nats.
 
     Parameters
@@ -116,7 +130,9 @@ def log_loss(y_true, y_proba, *, clip=None, sample_weight=None, pos_label=None):
 
 
 @fill_doc
-def brier_score_samples(y_true, y_proba, *, pos_label=None):
+def brier_score_samples(
+    y_true: ArrayLike, y_proba: ArrayLike, *, pos_label: object = None
+) -> FloatArray:
     """Squared error ``(y - p)^2`` of each prediction.
 
     Parameters
@@ -138,7 +154,13 @@ def brier_score_samples(y_true, y_proba, *, pos_label=None):
 
 
 @fill_doc
-def brier_score(y_true, y_proba, *, sample_weight=None, pos_label=None):
+def brier_score(
+    y_true: ArrayLike,
+    y_proba: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = None,
+    pos_label: object = None,
+) -> float:
     """Mean squared error of the probabilities, ``mean((y - p)^2)``.
 
     Johansson et al. (2018) write the Brier score as a sum over the N instances; like most
@@ -176,7 +198,13 @@ def brier_score(y_true, y_proba, *, sample_weight=None, pos_label=None):
 
 
 @fill_doc
-def rmse(y_true, y_proba, *, sample_weight=None, pos_label=None):
+def rmse(
+    y_true: ArrayLike,
+    y_proba: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = None,
+    pos_label: object = None,
+) -> float:
     """Root mean squared error, the square root of the Brier score.
 
     Parameters
@@ -204,7 +232,14 @@ def rmse(y_true, y_proba, *, sample_weight=None, pos_label=None):
 
 
 @fill_doc
-def accuracy(y_true, y_proba, *, threshold=0.5, sample_weight=None, pos_label=None):
+def accuracy(
+    y_true: ArrayLike,
+    y_proba: ArrayLike,
+    *,
+    threshold: float = 0.5,
+    sample_weight: ArrayLike | None = None,
+    pos_label: object = None,
+) -> float:
     """Share of correct decisions when predicting 1 exactly when ``p > threshold``.
 
     Parameters
@@ -231,7 +266,13 @@ def accuracy(y_true, y_proba, *, threshold=0.5, sample_weight=None, pos_label=No
 
 
 @fill_doc
-def roc_auc(y_true, y_proba, *, sample_weight=None, pos_label=None):
+def roc_auc(
+    y_true: ArrayLike,
+    y_proba: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = None,
+    pos_label: object = None,
+) -> float:
     """Area under the ROC curve: the probability that a random positive outranks a random
     negative, ties counting one half (the Mann-Whitney statistic).
 

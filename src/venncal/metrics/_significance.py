@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from venncal._validation import check_in_range
 from venncal.exceptions import VenncalWarning
 from venncal.metrics._common import fill_doc, prepare
+
+if TYPE_CHECKING:
+    from venncal._typing import ArrayLike, FloatArray
 
 __all__ = [
     "SpiegelhalterResult",
@@ -36,7 +40,9 @@ class SpiegelhalterResult:
 
 
 @fill_doc
-def spiegelhalter_z(y_true, y_proba, *, pos_label=None):
+def spiegelhalter_z(
+    y_true: ArrayLike, y_proba: ArrayLike, *, pos_label: object = None
+) -> SpiegelhalterResult:
     """Spiegelhalter's Z test of the null hypothesis that the predictions are calibrated.
 
     ``Z = sum_i (y_i - p_i)(1 - 2 p_i) / sqrt(sum_i (1 - 2 p_i)^2 p_i (1 - p_i))``. Under the
@@ -104,12 +110,19 @@ class CalibrationSlopeIntercept:
     intercept: float
 
 
-def _fit_logistic(x, y, offset, fit_slope, max_iter=100, tol=1e-10):
+def _fit_logistic(
+    x: FloatArray,
+    y: FloatArray,
+    offset: FloatArray,
+    fit_slope: bool,
+    max_iter: int = 100,
+    tol: float = 1e-10,
+) -> tuple[FloatArray, bool]:
     """Newton's method with step halving for ``logit P(y=1) = a + b x + offset``."""
     design = np.column_stack([np.ones_like(x), x]) if fit_slope else np.ones((x.shape[0], 1))
     beta = np.zeros(design.shape[1])
 
-    def nll(b):
+    def nll(b: FloatArray) -> float:
         eta = offset + design @ b
         return float(np.sum(np.logaddexp(0.0, eta) - y * eta))
 
@@ -140,7 +153,9 @@ def _fit_logistic(x, y, offset, fit_slope, max_iter=100, tol=1e-10):
 
 
 @fill_doc
-def calibration_slope_intercept(y_true, y_proba, *, clip=1e-12, pos_label=None):
+def calibration_slope_intercept(
+    y_true: ArrayLike, y_proba: ArrayLike, *, clip: float = 1e-12, pos_label: object = None
+) -> CalibrationSlopeIntercept:
     """Calibration slope and intercept by logistic regression of the labels on ``logit(p)``.
 
     Parameters

@@ -35,11 +35,17 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
 from venncal._validation import check_positive_int
 from venncal.metrics._common import fill_doc, prepare
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from venncal._typing import ArrayLike, FloatArray
 
 __all__ = ["SmoothCalibrationCurve", "smooth_calibration_curve", "smooth_ece"]
 
@@ -60,7 +66,7 @@ _HALVINGS = 10
 _DENSITY_FLOOR = 1e-9
 
 
-def _grid_size(sigma):
+def _grid_size(sigma: float) -> int:
     m = _MIN_GRID
     while m < _MAX_GRID and m * sigma < _POINTS_PER_SIGMA:
         m *= 2
@@ -76,20 +82,23 @@ class _Smoother:
     the predictions themselves (linear interpolation within a coarse cell composes exactly).
     """
 
-    def __init__(self, p, columns, min_sigma):
+    def __init__(self, p: FloatArray, columns: list[FloatArray], min_sigma: float) -> None:
         self.columns = columns
         self.fine = _grid_size(min_sigma)
         pos = p * self.fine
         j = np.minimum(pos.astype(np.intp), self.fine - 1)  # floor: pos >= 0
         frac = pos - j
-        self._fine = []
+        self._fine: list[FloatArray] = []
         for c in columns:
-            v = np.bincount(j, weights=(1.0 - frac) * c, minlength=self.fine + 1)
+            # numpy's stubs type every bincount as integer; with weights it is float64
+            v = cast(
+                "FloatArray", np.bincount(j, weights=(1.0 - frac) * c, minlength=self.fine + 1)
+            )
             v += np.bincount(j + 1, weights=frac * c, minlength=self.fine + 1)
             self._fine.append(v)
-        self._binned = {}
+        self._binned: dict[tuple[int, int], FloatArray] = {}
 
-    def _bin(self, m, i):
+    def _bin(self, m: int, i: int) -> FloatArray:
         if m == self.fine:
             return self._fine[i]
         key = (m, i)
@@ -105,7 +114,7 @@ class _Smoother:
             self._binned[key] = coarse
         return self._binned[key]
 
-    def sums(self, sigma, count=None):
+    def sums(self, sigma: float, count: int | None = None) -> tuple[FloatArray, list[FloatArray]]:
         """Grid ``t`` of ``m + 1`` points and the kernel sums of the first ``count`` columns
         (all when None) on it."""
         m = min(_grid_size(sigma), self.fine)
@@ -125,19 +134,20 @@ class _Smoother:
         return np.linspace(0.0, 1.0, m + 1), out
 
 
-def _trapezoid(values, m):
-    return (values.sum() - 0.5 * (values[0] + values[-1])) / m
+def _trapezoid(values: FloatArray, m: int) -> float:
+    inner: np.float64 = values.sum() - 0.5 * (values[0] + values[-1])
+    return inner / m
 
 
 class _DefinitionSmoother(_Smoother):
     """The definition's error: the trapezoid integral of ``|sum_i w_i K(t, f_i)(y_i - f_i)|``
     on the grid, over the total weight."""
 
-    def error(self, sigma, total):
+    def error(self, sigma: float, total: float) -> float:
         t, (resid,) = self.sums(sigma, count=1)
         return _trapezoid(np.abs(resid), t.shape[0] - 1) / total
 
-    def curve(self, sigma, total):
+    def curve(self, sigma: float, total: float) -> tuple[FloatArray, list[FloatArray], float]:
         grid, columns = self.sums(sigma)
         return grid, columns, _trapezoid(np.abs(columns[0]), grid.shape[0] - 1) / total
 
@@ -155,25 +165,25 @@ class _ReferenceSmoother:
     the smoothed weight. The binning of a grid size is kept for the next bandwidth that uses it.
     """
 
-    def __init__(self, p, columns):
+    def __init__(self, p: FloatArray, columns: list[FloatArray]) -> None:
         self.p = p
         self.columns = columns
-        self._binned = {}
+        self._binned: dict[int, list[FloatArray]] = {}
 
-    def _bin(self, g):
+    def _bin(self, g: int) -> list[FloatArray]:
         if g not in self._binned:
             pos = self.p * (g - 1)
             j = np.clip(pos.astype(np.intp), 0, g - 2)
             frac = pos - j
             masses = []
             for c in self.columns:
-                v = np.bincount(j, weights=(1.0 - frac) * c, minlength=g)
+                v = cast("FloatArray", np.bincount(j, weights=(1.0 - frac) * c, minlength=g))
                 v += np.bincount(j + 1, weights=frac * c, minlength=g)
                 masses.append(v[:g])
             self._binned = {g: masses}  # one grid size at a time: the search moves slowly
         return self._binned[g]
 
-    def sums(self, sigma, count=None):
+    def sums(self, sigma: float, count: int | None = None) -> tuple[FloatArray, list[FloatArray]]:
         """Evaluation points and the kernel sums of the first ``count`` columns on them."""
         from scipy.signal import fftconvolve  # loaded on first use: slow to import
 
@@ -191,15 +201,15 @@ class _ReferenceSmoother:
         return points, out
 
     @staticmethod
-    def _value(resid: np.ndarray, dens: np.ndarray) -> float:
+    def _value(resid: FloatArray, dens: FloatArray) -> float:
         mass = dens.sum()
         return float(np.abs(resid).sum() / mass) if mass > 0 else 0.0
 
-    def error(self, sigma, total):
+    def error(self, sigma: float, total: float) -> float:
         points, (resid, dens) = self.sums(sigma, count=2)
         return self._value(resid, dens)
 
-    def curve(self, sigma, total):
+    def curve(self, sigma: float, total: float) -> tuple[FloatArray, list[FloatArray], float]:
         points, columns = self.sums(sigma)
         resid, dens = columns[0], columns[1]
         value = self._value(resid, dens)
@@ -211,13 +221,15 @@ class _ReferenceSmoother:
 _METHODS = ("reference", "definition")
 
 
-def _smoother(p, columns, method, min_sigma):
+def _smoother(
+    p: FloatArray, columns: list[FloatArray], method: str, min_sigma: float
+) -> _ReferenceSmoother | _DefinitionSmoother:
     if method == "reference":
         return _ReferenceSmoother(p, columns)
     return _DefinitionSmoother(p, columns, min_sigma)
 
 
-def _bisected(gap):
+def _bisected(gap: Callable[[float], float]) -> float:
     """The reference implementation's search: ten halvings of ``[0, 1]``, keeping the upper
     end, a bandwidth at most ``2**-10`` above the fixed point and never below it."""
     if gap(1.0) > 0.0:
@@ -232,10 +244,10 @@ def _bisected(gap):
     return high
 
 
-def _fixed_point(smoother, total):
+def _fixed_point(smoother: _ReferenceSmoother | _DefinitionSmoother, total: float) -> float:
     """The bandwidth ``sigma*`` with ``smECE_sigma* = sigma*`` (at least 0.001)."""
 
-    def gap(sigma):
+    def gap(sigma: float) -> float:
         return smoother.error(sigma, total) - sigma
 
     if isinstance(smoother, _ReferenceSmoother):
@@ -249,7 +261,7 @@ def _fixed_point(smoother, total):
     return float(brentq(gap, _SEARCH_LOW, 1.0, xtol=1e-7, rtol=1e-10))
 
 
-def _check_bandwidth(bandwidth, owner):
+def _check_bandwidth(bandwidth: float | None, owner: str) -> float | None:
     if bandwidth is None:
         return None
     ok = (
@@ -266,7 +278,16 @@ def _check_bandwidth(bandwidth, owner):
     return float(bandwidth)
 
 
-def _prepare_smooth(y_true, y_proba, sample_weight, pos_label, bandwidth, method, owner, curve):
+def _prepare_smooth(
+    y_true: ArrayLike,
+    y_proba: ArrayLike,
+    sample_weight: ArrayLike | None,
+    pos_label: object,
+    bandwidth: float | None,
+    method: str,
+    owner: str,
+    curve: bool,
+) -> tuple[_ReferenceSmoother | _DefinitionSmoother, float, float]:
     sigma = _check_bandwidth(bandwidth, owner)
     if not (isinstance(method, str) and method in _METHODS):
         raise ValueError(
@@ -286,8 +307,14 @@ def _prepare_smooth(y_true, y_proba, sample_weight, pos_label, bandwidth, method
 
 @fill_doc
 def smooth_ece(
-    y_true, y_proba, *, sample_weight=None, bandwidth=None, method="reference", pos_label=None
-):
+    y_true: ArrayLike,
+    y_proba: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = None,
+    bandwidth: float | None = None,
+    method: str = "reference",
+    pos_label: object = None,
+) -> float:
     """Smooth expected calibration error (smECE) of Blasiok & Nakkiran (2024).
 
     The predictions are smoothed by a Gaussian kernel reflected at 0 and 1 instead of being
@@ -400,30 +427,30 @@ class SmoothCalibrationCurve:
         bandwidth.
     """
 
-    points: np.ndarray
-    observed: np.ndarray
-    predicted: np.ndarray
-    density: np.ndarray
+    points: FloatArray
+    observed: FloatArray
+    predicted: FloatArray
+    density: FloatArray
     bandwidth: float
     smooth_ece: float
 
     @property
-    def residual(self):
+    def residual(self) -> FloatArray:
         """``observed - predicted``: the kernel regression of ``y - p`` at each point."""
         return self.observed - self.predicted
 
 
 @fill_doc
 def smooth_calibration_curve(
-    y_true,
-    y_proba,
+    y_true: ArrayLike,
+    y_proba: ArrayLike,
     *,
-    sample_weight=None,
-    bandwidth=None,
-    method="reference",
-    n_points=201,
-    pos_label=None,
-):
+    sample_weight: ArrayLike | None = None,
+    bandwidth: float | None = None,
+    method: str = "reference",
+    n_points: int = 201,
+    pos_label: object = None,
+) -> SmoothCalibrationCurve:
     """Kernel-smoothed reliability curve, its density and bandwidth (Blasiok & Nakkiran 2024).
 
     The curve is the kernel regression of the labels on the predictions with the reflected
