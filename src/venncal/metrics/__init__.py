@@ -30,6 +30,10 @@ Examples
 (0.158125, 0.75)
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from venncal.metrics._bootstrap import BootstrapResult, bootstrap_ci
 from venncal.metrics._brier_curve import BrierCurve, brier_curve
 from venncal.metrics._calibration import (
@@ -81,6 +85,9 @@ from venncal.metrics._venn import (
     merge_regret,
 )
 
+if TYPE_CHECKING:
+    from types import ModuleType
+
 __all__ = [
     "ranking",
     "log_loss",
@@ -124,7 +131,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> ModuleType:
     # the rank tests need scipy.stats (most of a second to import): loaded on first use
     if name == "ranking":
         from importlib import import_module

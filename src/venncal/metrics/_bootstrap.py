@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -17,6 +18,13 @@ from venncal._validation import (
     check_random_state,
 )
 from venncal.metrics._common import fill_doc
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    import numpy.typing as npt
+
+    from venncal._typing import ArrayLike, FloatArray, IntArray, SeedLike
 
 __all__ = ["BootstrapResult", "bootstrap_ci"]
 
@@ -40,15 +48,17 @@ class BootstrapResult:
     """
 
     estimate: float
-    confidence_interval: tuple
+    confidence_interval: tuple[float, float]
     standard_error: float
-    bootstrap_distribution: np.ndarray
+    bootstrap_distribution: FloatArray
     confidence_level: float
     method: str
 
 
-def _resample_indices(rng, y, stratify):
-    n = y.shape[0]
+def _resample_indices(
+    rng: np.random.Generator, y: npt.NDArray[np.int8], stratify: bool
+) -> IntArray:
+    n: int = y.shape[0]
     if not stratify:
         return rng.integers(0, n, n)
     parts = []
@@ -61,18 +71,18 @@ def _resample_indices(rng, y, stratify):
 
 @fill_doc
 def bootstrap_ci(
-    metric,
-    y_true,
-    y_proba,
+    metric: Callable[..., float],
+    y_true: ArrayLike,
+    y_proba: ArrayLike,
     *,
-    n_resamples=1000,
-    confidence_level=0.95,
-    method="percentile",
-    stratify=False,
-    random_state=None,
-    pos_label=None,
-    **metric_kwargs,
-):
+    n_resamples: int = 1000,
+    confidence_level: float = 0.95,
+    method: str = "percentile",
+    stratify: bool = False,
+    random_state: SeedLike = None,
+    pos_label: object = None,
+    **metric_kwargs: Any,
+) -> BootstrapResult:
     """Bootstrap confidence interval for a metric, resampling ``(y_true, y_proba)`` pairs.
 
     Parameters
@@ -161,7 +171,8 @@ def bootstrap_ci(
     if finite.size == 0:
         ci = (float("nan"), float("nan"))
     elif method == "percentile":
-        ci = tuple(float(v) for v in np.quantile(finite, [alpha / 2, 1 - alpha / 2]))
+        lo, hi = np.quantile(finite, [alpha / 2, 1 - alpha / 2])
+        ci = (float(lo), float(hi))
     elif method == "basic":
         lo, hi = np.quantile(finite, [alpha / 2, 1 - alpha / 2])
         ci = (float(2 * estimate - hi), float(2 * estimate - lo))
@@ -171,7 +182,15 @@ def bootstrap_ci(
     return BootstrapResult(estimate, ci, se, stats, level, method)
 
 
-def _bca(metric, y, p, kwargs, estimate, stats, alpha):
+def _bca(
+    metric: Callable[..., float],
+    y: npt.NDArray[np.int8],
+    p: FloatArray,
+    kwargs: dict[str, Any],
+    estimate: float,
+    stats: FloatArray,
+    alpha: float,
+) -> tuple[float, float]:
     from scipy.stats import norm
 
     n = y.shape[0]
@@ -192,4 +211,5 @@ def _bca(metric, y, p, kwargs, estimate, stats, alpha):
     a = (d**3).sum() / denom if denom > 0 else 0.0
     z = norm.ppf([alpha / 2, 1 - alpha / 2])
     adj = norm.cdf(z0 + (z0 + z) / (1 - a * (z0 + z)))
-    return tuple(float(v) for v in np.quantile(stats, adj))
+    lo, hi = np.quantile(stats, adj)
+    return float(lo), float(hi)

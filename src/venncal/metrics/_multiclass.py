@@ -16,6 +16,8 @@ The calibration errors bin explicitly, with the bins of :func:`venncal.metrics.e
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from venncal._validation import (
@@ -24,7 +26,10 @@ from venncal._validation import (
     check_consistent_length,
     check_sample_weight,
 )
-from venncal.metrics._calibration import ece, reliability_curve
+from venncal.metrics._calibration import ReliabilityCurve, ece, reliability_curve
+
+if TYPE_CHECKING:
+    from venncal._typing import AnyArray, ArrayLike, FloatArray, IntArray
 
 __all__ = [
     "multiclass_log_loss",
@@ -38,7 +43,13 @@ __all__ = [
 _SUM_TOL = 1e-6
 
 
-def _check(y_true, y_proba, labels, sample_weight, owner):
+def _check(
+    y_true: ArrayLike,
+    y_proba: ArrayLike,
+    labels: ArrayLike | None,
+    sample_weight: ArrayLike | None,
+    owner: str,
+) -> tuple[IntArray, FloatArray, FloatArray | None, AnyArray]:
     """Return label indices (n,), probabilities (n, K), weights (n,) and the labels."""
     P = _as_array(y_proba, "y_proba")
     if P.ndim != 2 or P.shape[1] < 2:
@@ -93,11 +104,18 @@ def _check(y_true, y_proba, labels, sample_weight, owner):
     return idx, P, w, labels
 
 
-def _mean(values, w):
+def _mean(values: FloatArray, w: FloatArray | None) -> float:
     return float(values.mean() if w is None else np.average(values, weights=w))
 
 
-def multiclass_log_loss(y_true, y_proba, *, labels=None, sample_weight=None, clip=None):
+def multiclass_log_loss(
+    y_true: ArrayLike,
+    y_proba: ArrayLike,
+    *,
+    labels: ArrayLike | None = None,
+    sample_weight: ArrayLike | None = None,
+    clip: float | None = None,
+) -> float:
     """Mean negative log-probability of the true class, ``-mean_i log p_i[y_i]``.
 
     Parameters
@@ -131,7 +149,13 @@ def multiclass_log_loss(y_true, y_proba, *, labels=None, sample_weight=None, cli
         return _mean(-np.log(p), w)
 
 
-def multiclass_brier_score(y_true, y_proba, *, labels=None, sample_weight=None):
+def multiclass_brier_score(
+    y_true: ArrayLike,
+    y_proba: ArrayLike,
+    *,
+    labels: ArrayLike | None = None,
+    sample_weight: ArrayLike | None = None,
+) -> float:
     """Mean squared distance to the one-hot label, ``mean_i sum_k (p_ik - [y_i = k])^2``.
 
     In [0, 2] (Brier's original definition; scikit-learn's multiclass ``brier_score_loss``
@@ -159,7 +183,13 @@ def multiclass_brier_score(y_true, y_proba, *, labels=None, sample_weight=None):
     return _mean(((P - E) ** 2).sum(axis=1), w)
 
 
-def _top_label(y_true, y_proba, labels, sample_weight, owner):
+def _top_label(
+    y_true: ArrayLike,
+    y_proba: ArrayLike,
+    labels: ArrayLike | None,
+    sample_weight: ArrayLike | None,
+    owner: str,
+) -> tuple[FloatArray, FloatArray, FloatArray | None]:
     """Whether the top class is right (0/1), its probability, and the weights."""
     idx, P, w, _ = _check(y_true, y_proba, labels, sample_weight, owner)
     top = np.argmax(P, axis=1)
@@ -167,8 +197,14 @@ def _top_label(y_true, y_proba, labels, sample_weight, owner):
 
 
 def top_label_ece(
-    y_true, y_proba, *, n_bins=15, strategy="uniform", labels=None, sample_weight=None
-):
+    y_true: ArrayLike,
+    y_proba: ArrayLike,
+    *,
+    n_bins: int = 15,
+    strategy: str = "uniform",
+    labels: ArrayLike | None = None,
+    sample_weight: ArrayLike | None = None,
+) -> float:
     """Top-label ("confidence") ECE: the largest probability of each row against accuracy.
 
     ``sum_b P(b) |acc_b - conf_b|`` over the bins of the top probability, where ``acc_b`` is
@@ -205,8 +241,14 @@ def top_label_ece(
 
 
 def classwise_ece(
-    y_true, y_proba, *, n_bins=15, strategy="uniform", labels=None, sample_weight=None
-):
+    y_true: ArrayLike,
+    y_proba: ArrayLike,
+    *,
+    n_bins: int = 15,
+    strategy: str = "uniform",
+    labels: ArrayLike | None = None,
+    sample_weight: ArrayLike | None = None,
+) -> float:
     """Classwise ECE: the mean over classes k of the binary ECE of p_k against [y = k].
 
     Parameters
@@ -252,8 +294,14 @@ def classwise_ece(
 
 
 def top_label_reliability_curve(
-    y_true, y_proba, *, n_bins=15, strategy="uniform", labels=None, sample_weight=None
-):
+    y_true: ArrayLike,
+    y_proba: ArrayLike,
+    *,
+    n_bins: int = 15,
+    strategy: str = "uniform",
+    labels: ArrayLike | None = None,
+    sample_weight: ArrayLike | None = None,
+) -> ReliabilityCurve:
     """Reliability curve of the top probability against accuracy.
 
     Returns
@@ -275,8 +323,14 @@ def top_label_reliability_curve(
 
 
 def classwise_reliability_curves(
-    y_true, y_proba, *, n_bins=15, strategy="uniform", labels=None, sample_weight=None
-):
+    y_true: ArrayLike,
+    y_proba: ArrayLike,
+    *,
+    n_bins: int = 15,
+    strategy: str = "uniform",
+    labels: ArrayLike | None = None,
+    sample_weight: ArrayLike | None = None,
+) -> list[ReliabilityCurve]:
     """One reliability curve per class: p_k against [y = k].
 
     Returns

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -15,10 +16,13 @@ from venncal._validation import (
 )
 from venncal.metrics._common import assign_bins, bin_edges, fill_doc, prepare_interval
 
+if TYPE_CHECKING:
+    from venncal._typing import ArrayLike, BoolArray, FloatArray
+
 __all__ = ["interval_width", "IntervalValidity", "interval_validity", "merge_regret"]
 
 
-def interval_width(p0, p1=None):
+def interval_width(p0: ArrayLike, p1: ArrayLike | None = None) -> float:
     """Mean width ``|p1 - p0|`` of the probability intervals; smaller is more informative.
 
     Parameters
@@ -90,28 +94,28 @@ class IntervalValidity:
     lower: float
     upper: float
     valid: bool
-    bin_edges: np.ndarray
-    counts: np.ndarray
-    bin_observed: np.ndarray
-    bin_lower: np.ndarray
-    bin_upper: np.ndarray
-    bin_valid: np.ndarray
+    bin_edges: FloatArray
+    counts: FloatArray
+    bin_observed: FloatArray
+    bin_lower: FloatArray
+    bin_upper: FloatArray
+    bin_valid: BoolArray
     std_error: float = float("nan")
-    bin_std_error: np.ndarray | None = field(default=None)
+    bin_std_error: FloatArray | None = field(default=None)
 
     @property
-    def fraction_valid(self):
+    def fraction_valid(self) -> float:
         """Share of the non-empty bins whose observed value is inside the interval."""
         nonempty = self.counts > 0
         return float(self.bin_valid[nonempty].mean())
 
     @property
-    def miss(self):
+    def miss(self) -> float:
         """Distance from ``observed`` to ``[lower, upper]``; 0 when inside."""
         return float(max(self.lower - self.observed, self.observed - self.upper, 0.0))
 
     @property
-    def bin_miss(self):
+    def bin_miss(self) -> FloatArray:
         """Per-bin distance from the observed value to the mean interval; NaN when empty."""
         gap = np.maximum(self.bin_lower - self.bin_observed, self.bin_observed - self.bin_upper)
         return np.where(self.counts > 0, np.maximum(gap, 0.0), np.nan)
@@ -119,16 +123,16 @@ class IntervalValidity:
 
 @fill_doc
 def interval_validity(
-    y_true,
-    p0,
-    p1=None,
+    y_true: ArrayLike,
+    p0: ArrayLike,
+    p1: ArrayLike | None = None,
     *,
-    target="frequency",
-    n_bins=10,
-    strategy="uniform",
-    tol=0.0,
-    pos_label=None,
-):
+    target: str = "frequency",
+    n_bins: int = 10,
+    strategy: str = "uniform",
+    tol: float = 0.0,
+    pos_label: object = None,
+) -> IntervalValidity:
     """Check that observed frequencies (or accuracies) fall inside the Venn intervals.
 
     Parameters
@@ -237,7 +241,15 @@ def interval_validity(
 
 
 @fill_doc
-def merge_regret(p0, p1, y_proba=None, *, loss="log", y_true=None, pos_label=None):
+def merge_regret(
+    p0: ArrayLike,
+    p1: ArrayLike | None,
+    y_proba: ArrayLike | None = None,
+    *,
+    loss: str = "log",
+    y_true: ArrayLike | None = None,
+    pos_label: object = None,
+) -> FloatArray:
     """Regret of merging a Venn-Abers pair ``(p0, p1)`` into one probability ``p``.
 
     If the label is 0, the "appropriate" probability is ``p0``; if it is 1, ``p1``. The regret
@@ -288,6 +300,8 @@ def merge_regret(p0, p1, y_proba=None, *, loss="log", y_true=None, pos_label=Non
     p = check_probabilities(y_proba)
     check_consistent_length(p0=p0, y_proba=p)
     check_option(loss, ("log", "square"), name="loss", owner="merge_regret")
+    r0: FloatArray
+    r1: FloatArray
     with np.errstate(divide="ignore", invalid="ignore"):
         if loss == "log":
             r0 = -np.log1p(-p) + np.log1p(-p0)

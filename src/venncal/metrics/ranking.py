@@ -31,11 +31,17 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy import stats
 
 from venncal._validation import check_bool, check_in_range, check_positive_int
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from venncal._typing import ArrayLike, BoolArray, FloatArray, IntArray
 
 __all__ = [
     "FriedmanResult",
@@ -53,7 +59,7 @@ __all__ = [
 MAX_BERGMANN_HOMMEL_METHODS = 10
 
 
-def _check_table(table, owner):
+def _check_table(table: ArrayLike, owner: str) -> tuple[FloatArray, tuple[str, ...]]:
     """Return ``(values (N, k) float64, names tuple)`` from an array or DataFrame."""
     names = None
     if hasattr(table, "columns") and hasattr(table, "to_numpy"):
@@ -86,7 +92,9 @@ def _check_table(table, owner):
     return arr, names
 
 
-def _resolve_names(names, default, owner):
+def _resolve_names(
+    names: Iterable[object] | None, default: tuple[str, ...], owner: str
+) -> tuple[str, ...]:
     if names is None:
         return default
     if isinstance(names, (str, bytes)) or not hasattr(names, "__iter__"):
@@ -99,14 +107,15 @@ def _resolve_names(names, default, owner):
     return names
 
 
-def _ranks(arr, lower_is_better):
+def _ranks(arr: FloatArray, lower_is_better: bool) -> FloatArray:
     """Rank each row: 1 for the best method, ties get the average of the ranks they span."""
     values = arr if lower_is_better else -arr
     # +inf (an infinite loss) ranks last; rankdata handles infinities as ordinary values.
-    return stats.rankdata(values, axis=1, method="average")
+    ranks: FloatArray = stats.rankdata(values, axis=1, method="average")
+    return ranks
 
 
-def average_ranks(table, lower_is_better=True):
+def average_ranks(table: ArrayLike, lower_is_better: bool = True) -> FloatArray:
     """Average rank of each method over the datasets.
 
     Parameters
@@ -139,7 +148,8 @@ def average_ranks(table, lower_is_better=True):
     """
     arr, _ = _check_table(table, "average_ranks")
     check_bool(lower_is_better, name="lower_is_better", owner="average_ranks")
-    return _ranks(arr, lower_is_better).mean(axis=0)
+    mean: FloatArray = _ranks(arr, lower_is_better).mean(axis=0)
+    return mean
 
 
 @dataclass(frozen=True)
@@ -167,16 +177,16 @@ class FriedmanResult:
     pvalue: float
     iman_davenport_statistic: float
     iman_davenport_pvalue: float
-    average_ranks: np.ndarray
-    names: tuple
+    average_ranks: FloatArray
+    names: tuple[str, ...]
     n_datasets: int
     n_methods: int
 
 
-def _friedman_from_ranks(avg_ranks, n):
+def _friedman_from_ranks(avg_ranks: FloatArray, n: int) -> tuple[float, float, float, float]:
     """Friedman chi-square and Iman-Davenport F from average ranks (Demsar 2006, sec. 3.2.2)."""
     k = avg_ranks.size
-    chi2 = 12.0 * n / (k * (k + 1)) * (np.sum(avg_ranks**2) - k * (k + 1) ** 2 / 4.0)
+    chi2: float = 12.0 * n / (k * (k + 1)) * (np.sum(avg_ranks**2) - k * (k + 1) ** 2 / 4.0)
     chi2 = max(float(chi2), 0.0)
     p_chi2 = float(stats.chi2.sf(chi2, k - 1))
     denom = n * (k - 1) - chi2
@@ -188,7 +198,9 @@ def _friedman_from_ranks(avg_ranks, n):
     return chi2, p_chi2, float(f_stat), p_f
 
 
-def friedman_test(table, *, lower_is_better=True, names=None):
+def friedman_test(
+    table: ArrayLike, *, lower_is_better: bool = True, names: Iterable[object] | None = None
+) -> FriedmanResult:
     """Friedman test of the null hypothesis that all methods perform equally.
 
     Parameters
@@ -245,7 +257,7 @@ def friedman_test(table, *, lower_is_better=True, names=None):
     )
 
 
-def nemenyi_critical_difference(k, n, alpha=0.05):
+def nemenyi_critical_difference(k: int, n: int, alpha: float = 0.05) -> float:
     """Critical difference of average ranks for the Nemenyi test.
 
     Two methods differ significantly when their average ranks differ by at least
@@ -287,7 +299,7 @@ def nemenyi_critical_difference(k, n, alpha=0.05):
 
 
 @functools.lru_cache(maxsize=64)
-def _nemenyi_q(k, alpha):
+def _nemenyi_q(k: int, alpha: float) -> float:
     return float(stats.studentized_range.ppf(1.0 - alpha, k, np.inf) / np.sqrt(2.0))
 
 
@@ -313,29 +325,29 @@ class PosthocResult:
     n_datasets : int
     """
 
-    names: tuple
-    average_ranks: np.ndarray
-    statistic: np.ndarray
-    pvalue: np.ndarray
-    adjusted_pvalue: np.ndarray
+    names: tuple[str, ...]
+    average_ranks: FloatArray
+    statistic: FloatArray
+    pvalue: FloatArray
+    adjusted_pvalue: FloatArray
     method: str
     n_datasets: int
 
-    def significant(self, alpha=0.05):
+    def significant(self, alpha: float = 0.05) -> BoolArray:
         """Boolean (k, k) matrix: True where the pair differs at family-wise level ``alpha``."""
         alpha = check_in_range(alpha, 0, 1, name="alpha", owner="PosthocResult.significant")
         sig = self.adjusted_pvalue <= alpha
         np.fill_diagonal(sig, False)
         return sig
 
-    def better(self, alpha=0.05):
+    def better(self, alpha: float = 0.05) -> BoolArray:
         """Boolean (k, k) matrix: True where row method ranks significantly better than column.
 
         This is the "v" table of Johansson et al. (2018), Tables 3 and 5.
         """
         return self.significant(alpha) & (self.average_ranks[:, None] < self.average_ranks[None, :])
 
-    def pairs(self):
+    def pairs(self) -> list[dict[str, Any]]:
         """The ``k (k - 1) / 2`` comparisons as rows, smallest unadjusted p-value first.
 
         Returns
@@ -362,7 +374,9 @@ class PosthocResult:
         return rows
 
 
-def _pairwise(table, lower_is_better, names, owner):
+def _pairwise(
+    table: ArrayLike, lower_is_better: bool, names: Iterable[object] | None, owner: str
+) -> tuple[tuple[str, ...], FloatArray, int, int, FloatArray, FloatArray, IntArray, IntArray]:
     """Average ranks, the pair list, z statistics and unadjusted p-values."""
     arr, default = _check_table(table, owner)
     check_bool(lower_is_better, name="lower_is_better", owner=owner)
@@ -377,14 +391,25 @@ def _pairwise(table, lower_is_better, names, owner):
     return names, avg, n, k, z, p, iu, ju
 
 
-def _to_matrix(values, iu, ju, k):
+def _to_matrix(values: FloatArray, iu: IntArray, ju: IntArray, k: int) -> FloatArray:
     out = np.ones((k, k))
     out[iu, ju] = values
     out[ju, iu] = values
     return out
 
 
-def _result(names, avg, n, k, z, p, iu, ju, adj, method):
+def _result(
+    names: tuple[str, ...],
+    avg: FloatArray,
+    n: int,
+    k: int,
+    z: FloatArray,
+    p: FloatArray,
+    iu: IntArray,
+    ju: IntArray,
+    adj: FloatArray,
+    method: str,
+) -> PosthocResult:
     return PosthocResult(
         names=names,
         average_ranks=avg,
@@ -396,7 +421,12 @@ def _result(names, avg, n, k, z, p, iu, ju, adj, method):
     )
 
 
-def nemenyi_posthoc(table, *, lower_is_better=True, names=None):
+def nemenyi_posthoc(
+    table: ArrayLike,
+    *,
+    lower_is_better: bool = True,
+    names: Iterable[object] | None = None,
+) -> PosthocResult:
     """All pairwise comparisons by the Nemenyi test.
 
     The adjusted p-value of a pair is the probability that the range of ``k`` independent standard
@@ -432,7 +462,7 @@ def nemenyi_posthoc(table, *, lower_is_better=True, names=None):
     return _result(names, avg, n, k, z, p, iu, ju, adj, "nemenyi")
 
 
-def _holm_adjust(p):
+def _holm_adjust(p: FloatArray) -> FloatArray:
     """Holm step-down adjusted p-values for a flat array of p-values."""
     m = p.size
     order = np.argsort(p, kind="stable")
@@ -443,7 +473,12 @@ def _holm_adjust(p):
     return adj
 
 
-def holm_posthoc(table, *, lower_is_better=True, names=None):
+def holm_posthoc(
+    table: ArrayLike,
+    *,
+    lower_is_better: bool = True,
+    names: Iterable[object] | None = None,
+) -> PosthocResult:
     """All pairwise comparisons with Holm's step-down adjustment.
 
     With the ``m = k (k - 1) / 2`` unadjusted p-values sorted increasingly,
@@ -480,7 +515,7 @@ def holm_posthoc(table, *, lower_is_better=True, names=None):
 
 
 @functools.lru_cache(maxsize=MAX_BERGMANN_HOMMEL_METHODS)
-def _exhaustive_sets(k):
+def _exhaustive_sets(k: int) -> BoolArray:
     """Boolean matrix (n_sets, k (k - 1) / 2) of the non-empty exhaustive sets of hypotheses.
 
     A set of pairwise equality hypotheses can be true all at once (and no other hypothesis is then
@@ -497,23 +532,28 @@ def _exhaustive_sets(k):
         new = (np.arange(rows.shape[0]) - starts).astype(np.int8)
         rgs = np.column_stack([rows, new])
     iu, ju = np.triu_indices(k, 1)
-    sets = rgs[:, iu] == rgs[:, ju]
+    sets: BoolArray = rgs[:, iu] == rgs[:, ju]
     sets = sets[sets.any(axis=1)]
     sets.flags.writeable = False
     return sets
 
 
-def _bergmann_hommel_adjust(p, k):
+def _bergmann_hommel_adjust(p: FloatArray, k: int) -> FloatArray:
     """Adjusted p-values: ``max over exhaustive I containing H of |I| * min_{j in I} p_j``."""
     sets = _exhaustive_sets(k)
     sizes = sets.sum(axis=1)
     minp = np.where(sets, p[None, :], np.inf).min(axis=1)
     value = sizes * minp
-    adj = np.where(sets, value[:, None], -np.inf).max(axis=0)
+    adj: FloatArray = np.where(sets, value[:, None], -np.inf).max(axis=0)
     return np.minimum(adj, 1.0)
 
 
-def bergmann_hommel_posthoc(table, *, lower_is_better=True, names=None):
+def bergmann_hommel_posthoc(
+    table: ArrayLike,
+    *,
+    lower_is_better: bool = True,
+    names: Iterable[object] | None = None,
+) -> PosthocResult:
     """All pairwise comparisons by Bergmann and Hommel's procedure.
 
     A pairwise hypothesis ``H`` is rejected at level ``alpha`` when, for every exhaustive set
