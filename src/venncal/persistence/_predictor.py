@@ -439,7 +439,8 @@ class LoadedCalibrator:
     def __delattr__(self, name: str) -> None:
         delattr(self._become(), name)
 
-    # read-only: becoming the estimator sets the class through object's own descriptor
+    # read-only on purpose (mypy: it overrides object's writable __class__): becoming the
+    # estimator sets the class through object's own descriptor, _SET_CLASS
     @property  # type: ignore[misc]
     def __class__(self) -> type:
         # the class, not yet the estimator: isinstance compares this with type(self), which
