@@ -7,9 +7,14 @@ their versions over folds, and the interval that summarises the folds' pairs.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from venncal._validation import check_option
+
+if TYPE_CHECKING:
+    from venncal._typing import ArrayLike, FloatArray
 
 __all__ = [
     "MERGES",
@@ -26,7 +31,7 @@ __all__ = [
 MERGES = ("log", "square", "mean")
 
 
-def merge_log(p0, p1):
+def merge_log(p0: ArrayLike, p1: ArrayLike) -> FloatArray:
     """Log-loss minimax merge, eq. (10) of Vovk & Petej (2014): p = p1 / (1 - p0 + p1).
 
     Examples
@@ -36,10 +41,11 @@ def merge_log(p0, p1):
     """
     p0 = np.asarray(p0, dtype=np.float64)
     p1 = np.asarray(p1, dtype=np.float64)
-    return p1 / (1.0 - p0 + p1)
+    p: FloatArray = p1 / (1.0 - p0 + p1)
+    return p
 
 
-def merge_square(p0, p1):
+def merge_square(p0: ArrayLike, p1: ArrayLike) -> FloatArray:
     """Square-loss minimax merge, eq. (11) of Vovk & Petej (2014): p = p1 + p0^2/2 - p1^2/2.
 
     Examples
@@ -49,10 +55,11 @@ def merge_square(p0, p1):
     """
     p0 = np.asarray(p0, dtype=np.float64)
     p1 = np.asarray(p1, dtype=np.float64)
-    return p1 + 0.5 * (p0 * p0 - p1 * p1)
+    p: FloatArray = p1 + 0.5 * (p0 * p0 - p1 * p1)
+    return p
 
 
-def merge_mean(p0, p1):
+def merge_mean(p0: ArrayLike, p1: ArrayLike) -> FloatArray:
     """The midpoint (p0 + p1) / 2.
 
     Examples
@@ -66,7 +73,7 @@ def merge_mean(p0, p1):
 _PAIRWISE = {"log": merge_log, "square": merge_square, "mean": merge_mean}
 
 
-def merge(p0, p1, method="log"):
+def merge(p0: ArrayLike, p1: ArrayLike, method: str = "log") -> FloatArray:
     """Merge (p0, p1) by the named rule.
 
     Parameters
@@ -89,7 +96,7 @@ def merge(p0, p1, method="log"):
     return _PAIRWISE[method](p0, p1)
 
 
-def merge_cross_log(p0, p1):
+def merge_cross_log(p0: ArrayLike, p1: ArrayLike) -> FloatArray:
     """Cross Venn-Abers log-loss merge: GM(p1) / (GM(1 - p0) + GM(p1)) over folds (axis 0).
 
     Computed in log space. Inputs must satisfy p1 > 0 and p0 < 1, which every Venn-Abers
@@ -121,10 +128,11 @@ def merge_cross_log(p0, p1):
     log_gm0 = np.log1p(-p0).mean(axis=0)
     # GM1 / (GM0 + GM1) = 1 / (1 + exp(log GM0 - log GM1)); an overflow to inf gives 0
     with np.errstate(over="ignore"):
-        return 1.0 / (1.0 + np.exp(log_gm0 - log_gm1))
+        p: FloatArray = 1.0 / (1.0 + np.exp(log_gm0 - log_gm1))
+    return p
 
 
-def merge_cross_square(p0, p1):
+def merge_cross_square(p0: ArrayLike, p1: ArrayLike) -> FloatArray:
     """Cross Venn-Abers square-loss merge: mean(p1) + (mean(p0^2) - mean(p1^2)) / 2.
 
     Examples
@@ -134,10 +142,11 @@ def merge_cross_square(p0, p1):
     """
     p0 = np.asarray(p0, dtype=np.float64)
     p1 = np.asarray(p1, dtype=np.float64)
-    return p1.mean(axis=0) + 0.5 * ((p0 * p0).mean(axis=0) - (p1 * p1).mean(axis=0))
+    p: FloatArray = p1.mean(axis=0) + 0.5 * ((p0 * p0).mean(axis=0) - (p1 * p1).mean(axis=0))
+    return p
 
 
-def merge_cross(p0, p1, method="log"):
+def merge_cross(p0: ArrayLike, p1: ArrayLike, method: str = "log") -> FloatArray:
     """Merge per-fold pairs (axis 0 = folds) by the named rule.
 
     ``"log"`` and ``"square"`` are the cross Venn-Abers merges; ``"mean"`` is the mean of the
@@ -153,10 +162,11 @@ def merge_cross(p0, p1, method="log"):
         return merge_cross_log(p0, p1)
     if method == "square":
         return merge_cross_square(p0, p1)
-    return merge_mean(p0, p1).mean(axis=0)
+    p: FloatArray = merge_mean(p0, p1).mean(axis=0)
+    return p
 
 
-def cross_interval(p0, p1):
+def cross_interval(p0: ArrayLike, p1: ArrayLike) -> tuple[FloatArray, FloatArray]:
     """The cross Venn-Abers interval: ``[min_k p0_k, max_k p1_k]`` over folds (axis 0).
 
     A cross Venn-Abers predictor (CVAP) outputs the K fold-wise pairs (p0_k, p1_k), a

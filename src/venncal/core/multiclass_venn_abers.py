@@ -11,6 +11,7 @@ functions the estimator calls (:mod:`venncal.persistence._predictor`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -25,8 +26,41 @@ from venncal.core.class_scores import (
 from venncal.core.coupling import couple
 from venncal.core.groups import check_groups, group_rows
 from venncal.core.merge import merge, merge_cross
-from venncal.core.top_label import TOP_LABEL, predict_top_label
+from venncal.core.top_label import TOP_LABEL, TopLabelTables, predict_top_label
 from venncal.core.venn_abers import IVAPTables, ivap_fit
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any, Protocol, TypeAlias
+
+    from venncal._typing import AnyArray, ArrayLike, FloatArray, IntArray
+
+    #: the binary predictors of one-vs-rest and pairwise strategies
+    BinaryTables: TypeAlias = (
+        "OneVsRestTables | PairwiseTables | PooledOneVsRestTables | PooledPairwiseTables"
+    )
+    #: the fitted tables of every strategy
+    MulticlassTables: TypeAlias = BinaryTables | TopLabelTables
+    #: class scores: a matrix, or the shifted columns of one-vs-rest per class
+    ClassScores: TypeAlias = FloatArray | ShiftedColumns
+
+    class FittedVennAbers(Protocol):
+        """What :func:`predict_fitted` reads: a calibrator or its saved-model predictor."""
+
+        @property
+        def tables_(self) -> MulticlassTables: ...
+        @property
+        def classes_(self) -> AnyArray: ...
+        @property
+        def score_type_(self) -> str: ...
+        @property
+        def strategy_(self) -> str: ...
+        @property
+        def pooled(self) -> bool: ...
+        def _predict_tables(
+            self, tables: MulticlassTables, t: ClassScores
+        ) -> tuple[FloatArray, FloatArray]: ...
+
 
 __all__ = [
     "OneVsRestTables",
@@ -51,7 +85,7 @@ PAIRWISE_MAX_CLASSES = 100
 _ROWS_PER_BATCH = 2**21  # test rows x pairs held at once by pairwise prediction
 
 
-def _check_class_weights(y, w, K, owner):
+def _check_class_weights(y: IntArray, w: FloatArray | None, K: int, owner: str) -> None:
     if w is None:
         return
     total = np.bincount(y, weights=w, minlength=K)
@@ -62,7 +96,7 @@ def _check_class_weights(y, w, K, owner):
         )
 
 
-def _fitted_on_log_probabilities(tables):
+def _fitted_on_log_probabilities(tables: MulticlassTables | None) -> bool:
     """Whether one-vs-rest tables of probabilities were fitted on their logarithms (model
     files written before one-vs-rest ranked probabilities as given): a breakpoint below 0 is
     a logarithm, never a probability. Such tables keep predicting from logarithms."""
@@ -72,7 +106,7 @@ def _fitted_on_log_probabilities(tables):
     return any(t is not None and ((t.breaks0 < 0).any() or (t.breaks1 < 0).any()) for t in inner)
 
 
-def _column(t, k):
+def _column(t: ClassScores, k: int) -> FloatArray:
     return t.column(k) if isinstance(t, ShiftedColumns) else t[:, k]
 
 
@@ -81,9 +115,9 @@ class OneVsRestTables:
     """K binary Venn-Abers predictors, class k against the rest with the score column k."""
 
     K: int
-    tables: tuple
+    tables: tuple[IVAPTables, ...]
 
-    def pairs(self, t):
+    def pairs(self, t: ClassScores) -> tuple[FloatArray, FloatArray]:
         """(p0, p1), each of shape (m, K)."""
         m = t.shape[0]
         p0 = np.empty((m, self.K))
@@ -93,7 +127,7 @@ class OneVsRestTables:
         return p0, p1
 
 
-def _fit_one_vs_rest(t, y, w, K):
+def _fit_one_vs_rest(t: ClassScores, y: IntArray, w: FloatArray | None, K: int) -> OneVsRestTables:
     tables = tuple(
         ivap_fit(_column(t, k), (y == k).astype(np.int8), sample_weight=w) for k in range(K)
     )
@@ -103,11 +137,13 @@ def _fit_one_vs_rest(t, y, w, K):
 class _Pairs:
     """The pairs i < j of K classes, and the (m, K, K) matrix of pairwise probabilities."""
 
+    K: int  # a field of the subclasses
+
     @property
-    def iu(self):
+    def iu(self) -> tuple[IntArray, IntArray]:
         return np.triu_indices(self.K, 1)
 
-    def matrix(self, r):
+    def matrix(self, r: FloatArray) -> FloatArray:
         """The (m, K, K) matrix of a pairwise probability r of shape (m, n_pairs)."""
         R = np.full((r.shape[0], self.K, self.K), 0.5)
         i, j = self.iu
@@ -121,9 +157,9 @@ class PairwiseTables(_Pairs):
     """K(K - 1)/2 binary Venn-Abers predictors, class i against class j on their examples."""
 
     K: int
-    tables: tuple
+    tables: tuple[IVAPTables, ...]
 
-    def pairs(self, t):
+    def pairs(self, t: FloatArray) -> tuple[FloatArray, FloatArray]:
         """(p0, p1), each of shape (m, n_pairs): P(y = i | y in {i, j}) for i < j."""
         m = t.shape[0]
         n_pairs = len(self.tables)
@@ -134,7 +170,7 @@ class PairwiseTables(_Pairs):
         return p0, p1
 
 
-def _fit_pairwise(t, y, w, K):
+def _fit_pairwise(t: FloatArray, y: IntArray, w: FloatArray | None, K: int) -> PairwiseTables:
     members = [np.flatnonzero(y == k) for k in range(K)]
     tables = []
     for i, j in zip(*np.triu_indices(K, 1)):
@@ -159,13 +195,15 @@ class PooledOneVsRestTables:
     K: int
     table: IVAPTables
 
-    def pairs(self, t):
+    def pairs(self, t: FloatArray) -> tuple[FloatArray, FloatArray]:
         """(p0, p1), each of shape (m, K)."""
         p0, p1 = self.table.predict_unchecked(np.ascontiguousarray(t).ravel())
         return p0.reshape(t.shape), p1.reshape(t.shape)
 
 
-def _fit_pooled_one_vs_rest(t, y, w, K):
+def _fit_pooled_one_vs_rest(
+    t: FloatArray, y: IntArray, w: FloatArray | None, K: int
+) -> PooledOneVsRestTables:
     y01 = (y[:, None] == np.arange(K)[None, :]).astype(np.int8).ravel()
     ww = None if w is None else np.repeat(w, K)
     return PooledOneVsRestTables(int(K), ivap_fit(t.ravel(), y01, sample_weight=ww))
@@ -184,7 +222,7 @@ class PooledPairwiseTables(_Pairs):
     K: int
     table: IVAPTables
 
-    def pairs(self, t):
+    def pairs(self, t: FloatArray) -> tuple[FloatArray, FloatArray]:
         """(p0, p1), each of shape (m, n_pairs): P(y = i | y in {i, j}) for i < j."""
         i, j = self.iu
         D = t[:, i] - t[:, j]
@@ -192,7 +230,9 @@ class PooledPairwiseTables(_Pairs):
         return p0.reshape(D.shape), p1.reshape(D.shape)
 
 
-def _fit_pooled_pairwise(t, y, w, K):
+def _fit_pooled_pairwise(
+    t: FloatArray, y: IntArray, w: FloatArray | None, K: int
+) -> PooledPairwiseTables:
     n = t.shape[0]
     d = t[np.arange(n), y][:, None] - t
     other = np.arange(K)[None, :] != y[:, None]
@@ -204,14 +244,23 @@ def _fit_pooled_pairwise(t, y, w, K):
     return PooledPairwiseTables(int(K), ivap_fit(scores, y01, sample_weight=ww))
 
 
-def resolve_strategy(strategy, K):
+def resolve_strategy(strategy: str, K: int) -> str:
     """``"auto"``: pairwise up to ``PAIRWISE_MAX_CLASSES`` classes, one-vs-rest beyond."""
     if strategy == "auto":
         return "pairwise" if K <= PAIRWISE_MAX_CLASSES else "ovr"
     return strategy
 
 
-def fit_tables(t, y, w, K, strategy, pooled, *, owner):
+def fit_tables(
+    t: ClassScores,
+    y: IntArray,
+    w: FloatArray | None,
+    K: int,
+    strategy: str,
+    pooled: bool,
+    *,
+    owner: str,
+) -> BinaryTables:
     """Fit the binary predictors of ``strategy`` on class scores ``t`` (n, K), labels 0..K-1."""
     counts = np.bincount(y, minlength=K)
     if (counts == 0).any():
@@ -220,8 +269,11 @@ def fit_tables(t, y, w, K, strategy, pooled, *, owner):
             "every class needs calibration examples."
         )
     _check_class_weights(y, w, K, owner)
+    if strategy == "ovr" and not pooled:
+        return _fit_one_vs_rest(t, y, w, K)
+    assert not isinstance(t, ShiftedColumns)  # only one-vs-rest per class ranks them
     if strategy == "ovr":
-        return (_fit_pooled_one_vs_rest if pooled else _fit_one_vs_rest)(t, y, w, K)
+        return _fit_pooled_one_vs_rest(t, y, w, K)
     if K > PAIRWISE_MAX_CLASSES:
         raise ValueError(
             f"strategy='pairwise' of {owner} needs K(K - 1)/2 = {K * (K - 1) // 2} pairwise "
@@ -231,7 +283,13 @@ def fit_tables(t, y, w, K, strategy, pooled, *, owner):
     return (_fit_pooled_pairwise if pooled else _fit_pairwise)(t, y, w, K)
 
 
-def combine(pairs, tables, strategy, merge_rule, coupling):
+def combine(
+    pairs: tuple[FloatArray, FloatArray],
+    tables: BinaryTables,
+    strategy: str,
+    merge_rule: str,
+    coupling: str,
+) -> tuple[FloatArray, FloatArray]:
     """Probabilities (m, K) and intervals (m, K, 2) from per-fold pairs of shape (F, m, ...)."""
     p0, p1 = pairs
     if strategy == "ovr":
@@ -239,6 +297,7 @@ def combine(pairs, tables, strategy, merge_rule, coupling):
         lo, hi = p0.min(axis=0), p1.max(axis=0)
         return p / p.sum(axis=1, keepdims=True), np.stack([lo, hi], axis=2)
     r = merge_cross(p0, p1, merge_rule) if p0.shape[0] > 1 else merge(p0[0], p1[0], merge_rule)
+    assert isinstance(tables, _Pairs)  # the pairwise strategies' tables
     # many small K x K systems: one BLAS thread each is much faster than threads per system
     with single_blas_thread():
         proba = couple(tables.matrix(r), coupling)
@@ -247,11 +306,19 @@ def combine(pairs, tables, strategy, merge_rule, coupling):
     return proba, np.stack([np.minimum(a, b), np.maximum(a, b)], axis=2)
 
 
-def combine_batched(predict_pairs, m, tables, strategy, merge_rule, coupling):
+def combine_batched(
+    predict_pairs: Callable[[slice], tuple[FloatArray, FloatArray]],
+    m: int,
+    tables: BinaryTables,
+    strategy: str,
+    merge_rule: str,
+    coupling: str,
+) -> tuple[FloatArray, FloatArray]:
     """:func:`combine` over row batches, so that pairwise prediction has bounded memory."""
     n_pairs = tables.K if strategy == "ovr" else tables.K * tables.K
     step = max(1, _ROWS_PER_BATCH // max(n_pairs, 1))
-    probas, intervals = [], []
+    probas: list[FloatArray] = []
+    intervals: list[FloatArray] = []
     for lo in range(0, m, step):
         pr, iv = combine(
             predict_pairs(slice(lo, min(m, lo + step))), tables, strategy, merge_rule, coupling
@@ -261,7 +328,13 @@ def combine_batched(predict_pairs, m, tables, strategy, merge_rule, coupling):
     return np.concatenate(probas), np.concatenate(intervals)
 
 
-def venn_abers_class_scores(S, score_type, strategy, pooled, tables=None):
+def venn_abers_class_scores(
+    S: FloatArray,
+    score_type: str,
+    strategy: str,
+    pooled: bool,
+    tables: MulticlassTables | None = None,
+) -> ClassScores:
     """The class scores the binary predictors of ``strategy`` rank, from a score matrix.
 
     Parameters
@@ -301,7 +374,16 @@ def venn_abers_class_scores(S, score_type, strategy, pooled, tables=None):
     return class_log_scores(S, score_type)
 
 
-def venn_abers_test_scores(scores, tables, *, n_classes, score_type, strategy, pooled, owner):
+def venn_abers_test_scores(
+    scores: ArrayLike,
+    tables: MulticlassTables,
+    *,
+    n_classes: int,
+    score_type: str,
+    strategy: str,
+    pooled: bool,
+    owner: str,
+) -> ClassScores:
     """Check the test scores of fitted tables; return the class scores they rank.
 
     Parameters
@@ -325,7 +407,9 @@ def venn_abers_test_scores(scores, tables, *, n_classes, score_type, strategy, p
     return venn_abers_class_scores(S, score_type, strategy, pooled, tables)
 
 
-def predict_venn_abers(tables, t, strategy, merge_rule, coupling):
+def predict_venn_abers(
+    tables: MulticlassTables, t: ClassScores, strategy: str, merge_rule: str, coupling: str
+) -> tuple[FloatArray, FloatArray]:
     """Probabilities (m, K) and intervals (m, K, 2) of fitted tables at class scores ``t``.
 
     Parameters
@@ -351,16 +435,32 @@ def predict_venn_abers(tables, t, strategy, merge_rule, coupling):
     (True, (1, 3, 2))
     """
     if strategy == TOP_LABEL:
+        # top-label class scores are log-probabilities, never shifted columns
+        assert isinstance(tables, TopLabelTables) and not isinstance(t, ShiftedColumns)
         return predict_top_label(tables, t, merge_rule)
+    assert not isinstance(tables, TopLabelTables)  # the strategy says which tables
 
-    def pairs(rows):
-        p0, p1 = tables.pairs(t[rows])
+    def pairs(rows: slice) -> tuple[FloatArray, FloatArray]:
+        part = t[rows]
+        if isinstance(part, ShiftedColumns):
+            assert isinstance(tables, OneVsRestTables)  # the only tables that rank them
+            p0, p1 = tables.pairs(part)
+        else:
+            p0, p1 = tables.pairs(part)
         return p0[None], p1[None]
 
     return combine_batched(pairs, t.shape[0], tables, strategy, merge_rule, coupling)
 
 
-def predict_venn_abers_in_groups(t, groups, *, fitted_groups, group_tables, predict, owner):
+def predict_venn_abers_in_groups(
+    t: ClassScores,
+    groups: ArrayLike | None,
+    *,
+    fitted_groups: Sequence[Any] | None,
+    group_tables: Sequence[MulticlassTables] | None,
+    predict: Callable[[MulticlassTables, ClassScores], tuple[FloatArray, FloatArray]],
+    owner: str,
+) -> tuple[FloatArray, FloatArray]:
     """``(proba, interval)`` of class scores ``t``, each row from its group's tables.
 
     Parameters
@@ -392,6 +492,7 @@ def predict_venn_abers_in_groups(t, groups, *, fitted_groups, group_tables, pred
         raise ValueError(
             f"{owner} was fitted within groups: pass groups= with the group of each test row."
         )
+    assert group_tables is not None  # fitted within groups: a table per group
     g = check_groups(groups, t.shape[0], what="rows")
     index = {label: k for k, label in enumerate(fitted_groups)}
     parts = group_rows(g)
@@ -409,7 +510,9 @@ def predict_venn_abers_in_groups(t, groups, *, fitted_groups, group_tables, pred
     return proba, interval
 
 
-def predict_fitted(fitted, scores, groups, *, owner):
+def predict_fitted(
+    fitted: FittedVennAbers, scores: ArrayLike, groups: ArrayLike | None, *, owner: str
+) -> tuple[FloatArray, FloatArray]:
     """``(proba, interval)`` of a fitted multiclass Venn-Abers calibrator at ``scores``.
 
     ``fitted`` is the estimator or its saved-model predictor: anything with the fitted
