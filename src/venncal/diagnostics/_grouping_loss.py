@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -15,6 +16,9 @@ from venncal._validation import (
 )
 from venncal.metrics import isotonic_recalibration
 from venncal.metrics._common import assign_bins, bin_edges
+
+if TYPE_CHECKING:
+    from venncal._typing import AnyArray, ArrayLike, FloatArray, SeedLike
 
 __all__ = ["GroupingLoss", "grouping_loss"]
 
@@ -58,10 +62,10 @@ class GroupingLoss:
     calibrated_brier: float
     refined_brier: float
     within_bin_calibration_variance: float
-    bin_edges: np.ndarray
-    bin_counts: np.ndarray
-    bin_grouping_loss: np.ndarray
-    fold_estimates: np.ndarray
+    bin_edges: FloatArray
+    bin_counts: AnyArray
+    bin_grouping_loss: FloatArray
+    fold_estimates: FloatArray
 
 
 def _between_region_gain(y, bins, regions, n_bins):
@@ -113,18 +117,18 @@ def _regions(fitted, X_train, X_test, n_regions):
 
 
 def grouping_loss(
-    X,
-    y_true,
-    y_proba,
+    X: ArrayLike,
+    y_true: ArrayLike,
+    y_proba: ArrayLike,
     *,
-    estimator=None,
-    n_bins=10,
-    strategy="quantile",
-    n_splits=5,
-    n_regions=8,
-    min_samples_leaf=20,
-    random_state=None,
-):
+    estimator: Any = None,
+    n_bins: int = 10,
+    strategy: str = "quantile",
+    n_splits: int = 5,
+    n_regions: int = 8,
+    min_samples_leaf: int = 20,
+    random_state: SeedLike = None,
+) -> GroupingLoss:
     """Estimate the grouping loss: what the features know about the label beyond the score.
 
     The Brier score of a probabilistic classifier ``S`` splits into refinement loss
@@ -216,13 +220,15 @@ def grouping_loss(
 
     owner = "grouping_loss"
     try:
-        X = check_array(X, ensure_2d=True, dtype="numeric", ensure_all_finite=True, input_name="X")
+        features = check_array(
+            X, ensure_2d=True, dtype="numeric", ensure_all_finite=True, input_name="X"
+        )
     except (TypeError, ValueError) as exc:  # scikit-learn's messages span several lines
         first = str(exc).splitlines()[0].rstrip(":")
         raise type(exc)(f"'X' of {owner}: {first}.") from None
     y = check_labels01(y_true).astype(np.float64)
     p = check_probabilities(y_proba)
-    check_consistent_length(X=X, y_true=y, y_proba=p)
+    check_consistent_length(X=features, y_true=y, y_proba=p)
     n_splits = check_positive_int(n_splits, name="n_splits", owner=owner, minimum=2)
     n_regions = check_positive_int(n_regions, name="n_regions", owner=owner, minimum=2)
     min_samples_leaf = check_positive_int(min_samples_leaf, name="min_samples_leaf", owner=owner)
@@ -256,7 +262,7 @@ def grouping_loss(
     used = np.zeros(k)
     fold_estimates = np.empty(n_splits)
     calibrated_sse = 0.0
-    for f, (train, test) in enumerate(folds.split(X, y)):
+    for f, (train, test) in enumerate(folds.split(features, y)):
         regions = np.zeros(test.shape[0], dtype=np.int64)
         for b in np.unique(bins[test]):  # occupied bins only, however many bins there are
             tr = train[bins[train] == b]
@@ -268,8 +274,8 @@ def grouping_loss(
             model = clone(estimator)
             if "random_state" in model.get_params():
                 model.set_params(random_state=int(rng.integers(2**31 - 1)))
-            model.fit(X[tr], y[tr])
-            regions[te_mask] = _regions(model, X[tr], X[test[te_mask]], n_regions)
+            model.fit(features[tr], y[tr])
+            regions[te_mask] = _regions(model, features[tr], features[test[te_mask]], n_regions)
         plug, deb, cnt = _between_region_gain(y[test], bins[test], regions, k)
         plugin_sum += plug
         debiased_sum += deb

@@ -19,11 +19,15 @@ posterior ``eta = P(A | G)`` is known (a simulation) or replaced by a trusted re
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from venncal._validation import check_probabilities, check_sample_weight, check_scores
 from venncal.diagnostics._bayes_loss import _costs, cost_weighted_bayes_loss
+
+if TYPE_CHECKING:
+    from venncal._typing import ArrayLike, FloatArray
 
 __all__ = ["SufficiencyCheck", "sufficiency_check"]
 
@@ -56,12 +60,12 @@ class SufficiencyCheck:
         2.4, eq. 1c), twice the area between the two curves (eq. 15b).
     """
 
-    costs: np.ndarray
-    bayes_loss: np.ndarray
-    threshold_loss: np.ndarray
+    costs: FloatArray
+    bayes_loss: FloatArray
+    threshold_loss: FloatArray
     threshold_gap: float
     kendall_tau: float
-    calibrated_loss: np.ndarray | None = None
+    calibrated_loss: FloatArray | None = None
     curve_gap: float | None = None
     grouping_loss: float | None = None
 
@@ -83,7 +87,14 @@ def _best_threshold_loss(score, eta, w, costs):
     return out
 
 
-def sufficiency_check(score, posterior, *, calibrated=None, costs=None, sample_weight=None):
+def sufficiency_check(
+    score: ArrayLike,
+    posterior: ArrayLike,
+    *,
+    calibrated: ArrayLike | None = None,
+    costs: ArrayLike | None = None,
+    sample_weight: ArrayLike | None = None,
+) -> SufficiencyCheck:
     """Check on a sample whether a score is sufficient for the full information.
 
     Parameters

@@ -15,10 +15,16 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from venncal._validation import check_positive_int, check_random_state
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from venncal._typing import ArrayLike, SeedLike
 
 __all__ = ["UnbiasednessInTheLarge", "unbiasedness_in_the_large"]
 
@@ -66,15 +72,15 @@ def _mean_se(v):
 
 
 def unbiasedness_in_the_large(
-    predictor,
-    sampler,
+    predictor: Any,
+    sampler: Callable[[int, np.random.Generator], tuple[Any, ArrayLike]],
     *,
-    n_train,
-    n_test=1,
-    n_trials=200,
-    positive_rate=None,
-    random_state=None,
-):
+    n_train: int,
+    n_test: int = 1,
+    n_trials: int = 200,
+    positive_rate: float | None = None,
+    random_state: SeedLike = None,
+) -> UnbiasednessInTheLarge:
     """Estimate by simulation whether ``P(Y = 1)`` lies between the mean interval bounds.
 
     For each of ``n_trials`` trials, ``n_train + n_test`` i.i.d. observations are drawn with

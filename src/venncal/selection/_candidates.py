@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from sklearn.base import clone
 
@@ -28,7 +30,7 @@ UNCALIBRATED = "uncalibrated"
 _OWNER = "compare_calibrators"
 
 
-def default_calibrators(scores_are_probabilities=True):
+def default_calibrators(scores_are_probabilities: bool = True) -> dict[str, Any]:
     """The calibrators compared by default for binary scores, by name.
 
     Inductive Venn-Abers (with the mean merge ``(p0 + p1) / 2``, which has the lowest mean test
@@ -75,7 +77,7 @@ def default_calibrators(scores_are_probabilities=True):
     }
 
 
-def default_multiclass_calibrators(scores_are_probabilities=True):
+def default_multiclass_calibrators(scores_are_probabilities: bool = True) -> dict[str, Any]:
     """The calibrators compared by default for an (n, K) score matrix, by name.
 
     Temperature scaling, structured matrix scaling (:class:`~venncal.MatrixScalingCalibrator`

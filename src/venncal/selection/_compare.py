@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from joblib import Parallel, delayed
@@ -30,6 +31,13 @@ from venncal.selection._candidates import (
 )
 from venncal.selection._resample import RowValues, paired_bootstrap, recentred_interval
 from venncal.selection._rule import recommend
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    import pandas as pd
+
+    from venncal._typing import ArrayLike, SeedLike
 
 __all__ = [
     "CalibratorComparison",
@@ -80,16 +88,16 @@ class CalibratorComparison:
         recommendation on all the calibration data (None for ``"uncalibrated"``).
     """
 
-    table: object
+    table: pd.DataFrame
     recommended: str
     rule: str
-    oof: object
+    oof: pd.DataFrame
     confidence_level: float
     n_boot: int
     default: str = "venn-abers"
-    candidates: dict | None = None
+    candidates: dict[str, Any] | None = None
 
-    def wide(self):
+    def wide(self) -> pd.DataFrame:
         """One row per calibrator, one column per metric (estimates only)."""
         return self.table.pivot(index="calibrator", columns="metric", values="estimate")[
             list(dict.fromkeys(self.table["metric"]))
@@ -174,22 +182,22 @@ def _progress_bar(total, progress):
 
 
 def compare_calibrators(
-    scores,
-    y,
+    scores: ArrayLike,
+    y: ArrayLike,
     *,
-    calibrators=None,
-    cv=5,
-    metrics=METRICS,
-    n_boot=1000,
-    confidence_level=0.95,
-    n_bins=10,
-    select_by="log_loss",
-    include_uncalibrated="auto",
-    default=None,
-    n_jobs=None,
-    progress=False,
-    random_state=None,
-):
+    calibrators: dict[str, Any] | Sequence[Any] | None = None,
+    cv: int | Any = 5,
+    metrics: Sequence[str] = METRICS,
+    n_boot: int = 1000,
+    confidence_level: float = 0.95,
+    n_bins: int = 10,
+    select_by: str = "log_loss",
+    include_uncalibrated: bool | str = "auto",
+    default: str | None = None,
+    n_jobs: int | None = None,
+    progress: bool | None = False,
+    random_state: SeedLike = None,
+) -> CalibratorComparison:
     """Compare calibrators on one calibration set: which one should I use?
 
     Every calibrator is fitted by cross-validation over the given scores and labels only (the

@@ -14,16 +14,26 @@ rows (label 0): by Bayes' rule ``dQ/dP (x) = P(target | x) / P(source | x) * n_s
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from venncal._validation import check_in_range, check_positive_int, check_probabilities
+
+if TYPE_CHECKING:
+    from venncal._typing import ArrayLike, FloatArray
 
 __all__ = ["covariate_shift_weights"]
 
 
 def covariate_shift_weights(
-    domain_proba, *, n_source, n_target, clip_quantile=0.99, max_weight=None
-):
+    domain_proba: ArrayLike,
+    *,
+    n_source: int,
+    n_target: int,
+    clip_quantile: float | None = 0.99,
+    max_weight: float | None = None,
+) -> FloatArray:
     """Density ratios target/source from a domain classifier's probabilities, clipped.
 
     ``w = P(target | x) / P(source | x) * n_source / n_target`` for each calibration row,

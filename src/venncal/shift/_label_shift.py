@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -42,6 +43,11 @@ from venncal._validation import (
     check_random_state,
     check_scores,
 )
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from venncal._typing import AnyArray, ArrayLike, FloatArray, SeedLike
 
 __all__ = ["PriorEstimate", "estimate_target_prior", "adjust_for_prior"]
 
@@ -81,15 +87,15 @@ class PriorEstimate:
     (0.2, array(0.2))
     """
 
-    prior: np.ndarray
-    interval: np.ndarray | None
+    prior: FloatArray
+    interval: FloatArray | None
     method: str
     n_iter: int
     converged: bool
     confidence_level: float
     binary: bool
 
-    def __float__(self):
+    def __float__(self) -> float:
         if not self.binary:
             raise TypeError(
                 f"a PriorEstimate of {self.prior.shape[0]} classes is not one number; use "
@@ -97,7 +103,7 @@ class PriorEstimate:
             )
         return float(self.prior[1])
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: npt.DTypeLike | None = None, copy: bool | None = None) -> AnyArray:
         value = np.asarray(self.prior[1]) if self.binary else self.prior.copy()
         return value if dtype is None else value.astype(dtype)
 
@@ -262,19 +268,19 @@ def _percentile_interval(draws, confidence_level, binary):
 
 
 def estimate_target_prior(
-    p,
+    p: ArrayLike,
     *,
-    source_prior=None,
-    method="em",
-    y_cal=None,
-    p_cal=None,
-    confusion_matrix=None,
-    n_boot=0,
-    confidence_level=0.95,
-    random_state=None,
-    max_iter=1000,
-    tol=1e-8,
-):
+    source_prior: ArrayLike | None = None,
+    method: str = "em",
+    y_cal: ArrayLike | None = None,
+    p_cal: ArrayLike | None = None,
+    confusion_matrix: ArrayLike | None = None,
+    n_boot: int = 0,
+    confidence_level: float = 0.95,
+    random_state: SeedLike = None,
+    max_iter: int = 1000,
+    tol: float = 1e-8,
+) -> PriorEstimate:
     """Estimate the class balance of unlabelled target data from its predicted probabilities.
 
     Parameters
@@ -376,6 +382,7 @@ def estimate_target_prior(
         start = np.maximum(prior, 1e-6)
         start /= start.sum()
         for _ in range(n_boot):
+            assert rng is not None  # drawn above whenever n_boot > 0
             rows = rng.integers(0, probs.shape[0], probs.shape[0])
             draws.append(_em(probs[rows], source, max_iter=max_iter, tol=tol, start=start)[0])
     else:
@@ -417,6 +424,7 @@ def estimate_target_prior(
         n_iter = 0
         draws = []
         for _ in range(n_boot):
+            assert rng is not None  # drawn above whenever n_boot > 0
             rows = rng.integers(0, pred.shape[0], pred.shape[0])
             rate_b = np.bincount(pred[rows], minlength=n_classes) / pred.shape[0]
             if have_rows:
@@ -437,7 +445,9 @@ def estimate_target_prior(
     return PriorEstimate(prior, interval, method, int(n_iter), bool(converged), level, binary)
 
 
-def adjust_for_prior(p, source_prior, target_prior):
+def adjust_for_prior(
+    p: ArrayLike, source_prior: ArrayLike, target_prior: ArrayLike | PriorEstimate
+) -> FloatArray:
     """Move calibrated probabilities from the source's class balance to the target's.
 
     Bayes' rule with the prior ratio: ``p_k q_k / pi_k``, normalised over the classes, where

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from sklearn.base import BaseEstimator
 
@@ -21,6 +23,12 @@ from venncal.core.betting import (
     current_log_martingale,
     initial_state,
 )
+
+if TYPE_CHECKING:
+    from sklearn.utils import Tags
+    from typing_extensions import Self
+
+    from venncal._typing import ArrayLike, FloatArray
 
 __all__ = ["CalibrationMonitor"]
 
@@ -146,7 +154,15 @@ class CalibrationMonitor(BaseEstimator):
     True
     """
 
-    def __init__(self, alpha=0.05, *, shifts=_SHIFTS, slopes=_SLOPES, n_bins=1, keep_path=True):
+    def __init__(
+        self,
+        alpha: float = 0.05,
+        *,
+        shifts: ArrayLike = _SHIFTS,
+        slopes: ArrayLike = _SLOPES,
+        n_bins: int = 1,
+        keep_path: bool = True,
+    ) -> None:
         self.alpha = alpha
         self.shifts = shifts
         self.slopes = slopes
@@ -192,7 +208,7 @@ class CalibrationMonitor(BaseEstimator):
                 "start a new monitor (sklearn.base.clone) to use other parameters."
             )
 
-    def advance(self, p, y):
+    def advance(self, p: ArrayLike, y: ArrayLike) -> FloatArray:
         """Add a batch of rows and return the log martingale after each of them.
 
         Parameters
@@ -224,7 +240,7 @@ class CalibrationMonitor(BaseEstimator):
         self.state_, path = advance(self.state_, prob, labels, self.alternatives_)
         return path
 
-    def update(self, p, y):
+    def update(self, p: ArrayLike, y: ArrayLike) -> Self:
         """Add a batch of rows (probabilities and their labels, in time order).
 
         Batches may be of any size, including one row; the result is the same as one batch
@@ -252,33 +268,33 @@ class CalibrationMonitor(BaseEstimator):
 
     # the public fitted attributes are views of the state, so a model file holds it once
     @property
-    def alarm_(self):
+    def alarm_(self) -> bool:
         return self.state_.alarm_index is not None
 
     @property
-    def alarm_index_(self):
+    def alarm_index_(self) -> int | None:
         return self.state_.alarm_index
 
     @property
-    def martingale_(self):
+    def martingale_(self) -> FloatArray | None:
         return self.state_.path
 
     @property
-    def log_martingale_(self):
+    def log_martingale_(self) -> float:
         path = self.state_.path
         if path is not None and path.size:
             return float(path[-1])
         return current_log_martingale(self.state_)
 
     @property
-    def n_seen_(self):
+    def n_seen_(self) -> int:
         return self.state_.n_seen
 
     @property
-    def threshold_(self):
+    def threshold_(self) -> float:
         return self.state_.log_threshold
 
-    def __sklearn_tags__(self):
+    def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()
         tags.requires_fit = True
         return tags
