@@ -46,6 +46,7 @@ References
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.special import expit
@@ -61,13 +62,21 @@ from venncal._validation import (
 from venncal.core._inputs import check_scores_y01, fill_fit_doc
 from venncal.core.bayesian_binning import nearest_position, pool_scores
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from venncal._typing import ArrayLike, FloatArray
+    from venncal.core.platt import PlattSigmoid
+
 __all__ = ["ACPTable", "fit_acp", "symmetric_interval", "wald_interval"]
 
 #: how a given interval becomes a bin (``interval_adjustment`` of ``ACPCalibrator``)
 INTERVAL_ADJUSTMENTS = ("symmetric", "none")
 
 
-def wald_interval(linear_predictor, standard_error, confidence=0.95):
+def wald_interval(
+    linear_predictor: ArrayLike, standard_error: ArrayLike, confidence: float = 0.95
+) -> tuple[FloatArray, FloatArray]:
     """Wald confidence interval of a logistic model's probability.
 
     Parameters
@@ -103,7 +112,9 @@ def wald_interval(linear_predictor, standard_error, confidence=0.95):
     return expit(eta - z * se), expit(eta + z * se)
 
 
-def symmetric_interval(prediction, lower, upper):
+def symmetric_interval(
+    prediction: ArrayLike, lower: ArrayLike, upper: ArrayLike
+) -> tuple[FloatArray, FloatArray]:
     """ACP's adjusted bin: the interval's length, centred on the prediction.
 
     Parameters
@@ -159,12 +170,12 @@ class ACPTable:
         Additive smoothing of the fractions, in the units of ``cum_total``.
     """
 
-    positions: np.ndarray
-    cum_total: np.ndarray
-    cum_positive: np.ndarray
+    positions: FloatArray
+    cum_total: FloatArray
+    cum_positive: FloatArray
     alpha: float
 
-    def predict(self, lower, upper):
+    def predict(self, lower: ArrayLike, upper: ArrayLike) -> FloatArray:
         """Return the fraction of positives among calibration predictions in ``[lower, upper]``.
 
         Parameters
@@ -199,7 +210,9 @@ class ACPTable:
 
 
 @fill_fit_doc
-def fit_acp(scores, y01, sample_weight=None, *, alpha=0.0):
+def fit_acp(
+    scores: ArrayLike, y01: ArrayLike, sample_weight: ArrayLike | None = None, *, alpha: float = 0.0
+) -> ACPTable:
     """Store the calibration predictions of ACP.
 
     Parameters
@@ -246,7 +259,7 @@ def fit_acp(scores, y01, sample_weight=None, *, alpha=0.0):
 _SAFE_EXPONENT = 960
 
 
-def check_interval_adjustment(value, *, owner):
+def check_interval_adjustment(value: object, *, owner: str) -> None:
     """Raise unless ``value`` is one of :data:`INTERVAL_ADJUSTMENTS`."""
     if value not in INTERVAL_ADJUSTMENTS:
         raise ValueError(
@@ -255,7 +268,9 @@ def check_interval_adjustment(value, *, owner):
         )
 
 
-def acp_score_interval(s, sigmoid, covariance_scaled, confidence):
+def acp_score_interval(
+    s: FloatArray, sigmoid: PlattSigmoid, covariance_scaled: FloatArray, confidence: float
+) -> FloatArray:
     """The self-built interval of each score: the Wald interval of a logistic model of the
     label on the score, mapped back to the score axis.
 
@@ -290,6 +305,7 @@ def acp_score_interval(s, sigmoid, covariance_scaled, confidence):
     from venncal.core.platt import _standardise
 
     v = covariance_scaled
+    assert sigmoid.a_scaled is not None  # a fit stores the slope on the standardised scores
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         f = _standardise(s, sigmoid.center, sigmoid.scale)
         se = np.sqrt(np.maximum(v[0, 0] * f * f + 2.0 * v[0, 1] * f + v[1, 1], 0.0))
@@ -301,7 +317,15 @@ def acp_score_interval(s, sigmoid, covariance_scaled, confidence):
         return np.column_stack([s - half, s + half])
 
 
-def predict_acp(table, s, interval, *, adjustment, score_interval, owner):
+def predict_acp(
+    table: ACPTable,
+    s: FloatArray,
+    interval: ArrayLike | None,
+    *,
+    adjustment: str,
+    score_interval: Callable[[FloatArray], FloatArray] | None,
+    owner: str,
+) -> FloatArray:
     """ACP's probability of the positive class at clean test scores ``s``.
 
     Parameters
@@ -331,6 +355,7 @@ def predict_acp(table, s, interval, *, adjustment, score_interval, owner):
     array([1.])
     """
     if interval is None:
+        assert score_interval is not None  # None only with the intervals given
         iv = score_interval(s)
     else:
         try:

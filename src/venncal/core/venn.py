@@ -29,10 +29,14 @@ for well-calibrated probability estimation trees", 2018, eqs. (3)-(6) and (10)-(
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from venncal._validation import check_positive_int, check_scores
+
+if TYPE_CHECKING:
+    from venncal._typing import AnyArray, ArrayLike, FloatArray, IntArray
 
 __all__ = ["VennPrediction", "venn_predict", "equal_mass_venn_predict"]
 
@@ -54,19 +58,19 @@ class VennPrediction:
         with sample weights, their total weight (float).
     """
 
-    lower: np.ndarray
-    upper: np.ndarray
-    label: np.ndarray
-    category_size: np.ndarray
+    lower: FloatArray
+    upper: FloatArray
+    label: IntArray
+    category_size: IntArray | FloatArray
 
     @property
-    def interval(self):
+    def interval(self) -> FloatArray:
         """ndarray of shape (m, 2): ``[L(yhat), U(yhat)]`` of eq. (6)."""
         rows = np.arange(self.label.shape[0])
         return np.column_stack([self.lower[rows, self.label], self.upper[rows, self.label]])
 
     @property
-    def p0_p1(self):
+    def p0_p1(self) -> FloatArray:
         """ndarray of shape (m, 2): ``[L(1), U(1)]``, the (p0, p1) pair of a binary problem."""
         if self.lower.shape[1] != 2:
             raise ValueError(
@@ -76,7 +80,7 @@ class VennPrediction:
         return np.column_stack([self.lower[:, 1], self.upper[:, 1]])
 
 
-def _check_labels(labels, n_classes, name):
+def _check_labels(labels: ArrayLike, n_classes: int | None, name: str) -> tuple[IntArray, int]:
     arr = np.asarray(labels)
     if arr.ndim != 1:
         raise ValueError(f"'{name}' must be 1-D, got shape {arr.shape}.")
@@ -98,7 +102,7 @@ def _check_labels(labels, n_classes, name):
     return arr, n_classes
 
 
-def _check_exclude(exclude, m, n):
+def _check_exclude(exclude: ArrayLike | None, m: int, n: int) -> IntArray | None:
     if exclude is None:
         return None
     ex = np.asarray(exclude)
@@ -113,7 +117,7 @@ def _check_exclude(exclude, m, n):
     return ex
 
 
-def _finish(counts, weighted=False):
+def _finish(counts: AnyArray, weighted: bool = False) -> VennPrediction:
     counts = counts.astype(np.float64)
     size = counts.sum(axis=1)
     lower = counts / (size + 1.0)[:, None]
@@ -122,7 +126,7 @@ def _finish(counts, weighted=False):
     return VennPrediction(lower, upper, label, size if weighted else size.astype(np.intp))
 
 
-def _check_weight(sample_weight, n):
+def _check_weight(sample_weight: ArrayLike | None, n: int) -> FloatArray | None:
     """Calibration weights as float64 (None stays None); zero weights allowed, all zero too."""
     if sample_weight is None:
         return None
@@ -138,8 +142,14 @@ def _check_weight(sample_weight, n):
 
 
 def venn_predict(
-    cal_categories, cal_labels, test_categories, *, n_classes=None, exclude=None, sample_weight=None
-):
+    cal_categories: ArrayLike,
+    cal_labels: ArrayLike,
+    test_categories: ArrayLike,
+    *,
+    n_classes: int | None = None,
+    exclude: ArrayLike | None = None,
+    sample_weight: ArrayLike | None = None,
+) -> VennPrediction:
     """Venn predictor for a taxonomy that does not depend on the labels.
 
     Parameters
@@ -228,7 +238,13 @@ def venn_predict(
     return _finish(counts, weighted=w is not None)
 
 
-def _bag_order_stat(sorted_cal, q, insert_pos, test_values, removed_pos):
+def _bag_order_stat(
+    sorted_cal: FloatArray,
+    q: IntArray,
+    insert_pos: IntArray,
+    test_values: FloatArray,
+    removed_pos: IntArray | None,
+) -> FloatArray:
     """Value at position ``q`` of the sorted bag ``cal - {removed} + {test}`` (vectorised)."""
     # Remove first (positions of the remaining calibration values), then insert the test value.
     n = sorted_cal.shape[0]
@@ -245,15 +261,15 @@ def _bag_order_stat(sorted_cal, q, insert_pos, test_values, removed_pos):
 
 
 def equal_mass_venn_predict(
-    cal_scores,
-    cal_labels,
-    test_scores,
+    cal_scores: ArrayLike,
+    cal_labels: ArrayLike,
+    test_scores: ArrayLike,
     *,
-    n_bins=10,
-    n_classes=None,
-    exclude=None,
-    sample_weight=None,
-):
+    n_bins: int = 10,
+    n_classes: int | None = None,
+    exclude: ArrayLike | None = None,
+    sample_weight: ArrayLike | None = None,
+) -> VennPrediction:
     """Venn predictor whose categories are equal-mass bins of a 1-D score.
 
     For each test object the bin edges are order statistics of the bag of the calibration scores
@@ -343,7 +359,13 @@ def equal_mass_venn_predict(
     return _finish(counts)
 
 
-def _counts_between_edges(edges, test, sc, cum, removed):
+def _counts_between_edges(
+    edges: FloatArray | None,
+    test: FloatArray,
+    sc: FloatArray,
+    cum: AnyArray,
+    removed: tuple[IntArray | None, FloatArray, IntArray, FloatArray | None],
+) -> AnyArray:
     """The class counts, in the bin ``[lo, hi)`` of each test object among its row of ``edges``
     (None: one bin), of the sorted calibration scores ``sc`` (``cum``: cumulative counts, one
     row more than ``sc``), less the example each test object leaves out: ``removed`` is
@@ -369,7 +391,15 @@ def _counts_between_edges(edges, test, sc, cum, removed):
     return counts
 
 
-def _weighted_equal_mass(cal, labels, test, w, n_bins, n_classes, ex):
+def _weighted_equal_mass(
+    cal: FloatArray,
+    labels: IntArray,
+    test: FloatArray,
+    w: FloatArray,
+    n_bins: int,
+    n_classes: int,
+    ex: IntArray | None,
+) -> VennPrediction:
     """``equal_mass_venn_predict`` with calibration weights (see there)."""
     n, m = cal.shape[0], test.shape[0]
     order = np.argsort(cal, kind="stable")
