@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, TypeVar
+
 from venncal.metrics._common import fill_doc
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 #: Descriptions of the parameters that the displays share, put into a docstring by
 #: :func:`fill_plot_doc` in place of a line ``{name}`` or ``{name, other, ...}``.
@@ -28,7 +33,7 @@ PLOT_DOCS = {
 }
 
 
-def fill_plot_doc(func):
+def fill_plot_doc(func: F) -> F:
     """Decorator: the shared descriptions of :data:`PLOT_DOCS` put into ``func``'s docstring
     (see :func:`venncal.metrics._common.fill_doc`)."""
     return fill_doc(func, docs=PLOT_DOCS)

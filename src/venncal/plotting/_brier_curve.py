@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from venncal._validation import check_bool
@@ -13,6 +15,13 @@ from venncal.plotting._base import (
     fill_plot_doc,
     get_axes,
 )
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from typing_extensions import Self
+
+    from venncal._typing import ArrayLike
+    from venncal.metrics import BrierCurve
 
 __all__ = ["BrierCurveDisplay"]
 
@@ -57,15 +66,22 @@ class BrierCurveDisplay:
     ['calibrated', 'too sharp']
     """
 
-    def __init__(self, curves, *, recalibrated=False):
+    def __init__(self, curves: dict[str, BrierCurve], *, recalibrated: bool = False) -> None:
         self.curves = curves
         self.recalibrated = recalibrated
 
     @classmethod
     @fill_plot_doc
     def from_predictions(
-        cls, y_true, y_proba, *, recalibrated=False, sample_weight=None, pos_label=None, ax=None
-    ):
+        cls,
+        y_true: ArrayLike,
+        y_proba: ArrayLike | dict[str, ArrayLike],
+        *,
+        recalibrated: bool = False,
+        sample_weight: ArrayLike | None = None,
+        pos_label: object = None,
+        ax: Axes | None = None,
+    ) -> Self:
         """Compute the Brier curves and draw them.
 
         Parameters
@@ -108,16 +124,16 @@ class BrierCurveDisplay:
     @fill_plot_doc
     def from_estimator(
         cls,
-        estimator,
-        X,
-        y,
+        estimator: Any,
+        X: Any,
+        y: ArrayLike,
         *,
-        name=None,
-        recalibrated=False,
-        sample_weight=None,
-        pos_label=None,
-        ax=None,
-    ):
+        name: str | None = None,
+        recalibrated: bool = False,
+        sample_weight: ArrayLike | None = None,
+        pos_label: object = None,
+        ax: Axes | None = None,
+    ) -> Self:
         """Compute the Brier curve of a fitted classifier's ``predict_proba`` and draw it.
 
         Parameters
@@ -145,7 +161,7 @@ class BrierCurveDisplay:
             ax=ax,
         )
 
-    def plot(self, ax=None):
+    def plot(self, ax: Axes | None = None) -> Self:
         """Draw the curves and return self."""
         check_ax(ax, "BrierCurveDisplay.plot")
         fig, ax = get_axes(ax)

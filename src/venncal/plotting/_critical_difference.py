@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from venncal.plotting._base import check_ax, get_axes
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from typing_extensions import Self
+
 
 __all__ = ["CriticalDifferenceDisplay", "cliques"]
 
@@ -37,7 +43,7 @@ def _check_ranks(average_ranks, critical_difference):
     return names, ranks, float(critical_difference)
 
 
-def cliques(average_ranks, critical_difference):
+def cliques(average_ranks: dict[str, float], critical_difference: float) -> list[tuple[str, ...]]:
     """Groups of methods whose average ranks differ by less than the critical difference.
 
     Two methods differ significantly when their average ranks differ by at least the critical
@@ -113,12 +119,18 @@ class CriticalDifferenceDisplay:
     [('VA', 'SVA', 'W'), ('W', 'DIR')]
     """
 
-    def __init__(self, average_ranks, critical_difference):
+    def __init__(self, average_ranks: dict[str, float], critical_difference: float) -> None:
         self.average_ranks = average_ranks
         self.critical_difference = critical_difference
 
     @classmethod
-    def from_ranks(cls, average_ranks, critical_difference, *, ax=None):
+    def from_ranks(
+        cls,
+        average_ranks: dict[str, float],
+        critical_difference: float,
+        *,
+        ax: Axes | None = None,
+    ) -> Self:
         """Draw the diagram from average ranks and a critical difference.
 
         Parameters
@@ -134,7 +146,7 @@ class CriticalDifferenceDisplay:
         _check_ranks(average_ranks, critical_difference)
         return cls(dict(average_ranks), critical_difference).plot(ax=ax)
 
-    def plot(self, ax=None):
+    def plot(self, ax: Axes | None = None) -> Self:
         """Draw the diagram and return self."""
         names, ranks, cd = _check_ranks(self.average_ranks, self.critical_difference)
         check_ax(ax, type(self).__name__ + ".plot")

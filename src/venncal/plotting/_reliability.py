@@ -7,6 +7,8 @@ against whether its class is the true one) or for one class (its probability aga
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from venncal._validation import check_option
@@ -27,6 +29,14 @@ from venncal.plotting._base import (
     plot_diagonal,
     start_plot,
 )
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.lines import Line2D
+    from typing_extensions import Self
+
+    from venncal._typing import ArrayLike, FloatArray
+    from venncal.metrics import ReliabilityCurve
 
 __all__ = ["ReliabilityDisplay"]
 
@@ -93,9 +103,19 @@ class ReliabilityDisplay:
     'frequency of class 2 ('
     """
 
+    line_: Line2D
+
     def __init__(
-        self, curve, lower, upper, ece, *, name=None, confidence_level=0.95, kind="binary"
-    ):
+        self,
+        curve: ReliabilityCurve,
+        lower: FloatArray,
+        upper: FloatArray,
+        ece: float,
+        *,
+        name: str | None = None,
+        confidence_level: float = 0.95,
+        kind: str = "binary",
+    ) -> None:
         self.curve = curve
         self.lower = lower
         self.upper = upper
@@ -109,20 +129,20 @@ class ReliabilityDisplay:
     @fill_plot_doc
     def from_predictions(
         cls,
-        y_true,
-        y_proba,
+        y_true: ArrayLike,
+        y_proba: ArrayLike,
         *,
-        n_bins=10,
-        strategy="uniform",
-        name=None,
-        confidence_level=0.95,
-        sample_weight=None,
-        pos_label=None,
-        multiclass=None,
-        class_label=None,
-        labels=None,
-        ax=None,
-    ):
+        n_bins: int = 10,
+        strategy: str = "uniform",
+        name: str | None = None,
+        confidence_level: float = 0.95,
+        sample_weight: ArrayLike | None = None,
+        pos_label: object = None,
+        multiclass: str | None = None,
+        class_label: object = None,
+        labels: ArrayLike | None = None,
+        ax: Axes | None = None,
+    ) -> Self:
         """Compute the per-bin statistics and draw the diagram.
 
         Parameters
@@ -251,20 +271,20 @@ class ReliabilityDisplay:
     @fill_plot_doc
     def from_estimator(
         cls,
-        estimator,
-        X,
-        y,
+        estimator: Any,
+        X: Any,
+        y: ArrayLike,
         *,
-        n_bins=10,
-        strategy="uniform",
-        name=None,
-        confidence_level=0.95,
-        sample_weight=None,
-        pos_label=None,
-        multiclass=None,
-        class_label=None,
-        ax=None,
-    ):
+        n_bins: int = 10,
+        strategy: str = "uniform",
+        name: str | None = None,
+        confidence_level: float = 0.95,
+        sample_weight: ArrayLike | None = None,
+        pos_label: object = None,
+        multiclass: str | None = None,
+        class_label: object = None,
+        ax: Axes | None = None,
+    ) -> Self:
         """Draw the diagram of a fitted classifier's ``predict_proba`` on ``X``.
 
         Parameters
@@ -312,7 +332,7 @@ class ReliabilityDisplay:
         )
 
     @fill_plot_doc
-    def plot(self, ax=None, *, name=None):
+    def plot(self, ax: Axes | None = None, *, name: str | None = None) -> Self:
         """Draw the diagram.
 
         Parameters

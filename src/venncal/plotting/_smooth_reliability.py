@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from venncal.metrics import smooth_calibration_curve
@@ -14,6 +16,13 @@ from venncal.plotting._base import (
     plot_diagonal,
     start_plot,
 )
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from typing_extensions import Self
+
+    from venncal._typing import ArrayLike
+    from venncal.metrics import SmoothCalibrationCurve
 
 __all__ = ["SmoothReliabilityDisplay"]
 
@@ -72,7 +81,7 @@ class SmoothReliabilityDisplay:
     'model (smECE = 0.168'
     """
 
-    def __init__(self, curve, *, name=None):
+    def __init__(self, curve: SmoothCalibrationCurve, *, name: str | None = None) -> None:
         self.curve = curve
         self.name = name
 
@@ -80,16 +89,16 @@ class SmoothReliabilityDisplay:
     @fill_plot_doc
     def from_predictions(
         cls,
-        y_true,
-        y_proba,
+        y_true: ArrayLike,
+        y_proba: ArrayLike,
         *,
-        bandwidth=None,
-        n_points=201,
-        name=None,
-        sample_weight=None,
-        pos_label=None,
-        ax=None,
-    ):
+        bandwidth: float | None = None,
+        n_points: int = 201,
+        name: str | None = None,
+        sample_weight: ArrayLike | None = None,
+        pos_label: object = None,
+        ax: Axes | None = None,
+    ) -> Self:
         """Compute the smoothed curve and draw the diagram.
 
         Parameters
@@ -135,17 +144,17 @@ class SmoothReliabilityDisplay:
     @fill_plot_doc
     def from_estimator(
         cls,
-        estimator,
-        X,
-        y,
+        estimator: Any,
+        X: Any,
+        y: ArrayLike,
         *,
-        bandwidth=None,
-        n_points=201,
-        name=None,
-        sample_weight=None,
-        pos_label=None,
-        ax=None,
-    ):
+        bandwidth: float | None = None,
+        n_points: int = 201,
+        name: str | None = None,
+        sample_weight: ArrayLike | None = None,
+        pos_label: object = None,
+        ax: Axes | None = None,
+    ) -> Self:
         """Draw the diagram of a fitted binary classifier's ``predict_proba`` on ``X``.
 
         Parameters
@@ -173,7 +182,7 @@ class SmoothReliabilityDisplay:
         )
 
     @fill_plot_doc
-    def plot(self, ax=None, *, name=None):
+    def plot(self, ax: Axes | None = None, *, name: str | None = None) -> Self:
         """Draw the diagram.
 
         Parameters
@@ -213,7 +222,12 @@ class SmoothReliabilityDisplay:
         mid = 0.5 * (dens[:-1] + dens[1:])
         widths = _MIN_WIDTH + (_MAX_WIDTH - _MIN_WIDTH) * mid / peak
         self.line_ = LineCollection(
-            segments[keep], linewidths=widths[keep], colors="C3", capstyle="round", label=label
+            # an (n, 2, 2) array of segments, as documented; the stubs ask for a sequence
+            segments[keep],  # type: ignore[arg-type]
+            linewidths=widths[keep],
+            colors="C3",
+            capstyle="round",
+            label=label,
         )
         ax.add_collection(self.line_)
         ax.set_xlim(0, 1)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from venncal.metrics import interval_validity
@@ -14,6 +16,14 @@ from venncal.plotting._base import (
     fill_plot_doc,
     get_axes,
 )
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.lines import Line2D
+    from typing_extensions import Self
+
+    from venncal._typing import ArrayLike
+    from venncal.metrics import IntervalValidity
 
 __all__ = ["VennIntervalDisplay"]
 
@@ -82,7 +92,9 @@ class VennIntervalDisplay:
     (400, True)
     """
 
-    def __init__(self, validity, *, name=None):
+    line_: Line2D
+
+    def __init__(self, validity: IntervalValidity, *, name: str | None = None) -> None:
         self.validity = validity
         self.name = name
 
@@ -90,16 +102,16 @@ class VennIntervalDisplay:
     @fill_plot_doc
     def from_predictions(
         cls,
-        y_true,
-        p0,
-        p1=None,
+        y_true: ArrayLike,
+        p0: ArrayLike,
+        p1: ArrayLike | None = None,
         *,
-        n_bins=10,
-        strategy="uniform",
-        name=None,
-        pos_label=None,
-        ax=None,
-    ):
+        n_bins: int = 10,
+        strategy: str = "uniform",
+        name: str | None = None,
+        pos_label: object = None,
+        ax: Axes | None = None,
+    ) -> Self:
         """Compute the per-bin intervals and frequencies and draw them.
 
         Parameters
@@ -134,8 +146,17 @@ class VennIntervalDisplay:
     @classmethod
     @fill_plot_doc
     def from_estimator(
-        cls, estimator, X, y, *, n_bins=10, strategy="uniform", name=None, pos_label=None, ax=None
-    ):
+        cls,
+        estimator: Any,
+        X: Any,
+        y: ArrayLike,
+        *,
+        n_bins: int = 10,
+        strategy: str = "uniform",
+        name: str | None = None,
+        pos_label: object = None,
+        ax: Axes | None = None,
+    ) -> Self:
         """Compute the intervals of a fitted Venn predictor on ``X`` and draw them.
 
         Parameters
@@ -167,7 +188,7 @@ class VennIntervalDisplay:
             ax=ax,
         )
 
-    def plot(self, ax=None):
+    def plot(self, ax: Axes | None = None) -> Self:
         """Draw the plot and return self."""
         from matplotlib.collections import LineCollection
 
@@ -181,7 +202,8 @@ class VennIntervalDisplay:
         ax.plot([0, 1], [0, 1], linestyle="--", color="0.5", linewidth=1)
         segments = np.stack([np.column_stack([mid, lo]), np.column_stack([mid, hi])], axis=1)
         self.intervals_ = LineCollection(
-            segments,
+            # an (n, 2, 2) array of segments, as documented; the stubs ask for a sequence
+            segments,  # type: ignore[arg-type]
             colors="C0",
             linewidths=5,
             alpha=0.45,
