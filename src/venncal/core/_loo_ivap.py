@@ -97,15 +97,8 @@ def _coords(px: Points, py: Points, unit: Coord, k: int, idx: Index) -> tuple[Co
 
 
 @jit
-def _gap_bridges(
-    px: Points,
-    py: Points,
-    unit: Coord,
-    vnum: Points,
-    vden: Points,
-    left: Indices,
-    right: Indices,
-) -> None:
+def _gap_bridges(px: Points, py: Points, unit: Coord, vnum: Points, vden: Points,
+                 left: Indices, right: Indices) -> None:  # fmt: skip
     """Without removal, p1 = vnum[g] / vden[g] for a test score above exactly g groups, the
     slope of the bridge from L_left[g] to P_right[g] (the test object's block holds groups
     left[g] + 1 .. right[g]); the stack sweep of :func:`~venncal.core._ivap_kernels.hull_sweep`
@@ -148,16 +141,8 @@ def _gap_bridges(
 
 
 @jit
-def _extreme(
-    px: Points,
-    py: Points,
-    stack: Indices,
-    lo: Index,
-    hi: Index,
-    step: int,
-    vnum: Coord,
-    vden: Coord,
-) -> Index:
+def _extreme(px: Points, py: Points, stack: Indices, lo: Index, hi: Index, step: int,
+             vnum: Coord, vden: Coord) -> Index:  # fmt: skip
     """Vertex of the lower chain ``stack[lo], stack[lo + step], ...`` (``hi - lo`` edges,
     left to right) that minimises vden y - vnum x, the lowest under lines of slope vnum / vden."""
     n = (hi - lo) * step
@@ -176,20 +161,9 @@ def _extreme(
 
 
 @jit
-def _outside_changes(
-    px: Points,
-    py: Points,
-    unit: Coord,
-    gaps: Indices,
-    groups: Indices,
-    dw: Points,
-    da: Points,
-    vnum: Points,
-    vden: Points,
-    left: Indices,
-    right: Indices,
-    change: npt.NDArray[np.int8],
-) -> None:
+def _outside_changes(px: Points, py: Points, unit: Coord, gaps: Indices, groups: Indices,
+                     dw: Points, da: Points, vnum: Points, vden: Points, left: Indices,
+                     right: Indices, change: npt.NDArray[np.int8]) -> None:  # fmt: skip
     """Mark the queries whose left-out example lies outside the test object's block, on the side
     where it can move p1 (a negative left of the block, a positive right of it), and does.
 
@@ -325,22 +299,9 @@ def _range_part(px: Points, py: Points, unit: Coord, arr: Indices, base: Index, 
 
 
 @jit
-def _loo_paths(
-    px: Points,
-    py: Points,
-    unit: Coord,
-    gaps: Indices,
-    groups: Indices,
-    dw: Points,
-    da: Points,
-    num: Points,
-    den: Points,
-    vnum: Points,
-    vden: Points,
-    left: Indices,
-    right: Indices,
-    change: npt.NDArray[np.int8],
-) -> None:
+def _loo_paths(px: Points, py: Points, unit: Coord, gaps: Indices, groups: Indices, dw: Points,
+               da: Points, num: Points, den: Points, vnum: Points, vden: Points, left: Indices,
+               right: Indices, change: npt.NDArray[np.int8]) -> None:  # fmt: skip
     """p1 = num / den for each query through the prefix and suffix hull trees, O(log k) each.
 
     A query needs the bridges of at most three pairs of hulls: a prefix hull against a suffix
@@ -526,18 +487,8 @@ def _loo_paths(
 
 
 @jit
-def loo_p1(
-    px: Points,
-    py: Points,
-    unit: Coord,
-    gaps: Indices,
-    groups: Indices,
-    dw: Points,
-    da: Points,
-    num: Points,
-    den: Points,
-    method: int = 0,
-) -> None:
+def loo_p1(px: Points, py: Points, unit: Coord, gaps: Indices, groups: Indices, dw: Points,
+           da: Points, num: Points, den: Points, method: int = 0) -> None:  # fmt: skip
     """p1 = num / den for each query (test above ``gaps[i]`` groups, the example of weight
     ``dw[i]`` and weighted positives ``da[i]`` in group ``groups[i]`` (1-based) left out).
 
