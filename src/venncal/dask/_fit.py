@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from venncal._distributed import apply_columns, calibrated, check_fit_calibrator
 from venncal._validation import check_binary_labels
 from venncal.core.counts import check_decimals, round_scores, table_from_sums
+
+if TYPE_CHECKING:
+    import dask.dataframe as dd
 
 __all__ = ["fit", "apply"]
 
@@ -133,7 +138,9 @@ def _counts(dask, frame, score, label, weight, classes, decimals):
     return table_from_sums(values, w0, w1, n_examples)
 
 
-def fit(calibrator, frame, *, score, label, weight=None):
+def fit(
+    calibrator: Any, frame: dd.DataFrame, *, score: str, label: str, weight: str | None = None
+) -> Any:
     """Fit a calibrator on the columns of a Dask DataFrame.
 
     Count-based calibrators (:class:`~venncal.VennAbersCalibrator`,
@@ -199,7 +206,7 @@ def _apply_partition(pdf, calibrator, score, columns):
     return pdf.assign(**{c: out[c] for c in columns})
 
 
-def apply(calibrator, frame, *, score):
+def apply(calibrator: Any, frame: dd.DataFrame, *, score: str) -> dd.DataFrame:
     """Add calibrated probabilities to a Dask DataFrame, partition by partition (lazily).
 
     The result is a new Dask DataFrame with the column ``p`` (the probability of

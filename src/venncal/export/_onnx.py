@@ -9,6 +9,8 @@ the value is then gathered. Parametric maps are the same arithmetic as the core'
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from venncal.export._plan import (
@@ -23,6 +25,9 @@ from venncal.export._plan import (
     Temperature,
     plan_of,
 )
+
+if TYPE_CHECKING:
+    import onnx
 
 __all__ = ["to_onnx", "OPSET"]
 
@@ -279,7 +284,7 @@ def _merge(g, p0, p1, merge):
     return g.mul(g.num(0.5), g.add(p0, p1))
 
 
-def to_onnx(calibrator):
+def to_onnx(calibrator: object) -> onnx.ModelProto:
     """An ONNX model that calibrates scores as ``calibrator`` does.
 
     Parameters

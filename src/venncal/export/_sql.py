@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -36,6 +37,9 @@ from venncal.export._plan import (
     Temperature,
     plan_of,
 )
+
+if TYPE_CHECKING:
+    import sqlite3
 
 __all__ = ["to_sql", "DIALECTS"]
 
@@ -376,7 +380,7 @@ _MERGE = {
 }
 
 
-def to_sql(calibrator, *, table, score_column, dialect="duckdb"):
+def to_sql(calibrator: object, *, table: str, score_column: str, dialect: str = "duckdb") -> str:
     """One SQL query that calibrates the scores of a table as ``calibrator`` does.
 
     The query selects every column of ``table`` and the calibrated probability ``p`` of the
@@ -486,7 +490,7 @@ def to_sql(calibrator, *, table, score_column, dialect="duckdb"):
     return q.sql(final)
 
 
-def register_sqlite_math(connection):
+def register_sqlite_math(connection: sqlite3.Connection) -> list[str]:
     """Give an SQLite connection ``LN``, ``EXP`` and ``FLOOR`` if it lacks them.
 
     SQLite has them when built with its math functions (``SELECT ln(2)`` answers); some builds

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from venncal._distributed import apply_columns, calibrated
 from venncal.spark._frames import check_frame, require_spark
+
+if TYPE_CHECKING:
+    import pyspark.sql
 
 __all__ = ["apply"]
 
@@ -28,7 +33,7 @@ def _shipped(frame, calibrator):
     return broadcast
 
 
-def apply(calibrator, frame, *, score):
+def apply(calibrator: Any, frame: pyspark.sql.DataFrame, *, score: str) -> pyspark.sql.DataFrame:
     """Add calibrated probabilities to a Spark DataFrame, Arrow batch by batch (lazily).
 
     The result is a new Spark DataFrame with the column ``p`` (the probability of

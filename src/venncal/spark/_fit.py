@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -11,6 +12,9 @@ from venncal._validation import check_binary_labels
 from venncal.calibration._base import _scalar, warn_if_reversed
 from venncal.core.counts import _RESCALE_ABOVE, _sum_groups, check_decimals, table_from_sums
 from venncal.spark._frames import check_frame, collect_pandas, require_spark
+
+if TYPE_CHECKING:
+    import pyspark.sql
 
 __all__ = ["fit"]
 
@@ -168,7 +172,14 @@ def _weighted_table(F, frame, score, label, weight, decimals, table, classes, y0
     return dataclasses.replace(out, exponent=exponent)
 
 
-def fit(calibrator, frame, *, score, label, weight=None):
+def fit(
+    calibrator: Any,
+    frame: pyspark.sql.DataFrame,
+    *,
+    score: str,
+    label: str,
+    weight: str | None = None,
+) -> Any:
     """Fit a calibrator on the columns of a Spark DataFrame.
 
     Count-based calibrators (:class:`~venncal.VennAbersCalibrator`,
