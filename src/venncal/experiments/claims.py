@@ -24,6 +24,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 __all__ = ["Check", "as_check", "verdict", "quick_state", "summary_counts"]
 
@@ -73,7 +77,7 @@ class Check:
     exact: bool = False
     kind: str = "claim"
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.kind not in _KINDS:
             raise ValueError(
                 f"The 'kind' parameter of Check must be one of {set(_KINDS)}. Got {self.kind!r} "
@@ -81,16 +85,16 @@ class Check:
             )
 
     @property
-    def passed(self):
+    def passed(self) -> bool:
         """The strict verdict: the claim holds (for ``"contradicted"``: our run agrees with the
         paper's table, so the claim does not hold)."""
         return (not self.holds) if self.kind == "contradicted" else bool(self.holds)
 
-    def __bool__(self):
+    def __bool__(self) -> bool:
         return bool(self.passed)
 
 
-def as_check(value):
+def as_check(value: object) -> Check:
     """A :class:`Check` from a check value (a Check, or a bare truth value: no standard error).
 
     Examples
@@ -103,7 +107,7 @@ def as_check(value):
     return Check(holds=bool(value))
 
 
-def _multiplier(df):
+def _multiplier(df: float) -> float:
     if not math.isfinite(df):
         return 2.0
     if df < 1:
@@ -113,7 +117,7 @@ def _multiplier(df):
     return max(2.0, float(t.ppf(0.975, df)))
 
 
-def quick_state(check):
+def quick_state(check: Check | bool) -> bool | None:
     """True (confirmed), False (contradicted) or None (inconclusive) for the statement itself.
 
     Examples
@@ -138,7 +142,7 @@ def quick_state(check):
     return None
 
 
-def verdict(check, mode):
+def verdict(check: Check | bool, mode: str) -> str:
     """The verdict printed for a check: strict in full mode, noise-aware in quick mode.
 
     Parameters
@@ -183,7 +187,7 @@ def verdict(check, mode):
     return "passed" if state else "FAILED"
 
 
-def summary_counts(checks, mode):
+def summary_counts(checks: Mapping[str, Check | bool], mode: str) -> dict[str, int]:
     """How many checks got each verdict, in order of first appearance.
 
     Examples
@@ -191,7 +195,7 @@ def summary_counts(checks, mode):
     >>> summary_counts({"a": True, "b": Check(holds=False, exact=True)}, "full")
     {'passed': 1, 'FAILED': 1}
     """
-    counts = {}
+    counts: dict[str, int] = {}
     for value in checks.values():
         v = verdict(value, mode)
         counts[v] = counts.get(v, 0) + 1

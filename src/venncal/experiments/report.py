@@ -24,11 +24,20 @@ import platform
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from venncal.experiments._files import write_bytes, write_csv, write_text
 from venncal.experiments.claims import as_check, summary_counts, verdict
+
+if TYPE_CHECKING:
+    import os
+
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+    from venncal.experiments.claims import Check
 
 __all__ = ["StudyResult", "format_value", "to_markdown", "report_files", "write_report"]
 
@@ -67,22 +76,22 @@ class StudyResult:
     name: str
     title: str
     mode: str
-    tables: dict = field(default_factory=dict)
-    figures: dict = field(default_factory=dict)
-    notes: list = field(default_factory=list)
-    raw: object = None
-    config: dict = field(default_factory=dict)
+    tables: dict[str, pd.DataFrame] = field(default_factory=dict)
+    figures: dict[str, Figure] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    raw: pd.DataFrame | None = None
+    config: dict[str, Any] = field(default_factory=dict)
     wall_time: float = float("nan")
-    checks: dict = field(default_factory=dict)
+    checks: dict[str, Check | bool] = field(default_factory=dict)
     digits: int = 3
 
     @property
-    def headline(self):
+    def headline(self) -> pd.DataFrame | None:
         """The first table (the one printed on the terminal)."""
         return next(iter(self.tables.values())) if self.tables else None
 
 
-def format_value(value, digits=3):
+def format_value(value: object, digits: int = 3) -> str:
     """Format one table cell: numbers to ``digits`` decimals, infinities as ``inf``.
 
     Examples
@@ -133,7 +142,7 @@ def _is_range(index):
     return index.dtype.kind in "iu" and np.array_equal(np.asarray(index), np.arange(len(index)))
 
 
-def to_markdown(df, digits=3):
+def to_markdown(df: pd.DataFrame, digits: int = 3) -> str:
     """Render a DataFrame as a GitHub Markdown table (no extra dependency).
 
     Examples
@@ -150,7 +159,7 @@ def to_markdown(df, digits=3):
     return "\n".join(lines)
 
 
-def to_text(df, digits=3):
+def to_text(df: pd.DataFrame, digits: int = 3) -> str:
     """Render a DataFrame as an aligned plain-text table for the terminal."""
     header, rows = _cells(df, digits)
     widths = [
@@ -320,7 +329,7 @@ def _figure_png(fig, dpi):
     return buf.getvalue()
 
 
-def report_files(result):
+def report_files(result: StudyResult) -> list[str]:
     """Names of the files :func:`write_report` writes for ``result`` (in its output folder).
 
     Examples
@@ -336,7 +345,13 @@ def report_files(result):
     return names + ["report.md", "report.html"]
 
 
-def write_report(result, out_dir, *, digits=None, dpi=110):
+def write_report(
+    result: StudyResult,
+    out_dir: str | os.PathLike[str],
+    *,
+    digits: int | None = None,
+    dpi: int = 110,
+) -> dict[str, Path]:
     """Write a study's tables, figures, Markdown report and self-contained HTML page.
 
     Parameters

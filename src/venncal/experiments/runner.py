@@ -26,12 +26,18 @@ import threading
 import time
 import warnings
 import zlib
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from venncal.exceptions import VenncalWarning
 from venncal.experiments._files import write_bytes, write_text
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    import pandas as pd
 
 __all__ = ["run_grid", "cell_seed", "cell_id", "check_results_file"]
 
@@ -66,7 +72,7 @@ def _canonical(cell):
         raise ValueError(f"cell {cell!r} is not JSON-able: {exc}") from None
 
 
-def cell_id(cell):
+def cell_id(cell: dict[str, Any]) -> str:
     """Return a stable 16-hex-digit identifier of a cell (a hash of its sorted key).
 
     Parameters
@@ -88,7 +94,7 @@ def cell_id(cell):
     return hashlib.sha256(_canonical(cell).encode("utf-8")).hexdigest()[:16]
 
 
-def cell_seed(cell, base_seed=0):
+def cell_seed(cell: dict[str, Any], base_seed: int = 0) -> int:
     """Return the seed of a cell: a hash of its sorted key and a base seed.
 
     The seed is the same on every machine, in every process and in every Python session
@@ -249,7 +255,7 @@ def _load_store(path):
     return header, valid, len(body) - len(valid)
 
 
-def check_results_file(path):
+def check_results_file(path: str | os.PathLike[str]) -> None:
     """Check that ``path`` is missing, empty, or a results file written by :func:`run_grid`.
 
     Parameters
@@ -401,7 +407,16 @@ def _check_args(cells, func, n_jobs, backend, scheduler, progress):
         raise ValueError(f"'n_jobs' must be a non-zero integer or None, got {n_jobs!r}.")
 
 
-def run_grid(cells, func, *, out_csv=None, n_jobs=1, backend="loky", scheduler=None, progress=True):
+def run_grid(
+    cells: Sequence[dict[str, Any]],
+    func: Callable[[dict[str, Any]], list[dict[str, Any]] | None],
+    *,
+    out_csv: str | os.PathLike[str] | None = None,
+    n_jobs: int | None = 1,
+    backend: str = "loky",
+    scheduler: Any = None,
+    progress: bool | None = True,
+) -> pd.DataFrame:
     """Run ``func`` on every cell of a grid and collect the result rows in one table.
 
     Parameters

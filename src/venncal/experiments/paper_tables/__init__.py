@@ -18,6 +18,10 @@ True
 from __future__ import annotations
 
 from importlib import resources
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["PAPER_TABLES", "load_paper_table"]
 
@@ -34,7 +38,7 @@ PAPER_TABLES = {
 }
 
 
-def load_paper_table(name):
+def load_paper_table(name: str) -> pd.DataFrame:
     """Load one transcribed paper table as a pandas DataFrame.
 
     Parameters

@@ -18,6 +18,12 @@ Examples
 from __future__ import annotations
 
 from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    from venncal.experiments.report import StudyResult
 
 __all__ = ["STUDIES", "get_study", "run_study"]
 
@@ -32,7 +38,7 @@ STUDIES = {
 MODES = ("quick", "full")
 
 
-def get_study(name):
+def get_study(name: str) -> ModuleType:
     """Return the module of the study called ``name`` (see :data:`STUDIES`)."""
     if name not in STUDIES:
         opts = ", ".join(repr(k) for k in STUDIES)
@@ -40,7 +46,9 @@ def get_study(name):
     return import_module(STUDIES[name])
 
 
-def run_study(name, mode="quick", *, overrides=None, **run_kwargs):
+def run_study(
+    name: str, mode: str = "quick", *, overrides: dict[str, Any] | None = None, **run_kwargs: Any
+) -> StudyResult:
     """Run a study in ``"quick"`` or ``"full"`` mode and return its StudyResult.
 
     Parameters
