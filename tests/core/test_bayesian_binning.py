@@ -11,6 +11,7 @@ from tests._reference.bayesian_binning_bruteforce import (
     log_score,
     pool,
 )
+from venncal.core import _bayesian_binning_cost as costmod
 from venncal.core import bayesian_binning as bbmod
 from venncal.core.bayesian_binning import (
     DEFAULT_LAM,
@@ -360,14 +361,14 @@ def test_warns_before_a_long_fit_and_names_the_way_out(monkeypatch):
     assert bbmod.expected_seconds(10**6) > 100
     assert bbmod.expected_seconds(200_000, carried=0.0) > 100
     assert bbmod.expected_seconds(200_000, averaging="paper") > 100
-    assert bbmod.expected_seconds(5_000, carried=0.0) < bbmod._WARN_SECONDS
+    assert bbmod.expected_seconds(5_000, carried=0.0) < costmod._WARN_SECONDS
     s = np.linspace(0, 1, 200)
     y = (s > 0.5).astype(int)
-    monkeypatch.setattr(bbmod, "_WARN_SECONDS", 1e-6)  # 200^2 * 4e-10 = 1.6e-5 s > 1e-6 s
+    monkeypatch.setattr(costmod, "_WARN_SECONDS", 1e-6)  # 200^2 * 4e-10 = 1.6e-5 s > 1e-6 s
     with pytest.warns(VenncalWarning, match="max_positions="):
         fit_bayesian_binning(s, y)
     # 100 groups of two scores each (carried): 100^2 * 4e-10 = 4e-6 s < 1e-4 s
-    monkeypatch.setattr(bbmod, "_WARN_SECONDS", 1e-4)
+    monkeypatch.setattr(costmod, "_WARN_SECONDS", 1e-4)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         fit_bayesian_binning(s, y, max_positions=100)
