@@ -96,5 +96,5 @@ class _LazyGroup(click.Group):
 
 @click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="venncal")
-def main():
+def main() -> None:
     """Trustworthy probabilities for binary classifiers: Venn-Abers and friends."""

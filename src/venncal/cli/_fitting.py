@@ -6,6 +6,7 @@ import functools
 import warnings
 from importlib import import_module
 from pathlib import Path
+from typing import Any
 
 import click
 import numpy as np
@@ -82,14 +83,21 @@ class CoreVennAbers(SavedVennAbers):
         return self
 
 
-def make_calibrator(method, *, merge=None, n_bins=None, strategy=None, unweighted=False):
+def make_calibrator(
+    method: str,
+    *,
+    merge: str | None = None,
+    n_bins: int | None = None,
+    strategy: str | None = None,
+    unweighted: bool = False,
+) -> Any:
     """Build the calibrator named ``method`` with the options that apply to it.
 
     ``unweighted=True`` (calibration rows without weights, fitted and applied at once) gives
     Venn-Abers as a :class:`CoreVennAbers`.
     """
     public, fixed, _ = CALIBRATORS[method]
-    params = dict(fixed)
+    params: dict[str, Any] = dict(fixed)
     if merge is not None:
         if method != "venn-abers":
             raise InputError(f"--merge applies to --method venn-abers only, not {method!r}.")

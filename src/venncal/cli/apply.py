@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -26,10 +27,17 @@ from venncal.cli._stream import (
     open_source,
 )
 
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from venncal.cli._stream import Source
+
 __all__ = ["apply", "apply_local", "BACKENDS", "read_model", "plan_columns"]
 
 
-def read_model(path, *, full=False, max_bytes=None):
+def read_model(
+    path: str | os.PathLike[str], *, full: bool = False, max_bytes: int | None = None
+) -> tuple[Any, dict[str, Any]]:
     """The model file's calibrator and metadata; a bad file is one line with exit code 2.
 
     A model whose prediction needs only ``venncal.core`` comes back as its
@@ -55,7 +63,16 @@ def read_model(path, *, full=False, max_bytes=None):
         raise InputError(f"cannot read MODEL {str(path)!r}: {exc.strerror or exc}.") from None
 
 
-def plan_columns(source, calibrator, *, score, keep, prefix, interval, what="INPUT"):
+def plan_columns(
+    source: Source,
+    calibrator: Any,
+    *,
+    score: str,
+    keep: Sequence[str] | None,
+    prefix: str,
+    interval: Sequence[str] | None,
+    what: str = "INPUT",
+) -> tuple[list[str], list[str]]:
     """Check the columns an apply needs and return (kept columns, new columns)."""
     where = str(source.files()[0])
     shown = ", ".join(repr(str(c)) for c in source.columns[:12])
@@ -77,7 +94,15 @@ def plan_columns(source, calibrator, *, score, keep, prefix, interval, what="INP
     return kept, new
 
 
-def apply_local(calibrator, source, out, *, overwrite=None, out_sep=None, **kwargs):
+def apply_local(
+    calibrator: Any,
+    source: Source,
+    out: str,
+    *,
+    overwrite: bool | None = None,
+    out_sep: str | None = None,
+    **kwargs: Any,
+) -> int:
     """Stream ``source`` through ``calibrator`` into ``out`` (atomically); return the rows.
 
     ``overwrite``: whether an existing ``out`` may be replaced, as decided when the command
@@ -107,7 +132,11 @@ def apply_spark(calibrator, source, out, **kwargs):
 
 
 #: --backend name -> function(calibrator, source, out, **apply_stream keywords)
-BACKENDS = {"local": apply_local, "dask": apply_dask, "spark": apply_spark}
+BACKENDS: dict[str, Callable[..., int]] = {
+    "local": apply_local,
+    "dask": apply_dask,
+    "spark": apply_spark,
+}
 
 
 def _check_not_inside(out, inputs):
@@ -169,22 +198,22 @@ def _keep_list(keep):
     help="Refuse a MODEL file larger than this many bytes [default: 268435456, 256 MiB].",
 )
 def apply(
-    model,
-    inputs,
-    out,
-    score_col,
-    keep,
-    prefix,
-    interval,
-    old_interval,
-    force,
-    sep,
-    out_sep,
-    progress,
-    backend,
-    scheduler,
-    max_model_bytes,
-):
+    model: str,
+    inputs: tuple[str, ...],
+    out: str,
+    score_col: str | None,
+    keep: tuple[str, ...],
+    prefix: str,
+    interval: tuple[str, str] | None,
+    old_interval: tuple[str, str] | None,
+    force: bool,
+    sep: str | None,
+    out_sep: str | None,
+    progress: bool | None,
+    backend: str,
+    scheduler: str | None,
+    max_model_bytes: int | None,
+) -> None:
     """Calibrate the scores of INPUT... with MODEL (written by venncal fit or venncal.save).
 
     Each INPUT is a CSV or Parquet file, or a folder of Parquet files; all need the same

@@ -48,23 +48,23 @@ __all__ = ["calibrate", "CALIBRATORS", "make_calibrator"]
 @out_sep_option()
 @progress_option()
 def calibrate(
-    cal_file,
-    test_file,
-    score_col,
-    label_col,
-    positive,
-    method,
-    merge,
-    n_bins,
-    strategy,
-    weight_col,
-    out,
-    prefix,
-    force,
-    sep,
-    out_sep,
-    progress,
-):
+    cal_file: str,
+    test_file: str,
+    score_col: str,
+    label_col: str,
+    positive: str | None,
+    method: str,
+    merge: str | None,
+    n_bins: int | None,
+    strategy: str | None,
+    weight_col: str | None,
+    out: str,
+    prefix: str,
+    force: bool,
+    sep: str | None,
+    out_sep: str | None,
+    progress: bool | None,
+) -> None:
     """Fit a calibrator on CAL_FILE and write calibrated probabilities for TEST_FILE.
 
     Both files are CSV or Parquet tables holding a column of scores from the same classifier

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 import numpy as np
@@ -32,17 +33,20 @@ from venncal.cli._outputs import (
 )
 from venncal.cli.calibrate import CALIBRATORS, make_calibrator
 
+if TYPE_CHECKING:
+    from venncal.selection import CalibratorComparison
+
 __all__ = ["compare", "format_comparison"]
 
 _FILES = {"table": "comparison.csv", "reliability": "reliability.png"}
 
 
-def format_comparison(result):
+def format_comparison(result: CalibratorComparison) -> str:
     """The comparison as aligned text: one row per calibrator, ``estimate [low, high]``."""
     table = result.table
     names = list(dict.fromkeys(table["calibrator"]))
     metrics = list(dict.fromkeys(table["metric"]))
-    cells = {name: {} for name in names}
+    cells: dict[str, dict[str, str]] = {name: {} for name in names}
     for row in table.itertuples(index=False):
         mark = " *" if row.is_best else "  "
         cells[row.calibrator][row.metric] = (
@@ -122,9 +126,21 @@ def _plot(oof, names, path, overwrite=False):
 @progress_option("Show a progress bar on standard error [default: when it is a terminal].")
 @sep_option()
 def compare(
-    cal_file, score_col, label_col, positive, methods, cv, n_boot, n_bins, seed, out_dir,
-    no_plots, force, progress, sep=None,
-):  # fmt: skip
+    cal_file: str,
+    score_col: str,
+    label_col: str,
+    positive: str | None,
+    methods: tuple[str, ...],
+    cv: int,
+    n_boot: int,
+    n_bins: int,
+    seed: int,
+    out_dir: str | None,
+    no_plots: bool,
+    force: bool,
+    progress: bool | None,
+    sep: str | None = None,
+) -> None:
     """Compare calibrators on the scores and labels of CAL_FILE (CSV or Parquet).
 
     Each calibrator is fitted by stratified cross-validation over CAL_FILE's rows only (the
@@ -174,6 +190,7 @@ def compare(
     )
     click.echo(format_comparison(result))
     click.echo("")
+    assert result.candidates is not None  # compare_calibrators always gives them
     chosen = result.candidates.get(result.recommended)
     detail = "" if chosen is None else f" ({chosen!r})"
     click.echo(f"Recommended: {result.recommended}{detail}. {result.rule}")

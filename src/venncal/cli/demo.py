@@ -25,7 +25,9 @@ def _make_classifier(name, seed):
     return RandomForestClassifier(n_estimators=200, random_state=seed)
 
 
-def run_demo(*, classifier="naive-bayes", seed=0, n_rows=5):
+def run_demo(
+    *, classifier: str = "naive-bayes", seed: int = 0, n_rows: int = 5
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Calibrate a classifier on scikit-learn's breast-cancer data with Venn-Abers.
 
     The data are split into training (60%) and test (40%) parts; the classifier is fitted on
@@ -112,7 +114,7 @@ def run_demo(*, classifier="naive-bayes", seed=0, n_rows=5):
     show_default=True,
     help="How many test rows to show.",
 )
-def demo(classifier, seed, n_rows):
+def demo(classifier: str, seed: int, n_rows: int) -> None:
     """Calibrate a classifier on the breast-cancer data with Venn-Abers and compare."""
     rows, scores = run_demo(classifier=classifier, seed=seed, n_rows=n_rows)
     click.echo("Breast cancer (Wisconsin diagnostic), positive class = malignant.")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 import numpy as np
@@ -32,6 +33,11 @@ from venncal.cli._outputs import (
     write_figure,
 )
 
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from venncal._typing import AnyArray, FloatArray
+
 __all__ = ["evaluate", "metrics_table", "interval_table"]
 
 _FILES = {
@@ -48,7 +54,9 @@ _INTERVAL_FILES = ("intervals", "venn")
 N_STD_ERRORS = 2
 
 
-def metrics_table(y, columns, *, n_bins=10, strategy="uniform"):
+def metrics_table(
+    y: AnyArray, columns: Mapping[str, FloatArray], *, n_bins: int = 10, strategy: str = "uniform"
+) -> pd.DataFrame:
     """Return one row of metrics per prediction column.
 
     Parameters
@@ -92,7 +100,9 @@ def metrics_table(y, columns, *, n_bins=10, strategy="uniform"):
     return table
 
 
-def interval_table(y, p0, p1, *, n_bins=10, strategy="uniform"):
+def interval_table(
+    y: AnyArray, p0: FloatArray, p1: FloatArray, *, n_bins: int = 10, strategy: str = "uniform"
+) -> pd.Series:
     """Return the containment of the observed frequency in Venn-Abers intervals, with its noise.
 
     The observed frequency of positives ``f`` is compared with the mean interval
@@ -122,6 +132,7 @@ def interval_table(y, p0, p1, *, n_bins=10, strategy="uniform"):
 
     v = metrics.interval_validity(y, p0, p1, n_bins=n_bins, strategy=strategy)
     occupied = np.asarray(v.counts) > 0
+    assert v.bin_std_error is not None  # interval_validity always gives it
     slack = N_STD_ERRORS * v.bin_std_error[occupied]
     bins_ok = v.bin_miss[occupied] <= slack + 1e-12
     return pd.Series(
@@ -265,19 +276,19 @@ def _plot(y, columns, out_dir, n_bins, strategy, intervals=None, overwrite=None)
 @sep_option()
 @progress_option()
 def evaluate(
-    file,
-    label_col,
-    proba_cols,
-    positive,
-    interval,
-    n_bins,
-    strategy,
-    out_dir,
-    no_plots,
-    force,
-    sep=None,
-    progress=None,
-):
+    file: str,
+    label_col: str,
+    proba_cols: tuple[str, ...],
+    positive: str | None,
+    interval: tuple[str, str] | None,
+    n_bins: int,
+    strategy: str,
+    out_dir: str | Path | None,
+    no_plots: bool,
+    force: bool,
+    sep: str | None = None,
+    progress: bool | None = None,
+) -> None:
     """Print calibration and accuracy metrics of probability columns of FILE (CSV or Parquet).
 
     The table has, for each --proba column: log loss, Brier score, RMSE, ECE and MCE, ROC AUC,

@@ -40,7 +40,15 @@ def _calibrator(model):
 )
 @out_option("Output file: the query (.sql) or the ONNX model (.onnx).")
 @force_option()
-def export(model, target, table, score_column, dialect, out, force):
+def export(
+    model: str,
+    target: str,
+    table: str | None,
+    score_column: str | None,
+    dialect: str,
+    out: str,
+    force: bool,
+) -> None:
     """Write MODEL (written by venncal fit or venncal.save) as SQL or ONNX.
 
     The query or model gives the calibrator's own numbers: step maps (Venn-Abers, histogram,
@@ -67,6 +75,7 @@ def export(model, target, table, score_column, dialect, out, force):
 
     try:
         if target == "sql":
+            assert table is not None and score_column is not None  # refused above when missing
             text = to_sql(calibrator, table=table, score_column=score_column, dialect=dialect)
             data, mode = text, "w"
         else:

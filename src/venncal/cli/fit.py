@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -20,21 +21,24 @@ from venncal.cli._options import (
 )
 from venncal.cli._pooled import fit_file
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 __all__ = ["fit", "fit_local", "BACKENDS"]
 
 
 def fit_local(
-    calibrator,
-    cal_file,
+    calibrator: Any,
+    cal_file: str,
     *,
-    score,
-    label,
-    weight=None,
-    positive=None,
-    method,
-    progress=None,
-    sep=None,
-):
+    score: str,
+    label: str,
+    weight: str | None = None,
+    positive: str | None = None,
+    method: str,
+    progress: bool | None = None,
+    sep: str | None = None,
+) -> tuple[Any, dict[str, Any]]:
     """Fit ``calibrator`` on ``cal_file`` in this process; return it and the row count.
 
     Count-based methods read the file in chunks pooled by distinct score (memory bounded by
@@ -76,7 +80,11 @@ def fit_spark(calibrator, cal_file, *, score, label, weight=None, positive=None,
 
 
 #: --backend name -> function(calibrator, cal_file, *, score, label, weight, positive, method)
-BACKENDS = {"local": fit_local, "dask": fit_dask, "spark": fit_spark}
+BACKENDS: dict[str, Callable[..., tuple[Any, dict[str, Any]]]] = {
+    "local": fit_local,
+    "dask": fit_dask,
+    "spark": fit_spark,
+}
 
 
 def _check_model_path(out, force, inputs):
@@ -101,22 +109,22 @@ def _check_model_path(out, force, inputs):
     "'venncal[dask]' or 'venncal[spark]').",
 )
 def fit(
-    cal_file,
-    score_col,
-    label_col,
-    positive,
-    method,
-    merge,
-    n_bins,
-    strategy,
-    weight_col,
-    out,
-    force,
-    sep,
-    progress,
-    backend,
-    scheduler,
-):
+    cal_file: str,
+    score_col: str,
+    label_col: str,
+    positive: str | None,
+    method: str,
+    merge: str | None,
+    n_bins: int | None,
+    strategy: str | None,
+    weight_col: str | None,
+    out: str,
+    force: bool,
+    sep: str | None,
+    progress: bool | None,
+    backend: str,
+    scheduler: str | None,
+) -> None:
     """Fit a calibrator on CAL_FILE and save it as a model file for venncal apply.
 
     CAL_FILE is a CSV or Parquet table, or a folder of Parquet files, with a column of
@@ -138,7 +146,7 @@ def fit(
         check_table_file(cal_file, "CAL_FILE")
     _check_model_path(out, force, [cal_file])
     calibrator = make_calibrator(method, merge=merge, n_bins=n_bins, strategy=strategy)
-    kwargs = {"score": score_col, "label": label_col, "weight": weight_col}
+    kwargs: dict[str, Any] = {"score": score_col, "label": label_col, "weight": weight_col}
     kwargs.update(positive=positive, method=method)
     if backend != "local":
         kwargs["scheduler"] = scheduler

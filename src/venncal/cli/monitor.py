@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 import numpy as np
@@ -19,6 +20,15 @@ from venncal.cli._options import (
 )
 from venncal.cli._stream import Sink, _column, open_source, score_array
 
+if TYPE_CHECKING:
+    import os
+
+    import numpy.typing as npt
+    import pandas as pd
+    import pyarrow as pa
+
+    from venncal._typing import AnyArray, FloatArray
+
 __all__ = ["monitor", "label_array", "PathSketch"]
 
 #: points of the martingale path kept for the plot (thinned by halves beyond this)
@@ -28,7 +38,13 @@ _TRUE = {"1", "1.0", "true", "t", "yes"}
 _FALSE = {"0", "0.0", "false", "f", "no"}
 
 
-def label_array(chunk, name, path, offset, positive=None):
+def label_array(
+    chunk: pa.RecordBatch | pd.DataFrame,
+    name: str,
+    path: str | os.PathLike[str],
+    offset: int,
+    positive: str | None = None,
+) -> npt.NDArray[np.int8]:
     """0/1 labels of a chunk (a pyarrow batch or a pandas frame); one line naming a bad row.
 
     Accepted without ``positive``: 0/1, booleans, or the text ``0``/``1``/``true``/``false``.
@@ -97,13 +113,13 @@ def _label_error(path, name, values, bad, offset, *, str_value):
 class PathSketch:
     """At most about :data:`PLOT_POINTS` points of a long path, evenly thinned, for a plot."""
 
-    def __init__(self, limit=PLOT_POINTS):
+    def __init__(self, limit: int = PLOT_POINTS) -> None:
         self.limit = limit
         self.stride = 1
-        self.rows = []
-        self.values = []
+        self.rows: list[AnyArray] = []
+        self.values: list[FloatArray] = []
 
-    def add(self, start, path):
+    def add(self, start: int, path: FloatArray) -> None:
         first = (-start) % self.stride
         idx = np.arange(first, path.shape[0], self.stride)
         self.rows.append(start + idx)
@@ -114,7 +130,7 @@ class PathSketch:
             keep = rows % self.stride == 0
             self.rows, self.values = [rows[keep]], [values[keep]]
 
-    def arrays(self):
+    def arrays(self) -> tuple[AnyArray, FloatArray]:
         if not self.rows:
             return np.zeros(0, dtype=np.int64), np.zeros(0)
         return np.concatenate(self.rows), np.concatenate(self.values)
@@ -175,9 +191,19 @@ def _plot(sketch, threshold, alarm, alpha, out, overwrite):
 @out_sep_option()
 @progress_option()
 def monitor(
-    stream, score_col, label_col, positive, alpha, n_bins, out, plot, force, sep=None,
-    out_sep=None, progress=None,
-):  # fmt: skip
+    stream: tuple[str, ...],
+    score_col: str,
+    label_col: str,
+    positive: str | None,
+    alpha: float,
+    n_bins: int,
+    out: str | None,
+    plot: str | None,
+    force: bool,
+    sep: str | None = None,
+    out_sep: str | None = None,
+    progress: bool | None = None,
+) -> None:
     """Test whether the probabilities in STREAM stay calibrated, row by row, in time order.
 
     STREAM is one or more CSV or Parquet files (or folders of Parquet files), read in order and
@@ -224,7 +250,7 @@ def monitor(
     from venncal.cli._progress import progress_bar
 
     bar = progress_bar(source.num_rows, progress, desc="monitoring")
-    out_sink = _NoSink()
+    out_sink: _NoSink | Sink = _NoSink()
     if out is not None:
         out_sink = Sink(out, "--out", sep=out_separator(out, sep, out_sep))
     with bar, out_sink as sink:
@@ -265,6 +291,7 @@ def monitor(
     if written:
         click.echo("Wrote " + ", ".join(str(p) for p in written))
     if mon.alarm_:
+        assert where is not None  # set at the chunk where the alarm fired
         click.echo(
             f"ALARM: the probabilities are not calibrated; the martingale reached 1/alpha at row "
             f"{mon.alarm_index_} of the stream (row {where[1]} of {str(where[0])!r})."

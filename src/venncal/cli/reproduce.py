@@ -184,7 +184,17 @@ def _save_manifest(out, manifest):
     default=None,
     help="Show a progress bar on stderr [default: only when stderr is a terminal].",
 )
-def reproduce(study, quick, out, force, resume, n_jobs, backend, scheduler, progress):
+def reproduce(
+    study: str,
+    quick: bool,
+    out: Path | None,
+    force: bool,
+    resume: bool,
+    n_jobs: int,
+    backend: str,
+    scheduler: str | None,
+    progress: bool | None,
+) -> None:
     """Reproduce the experiment of a paper.
 
     \b
