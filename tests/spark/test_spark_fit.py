@@ -103,9 +103,10 @@ def test_fit_equals_the_in_memory_fit_bit_for_bit(spark, cal):
     assert_same_fit(new(cal).fit(s, y, sample_weight=w), got, t)
 
 
-@pytest.mark.parametrize("cal", [c for c in CALIBRATORS if not isinstance(c, VennAbersCalibrator)])
+@pytest.mark.parametrize("cal", CALIBRATORS, ids=repr)
 def test_fractional_weights_give_the_in_memory_fit_bit_for_bit(spark, cal):
-    """Ties of fractional weights are summed on the driver in the frame's row order."""
+    """Ties of fractional weights are summed on the driver in the frame's row order (Venn-Abers
+    adds them in an order of their own, which no order of the rows changes)."""
     s, y = data(7, n=300)
     rng = np.random.default_rng(7)
     w = rng.exponential(size=s.size)
@@ -117,15 +118,34 @@ def test_fractional_weights_give_the_in_memory_fit_bit_for_bit(spark, cal):
     assert_same_fit(new(cal).fit(*rows_of(sdf, weight=True)), got, t)
 
 
-def test_fractional_weights_venn_abers_agrees_to_rounding(spark):
-    s, y = data(5, n=300)
-    w = np.random.default_rng(0).exponential(size=s.size)
-    t = probe_scores(s, np.random.default_rng(1))
-    sdf = frame(spark, s, y, w, partitions=4)
+def _weights(kind, rng, n):
+    if kind == "moderate":  # float geometry
+        return rng.uniform(0.2, 3.0, n)
+    if kind == "tiny":  # a weight of 1e-9 among them: exact (Python-integer) geometry
+        w = rng.exponential(size=n)
+        w[::50] = 1e-9
+        return w
+    w = rng.integers(1, 5, n).astype(float)  # mostly whole, a few fractions
+    w[::7] += 0.5
+    return w
+
+
+@pytest.mark.parametrize("kind", ["moderate", "tiny", "mixed"])
+def test_fractional_weights_venn_abers_equals_in_memory_in_any_row_order(spark, kind):
+    """Venn-Abers from Spark equals the in-memory fit on the rows in their original order (not
+    the frame's), with ties spread over partitions, bit for bit: tables, intervals, model."""
+    rng = np.random.default_rng(11)
+    s, y = data(5, n=400)
+    s = np.round(s, 2)  # many ties, each across several partitions
+    w = _weights(kind, rng, s.size)
+    t = probe_scores(s, rng)
+    sdf = frame(spark, s, y, w, partitions=6)
     got = vspark.fit(VennAbersCalibrator(), sdf, score="score", label="label", weight="w")
-    expected = VennAbersCalibrator().fit(*rows_of(sdf, weight=True))
-    np.testing.assert_allclose(got.predict_interval(t), expected.predict_interval(t), atol=1e-12)
-    assert_same_state(expected.aggregate_, got.aggregate_)  # the table itself is exact
+    expected = VennAbersCalibrator().fit(s, y, sample_weight=w)
+    assert_same_fit(expected, got, t)
+    shuffled = rng.permutation(s.size)
+    again = VennAbersCalibrator().fit(s[shuffled], y[shuffled], sample_weight=w[shuffled])
+    assert_same_fit(expected, again, t)
 
 
 def test_ties_across_partitions_empty_and_one_class_partitions(spark):

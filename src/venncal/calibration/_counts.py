@@ -163,10 +163,13 @@ class CountCalibratorMixin(_CountHost):
             raise TypeError("'counts' must be array-like, got None.")
         check_weighted_classes(y01, rescale_sample_weight(c), name="counts")
         decimals = check_decimals(self.decimals, owner=self._owner())
-        table = count_table(round_scores(s, decimals), y01, c, counts=True)
+        s_rounded = round_scores(s, decimals)
+        table = count_table(s_rounded, y01, c, counts=True)
         self._forget_groups()
         self.decimals_ = decimals
-        self._fit_table(table)
+        # the rows, not only their table: a calibrator with a more exact route from rows
+        # (Venn-Abers) then gives ``fit`` with these counts as ``sample_weight``, bit for bit
+        self._fit_rows(s_rounded, y01, c, table)
         self.__dict__.pop("_table_rows", None)
         self.aggregate_ = table
         self.classes_ = classes
@@ -241,8 +244,18 @@ class CountCalibratorMixin(_CountHost):
         self.aggregate_ = table
         return self
 
-    def _fit_table_checked(self, table: CountTable, classes: ArrayLike) -> Self:
-        """Fit on a table built elsewhere (e.g. by a distributed aggregation)."""
+    def _fit_table_checked(
+        self,
+        table: CountTable,
+        classes: ArrayLike,
+        rows: tuple[FloatArray, npt.NDArray[np.int8], FloatArray] | None = None,
+    ) -> Self:
+        """Fit on a table built elsewhere (e.g. by a distributed aggregation).
+
+        ``rows``, if given, are rows ``(scores, y01, weights)`` with this table, on which
+        ``_fit_rows`` gives the calibrator of the original rows (for Venn-Abers: rows whose
+        weights at a score add up, in increasing order, as the original rows' do).
+        """
         if not (table.n0 > 0).any() or not (table.n1 > 0).any():
             raise ValueError(
                 "'sample_weight' is zero on every example of one class; calibration needs "
@@ -250,7 +263,10 @@ class CountCalibratorMixin(_CountHost):
             )
         self.decimals_ = check_decimals(self.decimals, owner=self._owner())
         self._forget_groups()
-        self._fit_table(table)
+        if rows is None:
+            self._fit_table(table)
+        else:
+            self._fit_rows(*rows, table)
         self.__dict__.pop("_table_rows", None)
         self.aggregate_ = table
         self.classes_ = np.asarray(classes)

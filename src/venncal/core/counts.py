@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from venncal.core._weighted import sum_class_weights
+
 if TYPE_CHECKING:
     import numpy.typing as npt
 
@@ -89,21 +91,6 @@ class CountTable:
         return scores, y01, np.concatenate([w0[neg], w1[pos]])
 
 
-def _sum_groups(
-    s: FloatArray, y01: AnyArray, w: FloatArray
-) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """Sort rows by score and sum the weight of each class per distinct score."""
-    order = np.argsort(s, kind="stable")
-    s = s[order]
-    y = y01[order].astype(bool)
-    w = w[order]
-    start = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
-    # adding an exact zero changes no float sum: each class's sum is its own weights, in order
-    n1 = np.add.reduceat(np.where(y, w, 0.0), start)
-    n0 = np.add.reduceat(np.where(y, 0.0, w), start)
-    return s[start], n0, n1
-
-
 def count_table(
     scores: ArrayLike,
     y01: ArrayLike,
@@ -156,7 +143,7 @@ def count_table(
         if top > _RESCALE_ABOVE:
             exponent = top - _RESCALE_ABOVE
             w = np.ldexp(w, -exponent)
-    u, n0, n1 = _sum_groups(s, y, w)
+    u, n0, n1 = sum_class_weights(s, y, w)
     if counts:
         total = float(np.sum(n0) + np.sum(n1))
         n_examples = float(np.ldexp(total, exponent)) if exponent else total

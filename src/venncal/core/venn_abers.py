@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +25,7 @@ from venncal.core._ivap_kernels import (
     hull_sweep_exact,
     merge_sorted_groups,
 )
+from venncal.core._weighted import sum_class_weights
 
 if TYPE_CHECKING:
     from typing import TypeAlias
@@ -80,16 +82,22 @@ def _scaled_ints(values: AnyArray) -> tuple[npt.NDArray[np.object_], int]:
 
 
 def _route(w: FloatArray) -> str:
-    """'int64', 'float' or 'exact': the geometry that is exact (or accurate) for these weights."""
+    """'int64', 'float' or 'exact': the geometry that is exact (or accurate) for these weights.
+
+    The choice depends on the weights alone, not on their order: a total within rounding of a
+    threshold is recomputed correctly rounded (``math.fsum``), which no order of addition
+    changes.
+    """
     with np.errstate(over="ignore"):
         total = float(np.sum(w))
     if not np.isfinite(total):
         return "exact"
     if total <= _INT64_EXACT_TOTAL and np.all(w == np.floor(w)):
-        return "int64"
-    if (total + 1.0) / min(1.0, float(w.min())) <= _FLOAT_MAX_RATIO:
-        return "float"
-    return "exact"
+        return "int64"  # whole numbers: their sum is exact (below 2^53) in any order
+    scale = min(1.0, float(w.min()))
+    if abs((total + 1.0) / scale / _FLOAT_MAX_RATIO - 1.0) < 1e-9:
+        total = math.fsum(w.tolist())
+    return "float" if (total + 1.0) / scale <= _FLOAT_MAX_RATIO else "exact"
 
 
 def _diagram(
@@ -100,30 +108,44 @@ def _diagram(
 
     Unit and moderate integer weights give int64 coordinates and weights of moderate range
     float64 ones; other weights give Python-int coordinates (the weights times a power of two).
+    Every route depends on the rows as a set, not on their order: the exact routes add exactly,
+    and the float route adds each class's weights at a score in increasing order (so a
+    distributed fit, which sees the rows in another order, gets the same diagram:
+    :func:`~venncal.core._weighted.sum_class_weights`).
     """
     if w is None:
         return (*_unit_diagram(s, y01), 1)
     keep = w > 0
     s, y01, w = s[keep], y01[keep], w[keep]
+    route = _route(w)
+    if route == "float":
+        u, n0, n1 = sum_class_weights(s, y01, w)
+        return u, _cumulative_float(n0 + n1), _cumulative_float(n1), 1.0
     order = np.argsort(s, kind="stable")
     s, y01, w = s[order], y01[order].astype(bool), w[order]
     start = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
-    route = _route(w)
     if route == "exact":
         ints, unit = _scaled_ints(w)
         weight = np.add.reduceat(ints, start)
         positives = np.add.reduceat(np.where(y01, ints, 0), start)
         return s[start], _cumulative_exact(weight), _cumulative_exact(positives), unit
+    # int64: every partial sum is an integer below 2^53, exact in float64
     weight = np.add.reduceat(w, start)
     positives = np.add.reduceat(np.where(y01, w, 0.0), start)
-    if route == "int64":  # every partial sum is an integer below 2^53: exact in float64
-        return (
-            s[start],
-            _cumulative(weight.astype(np.int64)),
-            _cumulative(positives.astype(np.int64)),
-            1,
-        )
-    return s[start], _cumulative_float(weight), _cumulative_float(positives), 1.0
+    return (
+        s[start],
+        _cumulative(weight.astype(np.int64)),
+        _cumulative(positives.astype(np.int64)),
+        1,
+    )
+
+
+def _total(cw: _Diagram, unit: float) -> float:
+    """The total weight W_k of a diagram, rounded once (infinite past the largest float)."""
+    try:
+        return float(cw[-1] / unit)
+    except OverflowError:
+        return float("inf")
 
 
 def _cumulative(v: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
@@ -371,8 +393,7 @@ def ivap_fit(
     check_consistent_length(scores=s, y=y)
     w = check_sample_weight(sample_weight, s.shape[0])
     u, cw, ca, unit = _diagram(s, y.astype(np.int8, copy=False), w)
-    with np.errstate(over="ignore"):
-        total = float(s.shape[0]) if w is None else float(np.sum(w))
+    total = float(s.shape[0]) if w is None else _total(cw, unit)
     # one sweep at a time into one buffer, compressed before the next: low peak memory
     scratch = None if isinstance(cw, list) else _scratch(cw)
     b1, vals1 = _compress(u, _sweep(cw, ca, unit, False, scratch))

@@ -10,7 +10,8 @@ import numpy as np
 from venncal._distributed import check_fit_calibrator
 from venncal._validation import check_binary_labels
 from venncal.calibration._base import _scalar, warn_if_reversed
-from venncal.core.counts import _RESCALE_ABOVE, _sum_groups, check_decimals, table_from_sums
+from venncal.core._weighted import sum_class_weights
+from venncal.core.counts import _RESCALE_ABOVE, check_decimals, table_from_sums
 from venncal.spark._frames import check_frame, collect_pandas, require_spark
 
 if TYPE_CHECKING:
@@ -130,11 +131,16 @@ def _ordered_rows(F, frame, score, label, weight, decimals, inexact):
 
 
 def _weighted_table(F, frame, score, label, weight, decimals, table, classes, y01):
-    """The CountTable of weighted rows, equal bit for bit to the in-memory one.
+    """The CountTable of weighted rows, equal bit for bit to the in-memory one, and rows for
+    a fit from rows.
 
     A class's weight at a score is summed by Spark when that sum is exact in any order (at
     most one row of positive weight, or whole numbers below 2^53); the rows at the other
     scores are collected in the frame's order and summed as ``fit`` sums them in memory.
+    The rows returned, ``(scores, y01, weights)`` in the weights' own units, are those
+    collected rows and one row per exact sum: every class's weight at a score adds up to what
+    the frame's rows give, exactly or (for the collected rows) from the same numbers, which is
+    what the fit of Venn-Abers from rows needs to equal the in-memory fit.
     """
     exponent = _check_weights(table, weight)
     values = table["s"].to_numpy(dtype=np.float64)
@@ -144,6 +150,7 @@ def _weighted_table(F, frame, score, label, weight, decimals, table, classes, y0
     inexact = np.unique(values[~exact])
     # a score is summed in Spark only if both its classes are
     keep = ~np.isin(values, inexact)
+    original = sw
     if exponent:
         with np.errstate(under="ignore"):
             sw = np.ldexp(sw, -exponent)
@@ -152,13 +159,17 @@ def _weighted_table(F, frame, score, label, weight, decimals, table, classes, y0
     parts_v = [values[keep]]
     parts_0 = [np.where(y1, 0.0, sw)[keep]]
     parts_1 = [np.where(y1, sw, 0.0)[keep]]
+    summed = keep & (n > 0)
+    row_parts = [(values[summed], y01[summed].astype(np.int8), original[summed])]
     if inexact.size:
         rows = _ordered_rows(F, frame, score, label, weight, decimals, inexact)
+        rs = rows["s"].to_numpy(dtype=np.float64)
+        ry = (rows["y"].to_numpy() == classes[1]).astype(np.int8)
         w = rows["w"].to_numpy(dtype=np.float64)
+        row_parts.append((rs, ry, w))
         if exponent:
             w = np.ldexp(w, -exponent)
-        ry = (rows["y"].to_numpy() == classes[1]).astype(np.int8)
-        v, n0, n1 = _sum_groups(rows["s"].to_numpy(dtype=np.float64), ry, w)
+        v, n0, n1 = sum_class_weights(rs, ry, w)
         parts_v.append(v)
         parts_0.append(n0)
         parts_1.append(n1)
@@ -169,7 +180,8 @@ def _weighted_table(F, frame, score, label, weight, decimals, table, classes, y0
             "rescale them."
         )
     out = table_from_sums(np.concatenate(parts_v), w0, w1, float(n.sum()))
-    return dataclasses.replace(out, exponent=exponent)
+    rows = tuple(np.concatenate(part) for part in zip(*row_parts))
+    return dataclasses.replace(out, exponent=exponent), rows
 
 
 def fit(
@@ -194,9 +206,9 @@ def fit(
     * with fractional weights, for isotonic regression, histogram and Bayesian binning too: a
       score whose weights Spark cannot sum exactly (two or more rows, some fractional) has its
       rows collected in the frame's order (``toPandas()`` order) and summed as ``fit`` sums
-      them, so only those rows travel to the driver. Venn-Abers with fractional weights is
-      fitted from that table, whereas in memory it sums the rows in another way: the two agree
-      to the rounding of those sums (about 1e-12), as on Dask.
+      them, so only those rows travel to the driver; Venn-Abers, which in memory fits from the
+      rows (adding each class's weights at a score in increasing order, or exactly), is
+      fitted from those rows and one row per exact sum, which add up alike.
 
     :class:`~venncal.PlattCalibrator` is fitted by the Newton steps of the Dask fit, every sum
     taken per partition and added in partition order: deterministic for a given partitioning,
@@ -258,13 +270,16 @@ def fit(
     classes, y01 = _labels(table, label)
     values = table["s"].to_numpy(dtype=np.float64, na_value=np.nan)
     _check_scores(values, table["n" if weight is None else "rows"].to_numpy(), score)
+    rows = None
     if weight is None:
         n = table["n"].to_numpy(dtype=np.int64)
         n1 = np.where(y01 == 1, n, 0)
         counts = table_from_sums(values, n - n1, n1, float(n.sum()))
     else:
-        counts = _weighted_table(F, frame, score, label, weight, decimals, table, classes, y01)
-    calibrator._fit_table_checked(counts, classes)
+        counts, rows = _weighted_table(
+            F, frame, score, label, weight, decimals, table, classes, y01
+        )
+    calibrator._fit_table_checked(counts, classes, rows)
     calibrator.pos_label_ = _scalar(classes[1])  # as ``fit`` records it
     # the warning of ``fit`` for scores that rank the classes the wrong way round (the AUC of
     # the table's weighted rows is that of the rows behind it)
