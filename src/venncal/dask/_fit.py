@@ -6,7 +6,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from venncal._distributed import apply_columns, calibrated, check_fit_calibrator
+from venncal._distributed import (
+    apply_columns,
+    calibrated,
+    check_fit_calibrator,
+    check_weight_column,
+    weighted_table,
+)
 from venncal._validation import check_binary_labels
 from venncal.core.counts import check_decimals, round_scores, table_from_sums
 
@@ -43,7 +49,8 @@ def _check_frame(frame, columns, what):
 
 
 def _prepare(pdf, score, label, positive, weight, decimals):
-    """One partition as numeric columns: rounded scores, 0/1 labels, per-class weights."""
+    """One partition as numeric columns: rounded scores, 0/1 labels, and the weights with
+    whether each is positive and whether it is a positive fraction."""
     import pandas as pd
 
     s = round_scores(pdf[score].to_numpy(dtype=np.float64, na_value=np.nan), decimals)
@@ -51,9 +58,10 @@ def _prepare(pdf, score, label, positive, weight, decimals):
     cols = {"s": s, "y": y}
     if weight is not None:
         w = pdf[weight].to_numpy(dtype=np.float64, na_value=np.nan)
-        cols["w0"] = np.where(y == 1, 0.0, w)
-        cols["w1"] = np.where(y == 1, w, 0.0)
+        cols["w"] = w
         cols["p"] = (w > 0).astype(np.int64)
+        with np.errstate(invalid="ignore"):
+            cols["frac"] = ((w > 0) & (w != np.floor(w))).astype(np.int64)
     return pd.DataFrame(cols, index=pdf.index)
 
 
@@ -62,7 +70,7 @@ def _meta(weight):
 
     cols = {"s": np.empty(0), "y": np.empty(0, np.int64)}
     if weight is not None:
-        cols.update(w0=np.empty(0), w1=np.empty(0), p=np.empty(0, np.int64))
+        cols.update(w=np.empty(0), p=np.empty(0, np.int64), frac=np.empty(0, np.int64))
     return pd.DataFrame(cols)
 
 
@@ -87,55 +95,64 @@ def _classes(dask, frame, label):
     return check_binary_labels(labels, name="y")[1]
 
 
-def _counts(dask, frame, score, label, weight, classes, decimals):
-    """The distributed aggregation: per distinct score, the weight of each class."""
-    prepared = frame.map_partitions(
-        _prepare, score, label, classes[1], weight, decimals, meta=_meta(weight)
-    )
-    grouped = prepared.groupby("s", dropna=False, sort=False)
-    if weight is None:
-        agg = grouped["y"].agg(["count", "sum"], split_out=1)
-        (result,) = dask.compute(agg)
-        checks = None
-    else:
-        agg = grouped[["w0", "w1", "p"]].sum(split_out=1)
-        w = frame[weight]
-        result, low, n_nan = dask.compute(agg, w.min(), w.isna().sum())
-        checks = (float(low), int(n_nan))
-    values = result.index.to_numpy(dtype=np.float64)
+def _check_scores(values, score, rows=None):
     bad = ~np.isfinite(values)
     if bad.any():
-        n_bad = int(result["count"].to_numpy()[bad].sum()) if weight is None else None
         kind = "NaN" if np.isnan(values[bad]).any() else "infinite"
-        many = f"{n_bad} " if n_bad is not None else ""
+        many = f"{int(rows[bad].sum())} " if rows is not None else ""
         raise ValueError(
             f"The score column {score!r} holds {many}{kind} value(s); remove or impute them "
             "first (scores must be finite)."
         )
+
+
+def _counts(dask, frame, score, label, weight, classes, decimals):
+    """The distributed aggregation: per distinct score, the weight of each class, and (with
+    weights) the rows on which a fit from rows equals the in-memory fit."""
+    prepared = frame.map_partitions(
+        _prepare, score, label, classes[1], weight, decimals, meta=_meta(weight)
+    )
     if weight is None:
+        agg = prepared.groupby("s", dropna=False, sort=False)["y"].agg(
+            ["count", "sum"], split_out=1
+        )
+        (result,) = dask.compute(agg)
+        values = result.index.to_numpy(dtype=np.float64)
         n = result["count"].to_numpy(dtype=np.int64)
+        _check_scores(values, score, n)
         n1 = result["sum"].to_numpy(dtype=np.int64)
-        return table_from_sums(values, n - n1, n1, float(n.sum()))
-    low, n_nan = checks
-    if n_nan:
-        raise ValueError(f"The weight column {weight!r} holds {n_nan} NaN value(s).")
-    if low < 0:
-        raise ValueError(
-            f"The weight column {weight!r} must be non-negative, got values down to {low:g}."
+        return table_from_sums(values, n - n1, n1, float(n.sum())), None
+    grouped = prepared.groupby(["s", "y"], dropna=False, sort=False)
+    agg = grouped.agg({"p": "sum", "w": "sum", "frac": "max"}, split_out=1)
+    w = prepared["w"]
+    result, low, high, n_nan = dask.compute(agg, w.min(), w.max(), w.isna().sum())
+    values = result.index.get_level_values("s").to_numpy(dtype=np.float64)
+    _check_scores(values, score)
+    n = result["p"].to_numpy(dtype=np.int64)
+    exponent = check_weight_column(
+        weight, low=float(low), high=float(high), n_nan=int(n_nan), n_positive=int(n.sum())
+    )
+
+    def collect(inexact):
+        s = prepared["s"]
+        part = prepared[s.isin(inexact.tolist()) & (prepared["w"] > 0)]
+        (rows,) = dask.compute(part[["s", "y", "w"]])
+        return (
+            rows["s"].to_numpy(dtype=np.float64),
+            rows["y"].to_numpy(dtype=np.int8),
+            rows["w"].to_numpy(dtype=np.float64),
         )
-    w0 = result["w0"].to_numpy(dtype=np.float64)
-    w1 = result["w1"].to_numpy(dtype=np.float64)
-    if not (np.isfinite(w0).all() and np.isfinite(w1).all()):
-        raise ValueError(
-            f"The weight column {weight!r} holds infinite values, or weights whose sums exceed "
-            "the largest float; rescale them."
-        )
-    n_examples = float(result["p"].sum())
-    if n_examples == 0:
-        raise ValueError(
-            "'sample_weight' is zero everywhere; at least one weight must be positive."
-        )
-    return table_from_sums(values, w0, w1, n_examples)
+
+    return weighted_table(
+        values,
+        result.index.get_level_values("y").to_numpy(dtype=np.int64),
+        n,
+        result["w"].to_numpy(dtype=np.float64),
+        result["frac"].to_numpy() != 0,
+        collect,
+        exponent=exponent,
+        weight=weight,
+    )
 
 
 def fit(
@@ -147,14 +164,17 @@ def fit(
     :class:`~venncal.IsotonicCalibrator`, :class:`~venncal.HistogramCalibrator`,
     :class:`~venncal.BayesianBinningCalibrator`) are fitted from one distributed aggregation:
     each partition is grouped by (rounded) score, the groups are summed across partitions
-    (``groupby(score)`` summing the positives and the rows, or the weights of each class), and
+    (``groupby(score)`` summing the positives and the rows, or the weights of each class and
+    score), and
     the table of distinct scores is fitted locally, as :meth:`fit_aggregate` does. With no
     weights, or whole-number weights, the sums are exact integers, so the result is the
     in-memory ``fit`` on the same rows, bit for bit, however the rows are partitioned. With
-    fractional weights the sums are added in another order than in memory, and agree to the
-    rounding of float64 addition (a relative 1e-16 per addition; the fits then agree to about
-    1e-12). :class:`~venncal.PlattCalibrator` is fitted by Newton steps whose gradient and
-    Hessian are summed over the partitions (see :func:`fit_platt`).
+    fractional weights too: a score whose weights cannot be summed exactly in any order (two
+    or more rows, some fractional) has its rows gathered, and only those, where each class's
+    weights at the score are added in increasing order, as ``fit`` adds them in memory (an
+    order no partitioning changes); Venn-Abers, which fits from rows, is fitted from those
+    rows and one row per exact sum. :class:`~venncal.PlattCalibrator` is fitted by Newton
+    steps whose gradient and Hessian are summed over the partitions (see :func:`fit_platt`).
 
     The aggregate has one row per distinct score: it must fit in the memory of the calling
     process (use the calibrator's ``decimals`` to bound it).
@@ -196,8 +216,8 @@ def fit(
     check_fit_calibrator(calibrator, "venncal.dask.fit")
     decimals = check_decimals(calibrator.decimals, owner=type(calibrator).__name__)
     classes = _classes(dask, frame, label)
-    table = _counts(dask, frame, score, label, weight, classes, decimals)
-    return calibrator._fit_table_checked(table, classes)
+    table, rows = _counts(dask, frame, score, label, weight, classes, decimals)
+    return calibrator._fit_table_checked(table, classes, rows)
 
 
 def _apply_partition(pdf, calibrator, score, columns):

@@ -2,25 +2,20 @@
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from venncal._distributed import check_fit_calibrator
+from venncal._distributed import check_fit_calibrator, check_weight_column, weighted_table
 from venncal._validation import check_binary_labels
 from venncal.calibration._base import _scalar, warn_if_reversed
-from venncal.core._weighted import sum_class_weights
-from venncal.core.counts import _RESCALE_ABOVE, check_decimals, table_from_sums
+from venncal.core.counts import check_decimals, table_from_sums
 from venncal.spark._frames import check_frame, collect_pandas, require_spark
 
 if TYPE_CHECKING:
     import pyspark.sql
 
 __all__ = ["fit"]
-
-# whole-number sums below 2^53 are exact in float64 in any order of addition
-_EXACT_BELOW = 2.0**53
 
 
 def rounded(F, column, decimals):
@@ -94,94 +89,45 @@ def _check_scores(values, rows, score):
         )
 
 
-def _check_weights(table, weight):
-    n_nan = int(table["wbad"].sum())
-    if n_nan:
-        raise ValueError(f"The weight column {weight!r} holds {n_nan} NaN value(s).")
-    low = float(table["wmin"].min())
-    if low < 0:
-        raise ValueError(
-            f"The weight column {weight!r} must be non-negative, got values down to {low:g}."
-        )
-    if int(table["n"].sum()) == 0:
-        raise ValueError(
-            "'sample_weight' is zero everywhere; at least one weight must be positive."
-        )
-    top = float(table["wmax"].max())
-    if not np.isfinite(top):
-        raise ValueError(f"The weight column {weight!r} holds infinite values.")
-    exponent = int(np.frexp(top)[1])
-    return exponent - _RESCALE_ABOVE if exponent > _RESCALE_ABOVE else 0
+def _collector(F, frame, score, label, weight, decimals, classes):
+    """``collect(scores)``: the rows of positive weight at ``scores``, gathered to the driver."""
 
-
-def _ordered_rows(F, frame, score, label, weight, decimals, inexact):
-    """The rows of positive weight at the scores ``inexact``, in the frame's row order."""
-    spark = frame.sparkSession
-    wanted = spark.createDataFrame([(float(v),) for v in inexact], "s double")
-    s = rounded(F, F.col(score).cast("double"), decimals).alias("s")
-    w = F.col(weight).cast("double")
-    rows = (
-        frame.select(
-            F.monotonically_increasing_id().alias("at"), s, F.col(label).alias("y"), w.alias("w")
+    def collect(inexact):
+        spark = frame.sparkSession
+        wanted = spark.createDataFrame([(float(v),) for v in inexact], "s double")
+        s = rounded(F, F.col(score).cast("double"), decimals).alias("s")
+        w = F.col(weight).cast("double")
+        rows = collect_pandas(
+            frame.select(s, F.col(label).alias("y"), w.alias("w"))
+            .where(F.col("w") > 0)
+            .join(F.broadcast(wanted), on="s", how="inner")
         )
-        .where(F.col("w") > 0)
-        .join(F.broadcast(wanted), on="s", how="inner")
-    )
-    return collect_pandas(rows).sort_values("at", kind="stable")
+        y01 = (rows["y"].to_numpy() == classes[1]).astype(np.int8)
+        return rows["s"].to_numpy(dtype=np.float64), y01, rows["w"].to_numpy(dtype=np.float64)
+
+    return collect
 
 
 def _weighted_table(F, frame, score, label, weight, decimals, table, classes, y01):
-    """The CountTable of weighted rows, equal bit for bit to the in-memory one, and rows for
-    a fit from rows.
-
-    A class's weight at a score is summed by Spark when that sum is exact in any order (at
-    most one row of positive weight, or whole numbers below 2^53); the rows at the other
-    scores are collected in the frame's order and summed as ``fit`` sums them in memory.
-    The rows returned, ``(scores, y01, weights)`` in the weights' own units, are those
-    collected rows and one row per exact sum: every class's weight at a score adds up to what
-    the frame's rows give, exactly or (for the collected rows) from the same numbers, which is
-    what the fit of Venn-Abers from rows needs to equal the in-memory fit.
-    """
-    exponent = _check_weights(table, weight)
-    values = table["s"].to_numpy(dtype=np.float64)
-    n = table["n"].to_numpy(dtype=np.int64)
-    sw = table["sw"].to_numpy(dtype=np.float64)
-    exact = (n <= 1) | ((table["frac"].to_numpy() == 0) & (sw < _EXACT_BELOW))
-    inexact = np.unique(values[~exact])
-    # a score is summed in Spark only if both its classes are
-    keep = ~np.isin(values, inexact)
-    original = sw
-    if exponent:
-        with np.errstate(under="ignore"):
-            sw = np.ldexp(sw, -exponent)
-    sw = np.where(n > 0, sw, 0.0)
-    y1 = y01 == 1
-    parts_v = [values[keep]]
-    parts_0 = [np.where(y1, 0.0, sw)[keep]]
-    parts_1 = [np.where(y1, sw, 0.0)[keep]]
-    summed = keep & (n > 0)
-    row_parts = [(values[summed], y01[summed].astype(np.int8), original[summed])]
-    if inexact.size:
-        rows = _ordered_rows(F, frame, score, label, weight, decimals, inexact)
-        rs = rows["s"].to_numpy(dtype=np.float64)
-        ry = (rows["y"].to_numpy() == classes[1]).astype(np.int8)
-        w = rows["w"].to_numpy(dtype=np.float64)
-        row_parts.append((rs, ry, w))
-        if exponent:
-            w = np.ldexp(w, -exponent)
-        v, n0, n1 = sum_class_weights(rs, ry, w)
-        parts_v.append(v)
-        parts_0.append(n0)
-        parts_1.append(n1)
-    w0, w1 = np.concatenate(parts_0), np.concatenate(parts_1)
-    if not (np.isfinite(w0).all() and np.isfinite(w1).all()):
-        raise ValueError(
-            f"The weight column {weight!r} holds weights whose sums exceed the largest float; "
-            "rescale them."
-        )
-    out = table_from_sums(np.concatenate(parts_v), w0, w1, float(n.sum()))
-    rows = tuple(np.concatenate(part) for part in zip(*row_parts))
-    return dataclasses.replace(out, exponent=exponent), rows
+    """The CountTable of weighted rows and rows for a fit from rows: see
+    :func:`venncal._distributed.weighted_table`."""
+    exponent = check_weight_column(
+        weight,
+        low=float(table["wmin"].min()),
+        high=float(table["wmax"].max()),
+        n_nan=int(table["wbad"].sum()),
+        n_positive=int(table["n"].sum()),
+    )
+    return weighted_table(
+        table["s"].to_numpy(dtype=np.float64),
+        y01,
+        table["n"].to_numpy(dtype=np.int64),
+        table["sw"].to_numpy(dtype=np.float64),
+        table["frac"].to_numpy() != 0,
+        _collector(F, frame, score, label, weight, decimals, classes),
+        exponent=exponent,
+        weight=weight,
+    )
 
 
 def fit(
@@ -203,12 +149,11 @@ def fit(
 
     * without weights, or with whole-number weights, in any partitioning (the sums are exact
       integers, whatever the order of addition);
-    * with fractional weights, for isotonic regression, histogram and Bayesian binning too: a
-      score whose weights Spark cannot sum exactly (two or more rows, some fractional) has its
-      rows collected in the frame's order (``toPandas()`` order) and summed as ``fit`` sums
-      them, so only those rows travel to the driver; Venn-Abers, which in memory fits from the
-      rows (adding each class's weights at a score in increasing order, or exactly), is
-      fitted from those rows and one row per exact sum, which add up alike.
+    * with fractional weights too: a score whose weights Spark cannot sum exactly (two or more
+      rows, some fractional) has its rows collected, and only those rows travel to the driver,
+      where each class's weights at the score are added in increasing order, as ``fit`` adds
+      them in memory (an order no partitioning changes); Venn-Abers, which fits from rows, is
+      fitted from those rows and one row per exact sum.
 
     :class:`~venncal.PlattCalibrator` is fitted by the Newton steps of the Dask fit, every sum
     taken per partition and added in partition order: deterministic for a given partitioning,
