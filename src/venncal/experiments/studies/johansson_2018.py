@@ -25,6 +25,8 @@ Friedman test and Bergmann-Hommel's procedure (Tables 3 and 5), with Holm and Ne
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 import pandas as pd
 
@@ -32,6 +34,9 @@ from venncal.experiments.claims import Check
 from venncal.experiments.report import StudyResult
 from venncal.experiments.runner import cell_seed
 from venncal.experiments.studies._common import grid_options, load_cached, quiet, run_cells
+
+if TYPE_CHECKING:
+    import os
 
 NAME = "johansson-2018"
 TITLE = "Johansson et al. (2018), Venn predictors for random forests: calibration set vs out-of-bag"
@@ -60,7 +65,7 @@ def all_datasets():
     return [n.split("/", 1)[1] for n in names if n.startswith("lofstrom_ce/")]
 
 
-def default_config(mode="quick"):
+def default_config(mode: str = "quick") -> dict[str, Any]:
     """Full: 300 trees, 10 x 10-fold cross-validation on all 25 sets (as the paper).
 
     Quick: 100 trees and one 5-fold cross-validation on all 25 sets.
@@ -178,7 +183,7 @@ def _fold_predictions(X, y, train, test, n_trees, seed):
     return out
 
 
-def run_cell(cell):
+def run_cell(cell: dict[str, Any]) -> list[dict[str, Any]]:
     """One dataset and repetition: a full k-fold cross-validation, metrics per setup."""
     from sklearn.model_selection import StratifiedKFold
 
@@ -188,16 +193,16 @@ def run_cell(cell):
     X, y = np.asarray(data.X, float), np.asarray(data.y).astype(int)
     seed = cell_seed({"dataset": cell["dataset"], "repeat": cell["repeat"]}, cell["base_seed"])
     folds = StratifiedKFold(cell["n_folds"], shuffle=True, random_state=seed % (2**31))
-    pooled = {}
+    pooled: dict[str, dict[str, list[Any]]] = {}
     with quiet():
         for f, (train, test) in enumerate(folds.split(X, y)):
             fold_seed = (seed + 7919 * (f + 1)) % _SEED_MOD
             preds = _fold_predictions(X, y, train, test, cell["n_trees"], fold_seed)
             for setup, d in preds.items():
-                acc = pooled.setdefault(setup, {"y": []})
-                acc["y"].append(y[test])
+                arrays = pooled.setdefault(setup, {"y": []})
+                arrays["y"].append(y[test])
                 for k, v in d.items():
-                    acc.setdefault(k, []).append(v)
+                    arrays.setdefault(k, []).append(v)
     rows = []
     for setup in SETUPS:
         if setup not in pooled:
@@ -503,7 +508,15 @@ def _posthoc_table(res):
     return mat
 
 
-def run(config, *, out_csv=None, n_jobs=1, backend="loky", scheduler=None, progress=True):
+def run(
+    config: dict[str, Any],
+    *,
+    out_csv: str | os.PathLike[str] | None = None,
+    n_jobs: int | None = 1,
+    backend: str = "loky",
+    scheduler: Any = None,
+    progress: bool | None = True,
+) -> StudyResult:
     """Run the cross-validations and build Tables 1-6 with rankings and significance tests."""
     from venncal.metrics.ranking import (
         bergmann_hommel_posthoc,
@@ -585,7 +598,7 @@ def run(config, *, out_csv=None, n_jobs=1, backend="loky", scheduler=None, progr
             "Reliability: average ranks and Nemenyi critical difference (alpha = .05)",
         )
 
-    t4 = {}
+    t4: dict[str, dict[tuple[str, str], str]] = {}
     per_setup = {}
     for s in VENN_SETUPS:
         if s not in setups:
@@ -607,9 +620,9 @@ def run(config, *, out_csv=None, n_jobs=1, backend="loky", scheduler=None, progr
             }
         )
     if t4:
-        t4 = pd.DataFrame.from_dict(t4, orient="index")
-        t4.columns = pd.MultiIndex.from_tuples(t4.columns)
-        tables["Table 4: Venn intervals for the predicted label (accuracy below or above)"] = t4
+        table4 = pd.DataFrame.from_dict(t4, orient="index")
+        table4.columns = pd.MultiIndex.from_tuples(table4.columns)
+        tables["Table 4: Venn intervals for the predicted label (accuracy below or above)"] = table4
         found, containment = interval_checks(
             per_setup,
             n_folds=config["n_folds"],

@@ -59,6 +59,8 @@ The paper's panels (i)-(k) use the private CAP data and are not rerun.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 import pandas as pd
 
@@ -73,6 +75,9 @@ from venncal.experiments.studies._naeini_acp import (
     with_acp_variants,
 )
 from venncal.experiments.studies._naeini_checks import study_checks
+
+if TYPE_CHECKING:
+    import os
 
 NAME = "naeini-2014"
 TITLE = "Naeini, Cooper & Hauskrecht (2015), Bayesian binning: calibrators compared (Table 2)"
@@ -125,7 +130,7 @@ _TITLES = {
 }
 
 
-def default_config(mode="quick"):
+def default_config(mode: str = "quick") -> dict[str, Any]:
     """Quick: 3 repetitions of each random panel; full: 20 (the paper reports one run)."""
     full = mode == "full"
     return {
@@ -282,7 +287,7 @@ def _metrics(y, p):
     }
 
 
-def run_cell(cell):
+def run_cell(cell: dict[str, Any]) -> list[dict[str, Any]]:
     """One panel and repetition: rows for the base classifier and every calibrator."""
     dataset, code = cell["panel"].split("/")
     seed = cell_seed({"panel": cell["panel"], "repeat": cell["repeat"]}, cell["base_seed"])
@@ -318,7 +323,15 @@ def _paper():
     return load_paper_table("naeini_2014_table2")
 
 
-def run(config, *, out_csv=None, n_jobs=1, backend="loky", scheduler=None, progress=True):
+def run(
+    config: dict[str, Any],
+    *,
+    out_csv: str | os.PathLike[str] | None = None,
+    n_jobs: int | None = 1,
+    backend: str = "loky",
+    scheduler: Any = None,
+    progress: bool | None = True,
+) -> StudyResult:
     """Run the panels and lay the results out as Table 2, with the paper's numbers beside."""
     keys = (
         "n_train",
@@ -347,7 +360,7 @@ def run(config, *, out_csv=None, n_jobs=1, backend="loky", scheduler=None, progr
     present = with_acp_variants(METHODS, set(raw["method"]))
 
     tables = {}
-    head = {}
+    head: dict[str, dict[str, str]] = {}
     for panel in config["panels"]:
         if panel in FAMILY_PANELS:  # shown in the agreement tables only
             continue

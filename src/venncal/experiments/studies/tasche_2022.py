@@ -20,6 +20,8 @@ recalibration (:func:`venncal.metrics.corp_decomposition`), as a user without th
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from venncal.experiments.claims import Check
@@ -32,6 +34,9 @@ from venncal.experiments.studies._tasche_figure1 import (
     figure1_plot,
     figure1_table,
 )
+
+if TYPE_CHECKING:
+    import os
 
 NAME = "tasche-2022"
 TITLE = "Tasche (2022), Calibrating sufficiently: Brier curves and grouping loss (Figure 2)"
@@ -51,7 +56,7 @@ CALIBRATED = {
 }
 
 
-def default_config(mode="quick"):
+def default_config(mode: str = "quick") -> dict[str, Any]:
     """Quick: 5 samples of 20,000; full: 20 samples of 200,000 (the model's default parameters).
 
     Each sample's calibration test draws ``n_resamples`` label sets from the estimate itself.
@@ -72,7 +77,7 @@ def _estimates(n_samples, seed):
     return np.asarray(ds.y), probs, calib
 
 
-def run_cell(cell):
+def run_cell(cell: dict[str, Any]) -> list[dict[str, Any]]:
     """One sample: Brier score, Brier-curve area and the exact and estimated loss components."""
     from venncal.metrics import brier_curve, brier_score, corp_decomposition, spiegelhalter_z
 
@@ -254,7 +259,15 @@ def _figure(config):
     return fig
 
 
-def run(config, *, out_csv=None, n_jobs=1, backend="loky", scheduler=None, progress=True):
+def run(
+    config: dict[str, Any],
+    *,
+    out_csv: str | os.PathLike[str] | None = None,
+    n_jobs: int | None = 1,
+    backend: str = "loky",
+    scheduler: Any = None,
+    progress: bool | None = True,
+) -> StudyResult:
     """Run the study: one cell per sample, tables of the loss components, Figure 2."""
     cells = [
         {

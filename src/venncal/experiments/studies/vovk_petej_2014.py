@@ -19,6 +19,8 @@ different splits for VA. Losses: mean log error (12) and root mean square error 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 import pandas as pd
 
@@ -34,6 +36,9 @@ from venncal.experiments.studies._common import (
     quiet,
     run_cells,
 )
+
+if TYPE_CHECKING:
+    import os
 
 NAME = "vovk-petej-2014"
 TITLE = "Vovk & Petej (2014), Venn-Abers predictors: log loss and RMSE of W, VA, SVA and DIR"
@@ -56,7 +61,7 @@ SVA_PAIRED = "SVA on VA's objects"
 LOSSES = {"log_loss": "log loss (MLE)", "rmse": "RMSE"}
 
 
-def default_config(mode="quick"):
+def default_config(mode: str = "quick") -> dict[str, Any]:
     """Sizes of quick and full mode.
 
     Full mode is the paper's: 100 splits for W/SVA/DIR, 16 for VA on every test object. Quick mode
@@ -122,7 +127,7 @@ def _simple_rows(clf, X, y, tr, te):
     ]
 
 
-def run_cell(cell):
+def run_cell(cell: dict[str, Any]) -> list[dict[str, Any]]:
     """Results of one (dataset, classifier, split, kind) cell: rows of W/SVA/DIR or of VA."""
     from venncal.core.merge import merge_log, merge_square
     from venncal.experiments.studies._naive_bayes import nominal_groups
@@ -405,7 +410,15 @@ def _figure(agg, datasets):
     return fig
 
 
-def run(config, *, out_csv=None, n_jobs=1, backend="loky", scheduler=None, progress=True):
+def run(
+    config: dict[str, Any],
+    *,
+    out_csv: str | os.PathLike[str] | None = None,
+    n_jobs: int | None = 1,
+    backend: str = "loky",
+    scheduler: Any = None,
+    progress: bool | None = True,
+) -> StudyResult:
     """Run the study and build its tables, checks and figure."""
     from venncal.metrics.ranking import friedman_test
 
@@ -418,7 +431,7 @@ def run(config, *, out_csv=None, n_jobs=1, backend="loky", scheduler=None, progr
 
     tables = {}
     # headline: best classifier per method, as in Table 3's basis
-    head = {}
+    head: dict[str, dict[tuple[str, str], str]] = {}
     for loss in LOSSES:
         best = best_per_method(agg, loss)
         for ds in datasets:
