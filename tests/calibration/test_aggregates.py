@@ -151,6 +151,35 @@ def test_counts_as_sample_weights_are_the_aggregate_fit(cal):
     assert_identical(expanded, as_weights)
 
 
+def _fractional_weights(rng, n, kind):
+    w = rng.exponential(size=n)
+    w[rng.random(n) < 0.1] = 0.0
+    if kind == "tiny":  # Venn-Abers' exact geometry
+        w[::9] = 1e-9
+    elif kind == "mixed":  # whole numbers among fractions
+        w[::3] = np.round(w[::3]) + 1.0
+    return w
+
+
+@pytest.mark.parametrize("cal", CALIBRATORS, ids=repr)
+@pytest.mark.parametrize("kind", ["moderate", "tiny", "mixed"])
+@pytest.mark.parametrize("seed", range(3))
+def test_fractional_weights_fit_does_not_depend_on_the_order_of_the_rows(cal, kind, seed):
+    """Fractional weights: the fit depends on the rows as a set (each class's weights at a
+    score are added in an order of their own), and fit_aggregate with fractional counts is
+    fit with those counts as sample_weight, bit for bit."""
+    s, y = data(seed + 20, n=250)
+    rng = np.random.default_rng(seed)
+    w = _fractional_weights(rng, s.size, kind)
+    t = probe_scores(s, rng)
+    expected = outputs(cal.__class__(**cal.get_params()).fit(s, y, sample_weight=w), t)
+    order = rng.permutation(s.size)
+    shuffled = cal.__class__(**cal.get_params()).fit(s[order], y[order], sample_weight=w[order])
+    assert_identical(expected, outputs(shuffled, t))
+    as_counts = cal.__class__(**cal.get_params()).fit_aggregate(s[order], y[order], w[order])
+    assert_identical(expected, outputs(as_counts, t))
+
+
 @pytest.mark.parametrize("cal", CALIBRATORS[:1] + CALIBRATORS[3:4] + CALIBRATORS[6:7], ids=repr)
 def test_fit_aggregate_checks_its_input(cal):
     with pytest.raises(ValueError, match="'counts' must be non-negative"):
