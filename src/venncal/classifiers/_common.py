@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from sklearn.frozen import FrozenEstimator
@@ -14,6 +15,9 @@ from sklearn.utils.validation import column_or_1d, has_fit_parameter
 
 from venncal._validation import _is_missing
 from venncal.exceptions import VenncalWarning
+
+if TYPE_CHECKING:
+    from venncal._typing import AnyArray, ArrayLike, FloatArray, IntArray
 
 __all__ = [
     "check_fit_data",
@@ -48,7 +52,7 @@ def _check_labels(y):
     return classes, y_enc.reshape(-1).astype(np.int64)
 
 
-def check_fit_data(X, y, owner):
+def check_fit_data(X: Any, y: ArrayLike, owner: str) -> tuple[Any, AnyArray, IntArray]:
     """Validate (X, y) of a classifier's fit: X indexable, y class labels (two or more).
 
     Returns
@@ -83,7 +87,7 @@ def check_fit_data(X, y, owner):
     return X, classes, y_enc
 
 
-def check_cal_size(cal_size, n_samples, *, owner, n_classes=1):
+def check_cal_size(cal_size: Any, n_samples: int, *, owner: str, n_classes: int = 1) -> int | float:
     """Validate ``cal_size``: an int count in [1, n_samples) or a float fraction in (0, 1),
     leaving at least ``n_classes`` examples on each side of the split (a stratified split
     needs one per class).
@@ -101,7 +105,8 @@ def check_cal_size(cal_size, n_samples, *, owner, n_classes=1):
     ValueError: The 'cal_size' parameter of VennAbersClassifier is 0.99: of 60 samples it leaves 0 to train the estimator and 60 to calibrate it, and each side needs at least 1; lower cal_size or give more rows.
     """
     if isinstance(cal_size, numbers.Integral) and not isinstance(cal_size, (bool, np.bool_)):
-        if 1 <= cal_size < n_samples:
+        # typeshed's numbers.Integral and numbers.Real declare no comparison with an int
+        if 1 <= cal_size < n_samples:  # type: ignore[operator]
             return _sides(int(cal_size), int(cal_size), n_samples, owner, n_classes)
         raise ValueError(
             f"The 'cal_size' parameter of {owner} as an int is a number of calibration "
@@ -110,7 +115,7 @@ def check_cal_size(cal_size, n_samples, *, owner, n_classes=1):
     if (
         isinstance(cal_size, numbers.Real)
         and not isinstance(cal_size, (bool, np.bool_))
-        and 0 < cal_size < 1
+        and 0 < cal_size < 1  # type: ignore[operator]  # as above, for numbers.Real
     ):
         # as train_test_split counts: the calibration side rounded up
         n_cal = math.ceil(float(cal_size) * n_samples)
@@ -121,7 +126,9 @@ def check_cal_size(cal_size, n_samples, *, owner, n_classes=1):
     )
 
 
-def _sides(cal_size, n_cal, n_samples, owner, n_classes):
+def _sides(
+    cal_size: int | float, n_cal: int, n_samples: int, owner: str, n_classes: int
+) -> int | float:
     n_train = n_samples - n_cal
     if min(n_train, n_cal) < max(n_classes, 1):
         raise ValueError(
@@ -134,7 +141,9 @@ def _sides(cal_size, n_cal, n_samples, owner, n_classes):
     return cal_size
 
 
-def fit_weighted(estimator, X, y, sample_weight, *, stacklevel=3):
+def fit_weighted(
+    estimator: Any, X: Any, y: ArrayLike, sample_weight: FloatArray | None, *, stacklevel: int = 3
+) -> Any:
     """Fit ``estimator`` with ``sample_weight`` when its ``fit`` takes it, else unweighted.
 
     Unweighted fitting of weighted data is announced with a ``VenncalWarning``.
@@ -147,7 +156,7 @@ def fit_weighted(estimator, X, y, sample_weight, *, stacklevel=3):
     return estimator.fit(X, y)
 
 
-def warn_unweighted_fit(estimator, *, stacklevel):
+def warn_unweighted_fit(estimator: Any, *, stacklevel: int) -> None:
     """Warn that ``estimator`` is fitted unweighted because its ``fit`` takes no weights."""
     warnings.warn(
         f"{type(estimator).__name__}.fit does not take sample_weight, so the weights are used "
@@ -157,20 +166,20 @@ def warn_unweighted_fit(estimator, *, stacklevel):
     )
 
 
-def log_proba(proba):
+def log_proba(proba: FloatArray) -> FloatArray:
     """Natural logarithm of probabilities; a zero gives -inf without a warning."""
     with np.errstate(divide="ignore"):
         return np.log(proba)
 
 
-def copy_fitted_attributes(dst, fitted):
+def copy_fitted_attributes(dst: object, fitted: object) -> None:
     """Expose the fitted estimator's ``n_features_in_`` and ``feature_names_in_``."""
     for attr in ("n_features_in_", "feature_names_in_"):
         if hasattr(fitted, attr):
             setattr(dst, attr, getattr(fitted, attr))
 
 
-def model_scores(estimator, X, n_classes):
+def model_scores(estimator: Any, X: Any, n_classes: int) -> FloatArray:
     """Class probabilities (or decision values) of a fitted estimator: (m, K), or (m,) binary."""
     if hasattr(estimator, "predict_proba"):
         out = np.asarray(estimator.predict_proba(X), dtype=np.float64)
@@ -181,7 +190,7 @@ def model_scores(estimator, X, n_classes):
     return out
 
 
-def check_frozen_classes(estimator, classes, *, owner):
+def check_frozen_classes(estimator: Any, classes: AnyArray, *, owner: str) -> None:
     """Raise one line when a ``FrozenEstimator``'s ``classes_`` are not the labels of ``y``.
 
     A wrapper reads the frozen model's scores as scores of its own ``classes_`` (column ``k``
@@ -213,7 +222,7 @@ def check_frozen_classes(estimator, classes, *, owner):
         )
 
 
-def check_groups_match(owner, grouped, groups):
+def check_groups_match(owner: str, grouped: bool, groups: ArrayLike | None) -> None:
     """Raise one line when prediction groups are given to a model fitted without them, or are
     missing for one fitted within groups (``grouped``)."""
     if groups is not None and not grouped:

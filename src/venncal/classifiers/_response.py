@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from venncal._validation import check_option
+
+if TYPE_CHECKING:
+    from venncal._typing import FloatArray
 
 __all__ = [
     "RESPONSE_METHODS",
@@ -18,7 +23,7 @@ __all__ = [
 RESPONSE_METHODS = ("auto", "decision_function", "predict_proba")
 
 
-def resolve_response_method(estimator, response_method, *, owner):
+def resolve_response_method(estimator: Any, response_method: str, *, owner: str) -> str:
     """Return the name of the method that scores objects.
 
     ``"auto"`` means ``decision_function`` when the estimator has it, else ``predict_proba``.
@@ -47,7 +52,7 @@ def resolve_response_method(estimator, response_method, *, owner):
     return response_method
 
 
-def check_is_classifier(estimator, *, owner):
+def check_is_classifier(estimator: Any, *, owner: str) -> None:
     """Raise one line unless ``estimator`` is an estimator object (it has ``fit``) that can
     score objects (``predict_proba`` or ``decision_function``).
 
@@ -68,7 +73,7 @@ def check_is_classifier(estimator, *, owner):
         raise TypeError(no_scores_message(estimator, owner))
 
 
-def no_scores_message(estimator, owner):
+def no_scores_message(estimator: Any, owner: str) -> str:
     """The one-line message for an estimator that cannot score objects (e.g. a regressor).
 
     Examples
@@ -84,7 +89,7 @@ def no_scores_message(estimator, owner):
     )
 
 
-def positive_scores(estimator, X, method):
+def positive_scores(estimator: Any, X: Any, method: str) -> FloatArray:
     """Score objects with a fitted binary classifier: larger means more likely positive.
 
     Parameters
@@ -122,7 +127,7 @@ def positive_scores(estimator, X, method):
     return out
 
 
-def check_features(X, estimator, *, owner):
+def check_features(X: Any, estimator: Any, *, owner: str) -> int:
     """Check the estimator and count the objects; leave judging ``X`` to the estimator.
 
     The wrappers pass ``X`` on to the estimator exactly as the user gave it (lists,
