@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from sklearn.base import clone
 
 from venncal.metrics import brier_score_samples, log_loss_samples
 from venncal.metrics._common import bin_index
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Collection, Iterable, Mapping
+
+    from venncal._typing import AnyArray, ArrayLike, FloatArray, IntArray
 
 __all__ = [
     "LOG_LOSS_CLIP",
@@ -111,7 +116,9 @@ def default_multiclass_calibrators(scores_are_probabilities: bool = True) -> dic
     }
 
 
-def check_calibrators(calibrators, defaults):
+def check_calibrators(
+    calibrators: Mapping[str, Any] | Iterable[Any] | None, defaults: Callable[[], dict[str, Any]]
+) -> dict[str, Any]:
     """``{name: unfitted clone}`` of the user's calibrators, or the defaults."""
     if calibrators is None:
         return defaults()
@@ -140,7 +147,7 @@ def check_calibrators(calibrators, defaults):
     return out
 
 
-def puts_zero_or_one(proba):
+def puts_zero_or_one(proba: ArrayLike) -> bool:
     """Whether probabilities (1-D, or rows of a matrix) reach 0 or 1 within the clipping.
 
     A calibrator that gives probability 0 (or 1) to an event that can happen has an infinite
@@ -155,7 +162,9 @@ def puts_zero_or_one(proba):
     return bool(np.any(p <= LOG_LOSS_CLIP) or np.any(p >= 1.0 - LOG_LOSS_CLIP))
 
 
-def row_losses(y, proba, metrics, n_bins):
+def row_losses(
+    y: AnyArray, proba: FloatArray, metrics: Collection[str], n_bins: int
+) -> tuple[dict[str, FloatArray], dict[str, tuple[IntArray, FloatArray, int]]]:
     """Per-row values of the metrics: ``(means, binned)`` for :class:`RowValues`.
 
     Binary: ``y`` 0/1 and ``proba`` of shape (n,); log loss (clipped), squared error, and the

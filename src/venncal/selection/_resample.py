@@ -11,7 +11,14 @@ does not grow with ``n`` (10^6 rows take about as long as 10^4).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
+    from venncal._typing import FloatArray, IntArray
 
 __all__ = ["MAX_BLOCKS", "RowValues", "paired_bootstrap", "recentred_interval"]
 
@@ -41,11 +48,15 @@ class RowValues:
     {'loss': 0.2, 'ece': 0.3}
     """
 
-    def __init__(self, means, binned):
+    def __init__(
+        self,
+        means: Mapping[str, FloatArray],
+        binned: Mapping[str, tuple[IntArray, FloatArray, int]],
+    ) -> None:
         self.means = dict(means)
         self.binned = dict(binned)
 
-    def point(self, n):
+    def point(self, n: int) -> dict[str, float]:
         """The metrics on the data itself."""
         out = {m: float(v.sum() / n) for m, v in self.means.items()}
         for m, (idx, d, n_bins) in self.binned.items():
@@ -77,7 +88,14 @@ def _evaluate(means, binned, counts, n):
     return out
 
 
-def paired_bootstrap(values, n, n_boot, rng, *, progress=None):
+def paired_bootstrap(
+    values: Mapping[str, RowValues],
+    n: int,
+    n_boot: int,
+    rng: np.random.Generator,
+    *,
+    progress: Callable[[int], object] | None = None,
+) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, FloatArray]]]:
     """Point estimates and ``n_boot`` paired bootstrap replicates of every candidate's metrics.
 
     Parameters
@@ -115,7 +133,9 @@ def paired_bootstrap(values, n, n_boot, rng, *, progress=None):
         dense = {name: v.units() for name, v in values.items()}
         units = n
     chunk = max(1, min(n_boot, _CHUNK_CELLS // units))
-    parts = {name: {m: [] for m in point[name]} for name in dense}
+    parts: dict[str, dict[str, list[FloatArray]]] = {
+        name: {m: [] for m in point[name]} for name in dense
+    }
     done = 0
     uniform = np.full(units, 1.0 / units)
     while done < n_boot:
@@ -131,7 +151,13 @@ def paired_bootstrap(values, n, n_boot, rng, *, progress=None):
     return point, boot
 
 
-def recentred_interval(estimate, replicates, confidence_level, *, lower_bound=None):
+def recentred_interval(
+    estimate: float,
+    replicates: FloatArray,
+    confidence_level: float,
+    *,
+    lower_bound: float | None = None,
+) -> tuple[float, float]:
     """A percentile interval moved so that the replicates' median sits on the estimate.
 
     A percentile interval need not contain its estimate when the bootstrap distribution is

@@ -23,13 +23,26 @@ class size and the level) and checked on splits 3-5; see the "Choosing a calibra
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
 __all__ = ["MIN_CLASS_ROWS", "recommend"]
 
 #: below this many rows in the smallest class, the default is kept
 MIN_CLASS_ROWS = 20
 
 
-def recommend(estimates, diffs, eligible, default, smallest_class, select_by, level):
+def recommend(
+    estimates: Mapping[str, float],
+    diffs: Mapping[str, tuple[float, float]],
+    eligible: Mapping[str, bool],
+    default: str,
+    smallest_class: int,
+    select_by: str,
+    level: float,
+) -> tuple[str, str]:
     """The recommended candidate and the rule in words.
 
     Parameters
