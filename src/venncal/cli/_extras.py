@@ -8,8 +8,12 @@ names the extra to install, with exit code 2, before anything is fitted or writt
 from __future__ import annotations
 
 import importlib.util
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 __all__ = ["MissingExtraError", "require_extra", "has_module"]
 
@@ -19,11 +23,11 @@ class MissingExtraError(click.ClickException):
 
     exit_code = 2
 
-    def __init__(self, message):
+    def __init__(self, message: object) -> None:
         super().__init__(" ".join(str(message).split()))
 
 
-def has_module(name):
+def has_module(name: str) -> bool:
     """Return whether the top-level module ``name`` can be imported, without importing it."""
     try:
         return importlib.util.find_spec(name) is not None
@@ -31,7 +35,7 @@ def has_module(name):
         return False
 
 
-def require_extra(module, extra, what):
+def require_extra(module: str | Iterable[str], extra: str, what: str) -> None:
     """Exit with code 2 and one line unless ``module`` (or one of several) is installed.
 
     Parameters

@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 import numpy as np
@@ -16,6 +17,14 @@ import numpy as np
 from venncal._validation import check_binary_labels, check_probabilities, check_scores
 from venncal.cli._extras import require_extra
 from venncal.experiments._files import write_csv, write_parquet
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    import numpy.typing as npt
+    import pandas as pd
+
+    from venncal._typing import FloatArray
 
 __all__ = [
     "InputError",
@@ -39,11 +48,11 @@ class InputError(click.ClickException):
 
     exit_code = 2
 
-    def __init__(self, message):
+    def __init__(self, message: object) -> None:
         super().__init__(" ".join(str(message).split()))
 
 
-def _kind(path, what):
+def _kind(path: str | os.PathLike[str], what: str) -> str:
     suffix = Path(path).suffix.lower()
     if suffix in _CSV:
         return "csv"
@@ -58,7 +67,7 @@ def _kind(path, what):
 _PARQUET_ENGINES = ("pyarrow", "fastparquet")
 
 
-def check_table_file(path, what, doing="reading"):
+def check_table_file(path: str | os.PathLike[str], what: str, doing: str = "reading") -> None:
     """Check the suffix of a table file and that its format can be read or written here.
 
     Called before any work starts, so a wrong suffix or a missing optional dependency
@@ -106,7 +115,9 @@ def _check_csv_rows(path, sep, what):
                 )
 
 
-def read_table(path, what="input file", sep=None):
+def read_table(
+    path: str | os.PathLike[str], what: str = "input file", sep: str | None = None
+) -> pd.DataFrame:
     """Read a CSV (``sep``, by default comma, or tab for .tsv) or Parquet file into a DataFrame.
 
     CSV files must be UTF-8 (a byte-order mark is accepted), every row must have as many fields
@@ -154,7 +165,7 @@ def read_table(path, what="input file", sep=None):
     return frame
 
 
-def path_kind(path, what, *, follow=True):
+def path_kind(path: str | os.PathLike[str], what: str, *, follow: bool = True) -> str | None:
     """``"dir"``, ``"file"`` (anything else that exists, links too without ``follow``) or None.
 
     A path that cannot be looked at (a folder on the way that is not searchable, say) is one
@@ -176,7 +187,9 @@ def path_kind(path, what, *, follow=True):
     return "dir" if stat.S_ISDIR(st.st_mode) else "file"
 
 
-def check_output_free(path, force, what="output", *, need_folder=True):
+def check_output_free(
+    path: str | os.PathLike[str], force: bool, what: str = "output", *, need_folder: bool = True
+) -> None:
     """Refuse to overwrite an existing file unless ``force``; check the folder exists."""
     path = Path(path)
     parent = path.parent if str(path.parent) else Path(".")
@@ -192,7 +205,7 @@ def check_output_free(path, force, what="output", *, need_folder=True):
         raise InputError(f"the folder of {what} {str(path)!r} does not exist; create it first.")
 
 
-def appeared_meanwhile(path, what="output"):
+def appeared_meanwhile(path: str | os.PathLike[str], what: str = "output") -> InputError:
     """The one-line error for an output that appeared while venncal was writing it."""
     return InputError(
         f"{what} {str(path)!r} appeared while venncal was writing it and was left as it is; "
@@ -200,7 +213,9 @@ def appeared_meanwhile(path, what="output"):
     )
 
 
-def check_not_an_input(path, inputs, what="output"):
+def check_not_an_input(
+    path: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str]], what: str = "output"
+) -> None:
     """Refuse an output that is the same file as an input (links included), even with --force."""
     path = Path(path)
     for source in inputs:
@@ -215,7 +230,15 @@ def check_not_an_input(path, inputs, what="output"):
             )
 
 
-def write_table(frame, path, force, what="output", *, overwrite=None, sep=None):
+def write_table(
+    frame: pd.DataFrame,
+    path: str | os.PathLike[str],
+    force: bool,
+    what: str = "output",
+    *,
+    overwrite: bool | None = None,
+    sep: str | None = None,
+) -> None:
     """Write a DataFrame to CSV or Parquet by the file's suffix, atomically.
 
     A reader, or a crash while writing, sees the old file or the complete new one. ``overwrite``
@@ -245,7 +268,9 @@ def write_table(frame, path, force, what="output", *, overwrite=None, sep=None):
         raise InputError(f"cannot write {what} {str(path)!r}: {exc.strerror or exc}.") from None
 
 
-def get_column(frame, name, path, option):
+def get_column(
+    frame: pd.DataFrame, name: str, path: str | os.PathLike[str], option: str
+) -> pd.Series:
     """Return a column of ``frame``; missing columns name the available ones."""
     if name not in frame.columns:
         shown = ", ".join(repr(str(c)) for c in list(frame.columns)[:12])
@@ -274,7 +299,9 @@ def _first_text(col):
     return f"row {row} holds {str(col.iloc[row])!r}"
 
 
-def scores_column(frame, name, path, option="--score"):
+def scores_column(
+    frame: pd.DataFrame, name: str, path: str | os.PathLike[str], option: str = "--score"
+) -> FloatArray:
     """Scores as a finite float64 array; NaN, inf or text exit with code 2."""
     import pandas as pd
 
@@ -291,7 +318,15 @@ def scores_column(frame, name, path, option="--score"):
         raise _reword(exc, option, name, path) from None
 
 
-def labels_column(frame, name, path, positive=None, option="--label", *, one_class_ok=False):
+def labels_column(
+    frame: pd.DataFrame,
+    name: str,
+    path: str | os.PathLike[str],
+    positive: str | None = None,
+    option: str = "--label",
+    *,
+    one_class_ok: bool = False,
+) -> npt.NDArray[np.int8]:
     """Labels as 0/1 (int8). Any two values; ``positive`` names the positive one.
 
     Without ``positive`` the larger label in sorted order is positive (1 for 0/1 labels). With
@@ -398,7 +433,9 @@ def _numeric_labels(col, name, path, positive, option, one_class_ok):
     return np.asarray(values == distinct.max(), dtype=np.int8)
 
 
-def probabilities_column(frame, name, path, option="--proba"):
+def probabilities_column(
+    frame: pd.DataFrame, name: str, path: str | os.PathLike[str], option: str = "--proba"
+) -> FloatArray:
     """Probabilities of the positive class in [0, 1]."""
     values = scores_column(frame, name, path, option)
     try:

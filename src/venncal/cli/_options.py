@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
+
+if TYPE_CHECKING:
+    import os
+    from collections.abc import Callable, Iterable
+
+    from click.decorators import FC
 
 __all__ = [
     "backend_options",
@@ -19,46 +27,46 @@ __all__ = [
 ]
 
 
-def score_option(help="Column of classifier scores."):
+def score_option(help: str = "Column of classifier scores.") -> Callable[[FC], FC]:
     """``--score``: the required column of scores (the parameter ``score_col``)."""
     return click.option("--score", "score_col", required=True, help=help)
 
 
-def label_option(help):
+def label_option(help: str) -> Callable[[FC], FC]:
     """``--label``: the required column of labels (the parameter ``label_col``)."""
     return click.option("--label", "label_col", required=True, help=help)
 
 
-def out_dir_option(help):
+def out_dir_option(help: str) -> Callable[[FC], FC]:
     """``--out-dir``: an optional folder for the outputs."""
     return click.option("--out-dir", type=click.Path(file_okay=False), default=None, help=help)
 
 
-def no_plots_option(help):
+def no_plots_option(help: str) -> Callable[[FC], FC]:
     """``--no-plots``: with ``--out-dir``, write tables only."""
     return click.option("--no-plots", is_flag=True, help=help)
 
 
-def out_option(help):
+def out_option(help: str) -> Callable[[FC], FC]:
     """``--out``/``-o``: the required output file."""
     return click.option(
         "--out", "-o", "out", required=True, type=click.Path(dir_okay=False), help=help
     )
 
 
-def force_option(help="Overwrite --out if it exists."):
+def force_option(help: str = "Overwrite --out if it exists.") -> Callable[[FC], FC]:
     """``--force``: overwrite existing outputs."""
     return click.option("--force", is_flag=True, help=help)
 
 
 def progress_option(
-    help="Show a progress bar on stderr [default: only when stderr is a terminal].",
-):
+    help: str = "Show a progress bar on stderr [default: only when stderr is a terminal].",
+) -> Callable[[FC], FC]:
     """``--progress/--no-progress``: None (the default) shows a bar only on a terminal."""
     return click.option("--progress/--no-progress", default=None, help=help)
 
 
-def _one_character(ctx, param, value):
+def _one_character(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """A CSV field separator: one character; ``\\t`` or ``tab`` for a tab."""
     if value is None:
         return None
@@ -71,21 +79,23 @@ def _one_character(ctx, param, value):
     return sep
 
 
-def sep_option(help="Field separator of CSV inputs [default: tab for .tsv, else comma]."):
+def sep_option(
+    help: str = "Field separator of CSV inputs [default: tab for .tsv, else comma].",
+) -> Callable[[FC], FC]:
     """``--sep``: the field separator of CSV inputs (None: by the file's suffix)."""
     return click.option("--sep", default=None, metavar="CHAR", callback=_one_character, help=help)
 
 
 def out_sep_option(
-    help="Field separator of a CSV output [default: tab for .tsv, else --sep, else comma].",
-):
+    help: str = "Field separator of a CSV output [default: tab for .tsv, else --sep, else comma].",
+) -> Callable[[FC], FC]:
     """``--out-sep``: the field separator of a CSV output (None: see :func:`out_separator`)."""
     return click.option(
         "--out-sep", default=None, metavar="CHAR", callback=_one_character, help=help
     )
 
 
-def out_separator(path, sep, out_sep):
+def out_separator(path: str | os.PathLike[str], sep: str | None, out_sep: str | None) -> str:
     """The separator of the CSV output ``path``: ``out_sep``, else tab for .tsv, else ``sep``
     (that of the inputs), else comma."""
     if out_sep:
@@ -95,10 +105,10 @@ def out_separator(path, sep, out_sep):
     return sep or ","
 
 
-def backend_options(backends, help):
+def backend_options(backends: Iterable[str], help: str) -> Callable[[FC], FC]:
     """``--backend`` (one of ``backends``, default ``"local"``) and ``--scheduler`` (dask)."""
 
-    def decorate(command):
+    def decorate(command: FC) -> FC:
         command = click.option("--scheduler", default=None, help="dask: address of the scheduler.")(
             command
         )

@@ -4,13 +4,24 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from venncal.cli._io import InputError, appeared_meanwhile, check_not_an_input, check_output_free
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
+    from matplotlib.figure import Figure
 
 __all__ = ["plan_out_dir", "plan_overwrites", "write_figure", "describe_write_error"]
 
 
-def plan_out_dir(out_dir, file_names, inputs, force):
+def plan_out_dir(
+    out_dir: str | os.PathLike[str],
+    file_names: Mapping[str, str],
+    inputs: Iterable[str | os.PathLike[str]],
+    force: bool,
+) -> dict[str, Path]:
     """Return ``{key: path}`` of the outputs in ``out_dir``, refusing unsafe ones up front.
 
     An ``--out-dir`` that is a file, an output that is one of ``inputs`` (links included, even
@@ -32,7 +43,7 @@ def plan_out_dir(out_dir, file_names, inputs, force):
     return paths
 
 
-def plan_overwrites(paths, force):
+def plan_overwrites(paths: Mapping[str, str | os.PathLike[str]], force: bool) -> dict[str, bool]:
     """``{key: whether the file may be replaced}``, decided once, when the command starts.
 
     Only a file that exists now, with ``--force``: one that appears while the command runs is
@@ -41,7 +52,9 @@ def plan_overwrites(paths, force):
     return {key: bool(force) and os.path.lexists(path) for key, path in paths.items()}
 
 
-def write_figure(fig, path, overwrite, **savefig_kwargs):
+def write_figure(
+    fig: Figure, path: str | os.PathLike[str], overwrite: bool | None, **savefig_kwargs: Any
+) -> None:
     """Save a figure atomically; a file that appeared at ``path`` meanwhile is kept (one line)."""
     from venncal.experiments._files import save_figure
 
@@ -51,7 +64,7 @@ def write_figure(fig, path, overwrite, **savefig_kwargs):
         raise appeared_meanwhile(path, "output") from None
 
 
-def describe_write_error(exc):
+def describe_write_error(exc: OSError) -> InputError:
     """A one-line :class:`InputError` for an ``OSError`` met while writing into --out-dir."""
     where = f" {exc.filename!r}" if exc.filename else ""
     return InputError(f"cannot write to --out-dir{where}: {exc.strerror or exc}.")

@@ -37,7 +37,6 @@ from venncal.experiments._files import write_bytes, write_text
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    import pandas as pd
 
 __all__ = ["run_grid", "cell_seed", "cell_id", "check_results_file"]
 
