@@ -53,7 +53,7 @@ def plan_overwrites(paths: Mapping[str, str | os.PathLike[str]], force: bool) ->
 
 
 def write_figure(
-    fig: Figure, path: str | os.PathLike[str], overwrite: bool | None, **savefig_kwargs: Any
+    fig: Figure, path: str | os.PathLike[str], overwrite: bool, **savefig_kwargs: Any
 ) -> None:
     """Save a figure atomically; a file that appeared at ``path`` meanwhile is kept (one line)."""
     from venncal.experiments._files import save_figure

@@ -19,6 +19,13 @@ import re
 import stat
 import tempfile
 from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping
+
+    import pandas as pd
+    from matplotlib.figure import Figure
 
 __all__ = [
     "MANIFEST",
@@ -92,7 +99,7 @@ def _process_gone(pid):
     return False
 
 
-def remove_leftovers(folder):
+def remove_leftovers(folder: str | os.PathLike[str]) -> int:
     """Remove the temporary files that venncal processes of this machine and this user left in
     ``folder`` when they were killed (their process no longer runs); return how many.
 
@@ -131,7 +138,7 @@ def remove_leftovers(folder):
     return removed
 
 
-def make_temporary(folder, name):
+def make_temporary(folder: str | os.PathLike[str], name: str) -> tuple[int, str]:
     """Create a temporary file for ``name`` in ``folder``; return ``(fd, path)``.
 
     Its name starts with :data:`TMP_PREFIX` and names this process and machine, so that a later
@@ -144,7 +151,9 @@ def make_temporary(folder, name):
     return tempfile.mkstemp(prefix=prefix, dir=folder)
 
 
-def move_into_place(tmp, path, *, overwrite=True):
+def move_into_place(
+    tmp: str | os.PathLike[str], path: str | os.PathLike[str], *, overwrite: bool = True
+) -> None:
     """Move the finished temporary file ``tmp`` to ``path``.
 
     With ``overwrite=False`` the move fails (FileExistsError) when ``path`` exists, whoever
@@ -168,7 +177,14 @@ def move_into_place(tmp, path, *, overwrite=True):
 
 
 @contextlib.contextmanager
-def atomic_open(path, mode="w", *, encoding="utf-8", newline=None, overwrite=True):
+def atomic_open(
+    path: str | os.PathLike[str],
+    mode: str = "w",
+    *,
+    encoding: str = "utf-8",
+    newline: str | None = None,
+    overwrite: bool = True,
+) -> Iterator[IO[Any]]:
     """Open a temporary file that replaces ``path`` only when the block ends without error.
 
     Parameters
@@ -202,7 +218,7 @@ def atomic_open(path, mode="w", *, encoding="utf-8", newline=None, overwrite=Tru
         perms = 0o666 & ~_umask()
     fd, tmp = make_temporary(folder, os.path.basename(path))
     try:
-        kwargs = {} if "b" in mode else {"encoding": encoding, "newline": newline}
+        kwargs: dict[str, Any] = {} if "b" in mode else {"encoding": encoding, "newline": newline}
         with os.fdopen(fd, mode, **kwargs) as fh:
             yield fh
             fh.flush()
@@ -216,32 +232,46 @@ def atomic_open(path, mode="w", *, encoding="utf-8", newline=None, overwrite=Tru
     _fsync_folder(folder)
 
 
-def write_bytes(path, data):
+def write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     """Write ``data`` (bytes) to ``path`` atomically."""
     with atomic_open(path, "wb") as fh:
         fh.write(data)
 
 
-def write_text(path, text, *, encoding="utf-8"):
+def write_text(path: str | os.PathLike[str], text: str, *, encoding: str = "utf-8") -> None:
     """Write ``text`` to ``path`` atomically (newlines written as ``\\n``)."""
     with atomic_open(path, "w", encoding=encoding, newline="") as fh:
         fh.write(text)
 
 
-def write_csv(frame, path, *, overwrite=True, **to_csv_kwargs):
+def write_csv(
+    frame: pd.DataFrame,
+    path: str | os.PathLike[str],
+    *,
+    overwrite: bool = True,
+    **to_csv_kwargs: Any,
+) -> None:
     """Write a DataFrame as CSV atomically (``to_csv_kwargs`` go to :meth:`DataFrame.to_csv`;
     ``overwrite`` as in :func:`atomic_open`)."""
     with atomic_open(path, "w", encoding="utf-8", newline="", overwrite=overwrite) as fh:
         frame.to_csv(fh, **to_csv_kwargs)
 
 
-def write_parquet(frame, path, *, overwrite=True, **to_parquet_kwargs):
+def write_parquet(
+    frame: pd.DataFrame,
+    path: str | os.PathLike[str],
+    *,
+    overwrite: bool = True,
+    **to_parquet_kwargs: Any,
+) -> None:
     """Write a DataFrame as Parquet atomically (``overwrite`` as in :func:`atomic_open`)."""
     with atomic_open(path, "wb", overwrite=overwrite) as fh:
         frame.to_parquet(fh, **to_parquet_kwargs)
 
 
-def save_figure(fig, path, *, overwrite=True, **savefig_kwargs):
+def save_figure(
+    fig: Figure, path: str | os.PathLike[str], *, overwrite: bool = True, **savefig_kwargs: Any
+) -> None:
     """Save a matplotlib figure atomically; the format follows the suffix (e.g. ``.png``;
     ``overwrite`` as in :func:`atomic_open`)."""
     fmt = savefig_kwargs.pop("format", None) or Path(path).suffix.lstrip(".").lower() or "png"
@@ -253,7 +283,7 @@ def save_figure(fig, path, *, overwrite=True, **savefig_kwargs):
 _PLAIN_NAME = re.compile(r"^[^/\\\x00]+$")
 
 
-def read_manifest(folder):
+def read_manifest(folder: str | os.PathLike[str]) -> dict[str, Any] | None:
     """Return the manifest of ``folder`` as a dict, or None if it has none.
 
     Raises
@@ -286,7 +316,7 @@ def read_manifest(folder):
     return data
 
 
-def write_manifest(folder, manifest):
+def write_manifest(folder: str | os.PathLike[str], manifest: Mapping[str, Any]) -> None:
     """Write ``manifest`` (a dict with a ``files`` list of names in ``folder``) atomically."""
     data = dict(manifest)
     data["written_by"] = "venncal"
