@@ -14,6 +14,7 @@ fit to the rounding of those sums, far inside the fit's own tolerance.
 from __future__ import annotations
 
 import warnings
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy.special import expit
@@ -28,6 +29,9 @@ from venncal.core.platt import (
     smoothed_targets,
 )
 from venncal.exceptions import VenncalWarning, user_stacklevel
+
+if TYPE_CHECKING:
+    import dask.dataframe as dd
 
 __all__ = ["fit_platt", "fit_platt_passes"]
 
@@ -120,7 +124,9 @@ def _total(run, func, *args):
     return out
 
 
-def fit_platt(calibrator, frame, *, score, label, weight=None):
+def fit_platt(
+    calibrator: Any, frame: dd.DataFrame, *, score: str, label: str, weight: str | None = None
+) -> Any:
     """Fit a :class:`~venncal.PlattCalibrator` on a Dask DataFrame (see venncal.dask.fit)."""
     import dask
     from venncal.dask._fit import _classes

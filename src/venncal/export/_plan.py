@@ -230,7 +230,7 @@ def _arr(x):
     return np.ascontiguousarray(x, dtype=np.float64)
 
 
-def plan_of(calibrator):
+def plan_of(calibrator: object) -> Plan:
     """The :class:`Plan` of a fitted binary score calibrator, or a clear refusal.
 
     Parameters

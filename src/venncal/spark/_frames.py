@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import pickle
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Container, Mapping
+    from types import ModuleType
+
+    import pandas as pd
+    import pyspark.sql
 
 __all__ = ["require_spark", "check_frame", "collect_pandas", "run_partitions"]
 
 
-def require_spark(what):
+def require_spark(what: str) -> ModuleType:
     """Import ``pyspark.sql.functions`` or raise an ImportError naming the extra."""
     try:
         import pyspark.sql.functions as F
@@ -21,7 +29,9 @@ def require_spark(what):
     return F
 
 
-def check_frame(frame, columns, what, *, numeric=()):
+def check_frame(
+    frame: Any, columns: Mapping[str, str | None], what: str, *, numeric: Container[str] = ()
+) -> None:
     """Raise unless ``frame`` is a Spark DataFrame holding ``columns`` ({role: name or None}).
 
     The roles in ``numeric`` must name numeric columns.
@@ -54,7 +64,7 @@ def check_frame(frame, columns, what, *, numeric=()):
             )
 
 
-def collect_pandas(frame):
+def collect_pandas(frame: pyspark.sql.DataFrame) -> pd.DataFrame:
     """The rows of a (small) Spark DataFrame as a pandas DataFrame, through Arrow."""
     if hasattr(frame, "toArrow"):  # Spark 4
         return frame.toArrow().to_pandas()
@@ -77,7 +87,9 @@ def _empty(schema):
     return pd.DataFrame({f.name: pd.Series([], dtype=np.float64) for f in schema.fields})
 
 
-def run_partitions(frame, func, *args):
+def run_partitions(
+    frame: pyspark.sql.DataFrame, func: Callable[..., object], *args: Any
+) -> list[Any]:
     """``[func(pdf, *args) for each partition pdf]`` in partition order.
 
     Each partition is read as one pandas DataFrame (its Arrow batches concatenated) on the

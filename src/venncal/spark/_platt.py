@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from venncal.spark._frames import collect_pandas, run_partitions
+
+if TYPE_CHECKING:
+    import pyspark.sql
 
 __all__ = ["fit_platt"]
 
@@ -24,7 +29,14 @@ def _classes(frame, label):
     return check_binary_labels(values, name="y")[1]
 
 
-def fit_platt(calibrator, frame, *, score, label, weight=None):
+def fit_platt(
+    calibrator: Any,
+    frame: pyspark.sql.DataFrame,
+    *,
+    score: str,
+    label: str,
+    weight: str | None = None,
+) -> Any:
     """Fit a :class:`~venncal.PlattCalibrator` on a Spark DataFrame (see venncal.spark.fit).
 
     Every pass of :func:`venncal.dask._platt.fit_platt_passes` runs as one Spark job over the
