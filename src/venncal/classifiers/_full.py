@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import warnings
 import zlib
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from joblib import Parallel, delayed
@@ -40,6 +41,11 @@ from venncal.classifiers._response import positive_scores, resolve_response_meth
 from venncal.classifiers._updatable import get_updatable_scorer
 from venncal.core._jit import jit
 from venncal.exceptions import VenncalWarning
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+    from venncal._typing import AnyArray, FloatArray
 
 __all__ = [
     "FullVennAbers",
@@ -123,7 +129,7 @@ def _insertion_sort_pairs(s, y, budget):
     return True
 
 
-def isotonic_value_at_last(scores, labels):
+def isotonic_value_at_last(scores: FloatArray, labels: AnyArray) -> float:
     """Value at the last score of the isotonic fit to all pairs (ties pooled).
 
     Parameters
@@ -318,15 +324,21 @@ class FullVennAbers:
     """
 
     def __init__(
-        self, estimator, *, response_method="auto", n_jobs=None, fit_params=None, fast_path=True
-    ):
+        self,
+        estimator: Any,
+        *,
+        response_method: str = "auto",
+        n_jobs: int | None = None,
+        fit_params: dict[str, Any] | None = None,
+        fast_path: bool = True,
+    ) -> None:
         self.estimator = estimator
         self.response_method = response_method
         self.n_jobs = n_jobs
         self.fit_params = fit_params
         self.fast_path = fast_path
 
-    def fit(self, X, y01):
+    def fit(self, X: Any, y01: AnyArray) -> Self:
         """Store the training set (and prepare the fast path when there is one).
 
         Parameters
@@ -394,7 +406,7 @@ class FullVennAbers:
         self.uses_fast_path_ = self.scorer_ is not None
         return self
 
-    def predict_interval(self, X):
+    def predict_interval(self, X: Any) -> FloatArray:
         """Return ``[p0, p1]`` for each test object.
 
         Parameters

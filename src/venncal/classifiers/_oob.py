@@ -25,6 +25,7 @@ Choices made here, all documented in the estimators that use this module:
 from __future__ import annotations
 
 import warnings
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from sklearn.base import clone
@@ -33,12 +34,17 @@ from sklearn.utils import check_random_state
 from venncal.core._loo_ivap import loo_ivap_predict
 from venncal.exceptions import VenncalWarning
 
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+    from venncal._typing import AnyArray, BoolArray, FloatArray, IntArray
+
 __all__ = ["check_bagged_ensemble", "OOBEnsemble", "OOBVennAbers"]
 
 _SUPPORTED = ("RandomForestClassifier", "ExtraTreesClassifier", "BaggingClassifier")
 
 
-def check_bagged_ensemble(estimator, *, owner):
+def check_bagged_ensemble(estimator: Any, *, owner: str) -> None:
     """Raise unless ``estimator`` is an (unfitted) bagged classifier with bootstrap sampling."""
     from sklearn.ensemble import BaggingClassifier, ExtraTreesClassifier, RandomForestClassifier
 
@@ -98,7 +104,7 @@ class OOBEnsemble:
     n_classes : int
     """
 
-    def __init__(self, ensemble, n_samples):
+    def __init__(self, ensemble: Any, n_samples: int) -> None:
         self.ensemble = ensemble
         self.n_members = len(ensemble.estimators_)
         bits = np.zeros((n_samples, (self.n_members + 7) // 8), dtype=np.uint8)
@@ -112,7 +118,7 @@ class OOBEnsemble:
         self._is_bagging = hasattr(ensemble, "estimators_features_")
 
     @property
-    def oob_mask(self):
+    def oob_mask(self) -> BoolArray:
         return np.unpackbits(self._oob_bits, axis=1, count=self.n_members).astype(bool)
 
     def _oob_column(self, j, rows=None):
@@ -139,7 +145,7 @@ class OOBEnsemble:
             out[np.arange(Xp.shape[0]), pred] = 1.0
         return out
 
-    def member_probas(self, X):
+    def member_probas(self, X: Any) -> FloatArray:
         """Class probabilities of every member: ndarray of shape (n_members, m, n_classes)."""
         Xp = self._prepare(X)
         return np.stack([self._member_proba(j, Xp) for j in range(self.n_members)])
@@ -157,7 +163,7 @@ class OOBEnsemble:
             sums += mj[:, None] * self._member_proba(j, Xp)
         return sums, counts
 
-    def calibration_probas(self, X_train):
+    def calibration_probas(self, X_train: Any) -> tuple[FloatArray, BoolArray]:
         """Out-of-bag class probabilities of the training examples.
 
         Returns
@@ -173,7 +179,7 @@ class OOBEnsemble:
         probas[has] = sums[has] / counts[has, None]
         return probas, has
 
-    def test_probas(self, X, r):
+    def test_probas(self, X: Any, r: IntArray) -> FloatArray:
         """Probabilities of test object i by the out-of-bag sub-ensemble of example ``r[i]``."""
         sums, counts = self._oob_mean(X, np.asarray(r, dtype=np.intp))
         return sums / counts[:, None]
@@ -306,13 +312,20 @@ class OOBVennAbers:
     True
     """
 
-    def __init__(self, estimator, *, response_method="auto", random_state=None, fit_params=None):
+    def __init__(
+        self,
+        estimator: Any,
+        *,
+        response_method: str = "auto",
+        random_state: int | np.random.RandomState | None = None,
+        fit_params: dict[str, Any] | None = None,
+    ) -> None:
         self.estimator = estimator
         self.response_method = response_method
         self.random_state = random_state
         self.fit_params = fit_params
 
-    def fit(self, X, y01):
+    def fit(self, X: Any, y01: AnyArray) -> Self:
         """Fit the ensemble on (X, y01) and compute the out-of-bag calibration scores."""
         if self.response_method not in ("auto", "predict_proba"):
             raise ValueError(
@@ -332,11 +345,11 @@ class OOBVennAbers:
         self.seed_ = seed_from(self.random_state)
         return self
 
-    def reference_examples(self, X):
+    def reference_examples(self, X: Any) -> IntArray:
         """The training rows z_r used for the test rows ``X``, one per row."""
         return draw_reference_examples(self.seed_, self.cal_index_, X)
 
-    def predict_interval(self, X):
+    def predict_interval(self, X: Any) -> FloatArray:
         """Return ``[p0, p1]`` per test object (eqs. 10-11 with the isotonic taxonomy).
 
         Every test object is answered from one cumulative-sum diagram of the calibration set

@@ -11,6 +11,7 @@ from the base fit.
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
 from scipy.special import expit
@@ -60,12 +61,13 @@ class _RidgeClassifierScorer(UpdatableScorer):
         return rows_then(self.Xd, z, coef)
 
 
-def ridge_factory(est, response_method):
+def ridge_factory(est: Any, response_method: str) -> UpdatableScorer | None:
     if response_method != "decision_function" or est.class_weight is not None:
         return None
     if not np.isscalar(est.alpha) or est.positive:
         return None
-    return _RidgeClassifierScorer(float(est.alpha), bool(est.fit_intercept))
+    # np.isscalar narrows to any scalar type, complex and text included; a real alpha passed
+    return _RidgeClassifierScorer(float(est.alpha), bool(est.fit_intercept))  # type: ignore[arg-type]
 
 
 class _LDAScorer(UpdatableScorer):
@@ -105,7 +107,7 @@ class _LDAScorer(UpdatableScorer):
         return expit(s) if self.proba else s
 
 
-def lda_factory(est, response_method):
+def lda_factory(est: Any, response_method: str) -> UpdatableScorer | None:
     if est.shrinkage is not None or getattr(est, "covariance_estimator", None) is not None:
         return None
     if est.solver not in ("svd", "lsqr", "eigen"):
@@ -222,7 +224,7 @@ def _qda_divisor_offset():
     return None
 
 
-def qda_factory(est, response_method):
+def qda_factory(est: Any, response_method: str) -> UpdatableScorer | None:
     if est.solver != "svd" or est.shrinkage is not None:
         return None
     if getattr(est, "covariance_estimator", None) is not None:
@@ -306,7 +308,7 @@ class _KNNScorer(UpdatableScorer):
         return out
 
 
-def knn_factory(est, response_method):
+def knn_factory(est: Any, response_method: str) -> UpdatableScorer | None:
     if response_method != "predict_proba" or est.weights != "uniform":
         return None
     metric = est.metric
@@ -406,7 +408,7 @@ class _LogisticScorer(UpdatableScorer):
         return expit(out) if self.proba else out
 
 
-def logistic_factory(est, response_method):
+def logistic_factory(est: Any, response_method: str) -> UpdatableScorer | None:
     penalty = getattr(est, "penalty", "deprecated")
     l1_ratio = getattr(est, "l1_ratio", None)
     if penalty not in ("deprecated", "l2") or l1_ratio not in (None, 0, 0.0):

@@ -17,6 +17,7 @@ the predictor of all groups pooled (the prediction of the fit without groups), w
 from __future__ import annotations
 
 import warnings
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from sklearn.utils import _safe_indexing, indexable
@@ -33,13 +34,17 @@ from venncal.classifiers._common import check_groups_match
 from venncal.core.venn import VennPrediction
 from venncal.exceptions import VenncalWarning
 
+if TYPE_CHECKING:
+    from venncal._typing import AnyArray, ArrayLike, IntArray
+    from venncal.classifiers.venn import VennClassifier
+
 __all__ = ["check_fit_groups", "set_calibration_groups", "check_predict_groups", "grouped_venn"]
 
 _OWNER = "VennClassifier"
 _NAME = "calibration_groups"
 
 
-def check_fit_groups(vc, groups, n):
+def check_fit_groups(vc: VennClassifier, groups: ArrayLike | None, n: int) -> AnyArray | None:
     """Validate ``group_fallback`` and the groups given to fit; return them checked, or None."""
     check_option(vc.group_fallback, GROUP_FALLBACKS, name="group_fallback", owner=_OWNER)
     if groups is None:
@@ -52,7 +57,9 @@ def check_fit_groups(vc, groups, n):
     return check_groups(groups, n, name=_NAME, what="rows")
 
 
-def set_calibration_groups(vc, groups, cal_rows, *, stacklevel=3):
+def set_calibration_groups(
+    vc: VennClassifier, groups: AnyArray | None, cal_rows: IntArray, *, stacklevel: int = 3
+) -> None:
     """Set ``cal_groups_``, ``groups_`` and ``pooled_groups_`` of a fitted ``vc``.
 
     ``groups`` holds the group of every training row (None without groups), ``cal_rows`` the
@@ -96,12 +103,12 @@ def set_calibration_groups(vc, groups, cal_rows, *, stacklevel=3):
     vc.cal_groups_, vc.groups_, vc.pooled_groups_ = cal_groups, calibrated, pooled
 
 
-def check_predict_groups(vc, groups):
+def check_predict_groups(vc: VennClassifier, groups: ArrayLike | None) -> None:
     """Raise when groups are given to a model fitted without them, or missing for one with."""
     check_groups_match(_OWNER, getattr(vc, "groups_", None) is not None, groups)
 
 
-def grouped_venn(vc, X, groups):
+def grouped_venn(vc: VennClassifier, X: Any, groups: ArrayLike) -> VennPrediction:
     """The Venn prediction of each test object from the calibration examples of its group."""
     X = indexable(X)[0]
     m = _num_samples(X)

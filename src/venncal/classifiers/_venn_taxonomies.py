@@ -2,15 +2,29 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from venncal.core.venn import VennPrediction, equal_mass_venn_predict
 from venncal.core.venn_abers import ivap_fit
 
+if TYPE_CHECKING:
+    from venncal._typing import AnyArray, FloatArray, IntArray
+
 __all__ = ["bins_by_label", "isotonic_venn"]
 
 
-def bins_by_label(cal_scores, cal_labels, scores, exclude, w=None, *, n_bins, n_classes):
+def bins_by_label(
+    cal_scores: FloatArray,
+    cal_labels: IntArray,
+    scores: FloatArray,
+    exclude: IntArray | None,
+    w: FloatArray | None = None,
+    *,
+    n_bins: int,
+    n_classes: int,
+) -> VennPrediction:
     """Multiclass bins: the predicted label, then equal-mass bins of its probability.
 
     ``w`` weights the calibration examples (None: unweighted), as in
@@ -22,7 +36,7 @@ def bins_by_label(cal_scores, cal_labels, scores, exclude, w=None, *, n_bins, n_
     test_lab = np.argmax(scores, axis=1)
     lower = np.empty((m, K))
     upper = np.empty((m, K))
-    size = np.empty(m, dtype=np.intp if w is None else np.float64)
+    size: AnyArray = np.empty(m, dtype=np.intp if w is None else np.float64)
     for c in np.unique(test_lab):
         rows = np.flatnonzero(test_lab == c)
         members = np.flatnonzero(cal_lab == c)
@@ -47,7 +61,13 @@ def bins_by_label(cal_scores, cal_labels, scores, exclude, w=None, *, n_bins, n_
     return VennPrediction(lower, upper, np.argmax(lower, axis=1), size)
 
 
-def isotonic_venn(cal_scores, cal_labels, w, scores, exclude):
+def isotonic_venn(
+    cal_scores: FloatArray,
+    cal_labels: IntArray,
+    w: FloatArray | None,
+    scores: FloatArray,
+    exclude: IntArray | None,
+) -> VennPrediction:
     """Two-class Venn prediction of the isotonic taxonomy: the Venn-Abers ``p0`` and ``p1``.
 
     ``w`` weights the calibration examples (None: unweighted); ``exclude[i]``, when given, is
