@@ -25,7 +25,7 @@ Friedman test and Bergmann-Hommel's procedure (Tables 3 and 5), with Holm and Ne
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -34,9 +34,6 @@ from venncal.experiments.claims import Check
 from venncal.experiments.report import StudyResult
 from venncal.experiments.runner import cell_seed
 from venncal.experiments.studies._common import grid_options, load_cached, quiet, run_cells
-
-if TYPE_CHECKING:
-    import os
 
 NAME = "johansson-2018"
 TITLE = "Johansson et al. (2018), Venn predictors for random forests: calibration set vs out-of-bag"
@@ -508,15 +505,7 @@ def _posthoc_table(res):
     return mat
 
 
-def run(
-    config: dict[str, Any],
-    *,
-    out_csv: str | os.PathLike[str] | None = None,
-    n_jobs: int | None = 1,
-    backend: str = "loky",
-    scheduler: Any = None,
-    progress: bool | None = True,
-) -> StudyResult:
+def run(config, *, out_csv=None, n_jobs=1, backend="loky", scheduler=None, progress=True):
     """Run the cross-validations and build Tables 1-6 with rankings and significance tests."""
     from venncal.metrics.ranking import (
         bergmann_hommel_posthoc,
