@@ -6,7 +6,7 @@ import functools
 import warnings
 from importlib import import_module
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 import numpy as np
@@ -15,6 +15,14 @@ from venncal._validation import check_sample_weight
 from venncal.cli._io import InputError, get_column, labels_column, read_table, scores_column
 from venncal.cli._stream import SavedVennAbers, arrow_frame
 from venncal.exceptions import VenncalWarning
+
+if TYPE_CHECKING:
+    import os
+    from collections.abc import Callable
+
+    import numpy.typing as npt
+
+    from venncal._typing import ArrayLike, FloatArray
 
 __all__ = [
     "CALIBRATORS",
@@ -126,7 +134,7 @@ def make_calibrator(
 _METHOD_HELP = "Calibrator: " + "; ".join(f"{k} = {v[2]}" for k, v in CALIBRATORS.items()) + "."
 
 
-def calibrator_options(command):
+def calibrator_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """The options that choose and set up the calibrator: --method, --merge, --n-bins, ..."""
     options = [
         click.option(
@@ -235,7 +243,15 @@ def _combined(pa, batches, what, path):
         ) from None
 
 
-def read_calibration(path, score, label, weight=None, positive=None, what="CAL_FILE", sep=None):
+def read_calibration(
+    path: str | os.PathLike[str],
+    score: str,
+    label: str,
+    weight: str | None = None,
+    positive: str | None = None,
+    what: str = "CAL_FILE",
+    sep: str | None = None,
+) -> tuple[FloatArray, npt.NDArray[np.int8], FloatArray | None]:
     """Scores, 0/1 labels and weights (or None) of a calibration table, checked; ``sep``: the
     field separator of a CSV file (None: by its suffix)."""
     columns = list(dict.fromkeys([score, label] + ([weight] if weight else [])))
@@ -254,7 +270,15 @@ def read_calibration(path, score, label, weight=None, positive=None, what="CAL_F
     return s, y, w
 
 
-def warn_if_ranked_below(labels, y01, scores, weights, *, column, positive):
+def warn_if_ranked_below(
+    labels: ArrayLike,
+    y01: npt.NDArray[np.int8],
+    scores: ArrayLike,
+    weights: FloatArray | None,
+    *,
+    column: str,
+    positive: str | None,
+) -> None:
     """One line on stderr when the scores rank the positive class below the other (AUC < 0.5),
     naming both labels as the file holds them: the scores may be of the other class."""
     from venncal._validation import ranking_auc
@@ -276,7 +300,15 @@ def warn_if_ranked_below(labels, y01, scores, weights, *, column, positive):
     )
 
 
-def fit_calibrator(calibrator, scores, y01, weights, *, method, source):
+def fit_calibrator(
+    calibrator: Any,
+    scores: FloatArray,
+    y01: npt.NDArray[np.int8],
+    weights: FloatArray | None,
+    *,
+    method: str,
+    source: str | os.PathLike[str],
+) -> Any:
     """Fit ``calibrator`` (in this process); a failure is one line naming the data."""
     try:
         with np.errstate(all="ignore"), warnings.catch_warnings():

@@ -19,9 +19,18 @@ and label columns of other types than numbers, booleans and text.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from venncal.cli._io import InputError
+
+if TYPE_CHECKING:
+    import os
+
+    import numpy.typing as npt
+
+    from venncal._typing import FloatArray
 
 __all__ = ["POOLED_METHODS", "Pooled", "Unpoolable", "fit_file", "fit_pooled", "read_pooled"]
 
@@ -37,8 +46,17 @@ class Unpoolable(Exception):
 
 
 def fit_file(
-    calibrator, path, score, label, weight=None, positive=None, *, method, progress=None, sep=None
-):
+    calibrator: Any,
+    path: str | os.PathLike[str],
+    score: str,
+    label: str,
+    weight: str | None = None,
+    positive: str | None = None,
+    *,
+    method: str,
+    progress: bool | None = None,
+    sep: str | None = None,
+) -> dict[str, int]:
     """Fit ``calibrator`` (``--method`` ``method``) on the calibration table ``path``; return
     ``{"rows", "positives"}``.
 
@@ -209,8 +227,16 @@ def _resolve_labels(keys, label, kind, path, positive):
 
 
 def read_pooled(
-    path, score, label, weight=None, positive=None, *, what="CAL_FILE", progress=None, sep=None
-):
+    path: str | os.PathLike[str],
+    score: str,
+    label: str,
+    weight: str | None = None,
+    positive: str | None = None,
+    *,
+    what: str = "CAL_FILE",
+    progress: bool | None = None,
+    sep: str | None = None,
+) -> Pooled:
     """Calibration rows pooled by distinct score and class, as a :class:`Pooled`.
 
     Raises :class:`Unpoolable` when the in-memory reading must decide.
@@ -300,11 +326,19 @@ class Pooled:
     of negatives ``n0`` and of positives ``n1`` at each, whether the rows were ``weighted``,
     the rows of positive weight (``examples``) and ``info`` (rows read, positives)."""
 
-    def __init__(self, values, n0, n1, weighted, examples, info):
+    def __init__(
+        self,
+        values: FloatArray,
+        n0: FloatArray,
+        n1: FloatArray,
+        weighted: bool,
+        examples: int,
+        info: dict[str, int],
+    ) -> None:
         self.values, self.n0, self.n1 = values, n0, n1
         self.weighted, self.examples, self.info = weighted, examples, info
 
-    def rows(self):
+    def rows(self) -> tuple[FloatArray, npt.NDArray[np.int8], FloatArray]:
         """``(scores, y01, counts)``: one row per distinct score and class, negatives first."""
         neg, pos = self.n0 > 0, self.n1 > 0
         s = np.concatenate([self.values[neg], self.values[pos]])
@@ -330,7 +364,9 @@ def _warn_if_ranked_below(values, n0, n1, names, score, positive):
     warn_if_ranked_below(labels, y01, s, counts, column=score, positive=positive)
 
 
-def fit_pooled(calibrator, pooled, *, method, source):
+def fit_pooled(
+    calibrator: Any, pooled: Pooled, *, method: str, source: str | os.PathLike[str]
+) -> Any:
     """Fit ``calibrator`` on pooled rows as ``fit`` on the rows themselves fits it.
 
     Unweighted rows: the calibrator's own fit sets up every fitted attribute (on two rows),

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -22,6 +23,11 @@ from venncal.experiments._files import make_temporary, move_into_place
 
 # the predictor of saved models, shared with venncal.load (no scikit-learn)
 from venncal.persistence._predictor import SavedVennAbers
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    from venncal._typing import FloatArray
 
 __all__ = [
     "Source",
@@ -160,7 +166,9 @@ def _first_line(exc):
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-def open_source(paths, what="INPUT", sep=None):
+def open_source(
+    paths: Iterable[str | os.PathLike[str]], what: str = "INPUT", sep: str | None = None
+) -> Source:
     """A :class:`Source` over ``paths``; one-line :class:`InputError` for a bad input."""
     return Source(paths, what, sep)
 
@@ -172,7 +180,9 @@ def _column(chunk, name):
     return chunk[name]
 
 
-def score_array(chunk, name, path, offset, option="--score"):
+def score_array(
+    chunk: Any, name: str, path: str | os.PathLike[str], offset: int, option: str = "--score"
+) -> FloatArray:
     """Finite float64 scores of a chunk; anything else is one line naming the first bad row."""
     col = _column(chunk, name)
     if hasattr(col, "type") and str(path).lower().endswith(_CSV):  # text as the file stores it
@@ -291,12 +301,14 @@ def arrow_float64(values):
     return pa.Array.from_buffers(pa.float64(), values.shape[0], [None, pa.py_buffer(values)])
 
 
-def model_name(calibrator):
+def model_name(calibrator: object) -> str:
     """The class name of a calibrator (or of the calibrator a :class:`SavedVennAbers` was)."""
     return getattr(calibrator, "model_name", type(calibrator).__name__)
 
 
-def calibrated_columns(calibrator, scores, prefix="", interval=None):
+def calibrated_columns(
+    calibrator: Any, scores: FloatArray, prefix: str = "", interval: FloatArray | None = None
+) -> dict[str, FloatArray]:
     """The calibrated columns for clean scores: ``p``, and ``p0``, ``p1`` when there are.
 
     Venn-Abers computes (p0, p1) once and merges them into p (no second prediction).
@@ -327,7 +339,7 @@ def _has_interval(calibrator):
     )
 
 
-def new_column_names(calibrator, prefix=""):
+def new_column_names(calibrator: object, prefix: str = "") -> list[str]:
     """Names of the columns :func:`calibrated_columns` adds."""
     extra = [prefix + "p0", prefix + "p1"] if _has_interval(calibrator) else []
     return [prefix + "p", *extra]
@@ -548,19 +560,19 @@ def _umask():
 
 
 def apply_stream(
-    calibrator,
-    source,
-    sink,
+    calibrator: Any,
+    source: Source,
+    sink: Sink,
     *,
-    score,
-    keep=None,
-    prefix="",
-    interval=None,
-    method="the calibrator",
-    fitted_on="its calibration data",
-    weighted=False,
-    progress=None,
-):
+    score: str,
+    keep: Sequence[str] | None = None,
+    prefix: str = "",
+    interval: Sequence[str] | None = None,
+    method: str = "the calibrator",
+    fitted_on: str = "its calibration data",
+    weighted: bool = False,
+    progress: bool | None = None,
+) -> int:
     """Calibrate every chunk of ``source`` and write it to ``sink``; return the rows written.
 
     Parameters

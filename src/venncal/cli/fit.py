@@ -44,7 +44,7 @@ def fit_local(
     Count-based methods read the file in chunks pooled by distinct score (memory bounded by
     the distinct scores, see :mod:`venncal.cli._pooled`); the others read every row.
     """
-    options = {"method": method, "progress": progress, "sep": sep}
+    options: dict[str, Any] = {"method": method, "progress": progress, "sep": sep}
     info = fit_file(calibrator, cal_file, score, label, weight, positive, **options)
     return calibrator, info
 
