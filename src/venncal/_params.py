@@ -8,6 +8,7 @@ checks of data arrays.
 
 from __future__ import annotations
 
+import math
 import numbers
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +16,7 @@ import numpy as np
 
 if TYPE_CHECKING:
     from collections.abc import Collection
+    from typing import TypeGuard
 
 __all__ = [
     "owner_prefix",
@@ -65,6 +67,26 @@ def check_positive_int(value: object, *, name: str, owner: str | None, minimum: 
     return int(value)
 
 
+def is_finite_real(value: object) -> TypeGuard[numbers.Real]:
+    """Whether ``value`` is a real number (not a bool) that is finite as a float.
+
+    Python and numpy numbers, fractions and integers of any size are answered without a
+    numpy error (an integer past the largest float is not finite).
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> is_finite_real(Fraction(1, 3)), is_finite_real(10**400), is_finite_real(True)
+    (True, False, False)
+    """
+    if not isinstance(value, numbers.Real) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except (OverflowError, ValueError):
+        return False
+
+
 def check_in_range(
     value: Any, low: float, high: float, *, name: str, owner: str | None, closed: str = "neither"
 ) -> float:
@@ -81,12 +103,7 @@ def check_in_range(
     ...
     ValueError: The 'cal_size' parameter of VennAbersClassifier must be a number in (0, 1). Got 1.0 instead.
     """
-    ok = (
-        isinstance(value, numbers.Real)
-        and not isinstance(value, bool)
-        # numpy's stubs do not list numbers.Real (Python and numpy numbers reach here)
-        and np.isfinite(value)  # type: ignore[call-overload]
-    )
+    ok = is_finite_real(value)
     if ok:
         lo_ok = value >= low if closed in ("left", "both") else value > low
         hi_ok = value <= high if closed in ("right", "both") else value < high

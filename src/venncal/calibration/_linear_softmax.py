@@ -7,7 +7,6 @@ a map from :mod:`venncal.core` with a ``predict_proba(t)`` method on class log-s
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from typing import TYPE_CHECKING
 
@@ -16,6 +15,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.validation import check_is_fitted
 
+from venncal._params import is_finite_real
 from venncal._validation import check_positive_int
 from venncal.calibration.multiclass import (
     check_classes_match_columns,
@@ -40,13 +40,7 @@ __all__ = ["LinearSoftmaxCalibrator", "check_multiclass_fit_input", "check_nonne
 
 def check_nonnegative(value: object, *, name: str, owner: str) -> float:
     """Raise unless ``value`` is a finite real number >= 0; return it as a float."""
-    if (
-        not isinstance(value, numbers.Real)
-        or isinstance(value, bool)
-        # numpy's stubs do not list numbers.Real (Python and numpy numbers reach here)
-        or not np.isfinite(value)  # type: ignore[call-overload]
-        or value < 0
-    ):
+    if not is_finite_real(value) or value < 0:
         raise ValueError(
             f"The {name!r} parameter of {owner} must be a finite number >= 0. Got {value!r} "
             "instead."
