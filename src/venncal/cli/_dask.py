@@ -12,6 +12,7 @@ Dask's local threads do the work.
 from __future__ import annotations
 
 import contextlib
+from typing import TYPE_CHECKING, Any
 
 from venncal.cli._engines import (
     apply_columns,
@@ -26,6 +27,12 @@ from venncal.cli._engines import (
     weight_error,
 )
 from venncal.cli._io import InputError
+
+if TYPE_CHECKING:
+    import os
+    from collections.abc import Sequence
+
+    from venncal.cli._stream import Source
 
 __all__ = ["cli_fit", "cli_apply", "check_one_score_column"]
 
@@ -72,7 +79,17 @@ def _frame(source, columns, as_text=False):
     )
 
 
-def cli_fit(calibrator, cal_file, *, score, label, weight=None, positive=None, method, scheduler):
+def cli_fit(
+    calibrator: Any,
+    cal_file: str | os.PathLike[str],
+    *,
+    score: str,
+    label: str,
+    weight: str | None = None,
+    positive: str | None = None,
+    method: str,
+    scheduler: str | None,
+) -> tuple[Any, dict[str, int]]:
     """Fit ``calibrator`` on ``cal_file`` with Dask; return it and the rows and positives."""
     import venncal.dask
     from venncal.dask._fit import _distinct
@@ -103,20 +120,20 @@ def cli_fit(calibrator, cal_file, *, score, label, weight=None, positive=None, m
 
 
 def cli_apply(
-    calibrator,
-    source,
-    out,
+    calibrator: Any,
+    source: Source,
+    out: str | os.PathLike[str],
     *,
-    score,
-    keep,
-    prefix="",
-    interval=None,
-    method="the calibrator",
-    fitted_on="its calibration data",
-    progress=None,
-    scheduler=None,
-    overwrite=None,
-):
+    score: str,
+    keep: Sequence[str] | None,
+    prefix: str = "",
+    interval: Sequence[str] | None = None,
+    method: str = "the calibrator",
+    fitted_on: str = "its calibration data",
+    progress: bool | None = None,
+    scheduler: str | None = None,
+    overwrite: bool | None = None,
+) -> int:
     """Calibrate ``source`` with Dask and write it to ``out`` atomically; return the rows."""
     from venncal.cli._stream import Sink, _check_probabilities
 

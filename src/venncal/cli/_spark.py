@@ -20,6 +20,7 @@ import os
 import pickle
 import shutil
 import warnings
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -36,6 +37,13 @@ from venncal.cli._engines import (
 )
 from venncal.cli._io import InputError
 
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+
+    from pyspark.sql import SparkSession
+
+    from venncal.cli._stream import Source
+
 __all__ = ["cli_fit", "cli_apply", "session"]
 
 
@@ -49,7 +57,7 @@ def _check_java():
 
 
 @contextlib.contextmanager
-def session():
+def session() -> Iterator[SparkSession]:
     """The active Spark session, or a local one started (and stopped) for the block."""
     from pyspark.sql import SparkSession
 
@@ -115,7 +123,16 @@ def _frame(spark, source, columns, as_text=False):
     return frame
 
 
-def cli_fit(calibrator, cal_file, *, score, label, weight=None, positive=None, method):
+def cli_fit(
+    calibrator: Any,
+    cal_file: str | os.PathLike[str],
+    *,
+    score: str,
+    label: str,
+    weight: str | None = None,
+    positive: str | None = None,
+    method: str,
+) -> tuple[Any, dict[str, int]]:
     """Fit ``calibrator`` on ``cal_file`` with Spark; return it and the rows and positives."""
     import pyspark.sql.functions as F
 
@@ -165,19 +182,19 @@ def _python_error(exc):
 
 
 def cli_apply(
-    calibrator,
-    source,
-    out,
+    calibrator: Any,
+    source: Source,
+    out: str | os.PathLike[str],
     *,
-    score,
-    keep,
-    prefix="",
-    interval=None,
-    method="the calibrator",
-    fitted_on="its calibration data",
-    progress=None,
-    overwrite=None,
-):
+    score: str,
+    keep: Sequence[str] | None,
+    prefix: str = "",
+    interval: Sequence[str] | None = None,
+    method: str = "the calibrator",
+    fitted_on: str = "its calibration data",
+    progress: bool | None = None,
+    overwrite: bool | None = None,
+) -> int:
     """Calibrate ``source`` with Spark and write it to ``out`` atomically; return the rows."""
     import pandas as pd
 
