@@ -23,6 +23,8 @@ This module is used by ``VennClassifier(method="full")``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import clone
@@ -34,6 +36,12 @@ from venncal.classifiers._full import (
     isotonic_value_at_last,
 )
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from venncal._typing import AnyArray, ArrayLike, FloatArray, IntArray
+    from venncal.classifiers._full import FullVennAbers
+
 __all__ = [
     "bag_categories",
     "check_full",
@@ -43,7 +51,7 @@ __all__ = [
 ]
 
 
-def check_full(frozen, weight, *, owner):
+def check_full(frozen: bool, weight: FloatArray | None, *, owner: str) -> None:
     """Refuse what the transductive predictor cannot do: a frozen estimator, sample weights."""
     if frozen:
         raise ValueError(
@@ -57,7 +65,7 @@ def check_full(frozen, weight, *, owner):
         )
 
 
-def updater_for(estimator, X, y, n_classes):
+def updater_for(estimator: Any, X: Any, y: AnyArray, n_classes: int) -> FullVennAbers | None:
     """A fitted FullVennAbers whose updatable scorer replaces refits, or None (refit).
 
     Two classes only; the score is ``predict_proba[:, 1]`` when the estimator has
@@ -72,7 +80,7 @@ def updater_for(estimator, X, y, n_classes):
     return updater if updater.uses_fast_path_ else None
 
 
-def equal_mass_categories(scores, n_bins):
+def equal_mass_categories(scores: FloatArray, n_bins: int) -> IntArray:
     """Equal-mass bins of a bag of 1-D scores, as one category index per score.
 
     The edges are order statistics of the bag (positions ``floor(j n / n_bins)``,
@@ -104,7 +112,14 @@ def equal_mass_categories(scores, n_bins):
     return np.searchsorted(edges, s, side="right").astype(np.int64)
 
 
-def bag_categories(scores, taxonomy, *, n_bins, threshold, owner):
+def bag_categories(
+    scores: FloatArray,
+    taxonomy: str | Callable[[AnyArray], ArrayLike],
+    *,
+    n_bins: int,
+    threshold: float,
+    owner: str,
+) -> AnyArray:
     """Categories of every object of a bag from the scores of the model trained on the bag.
 
     Parameters
@@ -176,20 +191,20 @@ def _fast_pair(updater, x):
 
 
 def full_venn_multiprobability(
-    estimator,
-    X,
-    y,
-    X_test,
+    estimator: Any,
+    X: Any,
+    y: IntArray,
+    X_test: Any,
     *,
-    n_classes,
-    taxonomy,
-    n_bins,
-    score_fn,
-    threshold,
-    updater=None,
-    owner="VennClassifier",
-    n_jobs=None,
-):
+    n_classes: int,
+    taxonomy: str | Callable[[AnyArray], ArrayLike],
+    n_bins: int,
+    score_fn: Callable[[Any, Any], FloatArray],
+    threshold: float,
+    updater: FullVennAbers | None = None,
+    owner: str = "VennClassifier",
+    n_jobs: int | None = None,
+) -> FloatArray:
     """Multiprobability prediction of the transductive Venn predictor.
 
     Parameters
