@@ -27,9 +27,12 @@ import numpy as np
 import pandas as pd
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from importlib.abc import Traversable
+
     import numpy.typing as npt
 
-    from venncal._typing import FloatArray
+    from venncal._typing import BoolArray, FloatArray
 
 __all__ = ["Dataset"]
 
@@ -90,7 +93,7 @@ class Dataset:
         return f"Dataset(name={name!r}, n={self.X.shape[0]}, d={self.X.shape[1]})"
 
 
-def data_path(relative):
+def data_path(relative: str) -> Traversable:
     """Return a traversable resource for a file under ``venncal/datasets/data``."""
     ref = resources.files("venncal.datasets").joinpath("data")
     for part in relative.split("/"):
@@ -111,7 +114,9 @@ def check_missing(missing: object, owner: str) -> None:
         )
 
 
-def encode_frame(frame, nominal, *, missing="impute"):
+def encode_frame(
+    frame: pd.DataFrame, nominal: Mapping[str, Sequence[str]], *, missing: str = "impute"
+) -> tuple[FloatArray, tuple[str, ...], BoolArray]:
     """Encode a frame of raw features as described in the module docstring.
 
     Parameters
