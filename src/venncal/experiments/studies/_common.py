@@ -6,11 +6,18 @@ import contextlib
 import functools
 import time
 import warnings
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pandas as pd
 
 from venncal.experiments.runner import run_grid
+
+if TYPE_CHECKING:
+    import os
+    from collections.abc import Callable, Iterator, Sequence
+
+    from typing_extensions import Self
 
 __all__ = [
     "make_classifier",
@@ -35,7 +42,9 @@ CLASSIFIERS = {
 }
 
 
-def make_classifier(code, n_features, random_state, nominal=()):
+def make_classifier(
+    code: str, n_features: int, random_state: int, nominal: Sequence[Sequence[int]] = ()
+) -> Any:
     """A fresh scikit-learn classifier for one of the codes of :data:`CLASSIFIERS`.
 
     ``nominal`` lists the indicator columns of each nominal attribute (see
@@ -84,7 +93,7 @@ def load_cached(name):
 
 
 @contextlib.contextmanager
-def quiet():
+def quiet() -> Iterator[None]:
     """Silence the base classifiers' convergence and numerical warnings inside a cell."""
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
@@ -94,17 +103,23 @@ def quiet():
 class Timer:
     """Wall-clock timer: ``with Timer() as t: ...; t.seconds``."""
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         self._t0 = time.perf_counter()
         self.seconds = float("nan")
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         self.seconds = time.perf_counter() - self._t0
         return False
 
 
-def grid_options(out_csv, n_jobs, backend, scheduler, progress):
+def grid_options(
+    out_csv: str | os.PathLike[str] | None,
+    n_jobs: int | None,
+    backend: str,
+    scheduler: Any,
+    progress: bool | None,
+) -> dict[str, Any]:
     """The options of a study's ``run`` that go to :func:`run_cells`, as keywords."""
     return {
         "out_csv": out_csv,
@@ -115,7 +130,11 @@ def grid_options(out_csv, n_jobs, backend, scheduler, progress):
     }
 
 
-def run_cells(cells, run_cell, **grid_options):
+def run_cells(
+    cells: Sequence[dict[str, Any]],
+    run_cell: Callable[[dict[str, Any]], list[dict[str, Any]] | None],
+    **grid_options: Any,
+) -> tuple[pd.DataFrame, float]:
     """Run a study's cells through :func:`run_grid`, timed.
 
     Returns the tidy table without the runner's bookkeeping columns, and the wall time in
@@ -127,7 +146,7 @@ def run_cells(cells, run_cell, **grid_options):
     return raw.drop(columns=["cell_id", "study"], errors="ignore"), timer.seconds
 
 
-def fmt(value, digits=3):
+def fmt(value: float | None, digits: int = 3) -> str:
     """Format a number for a comparison cell (``inf`` for infinity, empty for NaN)."""
     if value is None or (isinstance(value, float) and np.isnan(value)):
         return ""
@@ -137,7 +156,7 @@ def fmt(value, digits=3):
     return f"{v:.{digits}f}"
 
 
-def paired(ours, paper, digits=3):
+def paired(ours: pd.DataFrame, paper: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
     """Combine two aligned DataFrames into cells ``"ours (paper)"``.
 
     Cells where the paper's value is missing show ours alone.
