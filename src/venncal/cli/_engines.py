@@ -7,10 +7,21 @@ Neither Dask nor PySpark is imported here: each engine's module brings its own.
 from __future__ import annotations
 
 import contextlib
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from venncal.cli._io import InputError
+
+if TYPE_CHECKING:
+    import os
+    from collections.abc import Iterable, Iterator, Sequence
+
+    import numpy.typing as npt
+    import pandas as pd
+
+    from venncal._typing import ArrayLike, FloatArray
+    from venncal.cli._stream import Source
 
 __all__ = [
     "apply_columns",
@@ -27,7 +38,7 @@ __all__ = [
 ]
 
 
-def check_columns(source, columns, where):
+def check_columns(source: Source, columns: Iterable[tuple[str, str | None]], where: str) -> None:
     """Refuse an option that names a column ``source`` does not have."""
     shown = ", ".join(repr(str(c)) for c in source.columns[:12])
     for option, name in columns:
@@ -37,7 +48,7 @@ def check_columns(source, columns, where):
             )
 
 
-def check_fit_calibrator(calibrator, backend, method):
+def check_fit_calibrator(calibrator: object, backend: str, method: str) -> None:
     """Refuse a calibrator the ``backend`` cannot fit from its aggregations."""
     from venncal.calibration._counts import CountCalibratorMixin
     from venncal.calibration.platt import PlattCalibrator
@@ -49,7 +60,9 @@ def check_fit_calibrator(calibrator, backend, method):
         )
 
 
-def fit_columns(cal_file, *, score, label, weight):
+def fit_columns(
+    cal_file: str | os.PathLike[str], *, score: str, label: str, weight: str | None
+) -> tuple[Source, list[str]]:
     """The source of ``cal_file`` (its columns checked) and the columns the fit reads."""
     from venncal.cli._stream import open_source
 
@@ -61,7 +74,7 @@ def fit_columns(cal_file, *, score, label, weight):
     return source, columns
 
 
-def weight_error(cal_file, weight):
+def weight_error(cal_file: str | os.PathLike[str], weight: str) -> InputError:
     """The error of a weight column holding NaN or negative values."""
     return InputError(
         f"{str(cal_file)!r}: column {weight!r} (--weight): 'sample_weight' must be "
@@ -69,7 +82,13 @@ def weight_error(cal_file, weight):
     )
 
 
-def label_values(values, dtype, label, cal_file, positive):
+def label_values(
+    values: ArrayLike,
+    dtype: npt.DTypeLike,
+    label: str,
+    cal_file: str | os.PathLike[str],
+    positive: str | None,
+) -> tuple[pd.Series, npt.NDArray[np.int8], list[Any]]:
     """The distinct labels ``values`` read by the command line's own rule (``--positive``):
     the labels as a Series, their 0/1 codes and the list of the positive ones."""
     import pandas as pd
@@ -82,7 +101,7 @@ def label_values(values, dtype, label, cal_file, positive):
 
 
 @contextlib.contextmanager
-def fitting(method, cal_file):
+def fitting(method: str, cal_file: str | os.PathLike[str]) -> Iterator[None]:
     """The block of the fit: numpy's warnings silenced, a ValueError as one line."""
     try:
         with np.errstate(all="ignore"):
@@ -92,7 +111,7 @@ def fitting(method, cal_file):
         raise InputError(f"cannot fit {method} on {str(cal_file)!r}: {text}") from None
 
 
-def table_counts(calibrator, weight):
+def table_counts(calibrator: object, weight: str | None) -> tuple[int, int] | None:
     """The rows and positives of the fitted table without weights, or None (to be counted)."""
     table = getattr(calibrator, "aggregate_", None)
     if weight is None and table is not None:
@@ -100,12 +119,12 @@ def table_counts(calibrator, weight):
     return None
 
 
-def summary(calibrator, rows, n_pos):
+def summary(calibrator: Any, rows: int, n_pos: int | None) -> tuple[Any, dict[str, int]]:
     """What ``cli_fit`` returns: the calibrator and its rows and positives."""
     return calibrator, {"rows": int(rows), "positives": int(n_pos or 0)}
 
 
-def check_one_score_column(calibrator):
+def check_one_score_column(calibrator: Any) -> None:
     """Refuse a model of K score columns: the command line calibrates one column of scores."""
     columns = getattr(calibrator, "n_features_in_", 1)
     if columns != 1 or len(getattr(calibrator, "classes_", ())) > 2:
@@ -116,7 +135,15 @@ def check_one_score_column(calibrator):
         )
 
 
-def apply_columns(calibrator, source, *, score, keep, interval, backend):
+def apply_columns(
+    calibrator: object,
+    source: Source,
+    *,
+    score: str,
+    keep: Sequence[str] | None,
+    interval: Sequence[str] | None,
+    backend: str,
+) -> tuple[list[str], list[str], str]:
     """The checks of ``venncal apply`` on an engine: the kept columns, the columns read and
     the files named in errors."""
     check_one_score_column(calibrator)
@@ -128,7 +155,9 @@ def apply_columns(calibrator, source, *, score, keep, interval, backend):
     return keep, columns, where
 
 
-def calibrate_batch(pdf, calibrator, score, keep, prefix, where):
+def calibrate_batch(
+    pdf: pd.DataFrame, calibrator: Any, score: str, keep: list[str], prefix: str, where: str
+) -> tuple[pd.DataFrame, dict[str, FloatArray]]:
     """One pandas batch of rows: its kept columns and the new calibrated columns."""
     import pandas as pd
 
