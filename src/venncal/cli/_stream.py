@@ -68,11 +68,13 @@ class Source:
         Field separator of the CSV inputs (None: tab for .tsv, else comma).
     """
 
-    def __init__(self, paths, what="INPUT", sep=None):
+    def __init__(
+        self, paths: Iterable[str | os.PathLike[str]], what: str = "INPUT", sep: str | None = None
+    ) -> None:
         self.what = what
         self.sep = sep
-        self.parts = []  # (kind, path)
-        self._header_bytes = {}  # CSV path -> length of its header
+        self.parts: list[tuple[str, Path]] = []  # (kind, path)
+        self._header_bytes: dict[Path, int] = {}  # CSV path -> length of its header
         for path in map(Path, paths):
             found = path_kind(path, what)
             if found == "dir":
@@ -87,7 +89,7 @@ class Source:
             self.parts.append((kind, path))
         self.columns, self.num_rows = self._inspect()
 
-    def files(self):
+    def files(self) -> list[Path]:
         """Every file read (folders expanded)."""
         return [p for _, p in self.parts]
 
