@@ -49,10 +49,15 @@ paper states, as its ACP row, and adds the rows of ``acp_variants`` (default: 50
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Collection, Iterable, Mapping
+
 __all__ = ["acp_variant_rows", "with_acp_variants", "variant_name", "acp_variants_note"]
 
 
-def variant_name(confidence):
+def variant_name(confidence: float) -> str:
     """The method name of ACP at another level, e.g. ``"ACP (50%)"``.
 
     Examples
@@ -81,7 +86,7 @@ def acp_variant_rows(cal, clf, X_train, X_test, s_test, y_test, cell, metrics):
     return rows
 
 
-def with_acp_variants(methods, found):
+def with_acp_variants(methods: Iterable[str], found: Collection[str]) -> list[str]:
     """``methods`` present in ``found``, with the ACP variants found placed after ``"ACP"``.
 
     Examples
@@ -99,7 +104,7 @@ def with_acp_variants(methods, found):
     return out
 
 
-def acp_variants_note(config):
+def acp_variants_note(config: Mapping[str, Any]) -> str:
     """The report's note on the ACP rows."""
     levels = config.get("acp_variants") or []
     if not levels:

@@ -11,10 +11,15 @@ largest mean of the cell over the sensitivity family of designs.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
 from venncal.experiments.studies._naeini_designs import family_panels
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 __all__ = ["FITTED_METHODS", "cell_table", "summary", "conclusions", "CLAIMS"]
 
@@ -41,7 +46,13 @@ def _values(raw, panel, method, metric):
     return sub.set_index("repeat")[metric].astype(float)
 
 
-def cell_table(raw, paper, dataset, letter, metrics=("AUC", "Acc", "RMSE", "MCE", "ECE")):
+def cell_table(
+    raw: pd.DataFrame,
+    paper: pd.DataFrame,
+    dataset: str,
+    letter: str,
+    metrics: Sequence[str] = ("AUC", "Acc", "RMSE", "MCE", "ECE"),
+) -> pd.DataFrame:
     """One row per cell of the paper's panel ``letter``, for our ``dataset`` and its family.
 
     Parameters
@@ -92,7 +103,7 @@ def cell_table(raw, paper, dataset, letter, metrics=("AUC", "Acc", "RMSE", "MCE"
     return pd.DataFrame(rows)
 
 
-def summary(table, near=NEAR):
+def summary(table: pd.DataFrame, near: float = NEAR) -> dict[str, dict[str, float | int]]:
     """Per role: number of cells, median ``|ours - paper|``, how many within ``near``, the median
     spread of one draw and of our mean, and how many paper values fall inside the band."""
     out = {}
@@ -125,7 +136,12 @@ def _paired(raw, panel, method, rival, metric):
     return float(d.mean()), float(d.std(ddof=1) / np.sqrt(d.size))
 
 
-def conclusions(raw, dataset, metrics=("AUC", "RMSE", "ECE"), claims=CLAIMS):
+def conclusions(
+    raw: pd.DataFrame,
+    dataset: str,
+    metrics: Sequence[str] = ("AUC", "RMSE", "ECE"),
+    claims: Sequence[tuple[str, str]] = CLAIMS,
+) -> pd.DataFrame:
     """Which of the paper's comparisons hold on every design of the family.
 
     For each ``(method, rival)`` and metric, the mean paired difference (``method - rival``,

@@ -30,10 +30,14 @@ were chosen to meet, so not a finding), and no calibrator of that score beats th
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from venncal.experiments.claims import Check
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["study_checks", "paired_difference", "AS_WELL"]
 
@@ -55,7 +59,9 @@ _PAPER_AUC = {
 }
 
 
-def paired_difference(raw, panel, method, rival, metric):
+def paired_difference(
+    raw: pd.DataFrame, panel: str, method: str, rival: str, metric: str
+) -> tuple[float, float, float, float, int] | None:
     """Mean and standard error of ``method - rival`` over the panel's repetitions.
 
     Returns ``(mean_method, mean_rival, mean_difference, standard_error, n_draws)``; the
@@ -358,7 +364,7 @@ def _separable(raw, panels, checks):
         ] = check(["base"])
 
 
-def study_checks(raw):
+def study_checks(raw: pd.DataFrame) -> dict[str, Check | bool]:
     """Return ``{claim: Check}`` for the paper's claims on the tidy results ``raw``.
 
     ``raw`` has columns ``panel``, ``repeat``, ``method`` and the metrics (``AUC``, ``RMSE``,
@@ -366,7 +372,7 @@ def study_checks(raw):
     holds (for a claim the paper's own table contradicts: when ours agrees with that table);
     see :mod:`venncal.experiments.claims` for the verdicts of quick and full mode.
     """
-    checks = {}
+    checks: dict[str, Check | bool] = {}
     panels = set(raw["panel"])
     _simulated(raw, panels, checks)
     _real(raw, panels, checks)

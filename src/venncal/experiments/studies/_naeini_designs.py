@@ -71,10 +71,16 @@ out.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from venncal._validation import check_random_state
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from venncal._typing import ArrayLike, FloatArray, SeedLike
 
 __all__ = [
     "SignXorDesign",
@@ -137,7 +143,9 @@ class SignXorDesign:
     flip: float = 0.0
     gap: float = 0.0
 
-    def sample(self, n_samples, random_state=None):
+    def sample(
+        self, n_samples: int, random_state: SeedLike = None
+    ) -> tuple[FloatArray, npt.NDArray[np.int8]]:
         """Draw ``n_samples`` pairs; returns X (n, 2) float64 and y (n,) int8."""
         rng = check_random_state(random_state, owner="SignXorDesign.sample")
         X = _features(int(n_samples), rng, self.rho, 1.0)
@@ -151,7 +159,7 @@ class SignXorDesign:
         # the gap and the stretch keep every point in its quadrant: the rule reads the same
         return X[:, 0] * X[:, 1] > 0
 
-    def posterior(self, X):
+    def posterior(self, X: ArrayLike) -> FloatArray:
         """``P(y = 1 | x)``: ``1 - flip`` where the rule says positive, ``flip`` elsewhere."""
         X = np.asarray(X, dtype=np.float64)
         return np.where(self._rule(X), 1.0 - self.flip, self.flip)
@@ -185,7 +193,9 @@ class DiscDesign:
     #: the radius of the circle holding half the mass of two standard normal features
     radius = float(np.sqrt(2.0 * _LN2))
 
-    def sample(self, n_samples, random_state=None):
+    def sample(
+        self, n_samples: int, random_state: SeedLike = None
+    ) -> tuple[FloatArray, npt.NDArray[np.int8]]:
         """Draw ``n_samples`` pairs; returns X (n, 2) float64 and y (n,) int8."""
         rng = check_random_state(random_state, owner="DiscDesign.sample")
         X = _features(int(n_samples), rng, 0.0, self.aspect)
@@ -203,7 +213,7 @@ class DiscDesign:
             x1 = np.where(x1 > 0, x1 / self.stretch, x1)
         return x1**2 + X[:, 1] ** 2 < self.radius**2
 
-    def posterior(self, X):
+    def posterior(self, X: ArrayLike) -> FloatArray:
         """``P(y = 1 | x)`` at drawn (stretched) points: ``1 - flip`` inside, ``flip`` outside."""
         X = np.asarray(X, dtype=np.float64)
         return np.where(self._rule(X, stretched=True), 1.0 - self.flip, self.flip)
@@ -266,17 +276,17 @@ _FAMILY = {
 }
 
 
-def central_design(dataset):
+def central_design(dataset: str) -> SignXorDesign | DiscDesign:
     """The design the study's ``XOR`` or ``Circular`` panel uses."""
     return _FAMILY[dataset]["central"]
 
 
-def design_family(dataset):
+def design_family(dataset: str) -> dict[str, SignXorDesign | DiscDesign]:
     """``{label: design}`` of the sensitivity family of ``dataset``, the central one first."""
     return dict(_FAMILY[dataset])
 
 
-def family_panels(dataset):
+def family_panels(dataset: str) -> dict[str, str]:
     """``{panel: label}``: the study's panels of the family (``"XOR/LR"`` is the central)."""
     return {
         (f"{dataset}/LR" if label == "central" else f"{dataset} [{label}]/LR"): label

@@ -21,11 +21,18 @@ attributes from the column names ``"<attribute>=<value>"``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from scipy.special import logsumexp, ndtr
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from venncal._typing import AnyArray, ArrayLike, FloatArray
 
 __all__ = ["WekaNaiveBayes", "nominal_groups"]
 
@@ -35,7 +42,7 @@ _FLOOR = 1e-75
 _DEFAULT_PRECISION = 0.01
 
 
-def nominal_groups(feature_names):
+def nominal_groups(feature_names: Sequence[str]) -> list[list[int]]:
     """Column indices of each nominal attribute, from the names ``"<attribute>=<value>"``.
 
     Parameters
@@ -53,7 +60,7 @@ def nominal_groups(feature_names):
     >>> nominal_groups(["age", "sex=f", "colour=red", "colour=blue"])
     [[1], [2, 3]]
     """
-    groups = {}
+    groups: dict[str, list[int]] = {}
     for j, name in enumerate(feature_names):
         attribute, sep, _ = str(name).partition("=")
         if sep:
@@ -108,7 +115,7 @@ class WekaNaiveBayes(ClassifierMixin, BaseEstimator):
     [0.4, 0.6]
     """
 
-    def __init__(self, nominal=()):
+    def __init__(self, nominal: Sequence[Sequence[int]] = ()) -> None:
         self.nominal = nominal
 
     def _groups(self, n_features):
@@ -197,16 +204,16 @@ class WekaNaiveBayes(ClassifierMixin, BaseEstimator):
                 jll[:, c] += mass.sum(axis=1)
         return jll
 
-    def predict_log_proba(self, X):
+    def predict_log_proba(self, X: ArrayLike) -> FloatArray:
         """Log of :meth:`predict_proba`."""
         jll = self._joint_log_likelihood(X)
         return jll - logsumexp(jll, axis=1, keepdims=True)
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: ArrayLike) -> FloatArray:
         """Posterior probability of each class, shape (n_samples, n_classes)."""
         return np.exp(self.predict_log_proba(X))
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> AnyArray:
         """The class of highest posterior probability."""
         jll = self._joint_log_likelihood(X)
         return self.classes_[np.argmax(jll, axis=1)]

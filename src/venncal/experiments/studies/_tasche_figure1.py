@@ -21,9 +21,19 @@ in the available text of the paper.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from venncal.experiments.claims import Check
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+    from venncal._typing import ArrayLike
 
 __all__ = ["figure1_curves", "figure1_checks", "figure1_plot", "figure1_table"]
 
@@ -44,7 +54,7 @@ def _np_curve(costs, separation, prior, n_alpha=20001):
     return loss.min(axis=1)
 
 
-def figure1_curves(n_samples, seed, costs=None):
+def figure1_curves(n_samples: int, seed: int, costs: ArrayLike | None = None) -> dict[str, Any]:
     """The curves of Figure 1: closed form, Neyman-Pearson representation and sample.
 
     Returns
@@ -88,13 +98,13 @@ def figure1_curves(n_samples, seed, costs=None):
     }
 
 
-def figure1_checks(cv):
+def figure1_checks(cv: Mapping[str, Any]) -> dict[str, Check | bool]:
     """Checks of Figure 1 and Remark 5.4 on the curves of :func:`figure1_curves`.
 
     The identity (Remark 5.4) and the sample check (whose rule holds its noise: gaps within
     :data:`SAMPLE_Z` standard errors at every cost) are judged alike in quick and full mode.
     """
-    checks = {}
+    checks: dict[str, Check | bool] = {}
     gap = max(float(np.max(np.abs(cv["np"][k] - cv["closed"][k]))) for k in cv["np"])
     checks[
         "[identity, Remark 5.4] each Bayes-loss curve equals its Neyman-Pearson representation "
@@ -128,7 +138,7 @@ def figure1_checks(cv):
     return checks
 
 
-def figure1_plot(cv):
+def figure1_plot(cv: Mapping[str, Any]) -> Figure:
     """Figure 1: the Bayes-loss curves, closed form as lines and the sample as points."""
     from matplotlib.figure import Figure
 
@@ -158,7 +168,7 @@ def figure1_plot(cv):
     return fig
 
 
-def figure1_table(cv):
+def figure1_table(cv: Mapping[str, Any]) -> pd.DataFrame:
     """Separation and refinement loss (twice the area under the curve) of each information."""
     import pandas as pd
 
