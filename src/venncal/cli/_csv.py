@@ -11,10 +11,19 @@ from __future__ import annotations
 
 import csv
 import re
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from venncal.cli._io import InputError
+
+if TYPE_CHECKING:
+    import os
+    from collections.abc import Collection, Iterator, Sequence
+
+    import pyarrow as pa
+
+    from venncal._typing import FloatArray
 
 __all__ = [
     "csv_header",
@@ -39,7 +48,7 @@ MISSING_TEXTS = frozenset(
 )  # fmt: skip
 
 
-def repeated_name(names):
+def repeated_name(names: Collection[str]) -> str | None:
     """The first name of ``names`` that occurs more than once, or None (linear time)."""
     if len(set(names)) == len(names):
         return None
@@ -51,14 +60,16 @@ def repeated_name(names):
     return None
 
 
-def separator(path, sep=None):
+def separator(path: str | os.PathLike[str], sep: str | None = None) -> str:
     """The field separator of a CSV file: ``sep`` if given, else tab for .tsv, else comma."""
     if sep:
         return sep
     return "\t" if str(path).lower().endswith(".tsv") else ","
 
 
-def csv_header(path, what, sep=None):
+def csv_header(
+    path: str | os.PathLike[str], what: str, sep: str | None = None
+) -> tuple[list[str], int]:
     """The column names of a CSV file and the length of its header in bytes (about).
 
     An empty file and a header that is not UTF-8 text are one line each. ``sep``: the field
@@ -85,7 +96,15 @@ def csv_header(path, what, sep=None):
     return header, len(sep.join(header).encode("utf-8", "replace"))
 
 
-def csv_batches(path, columns, what, *, header_bytes=0, batch_rows=1 << 20, sep=None):
+def csv_batches(
+    path: str | os.PathLike[str],
+    columns: Sequence[str],
+    what: str,
+    *,
+    header_bytes: int = 0,
+    batch_rows: int = 1 << 20,
+    sep: str | None = None,
+) -> Iterator[pa.RecordBatch]:
     """Yield record batches of ``columns`` of a CSV file, every value as the text it stores.
 
     Nothing is guessed: an empty field is the empty string, never a missing value. Quoted
@@ -177,7 +196,9 @@ def _csv_error(exc, path, what, done):
     return InputError(f"cannot read {what} {str(path)!r} as CSV: {first}")
 
 
-def parse_numbers(col, name, path, offset, option="--score"):
+def parse_numbers(
+    col: pa.Array, name: str, path: str | os.PathLike[str], offset: int, option: str = "--score"
+) -> FloatArray:
     """The values of a text column as float64; the first one that is not a number is one line.
 
     Surrounding spaces are allowed; ``nan`` and ``inf`` are numbers here (the caller refuses
@@ -256,7 +277,7 @@ def check_csv_types(schema, path, what):
             ) from None
 
 
-def write_csv_batch(batch, sink, sep, header):
+def write_csv_batch(batch: pa.RecordBatch, sink: Any, sep: str, header: bool) -> None:
     """Write a record batch as CSV text: values exactly (floats in their shortest form that
     reads back as the same number), text quoted, missing values as empty fields."""
     import pyarrow.csv as pcsv
