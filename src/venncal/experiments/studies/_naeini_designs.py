@@ -71,13 +71,15 @@ out.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from venncal._validation import check_random_state
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
     import numpy.typing as npt
 
     from venncal._typing import ArrayLike, FloatArray, SeedLike
@@ -294,7 +296,9 @@ def family_panels(dataset: str) -> dict[str, str]:
     }
 
 
-def fit_stretch_to_lr_row(dataset, stretches, seeds=TUNING_SEEDS):
+def fit_stretch_to_lr_row(
+    dataset: str, stretches: Sequence[float], seeds: Iterable[int] = TUNING_SEEDS
+) -> tuple[float, dict[float, Any]]:
     """The distance of each ``stretch`` from the paper's LR row, and the closest one.
 
     For each value, LR (standardised inputs, as in the study) is trained on 600 draws and
