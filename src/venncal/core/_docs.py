@@ -15,9 +15,9 @@ def fill_docstring(func: F, docs: Mapping[str, str]) -> F:
     """Put the descriptions of ``docs`` (name to text) into the docstring of ``func``.
 
     A docstring line holding ``{name}`` or ``{name, other, ...}`` alone is replaced by those
-    descriptions in that order, at that line's indentation; ``func`` is returned, so that a
-    decorator can be made of it. Other lines (and lines naming anything not in ``docs``) are
-    left as they are.
+    descriptions in that order, at that line's indentation (blank lines of a description stay
+    blank); ``func`` is returned, so that a decorator can be made of it. Other lines (and lines
+    naming anything not in ``docs``) are left as they are.
 
     Examples
     --------
@@ -41,7 +41,7 @@ def fill_docstring(func: F, docs: Mapping[str, str]) -> F:
         if key[:1] == "{" and key[-1:] == "}" and all(n in docs for n in names):
             indent = line[: len(line) - len(line.lstrip())]
             for n in names:
-                lines.extend(indent + part for part in docs[n].split("\n"))
+                lines.extend(indent + part if part else "" for part in docs[n].split("\n"))
         else:
             lines.append(line)
     func.__doc__ = "\n".join(lines)

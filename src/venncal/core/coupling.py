@@ -37,14 +37,43 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from venncal._validation import check_option
+from venncal.core._docs import fill_docstring
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, TypeVar
+
     from venncal._typing import ArrayLike, FloatArray
+
+    F = TypeVar("F", bound=Callable[..., Any])
 
 __all__ = ["COUPLINGS", "couple", "couple_price", "couple_wu1", "couple_wu2"]
 
 COUPLINGS = ("wu2", "wu1", "price")
 _BATCH_ENTRIES = 2**22  # rows of (K + 1)^2 systems solved at once
+
+
+#: The parameter, return value and example set-up of the three rules, put into their docstrings.
+_RULE_DOCS = {
+    "rule": """Parameters
+----------
+R : array-like of shape (m, K, K)
+    ``R[:, i, j]`` estimates P(y = i | y in {i, j}); the diagonal is ignored.
+
+Returns
+-------
+P : ndarray of shape (m, K)
+    Non-negative rows summing to one.
+
+Examples
+--------
+>>> p = np.array([0.5, 0.3, 0.2])
+>>> R = p[:, None] / (p[:, None] + p[None, :])""",
+}
+
+
+def _fill_rule_doc(func: F) -> F:
+    return fill_docstring(func, _RULE_DOCS)
 
 
 def _check(R: ArrayLike) -> FloatArray:
@@ -65,23 +94,11 @@ def _normalise(P: FloatArray) -> FloatArray:
     return np.where(total > 0, P / np.where(total > 0, total, 1.0), 1.0 / K)
 
 
+@_fill_rule_doc
 def couple_price(R: ArrayLike) -> FloatArray:
     """Price et al. (1995): p_i proportional to 1 / (sum_{j != i} 1 / r_ij - (K - 2)).
 
-    Parameters
-    ----------
-    R : array-like of shape (m, K, K)
-        ``R[:, i, j]`` estimates P(y = i | y in {i, j}); the diagonal is ignored.
-
-    Returns
-    -------
-    P : ndarray of shape (m, K)
-        Non-negative rows summing to one.
-
-    Examples
-    --------
-    >>> p = np.array([0.5, 0.3, 0.2])
-    >>> R = p[:, None] / (p[:, None] + p[None, :])
+    {rule}
     >>> couple_price(R[None]).round(6)
     array([[0.5, 0.3, 0.2]])
     """
@@ -109,23 +126,11 @@ def _solve_batched(A: FloatArray, b: FloatArray) -> FloatArray:
     return out
 
 
+@_fill_rule_doc
 def couple_wu1(R: ArrayLike) -> FloatArray:
     """Wu, Lin & Weng (2004), method 1: p_i = sum_{j != i} (p_i + p_j) r_ij / (K - 1).
 
-    Parameters
-    ----------
-    R : array-like of shape (m, K, K)
-        ``R[:, i, j]`` estimates P(y = i | y in {i, j}); the diagonal is ignored.
-
-    Returns
-    -------
-    P : ndarray of shape (m, K)
-        Non-negative rows summing to one.
-
-    Examples
-    --------
-    >>> p = np.array([0.5, 0.3, 0.2])
-    >>> R = p[:, None] / (p[:, None] + p[None, :])
+    {rule}
     >>> couple_wu1(R[None]).round(6)
     array([[0.5, 0.3, 0.2]])
     """
@@ -143,23 +148,11 @@ def couple_wu1(R: ArrayLike) -> FloatArray:
     return _normalise(_solve_batched(A, b))
 
 
+@_fill_rule_doc
 def couple_wu2(R: ArrayLike) -> FloatArray:
     """Wu, Lin & Weng (2004), method 2: least squares sum_i sum_{j != i} (r_ji p_i - r_ij p_j)^2.
 
-    Parameters
-    ----------
-    R : array-like of shape (m, K, K)
-        ``R[:, i, j]`` estimates P(y = i | y in {i, j}); the diagonal is ignored.
-
-    Returns
-    -------
-    P : ndarray of shape (m, K)
-        Non-negative rows summing to one.
-
-    Examples
-    --------
-    >>> p = np.array([0.5, 0.3, 0.2])
-    >>> R = p[:, None] / (p[:, None] + p[None, :])
+    {rule}
     >>> couple_wu2(R[None]).round(6)
     array([[0.5, 0.3, 0.2]])
     """
