@@ -16,7 +16,7 @@ The calibration errors bin explicitly, with the bins of :func:`venncal.metrics.e
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -27,9 +27,15 @@ from venncal._validation import (
     check_sample_weight,
 )
 from venncal.metrics._calibration import ReliabilityCurve, ece, reliability_curve
+from venncal.metrics._common import fill_doc
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from venncal._typing import AnyArray, ArrayLike, FloatArray, IntArray
+
+_F = TypeVar("_F", bound="Callable[..., Any]")
+_T = TypeVar("_T")
 
 __all__ = [
     "multiclass_log_loss",
@@ -41,6 +47,22 @@ __all__ = [
 ]
 
 _SUM_TOL = 1e-6
+
+#: The parameters every multiclass metric shares, put into a docstring by :func:`_fill_doc` in
+#: place of a line holding ``{name}`` (or ``{name, other, ...}``) alone; a description written
+#: below such a line belongs to the last parameter it names.
+_PARAM_DOCS = {
+    "y_true": "y_true : array-like of shape (n,)",
+    "y_proba": "y_proba : array-like of shape (n, K)",
+    "n_bins": "n_bins : int, default=15",
+    "strategy": 'strategy : {"uniform", "quantile"}, default="uniform"',
+    "labels": "labels : array-like of shape (K,), default=None",
+    "sample_weight": "sample_weight : array-like of shape (n,), default=None",
+}
+
+
+def _fill_doc(func: _F) -> _F:
+    return fill_doc(func, _PARAM_DOCS)
 
 
 def _check(
@@ -108,6 +130,7 @@ def _mean(values: FloatArray, w: FloatArray | None) -> float:
     return float(values.mean() if w is None else np.average(values, weights=w))
 
 
+@_fill_doc
 def multiclass_log_loss(
     y_true: ArrayLike,
     y_proba: ArrayLike,
@@ -120,12 +143,11 @@ def multiclass_log_loss(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-    y_proba : array-like of shape (n, K)
+    {y_true, y_proba}
         Class probabilities, rows summing to one (within 1e-6).
-    labels : array-like of shape (K,), default=None
+    {labels}
         The label of each column; the sorted distinct labels of ``y_true`` when None.
-    sample_weight : array-like of shape (n,), default=None
+    {sample_weight}
     clip : float in (0, 0.5), default=None
         Probabilities are clipped to ``[clip, 1 - clip]`` first; None leaves them, so a zero
         probability on the true class gives ``inf``.
@@ -149,6 +171,7 @@ def multiclass_log_loss(
         return _mean(-np.log(p), w)
 
 
+@_fill_doc
 def multiclass_brier_score(
     y_true: ArrayLike,
     y_proba: ArrayLike,
@@ -163,10 +186,7 @@ def multiclass_brier_score(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-    y_proba : array-like of shape (n, K)
-    labels : array-like of shape (K,), default=None
-    sample_weight : array-like of shape (n,), default=None
+    {y_true, y_proba, labels, sample_weight}
 
     Returns
     -------
@@ -184,18 +204,53 @@ def multiclass_brier_score(
 
 
 def _top_label(
+    binary: Callable[..., _T],
     y_true: ArrayLike,
     y_proba: ArrayLike,
+    n_bins: int,
+    strategy: str,
     labels: ArrayLike | None,
     sample_weight: ArrayLike | None,
     owner: str,
-) -> tuple[FloatArray, FloatArray, FloatArray | None]:
-    """Whether the top class is right (0/1), its probability, and the weights."""
+) -> _T:
+    """The binary metric ``binary`` (:func:`ece` or :func:`reliability_curve`) of the top
+    probability of each row against whether its class is the true one."""
     idx, P, w, _ = _check(y_true, y_proba, labels, sample_weight, owner)
     top = np.argmax(P, axis=1)
-    return (top == idx).astype(np.float64), P[np.arange(P.shape[0]), top], w
+    return binary(
+        (top == idx).astype(np.float64),
+        P[np.arange(P.shape[0]), top],
+        n_bins=n_bins,
+        strategy=strategy,
+        sample_weight=w,
+    )
 
 
+def _classwise(
+    binary: Callable[..., _T],
+    y_true: ArrayLike,
+    y_proba: ArrayLike,
+    n_bins: int,
+    strategy: str,
+    labels: ArrayLike | None,
+    sample_weight: ArrayLike | None,
+    owner: str,
+) -> list[_T]:
+    """The binary metric ``binary`` of p_k against [y = k] for every class k, in column order."""
+    idx, P, w, _ = _check(y_true, y_proba, labels, sample_weight, owner)
+    return [
+        binary(
+            (idx == k).astype(np.float64),
+            P[:, k],
+            n_bins=n_bins,
+            strategy=strategy,
+            sample_weight=w,
+        )
+        for k in range(P.shape[1])
+    ]
+
+
+@_fill_doc
 def top_label_ece(
     y_true: ArrayLike,
     y_proba: ArrayLike,
@@ -213,14 +268,11 @@ def top_label_ece(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-    y_proba : array-like of shape (n, K)
-    n_bins : int, default=15
+    {y_true, y_proba, n_bins}
         Number of bins, as in Guo et al. (2017).
-    strategy : {"uniform", "quantile"}, default="uniform"
+    {strategy}
         Binning of the top probability, as in :func:`venncal.metrics.ece`.
-    labels : array-like of shape (K,), default=None
-    sample_weight : array-like of shape (n,), default=None
+    {labels, sample_weight}
 
     Returns
     -------
@@ -236,10 +288,11 @@ def top_label_ece(
     >>> round(top_label_ece([0, 1], P, n_bins=10, labels=[0, 1, 2]), 12)  # .5 * .3 + .5 * .6
     0.45
     """
-    correct, conf, w = _top_label(y_true, y_proba, labels, sample_weight, "top_label_ece")
-    return ece(correct, conf, n_bins=n_bins, strategy=strategy, sample_weight=w)
+    owner = "top_label_ece"
+    return _top_label(ece, y_true, y_proba, n_bins, strategy, labels, sample_weight, owner)
 
 
+@_fill_doc
 def classwise_ece(
     y_true: ArrayLike,
     y_proba: ArrayLike,
@@ -253,14 +306,11 @@ def classwise_ece(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-    y_proba : array-like of shape (n, K)
-    n_bins : int, default=15
+    {y_true, y_proba, n_bins}
         Number of bins of each class's probability.
-    strategy : {"uniform", "quantile"}, default="uniform"
+    {strategy}
         Binning, as in :func:`venncal.metrics.ece` (quantile bins per class).
-    labels : array-like of shape (K,), default=None
-    sample_weight : array-like of shape (n,), default=None
+    {labels, sample_weight}
 
     Returns
     -------
@@ -278,18 +328,8 @@ def classwise_ece(
     >>> round(classwise_ece([0, 1], P, n_bins=10, labels=[0, 1, 2]), 12)  # (.45 + .45 + .1) / 3
     0.333333333333
     """
-    idx, P, w, _ = _check(y_true, y_proba, labels, sample_weight, "classwise_ece")
-    K = P.shape[1]
-    per_class = [
-        ece(
-            (idx == k).astype(np.float64),
-            P[:, k],
-            n_bins=n_bins,
-            strategy=strategy,
-            sample_weight=w,
-        )
-        for k in range(K)
-    ]
+    owner = "classwise_ece"
+    per_class = _classwise(ece, y_true, y_proba, n_bins, strategy, labels, sample_weight, owner)
     return float(np.mean(per_class))
 
 
@@ -316,10 +356,10 @@ def top_label_reliability_curve(
     >>> c.counts.tolist()[5:8], c.observed.tolist()[6:8]
     ([0.0, 1.0, 1.0], [0.0, 1.0])
     """
-    correct, conf, w = _top_label(
-        y_true, y_proba, labels, sample_weight, "top_label_reliability_curve"
+    owner = "top_label_reliability_curve"
+    return _top_label(
+        reliability_curve, y_true, y_proba, n_bins, strategy, labels, sample_weight, owner
     )
-    return reliability_curve(correct, conf, n_bins=n_bins, strategy=strategy, sample_weight=w)
 
 
 def classwise_reliability_curves(
@@ -344,14 +384,7 @@ def classwise_reliability_curves(
     >>> [c.observed.tolist() for c in curves]
     [[nan, 0.5], [0.5, nan]]
     """
-    idx, P, w, _ = _check(y_true, y_proba, labels, sample_weight, "classwise_reliability_curves")
-    return [
-        reliability_curve(
-            (idx == k).astype(np.float64),
-            P[:, k],
-            n_bins=n_bins,
-            strategy=strategy,
-            sample_weight=w,
-        )
-        for k in range(P.shape[1])
-    ]
+    owner = "classwise_reliability_curves"
+    return _classwise(
+        reliability_curve, y_true, y_proba, n_bins, strategy, labels, sample_weight, owner
+    )

@@ -31,15 +31,16 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 from scipy import stats
 
 from venncal._validation import check_bool, check_in_range, check_positive_int
+from venncal.metrics._common import fill_doc
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
 
     from venncal._typing import ArrayLike, BoolArray, FloatArray, IntArray
 
@@ -57,6 +58,21 @@ __all__ = [
 #: The largest number of methods the exhaustive Bergmann-Hommel procedure accepts
 #: (Bell(10) = 115975 exhaustive sets; Bell(11) would be 678570).
 MAX_BERGMANN_HOMMEL_METHODS = 10
+
+#: The parameters the rank statistics share, put into a docstring by :func:`fill_doc` in place
+#: of a line holding ``{name}`` (or ``{name, other, ...}``) alone; a description written below
+#: such a line belongs to the last parameter it names.
+_PARAM_DOCS = {
+    "table": "table : array-like or DataFrame of shape (n_datasets, n_methods)",
+    "lower_is_better": "lower_is_better : bool, default=True",
+    "names": "names : sequence of str, default=None",
+}
+
+_F = TypeVar("_F", bound="Callable[..., Any]")
+
+
+def _fill_doc(func: _F) -> _F:
+    return fill_doc(func, _PARAM_DOCS)
 
 
 def _check_table(table: ArrayLike, owner: str) -> tuple[FloatArray, tuple[str, ...]]:
@@ -115,15 +131,27 @@ def _ranks(arr: FloatArray, lower_is_better: bool) -> FloatArray:
     return ranks
 
 
+def _average_ranks(
+    table: ArrayLike, lower_is_better: bool, names: Iterable[object] | None, owner: str
+) -> tuple[FloatArray, tuple[str, ...], int]:
+    """Validate the arguments; return the average ranks, the method names and ``n_datasets``."""
+    arr, default = _check_table(table, owner)
+    check_bool(lower_is_better, name="lower_is_better", owner=owner)
+    names = _resolve_names(names, default, owner)
+    avg: FloatArray = _ranks(arr, lower_is_better).mean(axis=0)
+    return avg, names, arr.shape[0]
+
+
+@_fill_doc
 def average_ranks(table: ArrayLike, lower_is_better: bool = True) -> FloatArray:
     """Average rank of each method over the datasets.
 
     Parameters
     ----------
-    table : array-like or DataFrame of shape (n_datasets, n_methods)
+    {table}
         One score per dataset and method. Infinite values are allowed (an infinite loss ranks
         last); NaN is not.
-    lower_is_better : bool, default=True
+    {lower_is_better}
         True for losses (log loss, Brier score, ECE), False for accuracy or AUC.
 
     Returns
@@ -146,9 +174,7 @@ def average_ranks(table: ArrayLike, lower_is_better: bool = True) -> FloatArray:
     >>> average_ranks([[0.9, 0.8], [0.7, 0.8]], lower_is_better=False)
     array([1.5, 1.5])
     """
-    arr, _ = _check_table(table, "average_ranks")
-    check_bool(lower_is_better, name="lower_is_better", owner="average_ranks")
-    mean: FloatArray = _ranks(arr, lower_is_better).mean(axis=0)
+    mean, _, _ = _average_ranks(table, lower_is_better, None, "average_ranks")
     return mean
 
 
@@ -198,6 +224,7 @@ def _friedman_from_ranks(avg_ranks: FloatArray, n: int) -> tuple[float, float, f
     return chi2, p_chi2, float(f_stat), p_f
 
 
+@_fill_doc
 def friedman_test(
     table: ArrayLike, *, lower_is_better: bool = True, names: Iterable[object] | None = None
 ) -> FriedmanResult:
@@ -205,11 +232,11 @@ def friedman_test(
 
     Parameters
     ----------
-    table : array-like or DataFrame of shape (n_datasets, n_methods)
+    {table}
         One score per dataset and method (DataFrame columns give the names).
-    lower_is_better : bool, default=True
+    {lower_is_better}
         True for losses, False for accuracy-like scores.
-    names : sequence of str, default=None
+    {names}
         Method names; default the DataFrame columns or ``"method 0"``, ``"method 1"``, ...
 
     Returns
@@ -239,11 +266,7 @@ def friedman_test(
     >>> float(res.average_ranks[1]), bool(res.pvalue < 0.01)
     (1.0, True)
     """
-    arr, default = _check_table(table, "friedman_test")
-    check_bool(lower_is_better, name="lower_is_better", owner="friedman_test")
-    names = _resolve_names(names, default, "friedman_test")
-    n, k = arr.shape
-    avg = _ranks(arr, lower_is_better).mean(axis=0)
+    avg, names, n = _average_ranks(table, lower_is_better, names, "friedman_test")
     chi2, p_chi2, f_stat, p_f = _friedman_from_ranks(avg, n)
     return FriedmanResult(
         statistic=chi2,
@@ -253,7 +276,7 @@ def friedman_test(
         average_ranks=avg,
         names=names,
         n_datasets=n,
-        n_methods=k,
+        n_methods=avg.shape[0],
     )
 
 
@@ -374,53 +397,53 @@ class PosthocResult:
         return rows
 
 
+@dataclass(frozen=True)
+class _Pairwise:
+    """Average ranks, z statistics and unadjusted p-values of every pair of methods; the pairs
+    ``(iu[m], ju[m])`` are those above the diagonal."""
+
+    names: tuple[str, ...]
+    avg: FloatArray
+    n: int
+    k: int
+    z: FloatArray
+    p: FloatArray
+    iu: IntArray
+    ju: IntArray
+
+    def result(self, adj: FloatArray, method: str) -> PosthocResult:
+        """The result with the adjusted p-values ``adj`` of the pairs, in pair order."""
+        iu, ju, k = self.iu, self.ju, self.k
+        values = np.minimum(adj, 1.0)
+        out = np.ones((k, k))
+        out[iu, ju] = values
+        out[ju, iu] = values
+        return PosthocResult(
+            names=self.names,
+            average_ranks=self.avg,
+            statistic=self.z,
+            pvalue=self.p,
+            adjusted_pvalue=out,
+            method=method,
+            n_datasets=self.n,
+        )
+
+
 def _pairwise(
     table: ArrayLike, lower_is_better: bool, names: Iterable[object] | None, owner: str
-) -> tuple[tuple[str, ...], FloatArray, int, int, FloatArray, FloatArray, IntArray, IntArray]:
-    """Average ranks, the pair list, z statistics and unadjusted p-values."""
-    arr, default = _check_table(table, owner)
-    check_bool(lower_is_better, name="lower_is_better", owner=owner)
-    names = _resolve_names(names, default, owner)
-    n, k = arr.shape
-    avg = _ranks(arr, lower_is_better).mean(axis=0)
+) -> _Pairwise:
+    """Validate the arguments and compare every pair of methods."""
+    avg, names, n = _average_ranks(table, lower_is_better, names, owner)
+    k = avg.shape[0]
     se = np.sqrt(k * (k + 1) / (6.0 * n))
     z = (avg[:, None] - avg[None, :]) / se
     p = 2.0 * stats.norm.sf(np.abs(z))
     np.fill_diagonal(p, 1.0)
     iu, ju = np.triu_indices(k, 1)
-    return names, avg, n, k, z, p, iu, ju
+    return _Pairwise(names, avg, n, k, z, p, iu, ju)
 
 
-def _to_matrix(values: FloatArray, iu: IntArray, ju: IntArray, k: int) -> FloatArray:
-    out = np.ones((k, k))
-    out[iu, ju] = values
-    out[ju, iu] = values
-    return out
-
-
-def _result(
-    names: tuple[str, ...],
-    avg: FloatArray,
-    n: int,
-    k: int,
-    z: FloatArray,
-    p: FloatArray,
-    iu: IntArray,
-    ju: IntArray,
-    adj: FloatArray,
-    method: str,
-) -> PosthocResult:
-    return PosthocResult(
-        names=names,
-        average_ranks=avg,
-        statistic=z,
-        pvalue=p,
-        adjusted_pvalue=_to_matrix(np.minimum(adj, 1.0), iu, ju, k),
-        method=method,
-        n_datasets=n,
-    )
-
-
+@_fill_doc
 def nemenyi_posthoc(
     table: ArrayLike,
     *,
@@ -435,9 +458,7 @@ def nemenyi_posthoc(
 
     Parameters
     ----------
-    table : array-like or DataFrame of shape (n_datasets, n_methods)
-    lower_is_better : bool, default=True
-    names : sequence of str, default=None
+    {table, lower_is_better, names}
 
     Returns
     -------
@@ -456,10 +477,9 @@ def nemenyi_posthoc(
     >>> bool(res.significant(0.05)[0, 3]), bool(res.significant(0.05)[0, 1])
     (True, False)
     """
-    names, avg, n, k, z, p, iu, ju = _pairwise(table, lower_is_better, names, "nemenyi_posthoc")
-    q = np.sqrt(2.0) * np.abs(z[iu, ju])
-    adj = stats.studentized_range.sf(q, k, np.inf)
-    return _result(names, avg, n, k, z, p, iu, ju, adj, "nemenyi")
+    pairs = _pairwise(table, lower_is_better, names, "nemenyi_posthoc")
+    q = np.sqrt(2.0) * np.abs(pairs.z[pairs.iu, pairs.ju])
+    return pairs.result(stats.studentized_range.sf(q, pairs.k, np.inf), "nemenyi")
 
 
 def _holm_adjust(p: FloatArray) -> FloatArray:
@@ -473,6 +493,7 @@ def _holm_adjust(p: FloatArray) -> FloatArray:
     return adj
 
 
+@_fill_doc
 def holm_posthoc(
     table: ArrayLike,
     *,
@@ -487,9 +508,7 @@ def holm_posthoc(
 
     Parameters
     ----------
-    table : array-like or DataFrame of shape (n_datasets, n_methods)
-    lower_is_better : bool, default=True
-    names : sequence of str, default=None
+    {table, lower_is_better, names}
 
     Returns
     -------
@@ -509,9 +528,8 @@ def holm_posthoc(
     >>> bool((res.adjusted_pvalue >= res.pvalue).all())
     True
     """
-    names, avg, n, k, z, p, iu, ju = _pairwise(table, lower_is_better, names, "holm_posthoc")
-    adj = _holm_adjust(p[iu, ju])
-    return _result(names, avg, n, k, z, p, iu, ju, adj, "holm")
+    pairs = _pairwise(table, lower_is_better, names, "holm_posthoc")
+    return pairs.result(_holm_adjust(pairs.p[pairs.iu, pairs.ju]), "holm")
 
 
 @functools.lru_cache(maxsize=MAX_BERGMANN_HOMMEL_METHODS)
@@ -548,6 +566,7 @@ def _bergmann_hommel_adjust(p: FloatArray, k: int) -> FloatArray:
     return np.minimum(adj, 1.0)
 
 
+@_fill_doc
 def bergmann_hommel_posthoc(
     table: ArrayLike,
     *,
@@ -567,10 +586,9 @@ def bergmann_hommel_posthoc(
 
     Parameters
     ----------
-    table : array-like or DataFrame of shape (n_datasets, n_methods)
+    {table}
         ``n_methods`` must be at most 10.
-    lower_is_better : bool, default=True
-    names : sequence of str, default=None
+    {lower_is_better, names}
 
     Returns
     -------
@@ -592,11 +610,12 @@ def bergmann_hommel_posthoc(
     True
     """
     owner = "bergmann_hommel_posthoc"
-    names, avg, n, k, z, p, iu, ju = _pairwise(table, lower_is_better, names, owner)
+    pairs = _pairwise(table, lower_is_better, names, owner)
+    k = pairs.k
     if k > MAX_BERGMANN_HOMMEL_METHODS:
         raise ValueError(
             f"{owner} enumerates every exhaustive set of hypotheses and supports at most "
             f"{MAX_BERGMANN_HOMMEL_METHODS} methods, got {k}; use holm_posthoc instead."
         )
-    adj = _bergmann_hommel_adjust(p[iu, ju], k)
-    return _result(names, avg, n, k, z, p, iu, ju, adj, "bergmann-hommel")
+    adj = _bergmann_hommel_adjust(pairs.p[pairs.iu, pairs.ju], k)
+    return pairs.result(adj, "bergmann-hommel")
