@@ -32,6 +32,19 @@ def median_time(func, *, repeat=5, min_time=0.0, clock=time.perf_counter):
     return float(np.median(times))
 
 
+def interleaved_times(funcs, rounds, *, clock=time.perf_counter):
+    """Times of each of ``funcs`` (name -> callable without arguments) over ``rounds``
+    interleaved rounds, one call of each per round in order, so that a change in the load of
+    the machine hits them alike: name -> list of seconds by ``clock``."""
+    times = {name: [] for name in funcs}
+    for _ in range(rounds):
+        for name, func in funcs.items():
+            start = clock()
+            func()
+            times[name].append(clock() - start)
+    return times
+
+
 def machine_note():
     """One line describing the machine and the date."""
     import os

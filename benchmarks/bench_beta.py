@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _timing import machine_note, write_section  # noqa: E402
+from _timing import interleaved_times, machine_note, write_section  # noqa: E402
 
 
 def _designs(n, seed):
@@ -95,14 +95,11 @@ def big(n, rounds):
         d_ours = np.abs(ours.predict_proba(grid)[:, 1] - p_ref).max()
         d_theirs = np.abs(theirs.predict(grid) - p_ref).max()
         d_both = np.abs(ours.predict_proba(grid)[:, 1] - theirs.predict(grid)).max()
-        t_o, t_t = [], []
-        for _ in range(rounds):
-            t0 = time.process_time()
-            BetaCalibrator().fit(s, y)
-            t_o.append(time.process_time() - t0)
-            t0 = time.process_time()
-            BetaCalibration().fit(s, y)
-            t_t.append(time.process_time() - t0)
+        fits = {
+            "ours": lambda s=s, y=y: BetaCalibrator().fit(s, y),
+            "theirs": lambda s=s, y=y: BetaCalibration().fit(s, y),
+        }
+        t_o, t_t = interleaved_times(fits, rounds, clock=time.process_time).values()
         row = (name, d_both, d_ours, d_theirs, ll_ours - ll_ref, ll_theirs - ll_ref,
                np.median(t_o), np.median(t_t))  # fmt: skip
         print(row, flush=True)
@@ -148,14 +145,11 @@ def main(argv=None):
             diff = np.abs(ours.predict_proba(grid)[:, 1] - theirs.predict(grid)).max()
             ll_ours = _loglik(y, ours.predict_proba(s)[:, 1])
             ll_theirs = _loglik(y, theirs.predict(s))
-            t_o, t_t = [], []
-            for _ in range(args.rounds):  # interleaved
-                t0 = time.perf_counter()
-                BetaCalibrator(parameters=params).fit(s, y)
-                t_o.append(time.perf_counter() - t0)
-                t0 = time.perf_counter()
-                BetaCalibration(parameters=params).fit(s, y)
-                t_t.append(time.perf_counter() - t0)
+            fits = {
+                "ours": lambda p=params, s=s, y=y: BetaCalibrator(parameters=p).fit(s, y),
+                "theirs": lambda p=params, s=s, y=y: BetaCalibration(parameters=p).fit(s, y),
+            }
+            t_o, t_t = interleaved_times(fits, args.rounds).values()
             rows.append((params, name, diff, ll_ours - ll_theirs, np.median(t_o), np.median(t_t)))
     lines = [
         machine_note(),

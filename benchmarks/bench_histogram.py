@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _timing import machine_note, report  # noqa: E402
+from _timing import interleaved_times, machine_note, report  # noqa: E402
 
 
 def bench(n, rounds):
@@ -40,12 +40,7 @@ def bench(n, rounds):
 
     if not np.allclose(ours(), floor(), rtol=1e-12):
         raise AssertionError("the calibrator and numpy's binning disagree")
-    times = {"venncal": [], "numpy": []}
-    for _ in range(rounds):
-        for name, f in (("venncal", ours), ("numpy", floor)):
-            t0 = time.process_time()
-            f()
-            times[name].append(time.process_time() - t0)
+    times = interleaved_times({"venncal": ours, "numpy": floor}, rounds, clock=time.process_time)
     row = {k: float(np.median(v)) for k, v in times.items()}
     row["ratio"] = float(np.median(np.array(times["venncal"]) / np.array(times["numpy"])))
     print(f"n={n:,}: " + ", ".join(f"{k} {v:.4g}" for k, v in row.items()), flush=True)

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _timing import machine_note, report  # noqa: E402
+from _timing import interleaved_times, machine_note, report  # noqa: E402
 
 
 def _data(n, seed=0):
@@ -63,12 +63,7 @@ def bench(n, rounds, weighted):
     for name, v in values.items():
         if not np.isclose(v, values["venncal"], rtol=1e-9):
             raise AssertionError(f"{name} gives {v}, venncal {values['venncal']}")
-    times = {name: [] for name in funcs}
-    for _ in range(rounds):
-        for name, f in funcs.items():
-            t0 = time.perf_counter()
-            f()
-            times[name].append(time.perf_counter() - t0)
+    times = interleaved_times(funcs, rounds)
     ours = np.array(times["venncal"])
     row = {"venncal": float(np.median(ours))}
     for name in funcs:
@@ -108,12 +103,7 @@ def bench_binned(n, rounds, weighted):
         ours, theirs = funcs["venncal ece"](), funcs["probcal ece"]()
         if not np.isclose(ours, theirs, rtol=1e-9, atol=1e-15):
             raise AssertionError(f"probcal gives ECE {theirs}, venncal {ours}")
-    times = {name: [] for name in funcs}
-    for _ in range(rounds):
-        for name, f in funcs.items():
-            t0 = time.process_time()
-            f()
-            times[name].append(time.process_time() - t0)
+    times = interleaved_times(funcs, rounds, clock=time.process_time)
     ref = np.array(times["venncal ece"])
     row = {name: float(np.median(t)) for name, t in times.items()}
     row["ece / floor"] = float(np.median(ref / np.array(times["floor"])))

@@ -25,7 +25,7 @@ import time
 import warnings
 
 import numpy as np
-from _timing import machine_note, write_section
+from _timing import interleaved_times, machine_note, write_section
 from sklearn.calibration import CalibratedClassifierCV
 from sklearn.datasets import load_digits, make_classification
 from sklearn.ensemble import RandomForestClassifier
@@ -215,12 +215,7 @@ def run_speed(rounds, rival_classes):
         MulticlassVennAbersCalibrator(strategy="ovr").fit(
             Z[:500, :5][y[:500] < 5], y[:500][y[:500] < 5]
         )
-        times = {name: [] for name in tasks}
-        for _ in range(rounds):
-            for name, fn in tasks.items():
-                start = time.perf_counter()
-                fn()
-                times[name].append(time.perf_counter() - start)
+        times = interleaved_times(tasks, rounds)
         # venn-abers: one round on all n rows, with k columns (k - 1 classes and the rest
         # merged into one), so that each of its k binary fits sees 5 * 10^4 rows; per class
         k = rival_classes
