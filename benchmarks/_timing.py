@@ -1,4 +1,4 @@
-"""Timing helpers shared by the benchmark scripts (not part of the package)."""
+"""Helpers shared by the benchmark scripts (not part of the package): timing, pages, rivals."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import platform
 import sys
 import time
 from datetime import date
+from functools import partial
 
 import numpy as np
 
@@ -79,6 +80,16 @@ def report(title, body, *, write):
     print(body)
     if write:
         write_section(title, body)
+
+
+def probmetrics_calibrators(names):
+    """Factories of probmetrics' calibrators, ``ours -> get_calibrator(theirs)`` for each item
+    of ``names`` (our name -> probmetrics' name); none when the package is not installed."""
+    try:
+        from probmetrics import calibrators as pm
+    except ImportError:
+        return {}
+    return {ours: partial(pm.get_calibrator, theirs) for ours, theirs in names.items()}
 
 
 def load_module(name, path):

@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _timing import machine_note, write_section  # noqa: E402
+from _timing import machine_note, probmetrics_calibrators, write_section  # noqa: E402
 
 CLASSIFIERS = ("LR", "RF", "HGB", "GNB", "SVM", "MLP")
 METRICS = ("log_loss", "brier", "ece")
@@ -163,17 +163,12 @@ def _chooser(s_cal, y_cal, s_te, scale, seed):
     return model.predict_proba(s_te)[:, 1], time.perf_counter() - t0, name
 
 
-def _probmetrics_rivals():
-    """probmetrics' quadratic, temperature and affine scaling, when the package is installed."""
-    try:
-        from probmetrics import calibrators as pm
-    except ImportError:
-        return {}
-    return {
-        "pm-quadratic": lambda: pm.get_calibrator("quadratic-scaling"),
-        "pm-temperature": lambda: pm.get_calibrator("ts-mix"),
-        "pm-affine": lambda: pm.get_calibrator("affine-scaling"),
-    }
+#: probmetrics' quadratic, temperature and affine scaling, when the package is installed
+PROBMETRICS = {
+    "pm-quadratic": "quadratic-scaling",
+    "pm-temperature": "ts-mix",
+    "pm-affine": "affine-scaling",
+}
 
 
 def _metrics(y, p):
@@ -228,7 +223,7 @@ def run_cell(cell):
 
         c_cal, c_te = (expit(s_cal), expit(s_te)) if scale == "logit" else (s_cal, s_te)
         P_cal = np.column_stack([1 - c_cal, c_cal])
-        for name, make in _probmetrics_rivals().items():
+        for name, make in probmetrics_calibrators(PROBMETRICS).items():
             p, sec = _timed(
                 lambda m=make: m().fit(P_cal, y_cal),
                 lambda c: c.predict_proba(np.column_stack([1 - c_te, c_te]))[:, 1],

@@ -35,7 +35,13 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _timing import command_line, machine_note, report, save_cells  # noqa: E402
+from _timing import (  # noqa: E402
+    command_line,
+    machine_note,
+    probmetrics_calibrators,
+    report,
+    save_cells,
+)
 
 CLIP = 1e-15
 ADULT_ROWS = 6000
@@ -113,15 +119,8 @@ def _calibrators():
     }
 
 
-def _probmetrics():
-    try:
-        from probmetrics import calibrators as pm
-    except ImportError:
-        return {}
-    return {
-        "pm-temperature": lambda: pm.get_calibrator("ts-mix"),
-        "pm-sms": lambda: pm.get_calibrator("sms"),
-    }
+#: probmetrics' temperature scaling and structured matrix scaling, when installed
+PROBMETRICS = {"pm-temperature": "ts-mix", "pm-sms": "sms"}
 
 
 def _log_loss(y, P):
@@ -143,7 +142,7 @@ def run_cell(cell):
         clf = clone(_classifier(cell["classifier"], seed)).fit(X_tr, y_tr)
         P_cal, P_te = clf.predict_proba(X_cal), clf.predict_proba(X_te)
         rows.append({"method": "uncalibrated", "log_loss": _log_loss(y_te, P_te), "seconds": 0.0})
-        for name, make in {**_calibrators(), **_probmetrics()}.items():
+        for name, make in {**_calibrators(), **probmetrics_calibrators(PROBMETRICS)}.items():
             if cell.get("methods") and name not in cell["methods"]:
                 continue
             t0 = time.perf_counter()

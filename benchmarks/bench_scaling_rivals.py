@@ -131,6 +131,23 @@ def _row(pair, ours, theirs, t_ours, t_theirs, ll_ours, ll_theirs, objective):
             "test_theirs": ll_theirs}  # fmt: skip
 
 
+def _temperature_row(pair, P_cal, y_cal, P_te, y_te, z_cal, z_te):
+    """``TemperatureCalibrator`` on the log-scores ``z`` against probmetrics' ``temp-scaling``
+    on the probabilities ``P`` (binary or K-class); plain log loss."""
+    from probmetrics import calibrators as pm
+
+    import venncal
+
+    t_th, th = _cpu_time(lambda: pm.get_calibrator("temp-scaling").fit(P_cal, y_cal))
+    t_us, us = _cpu_time(
+        lambda: venncal.TemperatureCalibrator(score_type="logits").fit(z_cal, y_cal)
+    )
+    return _row(pair, _proba_nll(us.predict_proba(z_cal), y_cal),
+                _proba_nll(th.predict_proba(P_cal), y_cal), t_us, t_th,
+                _test_ll(us.predict_proba(z_te), y_te), _test_ll(th.predict_proba(P_te), y_te),
+                "log loss")  # fmt: skip
+
+
 # ---------------------------------------------------------------------------------- binary
 def _binary_pairs(p_cal, y_cal, p_te, y_te):
     from probmetrics import calibrators as pm
@@ -186,15 +203,9 @@ def _binary_pairs(p_cal, y_cal, p_te, y_te):
                      _test_ll(us.predict_proba(zt), y_te), ll_th, "log loss"))  # fmt: skip
 
     # temperature: sigmoid(a z) of the clipped log-odds
-    zc64, zt64 = z64(p_cal), z64(p_te)
-    t_th, th = _cpu_time(lambda: pm.get_calibrator("temp-scaling").fit(P_cal, y_cal))
-    t_us, us = _cpu_time(
-        lambda: venncal.TemperatureCalibrator(score_type="logits").fit(zc64, y_cal)
+    rows.append(
+        _temperature_row("temperature (binary)", P_cal, y_cal, P_te, y_te, z64(p_cal), z64(p_te))
     )
-    rows.append(_row("temperature (binary)", _proba_nll(us.predict_proba(zc64), y_cal),
-                     _proba_nll(th.predict_proba(P_cal), y_cal), t_us, t_th,
-                     _test_ll(us.predict_proba(zt64), y_te), _test_ll(th.predict_proba(P_te), y_te),
-                     "log loss"))  # fmt: skip
 
     # temperature with a bias against affine scaling, on the same log-odds
     t_th, th = _cpu_time(lambda: pm.get_calibrator("affine-scaling").fit(P_cal, y_cal))
@@ -234,7 +245,6 @@ def _log_scores(P):
 def _multiclass_pairs(P_cal, y_cal, P_te, y_te):
     from probmetrics import calibrators as pm
 
-    import venncal
     from venncal.calibration import MatrixScalingCalibrator
     from venncal.core.matrix_scaling import fit_temperature
 
@@ -243,14 +253,7 @@ def _multiclass_pairs(P_cal, y_cal, P_te, y_te):
     rows = []
 
     # temperature scaling
-    t_th, th = _cpu_time(lambda: pm.get_calibrator("temp-scaling").fit(P_cal, y_cal))
-    t_us, us = _cpu_time(
-        lambda: venncal.TemperatureCalibrator(score_type="logits").fit(t_cal, y_cal)
-    )
-    rows.append(_row("temperature (K-class)", _proba_nll(us.predict_proba(t_cal), y_cal),
-                     _proba_nll(th.predict_proba(P_cal), y_cal), t_us, t_th,
-                     _test_ll(us.predict_proba(t_te), y_te), _test_ll(th.predict_proba(P_te), y_te),
-                     "log loss"))  # fmt: skip
+    rows.append(_temperature_row("temperature (K-class)", P_cal, y_cal, P_te, y_te, t_cal, t_te))
 
     # the temperature step of matrix scaling against ts-mix (its fitted temperature)
     t_th, th = _cpu_time(lambda: pm.get_calibrator("ts-mix").fit(P_cal, y_cal))
