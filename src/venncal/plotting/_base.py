@@ -1,17 +1,24 @@
-"""Shared helpers of the displays: lazy matplotlib import and axes creation."""
+"""Shared helpers of the displays: lazy matplotlib import, checks, axes creation and the
+drawing steps that several displays take alike."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from venncal.metrics._common import fill_doc
+from venncal.metrics._common import PARAM_DOCS, fill_doc
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 #: Descriptions of the parameters that the displays share, put into a docstring by
 #: :func:`fill_plot_doc` in place of a line ``{name}`` or ``{name, other, ...}``.
 PLOT_DOCS = {
+    # the binary metrics' own words for the data they are given
+    **{key: PARAM_DOCS[key] for key in ("y_true", "y_proba", "sample_weight")},
     "estimator": "estimator : fitted binary classifier with ``predict_proba``",
     "X": """X : array-like of shape (n, n_features)
     Test objects.""",
@@ -39,7 +46,7 @@ def fill_plot_doc(func: F) -> F:
     return fill_doc(func, docs=PLOT_DOCS)
 
 
-def import_pyplot():
+def import_pyplot() -> Any:
     """Import ``matplotlib.pyplot`` on first use, with a clear message when it is missing."""
     try:
         import matplotlib.pyplot as plt
@@ -50,7 +57,7 @@ def import_pyplot():
     return plt
 
 
-def get_axes(ax):
+def get_axes(ax: Axes | None) -> tuple[Figure, Axes]:
     """Return ``(figure, ax)``, creating a new figure when ``ax`` is None."""
     if ax is None:
         plt = import_pyplot()
@@ -71,7 +78,7 @@ def check_display_bins(n_bins, owner):
     return check_n_bins(n_bins, owner, maximum=MAX_DISPLAY_BINS)
 
 
-def check_ax(ax, owner):
+def check_ax(ax: Any, owner: str) -> Any:
     """Raise unless ``ax`` is None or a matplotlib Axes (anything with ``figure`` and ``plot``)."""
     if ax is not None and not (hasattr(ax, "figure") and hasattr(ax, "plot")):
         raise TypeError(
@@ -80,7 +87,7 @@ def check_ax(ax, owner):
     return ax
 
 
-def check_name(name, owner):
+def check_name(name: Any, owner: str) -> Any:
     """Raise unless ``name`` (a legend label) is a string or None."""
     if name is not None and not isinstance(name, str):
         raise TypeError(
@@ -142,10 +149,26 @@ def estimator_interval(estimator, X, pos_label, owner):
     return p0, p1, pos_label
 
 
-def estimator_name(estimator):
-    """Name of an estimator for a legend: its class name (the last step's for a Pipeline)."""
+def estimator_name(estimator: Any, name: str | None = None) -> str:
+    """Label of an estimator in a legend: ``name`` when given, else its class name (the last
+    step's for a Pipeline)."""
+    if name is not None:
+        return name
     model = estimator.steps[-1][1] if hasattr(estimator, "steps") else estimator
     return type(model).__name__
+
+
+def check_name_and_ax(name: object, ax: object, owner: str) -> None:
+    """Check the legend label ``name`` and then ``ax`` given to a ``from_...`` constructor."""
+    check_name(name, owner)
+    check_ax(ax, owner)
+
+
+def start_axes(ax: Axes | None, owner: str) -> tuple[Figure, Axes]:
+    """Check ``ax`` of a display's ``plot`` and return ``(figure, ax)``, a new figure when
+    ``ax`` is None."""
+    check_ax(ax, owner)
+    return get_axes(ax)
 
 
 def start_plot(ax, name, stored_name, owner):
@@ -173,9 +196,33 @@ def background_axis(ax, ylabel):
     return twin
 
 
-def plot_diagonal(ax):
-    """Draw the diagonal of perfect calibration, dashed grey."""
-    ax.plot([0, 1], [0, 1], linestyle="--", color="0.5", linewidth=1, label="perfectly calibrated")
+def align_background(ax: Axes, twin: Axes, largest: float) -> None:
+    """Put 0 of the secondary axis ``twin`` at the height of probability 0 on ``ax``, and
+    ``largest`` (a count or a density) about a quarter of the height above it.
+
+    The probability axis has a margin below 0, so ``twin`` gets the same share of its height
+    below 0: with ``ax`` spanning ``[a, b]``, 0 sits at the fraction ``z = -a / (b - a)`` of
+    the height, and ``twin`` spans ``[-z / (1 - z) * top, top]``.
+    """
+    bottom, top_p = ax.get_ylim()
+    z = (0.0 - bottom) / (top_p - bottom)
+    top = 4.0 * (largest if largest > 0 else 1.0)
+    twin.set_ylim(-z / (1.0 - z) * top, top)
+
+
+def plot_diagonal(ax: Axes, label: str | None = "perfectly calibrated") -> None:
+    """Draw the diagonal of perfect calibration, dashed grey (left out of the legend when
+    ``label`` is None)."""
+    ax.plot([0, 1], [0, 1], linestyle="--", color="0.5", linewidth=1, label=label)
+
+
+def probability_axes(ax: Axes, xlabel: str, ylabel: str) -> None:
+    """Limits and labels of a diagram of probabilities: ``[0, 1]`` across, and up the side
+    ``[0, 1]`` with a margin of 0.02 below and above, so that markers at 0 and 1 show whole."""
+    ax.set_xlim(0, 1)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
 
 
 def display_from_estimator(cls, estimator, X, y, *, name, pos_label, owner, **kwargs):
@@ -188,7 +235,7 @@ def display_from_estimator(cls, estimator, X, y, *, name, pos_label, owner, **kw
     return cls.from_predictions(
         y,
         proba,
-        name=estimator_name(estimator) if name is None else name,
+        name=estimator_name(estimator, name),
         pos_label=pos_label,
         **kwargs,
     )

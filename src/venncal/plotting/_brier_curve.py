@@ -13,7 +13,7 @@ from venncal.plotting._base import (
     estimator_name,
     estimator_proba,
     fill_plot_doc,
-    get_axes,
+    start_axes,
 )
 
 if TYPE_CHECKING:
@@ -86,8 +86,7 @@ class BrierCurveDisplay:
 
         Parameters
         ----------
-        y_true : array-like of shape (n,)
-            Labels, 0/1 or booleans.
+        {y_true}
         y_proba : dict of str to array-like of shape (n,), or array-like of shape (n,)
             Probabilities of the positive class, by classifier name (one array is named
             ``"classifier"``).
@@ -151,10 +150,9 @@ class BrierCurveDisplay:
         """
         owner = "BrierCurveDisplay.from_estimator"
         proba, pos_label = estimator_proba(estimator, X, pos_label, owner)
-        name = estimator_name(estimator) if name is None else name
         return cls.from_predictions(
             y,
-            {name: proba},
+            {estimator_name(estimator, name): proba},
             recalibrated=recalibrated,
             sample_weight=sample_weight,
             pos_label=pos_label,
@@ -163,8 +161,7 @@ class BrierCurveDisplay:
 
     def plot(self, ax: Axes | None = None) -> Self:
         """Draw the curves and return self."""
-        check_ax(ax, "BrierCurveDisplay.plot")
-        fig, ax = get_axes(ax)
+        fig, ax = start_axes(ax, "BrierCurveDisplay.plot")
         self.lines_, self.recalibrated_lines_ = {}, {}
         for i, (name, curve) in enumerate(self.curves.items()):
             color = f"C{i % 10}"

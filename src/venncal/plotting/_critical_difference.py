@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from venncal.plotting._base import check_ax, get_axes
+from venncal.plotting._base import start_axes
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -149,8 +149,7 @@ class CriticalDifferenceDisplay:
     def plot(self, ax: Axes | None = None) -> Self:
         """Draw the diagram and return self."""
         names, ranks, cd = _check_ranks(self.average_ranks, self.critical_difference)
-        check_ax(ax, type(self).__name__ + ".plot")
-        fig, ax = get_axes(ax)
+        fig, ax = start_axes(ax, type(self).__name__ + ".plot")
         k = len(names)
         lo, hi = 1, max(k, int(np.ceil(ranks.max())))
         order = np.argsort(ranks, kind="stable")

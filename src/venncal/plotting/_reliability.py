@@ -19,14 +19,15 @@ from venncal.metrics._multiclass import (
     top_label_reliability_curve,
 )
 from venncal.plotting._base import (
+    align_background,
     background_axis,
-    check_ax,
     check_display_bins,
-    check_name,
+    check_name_and_ax,
     display_from_estimator,
     estimator_name,
     fill_plot_doc,
     plot_diagonal,
+    probability_axes,
     start_plot,
 )
 
@@ -147,8 +148,7 @@ class ReliabilityDisplay:
 
         Parameters
         ----------
-        y_true : array-like of shape (n,)
-            Labels, 0/1 or booleans.
+        {y_true}
         y_proba : array-like of shape (n,), (n, 2) or (n, K)
             Probability of the positive class, or for K > 2 classes the matrix of class
             probabilities (rows summing to one).
@@ -159,9 +159,7 @@ class ReliabilityDisplay:
         {name}
         confidence_level : float in (0, 1), default=0.95
             Level of the Clopper-Pearson intervals.
-        sample_weight : array-like of shape (n,), default=None
-            Non-negative weights.
-        {pos_label}
+        {sample_weight, pos_label}
         multiclass : {None, "top_label", "classwise"}, default=None
             For an (n, K) matrix: ``"top_label"`` (the default when K > 2) bins the largest
             probability of each row against accuracy (ECE = :func:`venncal.metrics.top_label_ece`);
@@ -183,77 +181,19 @@ class ReliabilityDisplay:
         if multiclass is None and width > 2:
             multiclass = "top_label"
         if multiclass is not None:
-            return cls._from_multiclass(
-                y_true,
-                y_proba,
-                multiclass=multiclass,
-                class_label=class_label,
-                labels=labels,
-                n_bins=n_bins,
-                strategy=strategy,
-                name=name,
-                confidence_level=confidence_level,
-                sample_weight=sample_weight,
-                ax=ax,
-            )
+            check_option(multiclass, ("top_label", "classwise"), name="multiclass", owner=owner)
         n_bins = check_display_bins(n_bins, owner)
-        check_name(name, owner)
-        check_ax(ax, owner)
-        options = dict(
-            n_bins=n_bins,
-            strategy=strategy,
-            sample_weight=_summable(sample_weight),
-            pos_label=pos_label,
+        check_name_and_ax(name, ax, owner)
+        options: dict[str, Any] = dict(
+            n_bins=n_bins, strategy=strategy, sample_weight=_summable(sample_weight)
         )
-        curve = reliability_curve(y_true, y_proba, **options)
-        lower, upper = curve.confidence_interval(confidence_level)
-        error = ece(y_true, y_proba, **options)
-        disp = cls(curve, lower, upper, error, name=name, confidence_level=confidence_level)
-        return disp.plot(ax=ax)
-
-    @classmethod
-    def _from_multiclass(
-        cls,
-        y_true,
-        y_proba,
-        *,
-        multiclass,
-        class_label,
-        labels,
-        n_bins,
-        strategy,
-        name,
-        confidence_level,
-        sample_weight,
-        ax,
-    ):
-        owner = "ReliabilityDisplay.from_predictions"
-        check_option(multiclass, ("top_label", "classwise"), name="multiclass", owner=owner)
-        n_bins = check_display_bins(n_bins, owner)
-        check_name(name, owner)
-        check_ax(ax, owner)
-        options = dict(
-            n_bins=n_bins, strategy=strategy, labels=labels, sample_weight=_summable(sample_weight)
-        )
-        if multiclass == "top_label":
-            curve = top_label_reliability_curve(y_true, y_proba, **options)
-            error = top_label_ece(y_true, y_proba, **options)
+        if multiclass is None:
+            curve = reliability_curve(y_true, y_proba, pos_label=pos_label, **options)
+            error = ece(y_true, y_proba, pos_label=pos_label, **options)
         else:
-            if class_label is None:
-                raise ValueError(
-                    f"{owner} with multiclass='classwise' needs class_label, the class to draw."
-                )
-            names = np.unique(y_true) if labels is None else np.asarray(labels)
-            where = np.flatnonzero(names == class_label)
-            if where.shape[0] != 1:
-                raise ValueError(
-                    f"'class_label' of {owner} is {class_label!r}, which is not among the "
-                    f"labels {names.tolist()}."
-                )
-            curve = classwise_reliability_curves(y_true, y_proba, **options)[int(where[0])]
-            share = curve.counts[curve.nonempty] / curve.counts.sum()
-            gaps = np.abs(curve.observed - curve.predicted)[curve.nonempty]
-            error = float((share * gaps).sum())
+            curve, error = _multiclass_curve(
+                y_true, y_proba, multiclass, class_label, labels, options, owner
+            )
         lower, upper = curve.confidence_interval(confidence_level)
         disp = cls(
             curve,
@@ -262,9 +202,10 @@ class ReliabilityDisplay:
             error,
             name=name,
             confidence_level=confidence_level,
-            kind=multiclass,
+            kind="binary" if multiclass is None else multiclass,
         )
-        disp.class_label = class_label
+        if multiclass is not None:
+            disp.class_label = class_label
         return disp.plot(ax=ax)
 
     @classmethod
@@ -303,7 +244,7 @@ class ReliabilityDisplay:
         owner = "ReliabilityDisplay.from_estimator"
         classes = getattr(estimator, "classes_", None)
         if multiclass is not None or (classes is not None and len(classes) > 2):
-            return cls._from_multiclass(
+            return cls.from_predictions(
                 y,
                 estimator.predict_proba(X),
                 multiclass="top_label" if multiclass is None else multiclass,
@@ -311,7 +252,7 @@ class ReliabilityDisplay:
                 labels=classes,
                 n_bins=n_bins,
                 strategy=strategy,
-                name=estimator_name(estimator) if name is None else name,
+                name=estimator_name(estimator, name),
                 confidence_level=confidence_level,
                 sample_weight=sample_weight,
                 ax=ax,
@@ -350,7 +291,7 @@ class ReliabilityDisplay:
         nz = curve.nonempty
 
         # per-bin counts at the bottom, on a secondary axis scaled to a quarter of the height,
-        # its 0 level with probability 0 (see _align_counts)
+        # its 0 level with probability 0 (see align_background)
         counts_ax = background_axis(ax, "predictions per bin")
         widths = np.diff(edges)
         self.bars_ = counts_ax.bar(
@@ -386,22 +327,21 @@ class ReliabilityDisplay:
         (self.line_,) = ax.plot(
             curve.predicted, curve.observed, marker="o", color="C0", label=label
         )
-        ax.set_xlim(0, 1)
-        ax.set_ylim(-0.02, 1.02)
-        largest = curve.counts.max()
-        _align_counts(ax, counts_ax, largest)
-        # stay aligned when the probability axis is rescaled later (set_ylim, zoom)
-        ax.callbacks.connect("ylim_changed", lambda a: _align_counts(a, counts_ax, largest))
         level = f"({int(round(100 * self.confidence_level))}% exact interval)"
         if self.kind == "top_label":
-            ax.set_xlabel("mean top probability")
-            ax.set_ylabel(f"accuracy {level}")
+            probability_axes(ax, "mean top probability", f"accuracy {level}")
         elif self.kind == "classwise":
-            ax.set_xlabel(f"mean predicted probability of class {self.class_label}")
-            ax.set_ylabel(f"frequency of class {self.class_label} {level}")
+            probability_axes(
+                ax,
+                f"mean predicted probability of class {self.class_label}",
+                f"frequency of class {self.class_label} {level}",
+            )
         else:
-            ax.set_xlabel("mean predicted probability")
-            ax.set_ylabel(f"observed frequency {level}")
+            probability_axes(ax, "mean predicted probability", f"observed frequency {level}")
+        largest = curve.counts.max()
+        align_background(ax, counts_ax, largest)
+        # stay aligned when the probability axis is rescaled later (set_ylim, zoom)
+        ax.callbacks.connect("ylim_changed", lambda a: align_background(a, counts_ax, largest))
         if (~nz).any():
             from matplotlib.patches import Patch
 
@@ -413,6 +353,38 @@ class ReliabilityDisplay:
             ax.legend(loc="upper left")
         self.ax_, self.counts_ax_, self.figure_ = ax, counts_ax, fig
         return self
+
+
+def _multiclass_curve(
+    y_true: ArrayLike,
+    y_proba: ArrayLike,
+    multiclass: str,
+    class_label: object,
+    labels: ArrayLike | None,
+    options: dict[str, Any],
+    owner: str,
+) -> tuple[ReliabilityCurve, float]:
+    """The curve and ECE of K classes with the column ``labels``: of the top label, or of
+    ``class_label`` against the rest (its ECE over the same bins as the curve)."""
+    options = dict(options, labels=labels)
+    if multiclass == "top_label":
+        curve = top_label_reliability_curve(y_true, y_proba, **options)
+        return curve, top_label_ece(y_true, y_proba, **options)
+    if class_label is None:
+        raise ValueError(
+            f"{owner} with multiclass='classwise' needs class_label, the class to draw."
+        )
+    names = np.unique(y_true) if labels is None else np.asarray(labels)
+    where = np.flatnonzero(names == class_label)
+    if where.shape[0] != 1:
+        raise ValueError(
+            f"'class_label' of {owner} is {class_label!r}, which is not among the "
+            f"labels {names.tolist()}."
+        )
+    curve = classwise_reliability_curves(y_true, y_proba, **options)[int(where[0])]
+    share = curve.counts[curve.nonempty] / curve.counts.sum()
+    gaps = np.abs(curve.observed - curve.predicted)[curve.nonempty]
+    return curve, float((share * gaps).sum())
 
 
 def _summable(sample_weight):
@@ -428,16 +400,3 @@ def _summable(sample_weight):
         if np.isfinite(w.sum()):
             return sample_weight
     return np.ldexp(w, -int(np.frexp(w.max())[1]) - int(np.ceil(np.log2(w.size))))
-
-
-def _align_counts(ax, counts_ax, largest):
-    """Put count 0 at the height of probability 0, the largest count about a quarter above it.
-
-    The probability axis has a margin below 0, so the count axis gets the same share of its
-    height below 0: with ``ax`` spanning ``[a, b]``, 0 sits at the fraction ``z = -a / (b - a)``
-    of the height, and the count axis spans ``[-z / (1 - z) * top, top]``.
-    """
-    bottom, top_p = ax.get_ylim()
-    z = (0.0 - bottom) / (top_p - bottom)
-    top = 4.0 * (largest if largest > 0 else 1.0)
-    counts_ax.set_ylim(-z / (1.0 - z) * top, top)

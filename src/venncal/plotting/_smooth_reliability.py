@@ -8,12 +8,13 @@ import numpy as np
 
 from venncal.metrics import smooth_calibration_curve
 from venncal.plotting._base import (
+    align_background,
     background_axis,
-    check_ax,
-    check_name,
+    check_name_and_ax,
     display_from_estimator,
     fill_plot_doc,
     plot_diagonal,
+    probability_axes,
     start_plot,
 )
 
@@ -103,27 +104,20 @@ class SmoothReliabilityDisplay:
 
         Parameters
         ----------
-        y_true : array-like of shape (n,)
-            Labels, 0/1 or booleans.
-        y_proba : array-like of shape (n,) or (n, 2)
-            Probability of the positive class.
+        {y_true, y_proba}
         bandwidth : float, default=None
             The kernel's standard deviation, at least 1e-4; None is the automatic choice of
             :func:`venncal.metrics.smooth_ece`.
         n_points : int, default=201
             Number of evenly spaced points at which the curve is drawn (2 to 10,000).
-        {name}
-        sample_weight : array-like of shape (n,), default=None
-            Non-negative weights.
-        {pos_label, ax}
+        {name, sample_weight, pos_label, ax}
 
         Returns
         -------
         SmoothReliabilityDisplay
         """
         owner = "SmoothReliabilityDisplay.from_predictions"
-        check_name(name, owner)
-        check_ax(ax, owner)
+        check_name_and_ax(name, ax, owner)
         if isinstance(n_points, (int, np.integer)) and not isinstance(n_points, bool):
             if n_points > 10_000:
                 raise ValueError(
@@ -210,8 +204,6 @@ class SmoothReliabilityDisplay:
             t, dens, color="0.82", edgecolor="0.55", linewidth=0.6, zorder=0
         )
         peak = float(dens.max()) if dens.max() > 0 else 1.0
-        # density 0 at the height of probability 0 (the probability axis starts at -0.02)
-        density_ax.set_ylim(-0.02 / 1.02 * 4.0 * peak, 4.0 * peak)
 
         plot_diagonal(ax)
         # one segment between each pair of neighbouring points, as wide as the density there
@@ -230,10 +222,8 @@ class SmoothReliabilityDisplay:
             label=label,
         )
         ax.add_collection(self.line_)
-        ax.set_xlim(0, 1)
-        ax.set_ylim(-0.02, 1.02)
-        ax.set_xlabel("predicted probability")
-        ax.set_ylabel("smoothed frequency of positives")
+        probability_axes(ax, "predicted probability", "smoothed frequency of positives")
+        align_background(ax, density_ax, peak)
         ax.legend(loc="upper left")
         self.ax_, self.density_ax_, self.figure_ = ax, density_ax, fig
         return self

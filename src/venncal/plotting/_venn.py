@@ -8,13 +8,14 @@ import numpy as np
 
 from venncal.metrics import interval_validity
 from venncal.plotting._base import (
-    check_ax,
     check_display_bins,
-    check_name,
+    check_name_and_ax,
     estimator_interval,
     estimator_name,
     fill_plot_doc,
-    get_axes,
+    plot_diagonal,
+    probability_axes,
+    start_axes,
 )
 
 if TYPE_CHECKING:
@@ -116,8 +117,7 @@ class VennIntervalDisplay:
 
         Parameters
         ----------
-        y_true : array-like of shape (n,)
-            Labels, 0/1 or booleans.
+        {y_true}
         p0 : array-like of shape (n, 2) or (n,)
             The intervals as ``predict_interval`` returns them (lower end in column 0), or,
             with ``p1``, the lower ends alone.
@@ -136,8 +136,7 @@ class VennIntervalDisplay:
         """
         owner = "VennIntervalDisplay.from_predictions"
         n_bins = check_display_bins(n_bins, owner)
-        check_name(name, owner)
-        check_ax(ax, owner)
+        check_name_and_ax(name, ax, owner)
         validity = interval_validity(
             y_true, p0, p1, n_bins=n_bins, strategy=strategy, pos_label=pos_label
         )
@@ -183,7 +182,7 @@ class VennIntervalDisplay:
             p1,
             n_bins=n_bins,
             strategy=strategy,
-            name=estimator_name(estimator) if name is None else name,
+            name=estimator_name(estimator, name),
             pos_label=pos_label,
             ax=ax,
         )
@@ -192,14 +191,13 @@ class VennIntervalDisplay:
         """Draw the plot and return self."""
         from matplotlib.collections import LineCollection
 
-        check_ax(ax, "VennIntervalDisplay.plot")
-        fig, ax = get_axes(ax)
+        fig, ax = start_axes(ax, "VennIntervalDisplay.plot")
         v = self.validity
         nz = v.counts > 0
         mid = 0.5 * (v.bin_lower + v.bin_upper)[nz]
         lo, hi, obs = v.bin_lower[nz], v.bin_upper[nz], v.bin_observed[nz]
         inside = v.bin_valid[nz]
-        ax.plot([0, 1], [0, 1], linestyle="--", color="0.5", linewidth=1)
+        plot_diagonal(ax, label=None)
         segments = np.stack([np.column_stack([mid, lo]), np.column_stack([mid, hi])], axis=1)
         self.intervals_ = LineCollection(
             # an (n, 2, 2) array of segments, as documented; the stubs ask for a sequence
@@ -247,10 +245,7 @@ class VennIntervalDisplay:
                 markeredgecolor="C3",
                 label="outside the interval",
             )
-        ax.set_xlim(0, 1)
-        ax.set_ylim(-0.02, 1.02)
-        ax.set_xlabel("interval midpoint (p0 + p1) / 2")
-        ax.set_ylabel("probability of the positive class")
+        probability_axes(ax, "interval midpoint (p0 + p1) / 2", "probability of the positive class")
         ax.set_title(
             f"{overall_title(v.observed, v.lower, v.upper)}; "
             f"{int(inside.sum())}/{int(nz.sum())} bins inside",
