@@ -47,32 +47,26 @@ def _naive_bayes_on_adult(cal_size, seed=0):
     return model.predict_proba(X_cal)[:, 1], y_cal, model.predict_proba(X_test)[:, 1], y_test
 
 
-def reliability():
+def _before_and_after_venn_abers(display, filename):
+    """``display`` of naive Bayes on Adult, beside that of its Venn-Abers calibration."""
     s_cal, y_cal, s_test, y_test = _naive_bayes_on_adult(cal_size=5000)
     va = venncal.VennAbersCalibrator().fit(s_cal, y_cal)
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.6), constrained_layout=True)
-    ReliabilityDisplay.from_predictions(y_test, s_test, name="Gaussian naive Bayes", ax=axes[0])
-    ReliabilityDisplay.from_predictions(
+    display.from_predictions(y_test, s_test, name="Gaussian naive Bayes", ax=axes[0])
+    display.from_predictions(
         y_test, va.predict_proba(s_test)[:, 1], name="+ Venn-Abers", ax=axes[1]
     )
     axes[0].set_title("Adult: raw naive Bayes probabilities")
     axes[1].set_title("after inductive Venn-Abers calibration (5,000 examples)")
-    fig.savefig(OUT / "reliability.png", dpi=110)
+    fig.savefig(OUT / filename, dpi=110)
+
+
+def reliability():
+    _before_and_after_venn_abers(ReliabilityDisplay, "reliability.png")
 
 
 def smooth_reliability():
-    s_cal, y_cal, s_test, y_test = _naive_bayes_on_adult(cal_size=5000)
-    va = venncal.VennAbersCalibrator().fit(s_cal, y_cal)
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.6), constrained_layout=True)
-    SmoothReliabilityDisplay.from_predictions(
-        y_test, s_test, name="Gaussian naive Bayes", ax=axes[0]
-    )
-    SmoothReliabilityDisplay.from_predictions(
-        y_test, va.predict_proba(s_test)[:, 1], name="+ Venn-Abers", ax=axes[1]
-    )
-    axes[0].set_title("Adult: raw naive Bayes probabilities")
-    axes[1].set_title("after inductive Venn-Abers calibration (5,000 examples)")
-    fig.savefig(OUT / "smooth_reliability.png", dpi=110)
+    _before_and_after_venn_abers(SmoothReliabilityDisplay, "smooth_reliability.png")
 
 
 def venn_intervals():
