@@ -14,6 +14,7 @@ import pytest
 
 from tests._assertions import bad_input_table_tests
 from venncal import metrics
+from venncal.metrics import _multiclass as multiclass_metrics
 from venncal.metrics import ranking
 
 # random predictions and labels include degenerate cases (classes separated by the
@@ -263,14 +264,7 @@ def _target(name):
 
 #: multiclass metrics take labels of any kind and (n, K) matrices, so the binary bad inputs above
 #: do not apply; their own bad-input table is in tests/metrics/test_multiclass_metrics.py
-MULTICLASS = {
-    "multiclass_log_loss",
-    "multiclass_brier_score",
-    "top_label_ece",
-    "classwise_ece",
-    "top_label_reliability_curve",
-    "classwise_reliability_curves",
-}
+MULTICLASS = set(multiclass_metrics.__all__)
 
 
 def test_every_public_function_is_in_the_table():

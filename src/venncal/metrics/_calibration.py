@@ -19,6 +19,8 @@ from venncal.metrics._common import (
 )
 
 if TYPE_CHECKING:
+    import numpy.typing as npt
+
     from venncal._typing import ArrayLike, BoolArray, FloatArray
 
 __all__ = ["ReliabilityCurve", "reliability_curve", "ece", "mce", "debiased_ece"]
@@ -166,10 +168,9 @@ def reliability_curve(
 
 @overload
 def _occupied_bins(
-    y_true: ArrayLike,
-    y_proba: ArrayLike,
-    sample_weight: ArrayLike | None,
-    pos_label: object,
+    y: npt.NDArray[np.int8],
+    p: FloatArray,
+    w: FloatArray | None,
     n_bins: int,
     strategy: str,
     owner: str,
@@ -178,10 +179,9 @@ def _occupied_bins(
 ) -> tuple[FloatArray, FloatArray, FloatArray, None]: ...
 @overload
 def _occupied_bins(
-    y_true: ArrayLike,
-    y_proba: ArrayLike,
-    sample_weight: ArrayLike | None,
-    pos_label: object,
+    y: npt.NDArray[np.int8],
+    p: FloatArray,
+    w: FloatArray | None,
     n_bins: int,
     strategy: str,
     owner: str,
@@ -189,21 +189,19 @@ def _occupied_bins(
     with_n_eff: Literal[True],
 ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]: ...
 def _occupied_bins(
-    y_true: ArrayLike,
-    y_proba: ArrayLike,
-    sample_weight: ArrayLike | None,
-    pos_label: object,
+    y: npt.NDArray[np.int8],
+    p: FloatArray,
+    w: FloatArray | None,
     n_bins: int,
     strategy: str,
     owner: str,
     *,
     with_n_eff: bool = False,
 ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray | None]:
-    """Validate the input, bin it, and return per occupied bin: share of the weight, observed
-    and mean predicted frequency, and (with ``with_n_eff``, else None) the effective number of
-    predictions ``(sum w)^2 / sum w^2``. Work and memory depend on the data only, whatever
-    ``n_bins``."""
-    y, p, w = prepare(y_true, y_proba, sample_weight, pos_label=pos_label, lean=True)
+    """Per occupied bin: share of the weight, observed and mean predicted frequency, and (with
+    ``with_n_eff``, else None) the effective number of predictions ``(sum w)^2 / sum w^2``.
+    Work and memory depend on the data only, whatever ``n_bins``. ``y`` and ``w`` as
+    :func:`prepare` returns them with ``lean=True`` (``w=None`` for equal weights)."""
     n_bins = check_n_bins(n_bins, owner)
     idx = bin_index(p, w, n_bins, strategy, owner=owner)
     sum_w2: FloatArray | None
@@ -270,9 +268,8 @@ def ece(
     >>> bool(ece(rng.random(p.size) < p, p) < 0.01)
     True
     """
-    share, observed, predicted, _ = _occupied_bins(
-        y_true, y_proba, sample_weight, pos_label, n_bins, strategy, owner="ece"
-    )
+    y, p, w = prepare(y_true, y_proba, sample_weight, pos_label=pos_label, lean=True)
+    share, observed, predicted, _ = _occupied_bins(y, p, w, n_bins, strategy, owner="ece")
     return float((share * np.abs(observed - predicted)).sum())
 
 
@@ -309,9 +306,8 @@ def mce(
     >>> mce([0, 1, 1, 1], [0.05, 0.3, 0.35, 0.95])
     0.675
     """
-    _, observed, predicted, _ = _occupied_bins(
-        y_true, y_proba, sample_weight, pos_label, n_bins, strategy, owner="mce"
-    )
+    y, p, w = prepare(y_true, y_proba, sample_weight, pos_label=pos_label, lean=True)
+    _, observed, predicted, _ = _occupied_bins(y, p, w, n_bins, strategy, owner="mce")
     return float(np.max(np.abs(observed - predicted)))
 
 
@@ -371,9 +367,9 @@ def debiased_ece(
     True
     """
     squared = check_bool(squared, name="squared", owner="debiased_ece")
-    owner = "debiased_ece"
+    y, p, w = prepare(y_true, y_proba, sample_weight, pos_label=pos_label, lean=True)
     share, o, e, n = _occupied_bins(
-        y_true, y_proba, sample_weight, pos_label, n_bins, strategy, owner, with_n_eff=True
+        y, p, w, n_bins, strategy, owner="debiased_ece", with_n_eff=True
     )
     with np.errstate(invalid="ignore", divide="ignore"):
         var = np.where(n > 1, o * (1.0 - o) / (n - 1.0), 0.0)

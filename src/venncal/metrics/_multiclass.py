@@ -16,7 +16,7 @@ The calibration errors bin explicitly, with the bins of :func:`venncal.metrics.e
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
@@ -27,14 +27,12 @@ from venncal._validation import (
     check_sample_weight,
 )
 from venncal.metrics._calibration import ReliabilityCurve, ece, reliability_curve
-from venncal.metrics._common import fill_doc
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from venncal._typing import AnyArray, ArrayLike, FloatArray, IntArray
 
-_F = TypeVar("_F", bound="Callable[..., Any]")
 _T = TypeVar("_T")
 
 __all__ = [
@@ -47,22 +45,6 @@ __all__ = [
 ]
 
 _SUM_TOL = 1e-6
-
-#: The parameters every multiclass metric shares, put into a docstring by :func:`_fill_doc` in
-#: place of a line holding ``{name}`` (or ``{name, other, ...}``) alone; a description written
-#: below such a line belongs to the last parameter it names.
-_PARAM_DOCS = {
-    "y_true": "y_true : array-like of shape (n,)",
-    "y_proba": "y_proba : array-like of shape (n, K)",
-    "n_bins": "n_bins : int, default=15",
-    "strategy": 'strategy : {"uniform", "quantile"}, default="uniform"',
-    "labels": "labels : array-like of shape (K,), default=None",
-    "sample_weight": "sample_weight : array-like of shape (n,), default=None",
-}
-
-
-def _fill_doc(func: _F) -> _F:
-    return fill_doc(func, _PARAM_DOCS)
 
 
 def _check(
@@ -130,7 +112,6 @@ def _mean(values: FloatArray, w: FloatArray | None) -> float:
     return float(values.mean() if w is None else np.average(values, weights=w))
 
 
-@_fill_doc
 def multiclass_log_loss(
     y_true: ArrayLike,
     y_proba: ArrayLike,
@@ -143,11 +124,12 @@ def multiclass_log_loss(
 
     Parameters
     ----------
-    {y_true, y_proba}
+    y_true : array-like of shape (n,)
+    y_proba : array-like of shape (n, K)
         Class probabilities, rows summing to one (within 1e-6).
-    {labels}
+    labels : array-like of shape (K,), default=None
         The label of each column; the sorted distinct labels of ``y_true`` when None.
-    {sample_weight}
+    sample_weight : array-like of shape (n,), default=None
     clip : float in (0, 0.5), default=None
         Probabilities are clipped to ``[clip, 1 - clip]`` first; None leaves them, so a zero
         probability on the true class gives ``inf``.
@@ -171,7 +153,6 @@ def multiclass_log_loss(
         return _mean(-np.log(p), w)
 
 
-@_fill_doc
 def multiclass_brier_score(
     y_true: ArrayLike,
     y_proba: ArrayLike,
@@ -186,7 +167,10 @@ def multiclass_brier_score(
 
     Parameters
     ----------
-    {y_true, y_proba, labels, sample_weight}
+    y_true : array-like of shape (n,)
+    y_proba : array-like of shape (n, K)
+    labels : array-like of shape (K,), default=None
+    sample_weight : array-like of shape (n,), default=None
 
     Returns
     -------
@@ -250,7 +234,6 @@ def _classwise(
     ]
 
 
-@_fill_doc
 def top_label_ece(
     y_true: ArrayLike,
     y_proba: ArrayLike,
@@ -268,11 +251,14 @@ def top_label_ece(
 
     Parameters
     ----------
-    {y_true, y_proba, n_bins}
+    y_true : array-like of shape (n,)
+    y_proba : array-like of shape (n, K)
+    n_bins : int, default=15
         Number of bins, as in Guo et al. (2017).
-    {strategy}
+    strategy : {"uniform", "quantile"}, default="uniform"
         Binning of the top probability, as in :func:`venncal.metrics.ece`.
-    {labels, sample_weight}
+    labels : array-like of shape (K,), default=None
+    sample_weight : array-like of shape (n,), default=None
 
     Returns
     -------
@@ -292,7 +278,6 @@ def top_label_ece(
     return _top_label(ece, y_true, y_proba, n_bins, strategy, labels, sample_weight, owner)
 
 
-@_fill_doc
 def classwise_ece(
     y_true: ArrayLike,
     y_proba: ArrayLike,
@@ -306,11 +291,14 @@ def classwise_ece(
 
     Parameters
     ----------
-    {y_true, y_proba, n_bins}
+    y_true : array-like of shape (n,)
+    y_proba : array-like of shape (n, K)
+    n_bins : int, default=15
         Number of bins of each class's probability.
-    {strategy}
+    strategy : {"uniform", "quantile"}, default="uniform"
         Binning, as in :func:`venncal.metrics.ece` (quantile bins per class).
-    {labels, sample_weight}
+    labels : array-like of shape (K,), default=None
+    sample_weight : array-like of shape (n,), default=None
 
     Returns
     -------
