@@ -35,7 +35,7 @@ from scipy.integrate import quad
 from scipy.special import logit
 from scipy.stats import norm
 
-from venncal._validation import check_probabilities, check_sample_weight
+from venncal._validation import check_in_range, check_probabilities, check_sample_weight
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -65,12 +65,7 @@ def _costs(costs: ArrayLike, owner: str) -> FloatArray:
 
 
 def _open_unit(value: Any, name: str, owner: str) -> float:
-    ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
-    if not (ok and 0.0 < value < 1.0):
-        raise ValueError(
-            f"The '{name}' parameter of {owner} must be a number in (0, 1). Got {value!r} instead."
-        )
-    return float(value)
+    return check_in_range(value, 0, 1, name=name, owner=owner)
 
 
 def cost_weighted_loss(
@@ -353,11 +348,7 @@ def bivariate_normal_bayes_loss_curves(
     sd = pairs["std"]
     if (sd <= 0).any():
         raise ValueError(f"The 'std' parameter of {owner} must be positive. Got {std!r} instead.")
-    ok = isinstance(rho, numbers.Real) and not isinstance(rho, bool)
-    if not (ok and -1.0 < rho < 1.0):
-        raise ValueError(
-            f"The 'rho' parameter of {owner} must be a number in (-1, 1). Got {rho!r} instead."
-        )
+    check_in_range(rho, -1, 1, name="rho", owner=owner)
     p = _open_unit(prior, "prior", owner)
     delta = pairs["mean1"] - pairs["mean0"]
     cov = np.array([[sd[0] ** 2, rho * sd[0] * sd[1]], [rho * sd[0] * sd[1], sd[1] ** 2]])
