@@ -64,6 +64,17 @@ def _costs(costs: ArrayLike, owner: str) -> FloatArray:
     return c
 
 
+def _check_same_length(
+    first: FloatArray, second: FloatArray, names: tuple[str, str], owner: str
+) -> None:
+    """Raise unless the two arrays named ``names`` have the same length."""
+    if first.shape != second.shape:
+        raise ValueError(
+            f"'{names[0]}' and '{names[1]}' of {owner} must have the same length, got "
+            f"{first.shape[0]} and {second.shape[0]}."
+        )
+
+
 def _open_unit(value: Any, name: str, owner: str) -> float:
     return check_in_range(value, 0, 1, name=name, owner=owner)
 
@@ -107,11 +118,7 @@ def cost_weighted_loss(
     owner = "cost_weighted_loss"
     eta = check_probabilities(posterior, name="posterior")
     p = check_probabilities(prediction, name="prediction")
-    if eta.shape != p.shape:
-        raise ValueError(
-            f"'posterior' and 'prediction' of {owner} must have the same length, got "
-            f"{eta.shape[0]} and {p.shape[0]}."
-        )
+    _check_same_length(eta, p, ("posterior", "prediction"), owner)
     c = _costs(costs, owner)
     w = check_sample_weight(sample_weight, eta.shape[0])
     w = np.ones(eta.shape[0]) if w is None else w

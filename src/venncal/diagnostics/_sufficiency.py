@@ -24,7 +24,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from venncal._validation import check_probabilities, check_sample_weight, check_scores
-from venncal.diagnostics._bayes_loss import _costs, cost_weighted_bayes_loss
+from venncal.diagnostics._bayes_loss import (
+    _check_same_length,
+    _costs,
+    cost_weighted_bayes_loss,
+)
 
 if TYPE_CHECKING:
     from venncal._typing import ArrayLike, FloatArray
@@ -140,11 +144,7 @@ def sufficiency_check(
     owner = "sufficiency_check"
     s = check_scores(score, name="score")
     eta = check_probabilities(posterior, name="posterior")
-    if s.shape != eta.shape:
-        raise ValueError(
-            f"'score' and 'posterior' of {owner} must have the same length, got {s.shape[0]} "
-            f"and {eta.shape[0]}."
-        )
+    _check_same_length(s, eta, ("score", "posterior"), owner)
     c = np.linspace(0.0, 1.0, 201) if costs is None else np.atleast_1d(_costs(costs, owner))
     w = check_sample_weight(sample_weight, s.shape[0])
     w = np.ones(s.shape[0]) if w is None else w
