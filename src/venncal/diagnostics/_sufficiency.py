@@ -24,11 +24,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from venncal._validation import check_probabilities, check_sample_weight, check_scores
-from venncal.diagnostics._bayes_loss import (
-    _check_same_length,
-    _costs,
-    cost_weighted_bayes_loss,
-)
+from venncal.diagnostics._bayes_loss import _check_same_length, _costs, cost_weighted_bayes_loss
 
 if TYPE_CHECKING:
     from venncal._typing import ArrayLike, FloatArray
