@@ -9,13 +9,18 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from venncal.core._docs import fill_docstring
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Container, Sequence
+    from typing import TypeVar
 
     import numpy.typing as npt
 
     from venncal._typing import BoolArray, FloatArray
     from venncal.core.counts import CountTable
+
+    F = TypeVar("F", bound=Callable[..., Any])
 
     #: The rows of positive weight at some scores: (scores, y01, weights).
     Rows = tuple[FloatArray, npt.NDArray[np.int8], FloatArray]
@@ -25,8 +30,31 @@ __all__ = [
     "calibrated",
     "check_fit_calibrator",
     "check_weight_column",
+    "fill_engine_doc",
     "weighted_table",
 ]
+
+#: The descriptions the docstrings of ``fit`` and ``apply`` of both engines share.
+ENGINE_DOCS = {
+    "calibrator_to_fit": (
+        "calibrator : estimator\n"
+        "    An unfitted (or fitted: it is refitted) count-based calibrator or PlattCalibrator; it\n"
+        "    is fitted in place and returned."
+    ),
+    "fitted_calibrator": "calibrator : fitted estimator\n    Any fitted score calibrator.",
+    "weight": (
+        "weight : str, default=None\n"
+        "    Column of non-negative sample weights, with the calibrator's meaning of a weight."
+    ),
+    "returns_fitted": "Returns\n-------\ncalibrator\n    The fitted calibrator.",
+}
+
+
+def fill_engine_doc(func: F) -> F:
+    """Put the descriptions of :data:`ENGINE_DOCS` into ``func``'s docstring (lines
+    ``{name}``, see :func:`venncal.core._docs.fill_docstring`)."""
+    return fill_docstring(func, ENGINE_DOCS)
+
 
 # whole-number sums below 2^53 are exact in float64 in any order of addition
 _EXACT_BELOW = 2.0**53

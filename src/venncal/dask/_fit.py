@@ -11,6 +11,7 @@ from venncal._distributed import (
     calibrated,
     check_fit_calibrator,
     check_weight_column,
+    fill_engine_doc,
     weighted_table,
 )
 from venncal._validation import check_binary_labels
@@ -155,6 +156,7 @@ def _counts(dask, frame, score, label, weight, classes, decimals):
     )
 
 
+@fill_engine_doc
 def fit(
     calibrator: Any, frame: dd.DataFrame, *, score: str, label: str, weight: str | None = None
 ) -> Any:
@@ -181,20 +183,14 @@ def fit(
 
     Parameters
     ----------
-    calibrator : estimator
-        An unfitted (or fitted: it is refitted) count-based calibrator or PlattCalibrator; it
-        is fitted in place and returned.
+    {calibrator_to_fit}
     frame : dask.dataframe.DataFrame
         The calibration data.
     score, label : str
         Columns of the scores and of the labels (any two values).
-    weight : str, default=None
-        Column of non-negative sample weights, with the calibrator's meaning of a weight.
+    {weight}
 
-    Returns
-    -------
-    calibrator
-        The fitted calibrator.
+    {returns_fitted}
 
     Examples
     --------
@@ -226,6 +222,7 @@ def _apply_partition(pdf, calibrator, score, columns):
     return pdf.assign(**{c: out[c] for c in columns})
 
 
+@fill_engine_doc
 def apply(calibrator: Any, frame: dd.DataFrame, *, score: str) -> dd.DataFrame:
     """Add calibrated probabilities to a Dask DataFrame, partition by partition (lazily).
 
@@ -235,8 +232,7 @@ def apply(calibrator: Any, frame: dd.DataFrame, *, score: str) -> dd.DataFrame:
 
     Parameters
     ----------
-    calibrator : fitted estimator
-        Any fitted score calibrator.
+    {fitted_calibrator}
     frame : dask.dataframe.DataFrame
         Holds the scores; its other columns are kept.
     score : str

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from venncal._distributed import apply_columns, calibrated
+from venncal._distributed import apply_columns, calibrated, fill_engine_doc
 from venncal.spark._frames import check_frame, require_spark
 
 if TYPE_CHECKING:
@@ -33,6 +33,7 @@ def _shipped(frame, calibrator):
     return broadcast
 
 
+@fill_engine_doc
 def apply(calibrator: Any, frame: pyspark.sql.DataFrame, *, score: str) -> pyspark.sql.DataFrame:
     """Add calibrated probabilities to a Spark DataFrame, Arrow batch by batch (lazily).
 
@@ -46,8 +47,7 @@ def apply(calibrator: Any, frame: pyspark.sql.DataFrame, *, score: str) -> pyspa
 
     Parameters
     ----------
-    calibrator : fitted estimator
-        Any fitted score calibrator.
+    {fitted_calibrator}
     frame : pyspark.sql.DataFrame
         Holds the scores; its other columns are kept.
     score : str

@@ -6,7 +6,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from venncal._distributed import check_fit_calibrator, check_weight_column, weighted_table
+from venncal._distributed import (
+    check_fit_calibrator,
+    check_weight_column,
+    fill_engine_doc,
+    weighted_table,
+)
 from venncal._validation import check_binary_labels
 from venncal.calibration._base import _scalar, warn_if_reversed
 from venncal.core.counts import check_decimals, table_from_sums
@@ -130,6 +135,7 @@ def _weighted_table(F, frame, score, label, weight, decimals, table, classes, y0
     )
 
 
+@fill_engine_doc
 def fit(
     calibrator: Any,
     frame: pyspark.sql.DataFrame,
@@ -167,20 +173,14 @@ def fit(
 
     Parameters
     ----------
-    calibrator : estimator
-        An unfitted (or fitted: it is refitted) count-based calibrator or PlattCalibrator; it
-        is fitted in place and returned.
+    {calibrator_to_fit}
     frame : pyspark.sql.DataFrame
         The calibration data.
     score, label : str
         Columns of the scores (numeric) and of the labels (any two values).
-    weight : str, default=None
-        Column of non-negative sample weights, with the calibrator's meaning of a weight.
+    {weight}
 
-    Returns
-    -------
-    calibrator
-        The fitted calibrator.
+    {returns_fitted}
 
     Examples
     --------
