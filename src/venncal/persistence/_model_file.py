@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from venncal.core._docs import fill_docstring
 from venncal.persistence._checks import FittedStateError, check_fitted_state
 from venncal.persistence._codec import DecodeError, decode, encode
 from venncal.persistence._reading import (
@@ -28,7 +29,12 @@ from venncal.persistence._reading import (
 from venncal.persistence._registry import model_class, model_types, registered_names
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import TypeVar
+
     from venncal.persistence._registry import ModelClass
+
+    F = TypeVar("F", bound=Callable[..., Any])
 
 __all__ = [
     "save",
@@ -50,6 +56,18 @@ FORMAT_VERSION = 1
 _KEYS = {"format", "format_version", "venncal_version", "class", "params", "fitted", "sha256"}
 _OPTIONAL_KEYS = {"metadata"}
 _ATTRIBUTE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*_$")
+#: the parameters and errors of the readers of a model file, as their docstrings say them
+_READ_DOCS = {
+    "read_parameters": (
+        "Parameters\n----------\npath : str or path-like\nmax_bytes : int, default=268435456\n"
+        "    As :func:`load`."
+    ),
+    "read_raises": "Raises\n------\nModelFileError\n    As :func:`load`.",
+}
+
+
+def _fill_read_doc(func: F) -> F:
+    return fill_docstring(func, _READ_DOCS)
 
 
 @dataclass(frozen=True)
@@ -452,23 +470,17 @@ def load(path: str | os.PathLike[str], *, max_bytes: int = MAX_BYTES) -> Any:
     )
 
 
+@_fill_read_doc
 def read_model_file(path: str | os.PathLike[str], *, max_bytes: int = MAX_BYTES) -> ModelFile:
     """Load a model file: the calibrator, its metadata and the versions that wrote it.
 
-    Parameters
-    ----------
-    path : str or path-like
-    max_bytes : int, default=268435456
-        As :func:`load`.
+    {read_parameters}
 
     Returns
     -------
     ModelFile
 
-    Raises
-    ------
-    ModelFileError
-        As :func:`load`.
+    {read_raises}
 
     Examples
     --------
@@ -514,6 +526,7 @@ def _build_calibrator(state: ModelState, where: str) -> Any:
     return calibrator
 
 
+@_fill_read_doc
 def read_model_state(path: str | os.PathLike[str], *, max_bytes: int = MAX_BYTES) -> ModelState:
     """Read and check a model file and decode its values, without building the calibrator.
 
@@ -521,20 +534,13 @@ def read_model_state(path: str | os.PathLike[str], *, max_bytes: int = MAX_BYTES
     from ``venncal.core``), not the calibrator class itself: what a program that only
     predicts needs. :func:`read_model_file` builds the calibrator from it.
 
-    Parameters
-    ----------
-    path : str or path-like
-    max_bytes : int, default=268435456
-        As :func:`load`.
+    {read_parameters}
 
     Returns
     -------
     ModelState
 
-    Raises
-    ------
-    ModelFileError
-        As :func:`load`.
+    {read_raises}
     """
     where = repr(os.fspath(path))
     try:
