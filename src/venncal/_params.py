@@ -18,12 +18,15 @@ if TYPE_CHECKING:
     from collections.abc import Collection
     from typing import TypeGuard
 
+    from venncal._typing import FloatArray
+
 __all__ = [
     "owner_prefix",
     "check_option",
     "check_positive_int",
     "check_in_range",
     "check_bool",
+    "check_finite_pair",
     "check_random_state",
 ]
 
@@ -116,6 +119,29 @@ def check_in_range(
             f"Got {value!r} instead."
         )
     return float(value)
+
+
+def check_finite_pair(value: object, *, name: str, owner: str | None) -> FloatArray:
+    """Raise unless ``value`` is two finite numbers; return them as a float64 array.
+
+    Examples
+    --------
+    >>> check_finite_pair((0, 1.5), name="mean1", owner="BivariateNormalModel")
+    array([0. , 1.5])
+    >>> check_finite_pair((0, float("nan")), name="mean1", owner="BivariateNormalModel")
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'mean1' parameter of BivariateNormalModel must be two finite numbers. Got (0, nan) instead.
+    """
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        arr = np.full(1, np.nan)
+    if arr.shape != (2,) or not np.isfinite(arr).all():
+        raise ValueError(
+            f"{owner_prefix(name, owner)} must be two finite numbers. Got {value!r} instead."
+        )
+    return arr
 
 
 def check_bool(value: object, *, name: str, owner: str | None) -> bool:

@@ -32,10 +32,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from scipy.special import expit, logit
 
+from venncal._params import check_finite_pair
 from venncal._validation import check_random_state
 from venncal.datasets._base import Dataset
 from venncal.datasets._simulated import check_features_2d
-from venncal.datasets._size import check_n_samples
+from venncal.datasets._size import check_n_samples, draw_labels
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -47,17 +48,8 @@ __all__ = ["BivariateNormalModel", "make_bivariate_normal"]
 _TASCHE = "Tasche 2022, Calibrating sufficiently (003_bdfd69973c812da7), Section 5.2, Figure 2"
 
 
-def _pair(value, name):
-    try:
-        arr = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        arr = np.full(1, np.nan)
-    if arr.shape != (2,) or not np.isfinite(arr).all():
-        raise ValueError(
-            f"The '{name}' parameter of BivariateNormalModel must be two finite numbers. "
-            f"Got {value!r} instead."
-        )
-    return arr
+def _pair(value: object, name: str) -> FloatArray:
+    return check_finite_pair(value, name=name, owner="BivariateNormalModel")
 
 
 @dataclass(frozen=True)
@@ -139,9 +131,8 @@ class BivariateNormalModel:
     ) -> tuple[FloatArray, npt.NDArray[np.int8]]:
         """Draw ``n_samples`` i.i.d. pairs; returns X (n, 2) float64 and y (n,) int8."""
         m0, m1, _, _, prior = self._params()
-        n = check_n_samples(n_samples, owner="BivariateNormalModel.sample")
-        rng = check_random_state(random_state, owner="BivariateNormalModel.sample")
-        y = (rng.random(n) < prior).astype(np.int8)
+        owner = "BivariateNormalModel.sample"
+        n, rng, y = draw_labels(n_samples, random_state, owner=owner, prior=prior)
         chol = np.linalg.cholesky(self.covariance)
         X = rng.standard_normal((n, 2)) @ chol.T + np.where(y[:, None] == 1, m1, m0)
         return X, y

@@ -63,7 +63,7 @@ from scipy.special import expit, logsumexp
 
 from venncal._validation import check_positive_int, check_random_state
 from venncal.datasets._simulated import _check_positive, _dataset, check_features_2d
-from venncal.datasets._size import check_n_samples
+from venncal.datasets._size import check_n_samples, draw_labels
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -132,9 +132,7 @@ class OffsetXorModel:
     ) -> tuple[FloatArray, npt.NDArray[np.int8]]:
         """Draw ``n_samples`` i.i.d. pairs; returns X (n, 2) float64 and y (n,) int8."""
         self._check()
-        n = check_n_samples(n_samples, owner="OffsetXorModel.sample")
-        rng = check_random_state(random_state, owner="OffsetXorModel.sample")
-        y = (rng.random(n) < 0.5).astype(np.int8)
+        n, rng, y = draw_labels(n_samples, random_state, owner="OffsetXorModel.sample")
         first = rng.random(n) < 0.5
         (p1, p2), (n1, n2) = (np.array(c) for c in self._centres())
         centre = np.where(
@@ -201,9 +199,7 @@ class EccentricRingModel:
     ) -> tuple[FloatArray, npt.NDArray[np.int8]]:
         """Draw ``n_samples`` i.i.d. pairs; returns X (n, 2) float64 and y (n,) int8."""
         self._check()
-        n = check_n_samples(n_samples, owner="EccentricRingModel.sample")
-        rng = check_random_state(random_state, owner="EccentricRingModel.sample")
-        y = (rng.random(n) < 0.5).astype(np.int8)
+        n, rng, y = draw_labels(n_samples, random_state, owner="EccentricRingModel.sample")
         angle = rng.uniform(0.0, 2 * np.pi, size=n)
         r = self.radius * (1 + self.eccentricity * np.cos(angle))
         ring = r[:, None] * np.column_stack([np.cos(angle), np.sin(angle)])

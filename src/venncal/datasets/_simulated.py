@@ -28,7 +28,7 @@ from scipy.stats import norm
 
 from venncal._validation import check_random_state
 from venncal.datasets._base import Dataset
-from venncal.datasets._size import check_n_samples
+from venncal.datasets._size import check_n_samples, draw_labels
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -121,9 +121,7 @@ class XorModel:
     ) -> tuple[FloatArray, npt.NDArray[np.int8]]:
         """Draw ``n_samples`` i.i.d. pairs; returns X (n, 2) float64 and y (n,) int8."""
         self._check()
-        n = check_n_samples(n_samples, owner="XorModel.sample")
-        rng = check_random_state(random_state, owner="XorModel.sample")
-        y = (rng.random(n) < 0.5).astype(np.int8)
+        n, rng, y = draw_labels(n_samples, random_state, owner="XorModel.sample")
         sign = np.where(rng.random(n) < 0.5, 1.0, -1.0)
         centre = np.column_stack([sign, np.where(y == 1, sign, -sign)]) * self.center
         X = centre + rng.normal(0.0, self.scale, size=(n, 2))
@@ -179,9 +177,7 @@ class CircularModel:
     ) -> tuple[FloatArray, npt.NDArray[np.int8]]:
         """Draw ``n_samples`` i.i.d. pairs; returns X (n, 2) float64 and y (n,) int8."""
         self._check()
-        n = check_n_samples(n_samples, owner="CircularModel.sample")
-        rng = check_random_state(random_state, owner="CircularModel.sample")
-        y = (rng.random(n) < 0.5).astype(np.int8)
+        n, rng, y = draw_labels(n_samples, random_state, owner="CircularModel.sample")
         angle = rng.uniform(0.0, 2 * np.pi, size=n)
         ring = self.radius * np.column_stack([np.cos(angle), np.sin(angle)])
         noise = rng.normal(0.0, 1.0, size=(n, 2))

@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
-from venncal._validation import check_positive_int
+import numpy as np
 
-__all__ = ["check_n_samples"]
+from venncal._validation import check_positive_int, check_random_state
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from venncal._typing import SeedLike
+
+__all__ = ["check_n_samples", "draw_labels"]
 
 #: bytes a simulated row takes at most while it is drawn (features, label, probability and
 #: the temporaries of the draw)
@@ -48,3 +56,20 @@ def check_n_samples(n_samples: object, *, owner: str, memory: int | None = None)
             f"more than the {_size(memory)} of memory of this machine; draw fewer rows."
         )
     return n
+
+
+def draw_labels(
+    n_samples: object, random_state: SeedLike, *, owner: str, prior: float = 0.5
+) -> tuple[int, np.random.Generator, npt.NDArray[np.int8]]:
+    """The start of a simulated draw by ``owner``: the checked ``n_samples``, the generator of
+    ``random_state`` and ``n_samples`` labels, each 1 with probability ``prior``.
+
+    Examples
+    --------
+    >>> n, rng, y = draw_labels(5, 0, owner="make_xor")
+    >>> n, y.dtype, set(y.tolist()) <= {0, 1}
+    (5, dtype('int8'), True)
+    """
+    n = check_n_samples(n_samples, owner=owner)
+    rng = check_random_state(random_state, owner=owner)
+    return n, rng, (rng.random(n) < prior).astype(np.int8)
