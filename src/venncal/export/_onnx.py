@@ -142,20 +142,7 @@ def _interpolate(g, x, st):
     if K == 1:
         return _constant(g, x, ys[0])
     k = _count(g, x, xs, right=True)
-    # per k: lam = (hv x - xa) / gp, clipped; v = yl + lam dy, clipped to [yl, yh];
-    # k = 0 and k = K are constant (hv = xa = dy = 0)
-    hv, xa, gp = np.zeros(K + 1), np.zeros(K + 1), np.ones(K + 1)
-    yl, dy, yh = np.empty(K + 1), np.zeros(K + 1), np.empty(K + 1)
-    yl[0] = yh[0] = ys[0]
-    yl[K] = yh[K] = ys[K - 1]
-    with np.errstate(over="ignore"):
-        for i in range(1, K):
-            gap = xs[i] - xs[i - 1]
-            if np.isinf(gap):
-                hv[i], xa[i], gp[i] = 0.5, 0.5 * xs[i - 1], 0.5 * xs[i] - 0.5 * xs[i - 1]
-            else:
-                hv[i], xa[i], gp[i] = 1.0, xs[i - 1], gap
-            yl[i], dy[i], yh[i] = ys[i - 1], ys[i] - ys[i - 1], ys[i]
+    hv, xa, gp, yl, dy, yh = st.segments()
     lam = g.div(g.sub(g.mul(_gather(g, hv, k), x), _gather(g, xa, k)), _gather(g, gp, k))
     lam = g.op("Min", g.op("Max", lam, g.num(0.0)), g.num(1.0))
     lo_v, hi_v = _gather(g, yl, k), _gather(g, yh, k)

@@ -91,6 +91,31 @@ class Interpolate:
     x: np.ndarray
     y: np.ndarray
 
+    def segments(self) -> tuple[np.ndarray, ...]:
+        """``(hv, xa, g, yl, dy, yh)``, each of length ``K + 1`` for the ``K`` points: for a
+        score ``x`` with ``k`` points ``<= x``, ``lam = (hv[k] x - xa[k]) / g[k]`` clipped to
+        [0, 1] and ``v = yl[k] + lam dy[k]`` clipped to ``[yl[k], yh[k]]`` is the value.
+
+        Below the first point and from the last on (``k = 0, K``) the value is constant
+        (``hv = xa = dy = 0``); a gap between points too wide for float64 is halved, which is
+        exact at that magnitude.
+        """
+        xs, ys = self.x, self.y
+        K = xs.shape[0]
+        hv, xa, g = np.zeros(K + 1), np.zeros(K + 1), np.ones(K + 1)
+        yl, dy, yh = np.empty(K + 1), np.zeros(K + 1), np.empty(K + 1)
+        yl[0] = yh[0] = ys[0]
+        yl[K] = yh[K] = ys[K - 1]
+        with np.errstate(over="ignore"):
+            for i in range(1, K):
+                gap = xs[i] - xs[i - 1]
+                if np.isinf(gap):
+                    hv[i], xa[i], g[i] = 0.5, 0.5 * xs[i - 1], 0.5 * xs[i] - 0.5 * xs[i - 1]
+                else:
+                    hv[i], xa[i], g[i] = 1.0, xs[i - 1], gap
+                yl[i], dy[i], yh[i] = ys[i - 1], ys[i] - ys[i - 1], ys[i]
+        return hv, xa, g, yl, dy, yh
+
 
 @dataclass(frozen=True)
 class Sigmoid:

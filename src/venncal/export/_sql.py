@@ -196,11 +196,19 @@ def _step_values(q, st):
     return _table(q, ("k", "v"), [(k, v) for k, v in enumerate(st.values)])
 
 
+def _at_count(q, prev, points, right, columns, rows, name="j"):
+    """The rows of ``prev`` with the columns of a table (``columns``, ``k`` first, and
+    ``rows``) at the number ``k`` of ``points`` up to each value (``<=`` with ``right``)."""
+    counts = _counts(q, prev, [(points, right)])
+    tab = _table(q, columns, rows)
+    return q.add(_lookup(q, counts, tab, columns[1:]), name)
+
+
 def _step(q, prev, st):
     if st.breaks.shape[0] == 0:
         return _arith(q, prev, q.num(st.values[0]))
-    counts = _counts(q, prev, [(st.breaks, st.right)])
-    looked = q.add(_lookup(q, counts, _step_values(q, st), ("v",)), "r")
+    rows = list(enumerate(st.values))
+    looked = _at_count(q, prev, st.breaks, st.right, ("k", "v"), rows, "r")
     return q.add(f"SELECT s, v AS x FROM {looked}", "r")
 
 
@@ -209,12 +217,10 @@ def _nearest(q, prev, st):
     K = x.shape[0]
     if K == 1:
         return _arith(q, prev, q.num(y[0]))
-    counts = _counts(q, prev, [(x, False)])
     rows = [(0, None, None, y[0], y[0])]
     rows += [(k, x[k - 1], x[k], y[k - 1], y[k]) for k in range(1, K)]
     rows.append((K, None, None, y[K - 1], y[K - 1]))
-    tab = _table(q, ("k", "xl", "xh", "yl", "yh"), rows)
-    j = q.add(_lookup(q, counts, tab, ("xl", "xh", "yl", "yh")), "j")
+    j = _at_count(q, prev, x, False, ("k", "xl", "xh", "yl", "yh"), rows)
     return q.add(
         "SELECT s, CASE WHEN xh IS NULL THEN yl WHEN (xh - x) < (x - xl) THEN yh ELSE yl END "
         f"AS x FROM {j}",
@@ -223,26 +229,11 @@ def _nearest(q, prev, st):
 
 
 def _interpolate(q, prev, st):
-    x, y = st.x, st.y
-    K = x.shape[0]
+    K = st.x.shape[0]
     if K == 1:
-        return _arith(q, prev, q.num(y[0]))
-    counts = _counts(q, prev, [(x, True)])
-    # per k: lam = (hv x - xa) / g clipped to [0, 1], v = yl + lam dy clipped to [yl, yh];
-    # below the first point and from the last on (k = 0, K) the value is constant
-    rows = [(0, 0.0, 0.0, 1.0, y[0], 0.0, y[0])]
-    with np.errstate(over="ignore"):
-        for k in range(1, K):
-            xl, xh, yl, yh = x[k - 1], x[k], y[k - 1], y[k]
-            gap = xh - xl
-            if np.isinf(gap):  # halving is exact at this magnitude
-                hv, a, g = 0.5, 0.5 * xl, 0.5 * xh - 0.5 * xl
-            else:
-                hv, a, g = 1.0, xl, gap
-            rows.append((k, hv, a, g, yl, yh - yl, yh))
-    rows.append((K, 0.0, 0.0, 1.0, y[K - 1], 0.0, y[K - 1]))
-    tab = _table(q, ("k", "hv", "xa", "g", "yl", "dy", "yh"), rows)
-    j = q.add(_lookup(q, counts, tab, ("hv", "xa", "g", "yl", "dy", "yh")), "j")
+        return _arith(q, prev, q.num(st.y[0]))
+    rows = [(k, *row) for k, row in enumerate(zip(*st.segments()))]
+    j = _at_count(q, prev, st.x, True, ("k", "hv", "xa", "g", "yl", "dy", "yh"), rows)
     lam = q.add(f"SELECT s, yl, dy, yh, (hv * x - xa) / g AS lam FROM {j}", "j")
     v = q.add(
         "SELECT s, yl, yh, yl + (CASE WHEN lam < 0.0 THEN 0.0 WHEN lam > 1.0 THEN 1.0 "
