@@ -9,15 +9,12 @@ import numpy as np
 
 from venncal._validation import (
     check_bool,
-    check_consistent_length,
     check_in_range,
-    check_labels_pos,
     check_option,
     check_positive_int,
-    check_probabilities,
     check_random_state,
 )
-from venncal.metrics._common import fill_doc
+from venncal.metrics._common import fill_doc, prepare
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -146,9 +143,7 @@ def bootstrap_ci(
     """
     if not callable(metric):
         raise TypeError(f"'metric' must be a callable metric(y_true, y_proba), got {metric!r}.")
-    y = check_labels_pos(y_true, pos_label)
-    p = check_probabilities(y_proba)
-    check_consistent_length(y_true=y, y_proba=p)
+    y, p, _ = prepare(y_true, y_proba, pos_label=pos_label, lean=True)
     n_resamples = check_positive_int(n_resamples, name="n_resamples", owner="bootstrap_ci")
     level = check_in_range(confidence_level, 0, 1, name="confidence_level", owner="bootstrap_ci")
     check_option(method, ("percentile", "basic", "bca"), name="method", owner="bootstrap_ci")
