@@ -35,6 +35,7 @@ from scipy.integrate import quad
 from scipy.special import logit
 from scipy.stats import norm
 
+from venncal._params import check_finite_pair
 from venncal._validation import check_in_range, check_probabilities, check_sample_weight
 
 if TYPE_CHECKING:
@@ -340,18 +341,10 @@ def bivariate_normal_bayes_loss_curves(
     """
     owner = "bivariate_normal_bayes_loss_curves"
     c = np.linspace(0.0, 1.0, 201) if costs is None else _costs(costs, owner)
-    pairs = {}
-    for name, value in (("mean0", mean0), ("mean1", mean1), ("std", std)):
-        try:
-            arr = np.asarray(value, dtype=np.float64)
-        except (TypeError, ValueError):
-            arr = np.full(1, np.nan)
-        if arr.shape != (2,) or not np.isfinite(arr).all():
-            raise ValueError(
-                f"The '{name}' parameter of {owner} must be two finite numbers. "
-                f"Got {value!r} instead."
-            )
-        pairs[name] = arr
+    pairs = {
+        name: check_finite_pair(value, name=name, owner=owner)
+        for name, value in (("mean0", mean0), ("mean1", mean1), ("std", std))
+    }
     sd = pairs["std"]
     if (sd <= 0).any():
         raise ValueError(f"The 'std' parameter of {owner} must be positive. Got {std!r} instead.")
