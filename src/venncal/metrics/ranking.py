@@ -31,16 +31,15 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy import stats
 
 from venncal._validation import check_bool, check_in_range, check_positive_int
-from venncal.metrics._common import fill_doc
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Iterable
 
     from venncal._typing import ArrayLike, BoolArray, FloatArray, IntArray
 
@@ -58,21 +57,6 @@ __all__ = [
 #: The largest number of methods the exhaustive Bergmann-Hommel procedure accepts
 #: (Bell(10) = 115975 exhaustive sets; Bell(11) would be 678570).
 MAX_BERGMANN_HOMMEL_METHODS = 10
-
-#: The parameters the rank statistics share, put into a docstring by :func:`fill_doc` in place
-#: of a line holding ``{name}`` (or ``{name, other, ...}``) alone; a description written below
-#: such a line belongs to the last parameter it names.
-_PARAM_DOCS = {
-    "table": "table : array-like or DataFrame of shape (n_datasets, n_methods)",
-    "lower_is_better": "lower_is_better : bool, default=True",
-    "names": "names : sequence of str, default=None",
-}
-
-_F = TypeVar("_F", bound="Callable[..., Any]")
-
-
-def _fill_doc(func: _F) -> _F:
-    return fill_doc(func, _PARAM_DOCS)
 
 
 def _check_table(table: ArrayLike, owner: str) -> tuple[FloatArray, tuple[str, ...]]:
@@ -142,16 +126,15 @@ def _average_ranks(
     return avg, names, arr.shape[0]
 
 
-@_fill_doc
 def average_ranks(table: ArrayLike, lower_is_better: bool = True) -> FloatArray:
     """Average rank of each method over the datasets.
 
     Parameters
     ----------
-    {table}
+    table : array-like or DataFrame of shape (n_datasets, n_methods)
         One score per dataset and method. Infinite values are allowed (an infinite loss ranks
         last); NaN is not.
-    {lower_is_better}
+    lower_is_better : bool, default=True
         True for losses (log loss, Brier score, ECE), False for accuracy or AUC.
 
     Returns
@@ -224,7 +207,6 @@ def _friedman_from_ranks(avg_ranks: FloatArray, n: int) -> tuple[float, float, f
     return chi2, p_chi2, float(f_stat), p_f
 
 
-@_fill_doc
 def friedman_test(
     table: ArrayLike, *, lower_is_better: bool = True, names: Iterable[object] | None = None
 ) -> FriedmanResult:
@@ -232,11 +214,11 @@ def friedman_test(
 
     Parameters
     ----------
-    {table}
+    table : array-like or DataFrame of shape (n_datasets, n_methods)
         One score per dataset and method (DataFrame columns give the names).
-    {lower_is_better}
+    lower_is_better : bool, default=True
         True for losses, False for accuracy-like scores.
-    {names}
+    names : sequence of str, default=None
         Method names; default the DataFrame columns or ``"method 0"``, ``"method 1"``, ...
 
     Returns
@@ -443,7 +425,6 @@ def _pairwise(
     return _Pairwise(names, avg, n, k, z, p, iu, ju)
 
 
-@_fill_doc
 def nemenyi_posthoc(
     table: ArrayLike,
     *,
@@ -458,7 +439,9 @@ def nemenyi_posthoc(
 
     Parameters
     ----------
-    {table, lower_is_better, names}
+    table : array-like or DataFrame of shape (n_datasets, n_methods)
+    lower_is_better : bool, default=True
+    names : sequence of str, default=None
 
     Returns
     -------
@@ -493,7 +476,6 @@ def _holm_adjust(p: FloatArray) -> FloatArray:
     return adj
 
 
-@_fill_doc
 def holm_posthoc(
     table: ArrayLike,
     *,
@@ -508,7 +490,9 @@ def holm_posthoc(
 
     Parameters
     ----------
-    {table, lower_is_better, names}
+    table : array-like or DataFrame of shape (n_datasets, n_methods)
+    lower_is_better : bool, default=True
+    names : sequence of str, default=None
 
     Returns
     -------
@@ -566,7 +550,6 @@ def _bergmann_hommel_adjust(p: FloatArray, k: int) -> FloatArray:
     return np.minimum(adj, 1.0)
 
 
-@_fill_doc
 def bergmann_hommel_posthoc(
     table: ArrayLike,
     *,
@@ -586,9 +569,10 @@ def bergmann_hommel_posthoc(
 
     Parameters
     ----------
-    {table}
+    table : array-like or DataFrame of shape (n_datasets, n_methods)
         ``n_methods`` must be at most 10.
-    {lower_is_better, names}
+    lower_is_better : bool, default=True
+    names : sequence of str, default=None
 
     Returns
     -------
