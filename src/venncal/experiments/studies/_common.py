@@ -19,6 +19,14 @@ if TYPE_CHECKING:
 
     from typing_extensions import Self
 
+    from venncal.experiments.report import StudyResult
+
+    #: ``grid(cells, run_cell)``: the table and wall time of a study's cells (see study_run)
+    Grid = Callable[
+        [Sequence[dict[str, Any]], Callable[[dict[str, Any]], list[dict[str, Any]] | None]],
+        tuple[pd.DataFrame, float],
+    ]
+
 __all__ = [
     "make_classifier",
     "load_cached",
@@ -26,6 +34,7 @@ __all__ = [
     "quiet",
     "Timer",
     "run_cells",
+    "study_run",
 ]
 
 #: Short codes of Vovk & Petej (2014) -> description of our scikit-learn stand-in.
@@ -113,21 +122,37 @@ class Timer:
         return False
 
 
-def grid_options(
-    out_csv: str | os.PathLike[str] | None,
-    n_jobs: int | None,
-    backend: str,
-    scheduler: Any,
-    progress: bool | None,
-) -> dict[str, Any]:
-    """The options of a study's ``run`` that go to :func:`run_cells`, as keywords."""
-    return {
-        "out_csv": out_csv,
-        "n_jobs": n_jobs,
-        "backend": backend,
-        "scheduler": scheduler,
-        "progress": progress,
-    }
+def study_run(
+    body: Callable[[dict[str, Any], Grid], StudyResult],
+) -> Callable[..., StudyResult]:
+    """A study's ``run(config, *, out_csv=None, n_jobs=1, backend="loky", scheduler=None,
+    progress=True)``, which returns ``body(config, grid)``.
+
+    ``grid(cells, run_cell)`` is :func:`run_cells` with the runner options given to ``run``;
+    ``run`` has the name and the docstring of ``body``.
+    """
+
+    def run(
+        config: dict[str, Any],
+        *,
+        out_csv: str | os.PathLike[str] | None = None,
+        n_jobs: int | None = 1,
+        backend: str = "loky",
+        scheduler: Any = None,
+        progress: bool | None = True,
+    ) -> StudyResult:
+        options = {
+            "out_csv": out_csv,
+            "n_jobs": n_jobs,
+            "backend": backend,
+            "scheduler": scheduler,
+            "progress": progress,
+        }
+        return body(config, functools.partial(run_cells, **options))
+
+    for name in ("__module__", "__name__", "__qualname__", "__doc__"):
+        setattr(run, name, getattr(body, name))
+    return run
 
 
 def run_cells(

@@ -33,7 +33,7 @@ import pandas as pd
 from venncal.experiments.claims import Check
 from venncal.experiments.report import StudyResult
 from venncal.experiments.runner import cell_seed
-from venncal.experiments.studies._common import grid_options, load_cached, quiet, run_cells
+from venncal.experiments.studies._common import load_cached, quiet, study_run
 
 NAME = "johansson-2018"
 TITLE = "Johansson et al. (2018), Venn predictors for random forests: calibration set vs out-of-bag"
@@ -505,7 +505,8 @@ def _posthoc_table(res):
     return mat
 
 
-def run(config, *, out_csv=None, n_jobs=1, backend="loky", scheduler=None, progress=True):
+@study_run
+def run(config, grid):
     """Run the cross-validations and build Tables 1-6 with rankings and significance tests."""
     from venncal.metrics.ranking import (
         bergmann_hommel_posthoc,
@@ -521,8 +522,7 @@ def run(config, *, out_csv=None, n_jobs=1, backend="loky", scheduler=None, progr
         for ds in config["datasets"]
         for r in range(config["n_repeats"])
     ]
-    options = grid_options(out_csv, n_jobs, backend, scheduler, progress)
-    raw, wall_time = run_cells(cells, run_cell, **options)
+    raw, wall_time = grid(cells, run_cell)
     metrics = [
         "estimate_minus_accuracy",
         "reliability",

@@ -68,7 +68,7 @@ from venncal.experiments.report import StudyResult
 from venncal.experiments.runner import cell_seed
 from venncal.experiments.studies import _naeini_agreement as agreement
 from venncal.experiments.studies import _naeini_designs as designs
-from venncal.experiments.studies._common import fmt, grid_options, load_cached, quiet, run_cells
+from venncal.experiments.studies._common import fmt, load_cached, quiet, study_run
 from venncal.experiments.studies._naeini_acp import (
     acp_variant_rows,
     acp_variants_note,
@@ -77,7 +77,7 @@ from venncal.experiments.studies._naeini_acp import (
 from venncal.experiments.studies._naeini_checks import study_checks
 
 if TYPE_CHECKING:
-    import os
+    from venncal.experiments.studies._common import Grid
 
 NAME = "naeini-2014"
 TITLE = "Naeini, Cooper & Hauskrecht (2015), Bayesian binning: calibrators compared (Table 2)"
@@ -323,15 +323,8 @@ def _paper():
     return load_paper_table("naeini_2014_table2")
 
 
-def run(
-    config: dict[str, Any],
-    *,
-    out_csv: str | os.PathLike[str] | None = None,
-    n_jobs: int | None = 1,
-    backend: str = "loky",
-    scheduler: Any = None,
-    progress: bool | None = True,
-) -> StudyResult:
+@study_run
+def run(config: dict[str, Any], grid: Grid) -> StudyResult:
     """Run the panels and lay the results out as Table 2, with the paper's numbers beside."""
     keys = (
         "n_train",
@@ -353,8 +346,7 @@ def run(
             cells.append(
                 {"study": NAME, "panel": panel, "repeat": r, **{k: config[k] for k in keys}}
             )
-    options = grid_options(out_csv, n_jobs, backend, scheduler, progress)
-    raw, wall_time = run_cells(cells, run_cell, **options)
+    raw, wall_time = grid(cells, run_cell)
     mean = raw.groupby(["panel", "method"], sort=False)[list(METRICS)].mean()
     paper = _paper()
     present = with_acp_variants(METHODS, set(raw["method"]))

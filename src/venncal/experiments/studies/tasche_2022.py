@@ -27,7 +27,7 @@ import numpy as np
 from venncal.experiments.claims import Check
 from venncal.experiments.report import StudyResult
 from venncal.experiments.runner import cell_seed
-from venncal.experiments.studies._common import grid_options, run_cells
+from venncal.experiments.studies._common import study_run
 from venncal.experiments.studies._tasche_figure1 import (
     figure1_checks,
     figure1_curves,
@@ -36,7 +36,7 @@ from venncal.experiments.studies._tasche_figure1 import (
 )
 
 if TYPE_CHECKING:
-    import os
+    from venncal.experiments.studies._common import Grid
 
 NAME = "tasche-2022"
 TITLE = "Tasche (2022), Calibrating sufficiently: Brier curves and grouping loss (Figure 2)"
@@ -259,15 +259,8 @@ def _figure(config):
     return fig
 
 
-def run(
-    config: dict[str, Any],
-    *,
-    out_csv: str | os.PathLike[str] | None = None,
-    n_jobs: int | None = 1,
-    backend: str = "loky",
-    scheduler: Any = None,
-    progress: bool | None = True,
-) -> StudyResult:
+@study_run
+def run(config: dict[str, Any], grid: Grid) -> StudyResult:
     """Run the study: one cell per sample, tables of the loss components, Figure 2."""
     cells = [
         {
@@ -279,8 +272,7 @@ def run(
         }
         for r in range(config["n_repeats"])
     ]
-    options = grid_options(out_csv, n_jobs, backend, scheduler, progress)
-    raw, wall_time = run_cells(cells, run_cell, **options)
+    raw, wall_time = grid(cells, run_cell)
     cols = [
         "brier",
         "curve_area",

@@ -29,16 +29,15 @@ from venncal.experiments.report import StudyResult
 from venncal.experiments.runner import cell_seed
 from venncal.experiments.studies._common import (
     CLASSIFIERS,
-    grid_options,
     load_cached,
     make_classifier,
     paired,
     quiet,
-    run_cells,
+    study_run,
 )
 
 if TYPE_CHECKING:
-    import os
+    from venncal.experiments.studies._common import Grid
 
 NAME = "vovk-petej-2014"
 TITLE = "Vovk & Petej (2014), Venn-Abers predictors: log loss and RMSE of W, VA, SVA and DIR"
@@ -410,22 +409,14 @@ def _figure(agg, datasets):
     return fig
 
 
-def run(
-    config: dict[str, Any],
-    *,
-    out_csv: str | os.PathLike[str] | None = None,
-    n_jobs: int | None = 1,
-    backend: str = "loky",
-    scheduler: Any = None,
-    progress: bool | None = True,
-) -> StudyResult:
+@study_run
+def run(config: dict[str, Any], grid: Grid) -> StudyResult:
     """Run the study and build its tables, checks and figure."""
     from venncal.metrics.ranking import friedman_test
 
     with_va = _full_va_available()
     cells = _cells(config, with_va)
-    options = grid_options(out_csv, n_jobs, backend, scheduler, progress)
-    raw, wall_time = run_cells(cells, run_cell, **options)
+    raw, wall_time = grid(cells, run_cell)
     agg, wide = summarise(raw, config)
     datasets = [d for d in config["datasets"] if d in set(agg["dataset"])]
 
