@@ -19,6 +19,7 @@ from venncal._validation import (
     ranking_auc,
     rescale_sample_weight,
 )
+from venncal.calibration._docs import fill_calibration_doc
 from venncal.core.beta import check_beta_scores
 
 if TYPE_CHECKING:
@@ -154,6 +155,7 @@ class BaseScoreCalibrator(ClassifierMixin, BaseEstimator):
         check_weighted_classes(y01, rescale_sample_weight(w))
         return s, y01, classes, w
 
+    @fill_calibration_doc
     def fit(
         self,
         scores: ArrayLike,
@@ -166,12 +168,7 @@ class BaseScoreCalibrator(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        scores : array-like of shape (n,) or (n, 1)
-            Scores of a classifier on the calibration set: larger means more likely positive.
-        y : array-like of shape (n,)
-            Labels; any two values.
-        sample_weight : array-like of shape (n,), default=None
-            Non-negative weights of the calibration examples.
+        {scores, y, sample_weight}
         pos_label : int, float, bool or str, default=None
             The label the scores point to (larger score, more likely ``pos_label``). None: the
             larger label in sorted order (``classes_[1]``, 1 for 0/1 labels). ``classes_``

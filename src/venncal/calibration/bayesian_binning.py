@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from venncal._validation import check_option
 from venncal.calibration._base import BaseScoreCalibrator
 from venncal.calibration._counts import CountCalibratorMixin
+from venncal.calibration._docs import fill_calibration_doc
 from venncal.core.bayesian_binning import (
     DEFAULT_LAM,
     fit_bayesian_binning_counts,
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
 __all__ = ["BayesianBinningCalibrator"]
 
 
+@fill_calibration_doc
 class BayesianBinningCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
     """Bayesian binning of Naeini, Cooper & Hauskrecht: SBB or ABB, computed exactly.
 
@@ -63,10 +65,7 @@ class BayesianBinningCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
     log_score_ : float
         Log score of the selected binning (SBB, and ABB with ``averaging="paper"``) or log of
         the total score of all binnings (ABB with ``averaging="exact"``).
-    aggregate_ : CountTable
-        The calibration data pooled by distinct score (kept for :meth:`partial_fit`).
-    decimals_ : int or None
-        The rounding applied to every score.
+    {aggregate_, decimals_}
 
     Notes
     -----

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from venncal.calibration._docs import fill_calibration_doc
 from venncal.calibration._linear_softmax import LinearSoftmaxCalibrator, check_nonnegative
 from venncal.core.dirichlet import fit_dirichlet
 
@@ -15,6 +16,7 @@ if TYPE_CHECKING:
 __all__ = ["DirichletCalibrator"]
 
 
+@fill_calibration_doc
 class DirichletCalibrator(LinearSoftmaxCalibrator):
     """Dirichlet calibration with ODIR regularisation (Kull et al. 2019).
 
@@ -40,22 +42,14 @@ class DirichletCalibrator(LinearSoftmaxCalibrator):
         logarithms are ``ln q``), logits (their log-softmax is), or ``"raw"`` (used as ``ln q``
         as they are). ``"auto"``: probabilities when every row is in [0, 1] and sums to one,
         else logits. ``ln q`` is floored at about -87.3 (log of the smallest normal float32).
-    max_iter : int, default=1000
-        Most Newton (or L-BFGS, above 600 parameters) iterations.
-    tol : float, default=1e-10
-        Largest absolute gradient entry of the objective at convergence.
+    {max_iter, tol}
 
     Attributes
     ----------
-    classes_ : ndarray of shape (K,)
-    score_type_ : str
-        The resolved ``score_type``.
+    {classes_, score_type_}
     map_ : DirichletMap
         The fitted map: ``weights`` (``W``) and ``bias`` (``b``).
-    n_iter_ : int
-        Iterations of the last fit.
-    n_features_in_ : int
-        K.
+    {n_iter_, n_features_in_}
 
     References
     ----------

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from venncal.calibration._base import BaseScoreCalibrator
 from venncal.calibration._counts import CountCalibratorMixin
+from venncal.calibration._docs import fill_calibration_doc
 from venncal.core.histogram import _DENSE_BINS, fit_histogram, fit_histogram_counts
 
 if TYPE_CHECKING:
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
 __all__ = ["HistogramCalibrator"]
 
 
+@fill_calibration_doc
 class HistogramCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
     """Histogram binning (Zadrozny & Elkan 2001): each bin predicts its fraction of positives.
 
@@ -46,10 +48,7 @@ class HistogramCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
     bin_counts_ : ndarray of shape (n_bins,)
         Weighted calibration examples per bin; an empty bin predicts the overall rate.
     binning_ : HistogramBinning
-    aggregate_ : CountTable
-        The calibration data pooled by distinct score (kept for :meth:`partial_fit`).
-    decimals_ : int or None
-        The rounding applied to every score.
+    {aggregate_, decimals_}
 
     Notes
     -----

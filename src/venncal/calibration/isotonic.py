@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from venncal._validation import check_option
 from venncal.calibration._base import BaseScoreCalibrator
 from venncal.calibration._counts import CountCalibratorMixin
+from venncal.calibration._docs import fill_calibration_doc
 from venncal.core.isotonic import fit_isotonic
 
 if TYPE_CHECKING:
@@ -16,6 +17,7 @@ if TYPE_CHECKING:
 __all__ = ["IsotonicCalibrator"]
 
 
+@fill_calibration_doc
 class IsotonicCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
     """Isotonic-regression calibrator (Zadrozny & Elkan 2002), fitted by PAVA.
 
@@ -38,10 +40,7 @@ class IsotonicCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
     step_function_ : IsotonicStepFunction
         Fitted values at the first and last calibration score of each constant block of the
         fit (the breakpoints both rules need).
-    aggregate_ : CountTable
-        The calibration data pooled by distinct score (kept for :meth:`partial_fit`).
-    decimals_ : int or None
-        The rounding applied to every score.
+    {aggregate_, decimals_}
 
     Notes
     -----

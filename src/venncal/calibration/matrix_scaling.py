@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from venncal._validation import check_option
+from venncal.calibration._docs import fill_calibration_doc
 from venncal.calibration._linear_softmax import LinearSoftmaxCalibrator, check_nonnegative
 from venncal.core.matrix_scaling import STRUCTURES, fit_matrix_scaling
 
@@ -15,6 +16,7 @@ if TYPE_CHECKING:
 __all__ = ["MatrixScalingCalibrator"]
 
 
+@fill_calibration_doc
 class MatrixScalingCalibrator(LinearSoftmaxCalibrator):
     """Matrix scaling with structured regularisation (Berta, Holzmueller, Jordan & Bach 2026).
 
@@ -51,22 +53,14 @@ class MatrixScalingCalibrator(LinearSoftmaxCalibrator):
         ``"auto"``: probabilities when every row is in [0, 1] and sums to one, else logits.
         Log-probabilities are floored at the logarithm of the smallest normal float32 (about
         -87.3) before temperature scaling.
-    max_iter : int, default=1000
-        Most Newton (or L-BFGS, above 600 parameters) iterations.
-    tol : float, default=1e-10
-        Largest absolute gradient entry of the objective at convergence.
+    {max_iter, tol}
 
     Attributes
     ----------
-    classes_ : ndarray of shape (K,)
-    score_type_ : str
-        The resolved ``score_type``.
+    {classes_, score_type_}
     map_ : MatrixScalingMap
         The fitted map: ``inverse_temperature``, ``delta`` (``D``) and ``bias`` (``b``).
-    n_iter_ : int
-        Iterations of the last fit.
-    n_features_in_ : int
-        K.
+    {n_iter_, n_features_in_}
 
     References
     ----------

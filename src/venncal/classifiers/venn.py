@@ -22,6 +22,7 @@ from venncal.classifiers._common import (
     model_scores,
     warn_unweighted_fit,
 )
+from venncal.classifiers._docs import fill_predict_doc
 from venncal.classifiers._response import check_features
 from venncal.classifiers._venn_taxonomies import bins_by_label, isotonic_venn
 from venncal.core.venn import VennPrediction, equal_mass_venn_predict, venn_predict
@@ -422,16 +423,13 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
             return (scores > threshold).astype(np.int64)
         return np.argmax(scores, axis=1)
 
+    @fill_predict_doc
     def predict_multiprobability(
         self, X: Any, calibration_groups: ArrayLike | None = None
     ) -> FloatArray:
         """Return the multiprobability prediction: one distribution per hypothetical label.
 
-        Parameters
-        ----------
-        X : array-like of shape (m, n_features)
-        calibration_groups : array-like of shape (m,), default=None
-            The groups of the test objects; required when fitted with groups, refused otherwise.
+        {venn_parameters}
 
         Returns
         -------
@@ -482,14 +480,11 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
             n_jobs=self.n_jobs,
         )
 
+    @fill_predict_doc
     def predict_venn(self, X: Any, calibration_groups: ArrayLike | None = None) -> VennPrediction:
         """Return the Venn prediction: lower and upper probabilities of every class.
 
-        Parameters
-        ----------
-        X : array-like of shape (m, n_features)
-        calibration_groups : array-like of shape (m,), default=None
-            The groups of the test objects; required when fitted with groups, refused otherwise.
+        {venn_parameters}
 
         Returns
         -------
@@ -545,14 +540,11 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
             sample_weight=w,
         )
 
+    @fill_predict_doc
     def predict_interval(self, X: Any, calibration_groups: ArrayLike | None = None) -> FloatArray:
         """Return ``[p0, p1]``: lower and upper probability of ``classes_[1]`` (two classes).
 
-        Parameters
-        ----------
-        X : array-like of shape (m, n_features)
-        calibration_groups : array-like of shape (m,), default=None
-            The groups of the test objects; required when fitted with groups, refused otherwise.
+        {venn_parameters}
 
         Returns
         -------
@@ -566,14 +558,11 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
             )
         return self.predict_venn(X, calibration_groups).p0_p1
 
+    @fill_predict_doc
     def predict_proba(self, X: Any, calibration_groups: ArrayLike | None = None) -> FloatArray:
         """Return one probability distribution per object, merged from the Venn bounds.
 
-        Parameters
-        ----------
-        X : array-like of shape (m, n_features)
-        calibration_groups : array-like of shape (m,), default=None
-            The groups of the test objects; required when fitted with groups, refused otherwise.
+        {venn_parameters}
 
         Returns
         -------
@@ -592,14 +581,11 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
             p = np.column_stack([1.0 - q, q])
         return p
 
+    @fill_predict_doc
     def predict_log_proba(self, X: Any, calibration_groups: ArrayLike | None = None) -> FloatArray:
         """Return the natural logarithm of :meth:`predict_proba` (-inf where it is zero).
 
-        Parameters
-        ----------
-        X : array-like of shape (m, n_features)
-        calibration_groups : array-like of shape (m,), default=None
-            The groups of the test objects; required when fitted with groups, refused otherwise.
+        {venn_parameters}
 
         Returns
         -------
@@ -609,14 +595,11 @@ class VennClassifier(ClassifierMixin, BaseEstimator):
             return log_proba(self.predict_proba(X))
         return log_proba(self.predict_proba(X, calibration_groups))
 
+    @fill_predict_doc
     def predict(self, X: Any, calibration_groups: ArrayLike | None = None) -> AnyArray:
         """Return the label of largest lower probability (eq. 5).
 
-        Parameters
-        ----------
-        X : array-like of shape (m, n_features)
-        calibration_groups : array-like of shape (m,), default=None
-            The groups of the test objects; required when fitted with groups, refused otherwise.
+        {venn_parameters}
 
         Returns
         -------
