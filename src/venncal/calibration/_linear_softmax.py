@@ -22,6 +22,7 @@ from venncal.calibration.multiclass import (
     check_score_matrix,
     class_log_scores,
     encode_class_labels,
+    most_probable,
     resolve_score_type,
 )
 from venncal.core.class_scores import checked_class_log_scores
@@ -170,6 +171,4 @@ class LinearSoftmaxCalibrator(ClassifierMixin, BaseEstimator):
         -------
         labels : ndarray of shape (m,)
         """
-        proba = self.predict_proba(scores)
-        labels: AnyArray = self.classes_[np.argmax(proba, axis=1)]
-        return labels
+        return most_probable(self.predict_proba(scores), self.classes_)

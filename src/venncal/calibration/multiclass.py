@@ -67,6 +67,7 @@ from venncal._validation import (
     check_option,
     check_sample_weight,
 )
+from venncal.calibration._docs import fill_calibration_doc
 from venncal.calibration._multiclass_groups import fit_group_tables
 
 # the tables and the prediction live in venncal.core, where a loaded model file runs them
@@ -162,6 +163,13 @@ def encode_class_labels(
     check_consistent_length(scores=S[:, 0], y=labels)
     classes, y_enc = np.unique(labels, return_inverse=True)
     return classes, y_enc, check_sample_weight(sample_weight, S.shape[0])
+
+
+def most_probable(proba: FloatArray, classes: AnyArray) -> AnyArray:
+    """The label of ``classes`` of largest probability in each row of ``proba`` (the first
+    on a tie)."""
+    labels: AnyArray = classes[np.argmax(proba, axis=1)]
+    return labels
 
 
 def check_classes_match_columns(
@@ -375,14 +383,11 @@ class MulticlassVennAbersCalibrator(ClassifierMixin, BaseEstimator):
     ) -> tuple[FloatArray, FloatArray]:
         return predict_venn_abers(tables, t, self.strategy_, self.merge, self.coupling)
 
+    @fill_calibration_doc
     def predict_proba(self, scores: ArrayLike, *, groups: ArrayLike | None = None) -> FloatArray:
         """Calibrated class probabilities.
 
-        Parameters
-        ----------
-        scores : array-like of shape (m, K)
-        groups : array-like of shape (m,), default=None
-            The group of each row; required when the calibrator was fitted within groups.
+        {groups_parameters}
 
         Returns
         -------
@@ -391,14 +396,11 @@ class MulticlassVennAbersCalibrator(ClassifierMixin, BaseEstimator):
         """
         return self._predict(scores, groups)[0]
 
+    @fill_calibration_doc
     def predict_interval(self, scores: ArrayLike, *, groups: ArrayLike | None = None) -> FloatArray:
         """Per-class probability intervals.
 
-        Parameters
-        ----------
-        scores : array-like of shape (m, K)
-        groups : array-like of shape (m,), default=None
-            The group of each row; required when the calibrator was fitted within groups.
+        {groups_parameters}
 
         Returns
         -------
@@ -424,6 +426,4 @@ class MulticlassVennAbersCalibrator(ClassifierMixin, BaseEstimator):
         -------
         labels : ndarray of shape (m,)
         """
-        proba = self.predict_proba(scores, groups=groups)
-        labels: AnyArray = self.classes_[np.argmax(proba, axis=1)]
-        return labels
+        return most_probable(self.predict_proba(scores, groups=groups), self.classes_)

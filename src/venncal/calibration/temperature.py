@@ -27,6 +27,7 @@ from venncal.calibration.multiclass import (
     check_classes_match_columns,
     check_score_matrix,
     encode_class_labels,
+    most_probable,
     resolve_score_type,
 )
 from venncal.core.temperature import (
@@ -269,6 +270,4 @@ class TemperatureCalibrator(ClassifierMixin, BaseEstimator):
         -------
         labels : ndarray of shape (m,)
         """
-        proba = self.predict_proba(scores)
-        labels: AnyArray = self.classes_[np.argmax(proba, axis=1)]
-        return labels
+        return most_probable(self.predict_proba(scores), self.classes_)

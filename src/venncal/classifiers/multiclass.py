@@ -40,6 +40,7 @@ from venncal.calibration.multiclass import (
     class_log_scores,
     combine,
     fit_tables,
+    most_probable,
     resolve_score_type,
     resolve_strategy,
 )
@@ -467,8 +468,7 @@ class MulticlassVennAbersClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X: Any) -> AnyArray:
         """The class of largest probability."""
-        proba = self.predict_proba(X)
-        return self.classes_[np.argmax(proba, axis=1)]
+        return most_probable(self.predict_proba(X), self.classes_)
 
 
 def _rows(X, idx):
