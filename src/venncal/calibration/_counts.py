@@ -211,6 +211,11 @@ class CountCalibratorMixin(_CountHost):
         -------
         self : object
         """
+        if getattr(self, "groups_", None) is not None:  # a Venn-Abers calibrator's groups
+            raise ValueError(
+                f"{self._owner()}: partial_fit adds data to the pooled predictor only; "
+                "this one was fitted within groups: refit it with fit(..., groups=...)."
+            )
         fitted = hasattr(self, "aggregate_")
         if not fitted and hasattr(self, "classes_"):
             # fitted, but without the table of its data (a model file saved without

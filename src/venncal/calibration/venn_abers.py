@@ -10,6 +10,7 @@ import numpy as np
 from venncal._validation import check_option
 from venncal.calibration._base import BaseScoreCalibrator
 from venncal.calibration._counts import CountCalibratorMixin
+from venncal.calibration._docs import fill_calibration_doc
 from venncal.core.groups import (
     GROUP_FALLBACKS,
     check_groups,
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 __all__ = ["VennAbersCalibrator"]
 
 
+@fill_calibration_doc
 class VennAbersCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
     """Inductive (pre-trained) Venn-Abers calibrator of a classifier's scores.
 
@@ -70,10 +72,7 @@ class VennAbersCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
         The compressed step tables of p0 and p1.
     n_features_in_ : int
         Always 1.
-    aggregate_ : CountTable
-        The calibration data pooled by distinct score (kept for :meth:`partial_fit`).
-    decimals_ : int or None
-        The rounding applied to every score.
+    {aggregate_, decimals_}
     groups_ : list or None
         The groups calibrated on their own (None when fitted without ``groups``).
     group_tables_ : list of IVAPTables or None
@@ -125,6 +124,7 @@ class VennAbersCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
         self.decimals = decimals
         self.group_fallback = group_fallback
 
+    @fill_calibration_doc
     def fit(
         self,
         scores: ArrayLike,
@@ -138,12 +138,7 @@ class VennAbersCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
 
         Parameters
         ----------
-        scores : array-like of shape (n,) or (n, 1)
-            Scores of a classifier on the calibration set: larger means more likely positive.
-        y : array-like of shape (n,)
-            Labels; any two values.
-        sample_weight : array-like of shape (n,), default=None
-            Non-negative weights of the calibration examples.
+        {scores, y, sample_weight}
         groups : array-like of shape (n,), default=None
             Group of each calibration example (integers or strings): each group is calibrated
             on its own examples, and prediction then needs the groups of the test objects.
@@ -192,23 +187,6 @@ class VennAbersCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
             )
         self.groups_, self.group_tables_, self.pooled_groups_ = calibrated, tables, pooled
         return self
-
-    def partial_fit(
-        self,
-        scores: ArrayLike,
-        y: ArrayLike,
-        sample_weight: ArrayLike | None = None,
-        *,
-        classes: ArrayLike | None = None,
-    ) -> Self:
-        if getattr(self, "groups_", None) is not None:
-            raise ValueError(
-                f"{type(self).__name__}: partial_fit adds data to the pooled predictor only; "
-                "this one was fitted within groups: refit it with fit(..., groups=...)."
-            )
-        return super().partial_fit(scores, y, sample_weight, classes=classes)
-
-    partial_fit.__doc__ = CountCalibratorMixin.partial_fit.__doc__
 
     def _interval(self, s: FloatArray, groups: ArrayLike | None) -> tuple[FloatArray, FloatArray]:
         """(p0, p1) of checked scores, within groups when the calibrator was fitted so."""
