@@ -60,7 +60,7 @@ import numpy as np
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-    from venncal._typing import AnyArray, FloatArray
+    from venncal._typing import AnyArray, ArrayLike, FloatArray
 
 __all__ = [
     "UpdatableScorer",
@@ -273,24 +273,49 @@ class _MultinomialNBScorer(UpdatableScorer):
         cc = list(self.cc)
         fc[y] = fc[y] + x
         cc[y] += 1
-        smoothed = np.vstack(fc) + self.alpha
-        flp = np.log(smoothed) - np.log(smoothed.sum(axis=1).reshape(-1, 1))
-        if self.class_prior is not None:
-            prior = np.log(self.class_prior)
-        elif self.fit_prior:
-            counts = np.array(cc, dtype=np.float64)
-            prior = np.log(counts) - np.log(counts.sum())
-        else:
-            prior = np.full(2, -np.log(2.0))
+        flp = _smoothed_log_prob(np.vstack(fc), self.alpha)
+        prior = _log_class_prior(self.class_prior, self.fit_prior, cc)
         jll = rows_then(self.X, x, flp.T) + prior
         return _proba_from_jll(jll[:, 0], jll[:, 1])
 
 
-def _multinomial_nb_factory(est, response_method):
+def _discrete_nb_params(est: Any, response_method: str) -> tuple[float, FloatArray | None] | None:
+    """``(alpha, class_prior)`` of a MultinomialNB or CategoricalNB as its fit uses them, or
+    None when no update applies (another response method, or an alpha per feature)."""
     if response_method != "predict_proba" or not np.isscalar(est.alpha):
         return None
-    alpha = max(float(est.alpha), 1e-10) if est.force_alpha is False else float(est.alpha)
+    given: Any = est.alpha  # a number of any numeric type
+    alpha = max(float(given), 1e-10) if est.force_alpha is False else float(given)
     prior = None if est.class_prior is None else np.asarray(est.class_prior, dtype=np.float64)
+    return alpha, prior
+
+
+def _smoothed_log_prob(counts: FloatArray, alpha: float) -> FloatArray:
+    """Per-class log-probabilities of the categories (columns) of additively smoothed counts."""
+    smoothed = counts + alpha
+    log_prob: FloatArray = np.log(smoothed) - np.log(smoothed.sum(axis=1).reshape(-1, 1))
+    return log_prob
+
+
+def _log_class_prior(
+    class_prior: FloatArray | None, fit_prior: bool, class_counts: ArrayLike
+) -> FloatArray:
+    """Log-prior of the two classes as naive Bayes takes it: the given ``class_prior``, else
+    the class frequencies (``fit_prior``), else uniform."""
+    if class_prior is not None:
+        return np.log(class_prior)
+    if fit_prior:
+        counts = np.asarray(class_counts, dtype=np.float64)
+        fitted: FloatArray = np.log(counts) - np.log(counts.sum())
+        return fitted
+    return np.full(2, -np.log(2.0))
+
+
+def _multinomial_nb_factory(est, response_method):
+    params = _discrete_nb_params(est, response_method)
+    if params is None:
+        return None
+    alpha, prior = params
     return _MultinomialNBScorer(alpha, est.fit_prior, prior)
 
 
@@ -340,8 +365,7 @@ class _CategoricalNBScorer(UpdatableScorer):
         return self
 
     def _log_prob(self, c):
-        smoothed = c + self.alpha
-        return np.log(smoothed) - np.log(smoothed.sum(axis=1).reshape(-1, 1))
+        return _smoothed_log_prob(c, self.alpha)
 
     def augmented_scores(self, x, y):
         xi = x.astype(np.int64)
@@ -376,21 +400,15 @@ class _CategoricalNBScorer(UpdatableScorer):
                 jll[-1] += flp[:, xi[f]]
         cc = self.cc.copy()
         cc[y] += 1.0
-        if self.class_prior is not None:
-            prior = np.log(self.class_prior)
-        elif self.fit_prior:
-            prior = np.log(cc) - np.log(cc.sum())
-        else:
-            prior = np.full(2, -np.log(2.0))
-        jll = jll + prior
+        jll = jll + _log_class_prior(self.class_prior, self.fit_prior, cc)
         return _proba_from_jll(jll[:, 0], jll[:, 1])
 
 
 def _categorical_nb_factory(est, response_method):
-    if response_method != "predict_proba" or not np.isscalar(est.alpha):
+    params = _discrete_nb_params(est, response_method)
+    if params is None:
         return None
-    alpha = max(float(est.alpha), 1e-10) if est.force_alpha is False else float(est.alpha)
-    prior = None if est.class_prior is None else np.asarray(est.class_prior, dtype=np.float64)
+    alpha, prior = params
     return _CategoricalNBScorer(alpha, est.fit_prior, prior, est.min_categories)
 
 

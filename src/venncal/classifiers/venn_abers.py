@@ -34,6 +34,7 @@ from venncal.classifiers._common import (
     check_groups_match,
     log_proba,
 )
+from venncal.classifiers._docs import fill_predict_doc
 from venncal.classifiers._response import (
     check_features,
     positive_scores,
@@ -47,7 +48,9 @@ if TYPE_CHECKING:
     from sklearn.utils import Tags
     from typing_extensions import Self
 
-    from venncal._typing import AnyArray, ArrayLike, FloatArray
+    from venncal._typing import AnyArray, ArrayLike, FloatArray, IntArray
+    from venncal.classifiers._full import FullVennAbers
+    from venncal.classifiers._oob import OOBVennAbers
 
 __all__ = ["VennAbersClassifier"]
 
@@ -440,21 +443,25 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     def _fit_full(self, X, y, y01, weight, fit_params):
         from venncal.classifiers._full import FullVennAbers
 
-        self._delegate = FullVennAbers(
-            self.estimator,
-            response_method=self.response_method,
-            n_jobs=self.n_jobs,
-            fit_params=fit_params,
-        ).fit(X, y01)
+        self._fit_delegate(FullVennAbers, X, y01, fit_params, n_jobs=self.n_jobs)
 
     def _fit_oob(self, X, y, y01, weight, fit_params):
         from venncal.classifiers._oob import OOBVennAbers
 
-        self._delegate = OOBVennAbers(
-            self.estimator,
-            response_method=self.response_method,
-            random_state=self.random_state,
-            fit_params=fit_params,
+        self._fit_delegate(OOBVennAbers, X, y01, fit_params, random_state=self.random_state)
+
+    def _fit_delegate(
+        self,
+        predictor: type[FullVennAbers | OOBVennAbers],
+        X: Any,
+        y01: IntArray,
+        fit_params: dict[str, Any],
+        **params: Any,
+    ) -> None:
+        """Fit the predictor of ``method`` that predicts in this classifier's place (full or
+        out-of-bag Venn-Abers) on the training set."""
+        self._delegate = predictor(
+            self.estimator, response_method=self.response_method, fit_params=fit_params, **params
         ).fit(X, y01)
 
     def _check_test_objects(self, X):
@@ -487,6 +494,7 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             unseen_groups(type(self).__name__, list(unknown), self.group_fallback)
         return np.array(p0), np.array(p1)
 
+    @fill_predict_doc
     def predict_interval(self, X: Any, calibration_groups: ArrayLike | None = None) -> FloatArray:
         """Return the Venn-Abers interval [p0, p1] for the positive class.
 
@@ -495,11 +503,7 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         the reasons): always ordered, and it contains the probability ``predict_proba``
         returns, for every ``merge``.
 
-        Parameters
-        ----------
-        X : array-like of shape (m, n_features)
-        calibration_groups : array-like of shape (m,), default=None
-            The groups of the test objects; required when fitted with groups.
+        {groups_parameters}
 
         Returns
         -------
@@ -518,14 +522,11 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             return np.column_stack([p0[0], p1[0]])
         return np.column_stack(cross_interval(p0, p1))
 
+    @fill_predict_doc
     def predict_proba(self, X: Any, calibration_groups: ArrayLike | None = None) -> FloatArray:
         """Return merged probabilities of both classes.
 
-        Parameters
-        ----------
-        X : array-like of shape (m, n_features)
-        calibration_groups : array-like of shape (m,), default=None
-            The groups of the test objects; required when fitted with groups.
+        {groups_parameters}
 
         Returns
         -------
@@ -545,14 +546,11 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
                 p = merge_cross(p0, p1, self.merge)
         return np.column_stack([1.0 - p, p])
 
+    @fill_predict_doc
     def predict_log_proba(self, X: Any, calibration_groups: ArrayLike | None = None) -> FloatArray:
         """Return the natural logarithm of :meth:`predict_proba` (-inf where it is zero).
 
-        Parameters
-        ----------
-        X : array-like of shape (m, n_features)
-        calibration_groups : array-like of shape (m,), default=None
-            Required when fitted with groups.
+        {derived_parameters}
 
         Returns
         -------
@@ -581,14 +579,11 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             )
         )
 
+    @fill_predict_doc
     def predict(self, X: Any, calibration_groups: ArrayLike | None = None) -> AnyArray:
         """Return the more probable class (``classes_[0]`` when p = 1/2, as argmax does).
 
-        Parameters
-        ----------
-        X : array-like of shape (m, n_features)
-        calibration_groups : array-like of shape (m,), default=None
-            Required when fitted with groups.
+        {derived_parameters}
 
         Returns
         -------
