@@ -1,10 +1,9 @@
 """Calibrators fitted on varied data, for the model-file tests."""
 
-import dataclasses
-
 import numpy as np
 from sklearn.base import clone
 
+from tests._parts import assert_parts_same
 from venncal import (
     ACPCalibrator,
     BayesianBinningCalibrator,
@@ -162,17 +161,8 @@ def assert_same(a, b, where="value"):
             assert np.array_equal(np.signbit(a), np.signbit(b)), where
         else:
             assert np.array_equal(a, b), where
-    elif dataclasses.is_dataclass(a):
-        for f in dataclasses.fields(a):
-            assert_same(getattr(a, f.name), getattr(b, f.name), f"{where}.{f.name}")
-    elif isinstance(a, (list, tuple)):
-        assert len(a) == len(b), where
-        for i, (x, z) in enumerate(zip(a, b)):
-            assert_same(x, z, f"{where}[{i}]")
-    elif isinstance(a, dict):
-        assert a.keys() == b.keys(), where
-        for k in a:
-            assert_same(a[k], b[k], f"{where}[{k!r}]")
+    elif assert_parts_same(a, b, where, assert_same):
+        return
     elif isinstance(a, float) and a != a:
         assert b != b, where
     else:

@@ -1,6 +1,5 @@
 """venncal.spark.fit on a local Spark session: the in-memory fit on the same rows, bit for bit."""
 
-import dataclasses
 import warnings
 
 import numpy as np
@@ -10,6 +9,7 @@ import pytest
 pytest.importorskip("pyspark")
 
 import venncal.spark as vspark  # noqa: E402
+from tests._parts import assert_parts_same  # noqa: E402
 from tests.calibration.test_aggregates import (  # noqa: E402
     CALIBRATORS,
     assert_identical,
@@ -58,18 +58,8 @@ def assert_same_state(a, b, path="cal"):
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         assert isinstance(a, np.ndarray) and isinstance(b, np.ndarray), path
         assert a.dtype == b.dtype and np.array_equal(a, b, equal_nan=a.dtype.kind == "f"), path
-    elif dataclasses.is_dataclass(a) and not isinstance(a, type):
-        assert type(a) is type(b), path
-        for f in dataclasses.fields(a):
-            assert_same_state(getattr(a, f.name), getattr(b, f.name), f"{path}.{f.name}")
-    elif isinstance(a, (list, tuple)):
-        assert len(a) == len(b), path
-        for i, (x, z) in enumerate(zip(a, b)):
-            assert_same_state(x, z, f"{path}[{i}]")
-    elif isinstance(a, dict):
-        assert a.keys() == b.keys(), path
-        for k in a:
-            assert_same_state(a[k], b[k], f"{path}[{k!r}]")
+    elif assert_parts_same(a, b, path, assert_same_state):
+        return
     elif isinstance(a, float):
         assert a == b or (np.isnan(a) and np.isnan(b)), path
     elif hasattr(a, "__dict__") and not callable(a):
