@@ -26,13 +26,16 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
-import warnings
 from pathlib import Path
 
 import _pages
 import numpy as np
 from _timing import command_line, machine_note, report
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tests.spark._session import local_session  # noqa: E402
 
 TITLE = "Spark"
 HEADER = (
@@ -43,24 +46,8 @@ HEADER = (
 
 
 def session(memory):
-    from pyspark.sql import SparkSession
-
-    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        spark = (
-            SparkSession.builder.master("local[2]")
-            .appName("venncal-bench")
-            .config("spark.ui.enabled", "false")
-            .config("spark.ui.showConsoleProgress", "false")
-            .config("spark.driver.host", "127.0.0.1")
-            .config("spark.driver.bindAddress", "127.0.0.1")
-            .config("spark.driver.memory", memory)
-            .config("spark.sql.shuffle.partitions", "8")
-            .getOrCreate()
-        )
-    spark.sparkContext.setLogLevel("ERROR")
-    return spark
+    config = {"spark.driver.memory": memory, "spark.sql.shuffle.partitions": "8"}
+    return local_session("venncal-bench", config)
 
 
 def write_data(spark, path, rows, distinct, seed=0):
