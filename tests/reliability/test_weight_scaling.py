@@ -74,6 +74,22 @@ def clear_weight_error(exc):
     assert "weight" in msg, msg
 
 
+def or_clear_weight_error(call):
+    """``call()``, or None where it raises a ValueError of one line that names the weights."""
+    try:
+        return call()
+    except ValueError as exc:
+        clear_weight_error(exc)
+        return None
+
+
+def assert_outputs_close(scaled, base, name):
+    """The outputs at scaled weights are those at moderate ones (iterative fits less exactly)."""
+    tol = 1e-6 if name in ITERATIVE else 1e-9
+    for key in base:
+        np.testing.assert_allclose(scaled[key], base[key], rtol=0, atol=tol, err_msg=key)
+
+
 @pytest.mark.parametrize("name, params", SCALE_INVARIANT)
 @fewer(4)
 @given(data=calibration_data(weighted=True), k=scale_exponents)
@@ -85,14 +101,9 @@ def test_calibrator_invariant_to_scaling_the_weights(name, params, data, k):
     if name == "QuadraticCalibrator":  # nor where a quadratic of the score separates them
         assume(not quadratic_separable(s, y, w))
     base = outputs(fit(name, params, s, y, w), t)
-    try:
-        scaled = outputs(fit(name, params, s, y, w * 10.0**k), t)
-    except ValueError as exc:
-        clear_weight_error(exc)
-        return
-    tol = 1e-6 if name in ITERATIVE else 1e-9
-    for key in base:
-        np.testing.assert_allclose(scaled[key], base[key], rtol=0, atol=tol, err_msg=key)
+    scaled = or_clear_weight_error(lambda: outputs(fit(name, params, s, y, w * 10.0**k), t))
+    if scaled is not None:
+        assert_outputs_close(scaled, base, name)
 
 
 @pytest.mark.parametrize("name, params", calibrator_params())
@@ -100,12 +111,9 @@ def test_calibrator_invariant_to_scaling_the_weights(name, params, data, k):
 @given(data=calibration_data(weighted=True), k=scale_exponents)
 def test_any_weight_scale_gives_probabilities_or_a_clear_error(name, params, data, k):
     s, y, w, t = data
-    try:
-        cal = fit(name, params, s, y, w * 10.0**k)
-    except ValueError as exc:
-        clear_weight_error(exc)
-        return
-    check_probabilities(outputs(cal, t))
+    cal = or_clear_weight_error(lambda: fit(name, params, s, y, w * 10.0**k))
+    if cal is not None:
+        check_probabilities(outputs(cal, t))
 
 
 @pytest.mark.parametrize("name, params", calibrator_params({"BayesianBinningCalibrator"}))
@@ -114,13 +122,10 @@ def test_any_weight_scale_gives_probabilities_or_a_clear_error(name, params, dat
 def test_bayesian_binning_stays_strictly_inside_0_1_at_any_weight_scale(name, params, data, k):
     """Documented: "Outputs lie strictly inside (0, 1)"."""
     s, y, w, t = data
-    try:
-        cal = fit(name, params, s, y, w * 10.0**k)
-    except ValueError as exc:
-        clear_weight_error(exc)
-        return
-    p = cal.predict_proba(t)[:, 1]
-    assert ((p > 0) & (p < 1)).all(), p
+    cal = or_clear_weight_error(lambda: fit(name, params, s, y, w * 10.0**k))
+    if cal is not None:
+        p = cal.predict_proba(t)[:, 1]
+        assert ((p > 0) & (p < 1)).all(), p
 
 
 # --------------------------------------------------------------------------------------------
@@ -199,12 +204,9 @@ def test_metric_invariant_to_scaling_the_weights(metric, data, k):
     y, p, w = data
     f = getattr(metrics, metric)
     base = flatten(f(y, p, sample_weight=w), 1.0)
-    try:
-        scaled = flatten(f(y, p, sample_weight=w * 10.0**k), 10.0**k)
-    except ValueError as exc:
-        clear_weight_error(exc)
-        return
-    assert_same(scaled, base, 10.0**k)
+    scaled = or_clear_weight_error(lambda: flatten(f(y, p, sample_weight=w * 10.0**k), 10.0**k))
+    if scaled is not None:
+        assert_same(scaled, base, 10.0**k)
 
 
 @pytest.mark.parametrize("metric", WEIGHTED_METRICS)
@@ -214,12 +216,11 @@ def test_metric_with_equal_extreme_weights_is_the_unweighted_metric(metric, weig
     p = np.array([0.25, 0.5, 0.75, 0.5, 0.25])
     f = getattr(metrics, metric)
     base = flatten(f(y, p), 1.0)
-    try:
-        scaled = flatten(f(y, p, sample_weight=np.full(5, weight)), weight)
-    except ValueError as exc:
-        clear_weight_error(exc)
-        return
-    assert_same(scaled, base, weight)
+    scaled = or_clear_weight_error(
+        lambda: flatten(f(y, p, sample_weight=np.full(5, weight)), weight)
+    )
+    if scaled is not None:
+        assert_same(scaled, base, weight)
 
 
 @pytest.mark.parametrize("name, params", SCALE_INVARIANT)
@@ -234,12 +235,7 @@ def test_subnormal_weights_give_the_answer_of_moderate_ones(name, params, tiny):
     w = rng.integers(1, 4, 120).astype(np.float64) if tiny > 1e-320 else np.ones(120)
     t = np.linspace(-0.1, 1.1, 15)
     base = outputs(fit(name, params, s, y, w), t)
-    try:
-        scaled = outputs(fit(name, params, s, y, w * tiny), t)
-    except ValueError as exc:
-        clear_weight_error(exc)
-        return
-    check_probabilities(scaled)
-    tol = 1e-6 if name in ITERATIVE else 1e-9
-    for key in base:
-        np.testing.assert_allclose(scaled[key], base[key], rtol=0, atol=tol, err_msg=key)
+    scaled = or_clear_weight_error(lambda: outputs(fit(name, params, s, y, w * tiny), t))
+    if scaled is not None:
+        check_probabilities(scaled)
+        assert_outputs_close(scaled, base, name)
