@@ -11,6 +11,7 @@ from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LogisticRegression
 from sklearn.naive_bayes import GaussianNB
 
+from tests._group_validity import add_group_rows, assert_valid, group_summary
 from tests._reference.venn_abers_naive import venn_abers_naive
 from venncal import VenncalWarning
 from venncal.classifiers.venn import VennClassifier
@@ -192,26 +193,12 @@ def test_valid_within_every_group_where_pooled_calibration_is_not(taxonomy):
                 "pooled": pooled.predict_interval(Xt),
                 "groups": grouped.predict_interval(Xt, calibration_groups=gt),
             }
-        for method, iv in intervals.items():
-            for name, rows in (
-                ("major", gt == "major"),
-                ("minor", gt == "minor"),
-                ("all", np.ones(n_test, dtype=bool)),
-            ):
-                if rows.any():  # one (y, p0, p1) row per test object
-                    stats[method][name].append(np.column_stack([yt[rows], iv[rows]]))
-
-    def summary(method, name):
-        y, p0, p1 = np.vstack(stats[method][name]).T
-        return y.mean(), p0.mean(), p1.mean(), np.sqrt(y.mean() * (1 - y.mean()) / y.size)
-
-    f, lo, hi, se = summary("pooled", "all")
-    assert lo - 3 * se <= f <= hi + 3 * se  # the pooled predictor is valid overall ...
-    f, lo, hi, se = summary("pooled", "minor")
+        add_group_rows(stats, intervals, yt, gt)
+    assert_valid(stats["pooled"]["all"], "all")  # the pooled predictor is valid overall ...
+    f, lo, hi, se = group_summary(stats["pooled"]["minor"])
     assert lo - f > 0.1 and lo - f > 5 * se  # ... but over-predicts in the minority group
     for name in ("major", "minor", "all"):
-        f, lo, hi, se = summary("groups", name)
-        assert lo - 3 * se <= f <= hi + 3 * se, (name, f, lo, hi, se)
+        assert_valid(stats["groups"][name], name)
 
 
 def test_oob_valid_within_every_group():
@@ -231,20 +218,11 @@ def test_oob_valid_within_every_group():
                 "pooled": pooled.predict_interval(Xt),
                 "groups": grouped.predict_interval(Xt, calibration_groups=gt),
             }
-        for method, iv in intervals.items():
-            for name in ("major", "minor"):
-                rows = gt == name
-                stats[method][name].append(np.column_stack([yt[rows], iv[rows]]))
-
-    def summary(method, name):
-        y, p0, p1 = np.vstack(stats[method][name]).T
-        return y.mean(), p0.mean(), p1.mean(), np.sqrt(y.mean() * (1 - y.mean()) / y.size)
-
-    f, lo, hi, se = summary("pooled", "minor")
+        add_group_rows(stats, intervals, yt, gt)
+    f, lo, hi, se = group_summary(stats["pooled"]["minor"])
     assert lo - f > 0.1 and lo - f > 5 * se
     for name in ("major", "minor"):
-        f, lo, hi, se = summary("groups", name)
-        assert lo - 3 * se <= f <= hi + 3 * se, (name, f, lo, hi, se)
+        assert_valid(stats["groups"][name], name)
 
 
 def _one_line(info):
