@@ -6,46 +6,48 @@ import pytest
 from venncal.core.venn import equal_mass_venn_predict, venn_predict
 
 
-def naive_venn(cal_cat, cal_lab, test_cat, n_classes, exclude=None):
-    """Try every label for the test object, count the frequencies in its category."""
-    m = len(test_cat)
+def _naive(n_cal, m, n_classes, exclude, category_labels):
+    """Try every label for each of ``m`` test objects, count the frequencies in its category:
+    ``category_labels(i, keep)`` are the labels of the calibration examples kept by ``keep``
+    (all but ``exclude[i]`` where that is not negative) that share test object i's category."""
     lower = np.empty((m, n_classes))
     upper = np.empty((m, n_classes))
     for i in range(m):
-        keep = np.ones(len(cal_cat), bool)
+        keep = np.ones(n_cal, bool)
         if exclude is not None and exclude[i] >= 0:
             keep[exclude[i]] = False
-        cats = [c for c, k in zip(cal_cat, keep) if k]
-        labs = [lab for lab, k in zip(cal_lab, keep) if k]
+        labels = list(category_labels(i, keep))
         dists = []
         for tentative in range(n_classes):
-            members = [lab for c, lab in zip(cats, labs) if c == test_cat[i]] + [tentative]
+            members = labels + [tentative]
             dists.append([members.count(j) / len(members) for j in range(n_classes)])
         dists = np.array(dists)
         lower[i], upper[i] = dists.min(axis=0), dists.max(axis=0)
     return lower, upper
 
 
+def naive_venn(cal_cat, cal_lab, test_cat, n_classes, exclude=None):
+    """Try every label for the test object, count the frequencies in its category."""
+
+    def category_labels(i, keep):
+        cats = [c for c, k in zip(cal_cat, keep) if k]
+        labs = [lab for lab, k in zip(cal_lab, keep) if k]
+        return [lab for c, lab in zip(cats, labs) if c == test_cat[i]]
+
+    return _naive(len(cal_cat), len(test_cat), n_classes, exclude, category_labels)
+
+
 def naive_bins(cal_s, cal_lab, test_s, n_bins, n_classes, exclude=None):
-    m = len(test_s)
-    lower = np.empty((m, n_classes))
-    upper = np.empty((m, n_classes))
-    for i in range(m):
-        keep = np.ones(len(cal_s), bool)
-        if exclude is not None and exclude[i] >= 0:
-            keep[exclude[i]] = False
+    """The same with the test object's equal-mass bin among the kept scores and its own."""
+
+    def bin_labels(i, keep):
         bag = np.r_[cal_s[keep], test_s[i]]
         srt = np.sort(bag)
         edges = np.array([srt[(j * len(bag)) // n_bins] for j in range(1, n_bins)])
         cat = np.searchsorted(edges, bag, side="right")
-        labs = cal_lab[keep]
-        dists = []
-        for tentative in range(n_classes):
-            members = list(labs[cat[:-1] == cat[-1]]) + [tentative]
-            dists.append([members.count(j) / len(members) for j in range(n_classes)])
-        dists = np.array(dists)
-        lower[i], upper[i] = dists.min(axis=0), dists.max(axis=0)
-    return lower, upper
+        return cal_lab[keep][cat[:-1] == cat[-1]]
+
+    return _naive(len(cal_s), len(test_s), n_classes, exclude, bin_labels)
 
 
 @pytest.mark.parametrize("seed", range(6))
