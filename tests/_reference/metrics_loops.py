@@ -58,16 +58,20 @@ def bins(y, p, n_bins):
     return out
 
 
+def bin_means(y, p, n_bins):
+    """Per non-empty bin of :func:`bins`: its size n_i, mean label o_i and mean prediction e_i."""
+    for members in bins(y, p, n_bins):
+        if members:
+            nk = len(members)
+            yield nk, sum(m[0] for m in members) / nk, sum(m[1] for m in members) / nk
+
+
 def ece_mce(y, p, n_bins=10):
     """ECE = sum_i P(i)|o_i - e_i|, MCE = max_i |o_i - e_i| over non-empty bins."""
     n = len(y)
     ece, mce = 0.0, 0.0
-    for members in bins(y, p, n_bins):
-        if not members:
-            continue
-        o = sum(m[0] for m in members) / len(members)
-        e = sum(m[1] for m in members) / len(members)
-        ece += len(members) / n * abs(o - e)
+    for nk, o, e in bin_means(y, p, n_bins):
+        ece += nk / n * abs(o - e)
         mce = max(mce, abs(o - e))
     return ece, mce
 
@@ -77,12 +81,7 @@ def murphy(y, p, n_bins=100):
     n = len(y)
     ybar = sum(y) / n
     rel = res = 0.0
-    for members in bins(y, p, n_bins):
-        if not members:
-            continue
-        nk = len(members)
-        rk = sum(m[1] for m in members) / nk
-        phik = sum(m[0] for m in members) / nk
+    for nk, phik, rk in bin_means(y, p, n_bins):
         rel += nk * (rk - phik) ** 2
         res += nk * (phik - ybar) ** 2
     return rel / n, res / n, ybar * (1 - ybar)
@@ -143,12 +142,7 @@ def debiased_l2(y, p, n_bins=10):
     """Kumar et al. (2019): sum_i P(i) [(o_i - e_i)^2 - o_i (1 - o_i) / (n_i - 1)]."""
     n = len(y)
     total = 0.0
-    for members in bins(y, p, n_bins):
-        if not members:
-            continue
-        nk = len(members)
-        o = sum(m[0] for m in members) / nk
-        e = sum(m[1] for m in members) / nk
+    for nk, o, e in bin_means(y, p, n_bins):
         var = o * (1 - o) / (nk - 1) if nk > 1 else 0.0
         total += nk / n * ((o - e) ** 2 - var)
     return total
