@@ -186,11 +186,16 @@ def test_nemenyi_significant_iff_rank_gap_exceeds_cd(seed):
 # ----------------------------------------------------------------------------- Holm
 
 
+def _random_table(seed, n, k_high, spread):
+    """n rows of k methods (k drawn in [3, k_high)) whose means differ by up to ``spread``."""
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(3, k_high))
+    return k, rng.normal(size=(n, k)) + rng.uniform(0, spread, k)
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_holm_matches_naive_loop(seed):
-    rng = np.random.default_rng(seed)
-    k = int(rng.integers(3, 8))
-    table = rng.normal(size=(20, k)) + rng.uniform(0, 1.5, k)
+    k, table = _random_table(seed, 20, 8, 1.5)
     res = holm_posthoc(table)
     p = upper(res.pvalue)
     np.testing.assert_allclose(upper(res.adjusted_pvalue), naive_holm(list(p)))
@@ -217,9 +222,7 @@ def test_bergmann_hommel_matches_subset_enumeration(k, seed):
 
 @pytest.mark.parametrize("seed", range(5))
 def test_bergmann_hommel_between_unadjusted_and_holm(seed):
-    rng = np.random.default_rng(seed)
-    k = int(rng.integers(3, 11))
-    table = rng.normal(size=(22, k)) + rng.uniform(0, 2, k)
+    _, table = _random_table(seed, 22, 11, 2)
     bh = bergmann_hommel_posthoc(table)
     holm = holm_posthoc(table)
     assert (bh.adjusted_pvalue >= bh.pvalue - 1e-12).all()
