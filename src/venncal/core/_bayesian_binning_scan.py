@@ -204,6 +204,102 @@ def _carry_backward(
     return s, row, row_num
 
 
+def _forward_logs(
+    buf: FloatArray,
+    head: FloatArray,
+    c0: Int64Array,
+    c1: Int64Array,
+    lo: int,
+    hi: int,
+    a_end: Count,
+    b_end: Count,
+    table: FloatArray,
+    m: float,
+) -> float:
+    """Log terms ``buf[l] = head[l] + log ML`` of the forward row's bins ``[l, u]`` for ``l`` in
+    ``[lo, hi)``, with ``a_end``, ``b_end`` the counts up to ``u``; returns the largest of
+    ``m`` and the terms."""
+    for k in range(hi - lo):
+        l = lo + k
+        t = head[l] + _log_ml(a_end - c0[l], b_end - c1[l], table)
+        buf[l] = t
+        m = max(m, t)
+    return m
+
+
+def _backward_logs(
+    buf: FloatArray,
+    tail: FloatArray,
+    c0: Int64Array,
+    c1: Int64Array,
+    lo: int,
+    hi: int,
+    a_start: Count,
+    b_start: Count,
+    table: FloatArray,
+    m: float,
+) -> float:
+    """Log terms ``buf[u] = tail[u] + log ML`` of the backward row's bins ``[l, u]`` for ``u`` in
+    ``[lo, hi)``, with ``a_start``, ``b_start`` the counts before ``l``; returns the largest of
+    ``m`` and the terms."""
+    for k in range(hi - lo):
+        u = lo + k
+        t = tail[u] + _log_ml(c0[u + 1] - a_start, c1[u + 1] - b_start, table)
+        buf[u] = t
+        m = max(m, t)
+    return m
+
+
+def _fresh_forward(
+    v: FloatArray, buf: FloatArray, lo: int, hi: int, ref: float, etab: FloatArray, s: float
+) -> float:
+    """Terms ``v[l] = exp(buf[l] - ref)`` for ``l`` in ``[lo, hi)`` computed afresh; returns
+    ``s`` plus their sum."""
+    for k in range(hi - lo):
+        l = lo + k
+        w = _exp_wide(buf[l] - ref, etab)
+        v[l] = w
+        s += w
+    return s
+
+
+def _fresh_backward(
+    arrays: tuple[
+        FloatArray, FloatArray, FloatArray, FloatArray, FloatArray, FloatArray, FloatArray
+    ],
+    lo: int,
+    hi: int,
+    ref: float,
+    etab: FloatArray,
+    n_start: float,
+    b_start: float,
+    post: float,
+    sums: tuple[float, float, float],
+) -> tuple[float, float, float]:
+    """Terms ``v[u] = exp(buf[u] - ref)`` for ``u`` in ``[lo, hi)`` computed afresh, with the
+    accumulation of :func:`_carry_backward`; returns ``sums`` plus the three sums.
+
+    ``arrays`` holds ``v``, ``inv``, ``buf`` (indexed by ``u``) and ``tot``, ``pos``, ``d_mass``,
+    ``d_num`` (indexed by ``u + 1``) of :func:`backward_averages_py`.
+    """
+    v, inv, buf, tot, pos, d_mass, d_num = arrays
+    s, row, row_num = sums
+    for k in range(hi - lo):
+        u = lo + k
+        w = _exp_wide(buf[u] - ref, etab)
+        v[u] = w
+        s += w
+        r = 1.0 / (tot[u + 1] - n_start)
+        inv[u] = r
+        p = post * w
+        est = p * (pos[u + 1] - b_start) * r
+        row += p
+        row_num += est
+        d_mass[u + 1] -= p
+        d_num[u + 1] -= est
+    return s, row, row_num
+
+
 def forward_sums_py(
     c0: Int64Array,
     c1: Int64Array,
@@ -272,21 +368,12 @@ def forward_sums_py(
         else:
             growth = 0.0
             steps = 0
-            m = t_new
-            for k in range(u - lo):
-                l = lo + k
-                t = head[l] + _log_ml(a_end - c0[l], b_end - c1[l], table)
-                buf[l] = t
-                m = max(m, t)
+            m = _forward_logs(buf, head, c0, c1, lo, u, a_end, b_end, table, t_new)
             buf[u] = t_new
             ref0 = m
             shift = 0
             ref = m
-            for k in range(u + 1 - lo):
-                l = lo + k
-                w = _exp_wide(buf[l] - ref, etab)
-                v[l] = w
-                s += w
+            s = _fresh_forward(v, buf, lo, u + 1, ref, etab, s)
         # grow the range leftwards until the bound shows the rest negligible
         while lo > 0:
             a = a_end - c0[lo]
@@ -295,12 +382,7 @@ def forward_sums_py(
             if t_lo + _log_factor(a, b, table, klogk, log_q[lo - 1]) < ref + np.log(s) - 50.0:
                 break
             start = max(0, lo - _BLOCK)
-            m = -1e308
-            for k in range(lo - start):
-                l = start + k
-                t = head[l] + _log_ml(a_end - c0[l], b_end - c1[l], table)
-                buf[l] = t
-                m = max(m, t)
+            m = _forward_logs(buf, head, c0, c1, start, lo, a_end, b_end, table, -1e308)
             if m > ref:  # a larger term: move the reference to it
                 shrink = np.exp(ref - m)
                 s *= shrink
@@ -310,11 +392,7 @@ def forward_sums_py(
                 ref0 = m
                 shift = 0
                 ref = m
-            for k in range(lo - start):
-                l = start + k
-                w = _exp_wide(buf[l] - ref, etab)
-                v[l] = w
-                s += w
+            s = _fresh_forward(v, buf, start, lo, ref, etab, s)
             lo = start
         log_f[u + 1] = ref + np.log(s) + log_q[u] - x[u]
         # give up blocks at the left end that the bound shows negligible for this row
@@ -366,6 +444,7 @@ def backward_averages_py(
     v = np.zeros(big_n)
     inv = np.zeros(big_n)  # 1 / (n + 2) of the bin [l, u] of the last row
     buf = np.empty(big_n)
+    arrays = (v, inv, buf, ft, f1, d_mass, d_num)  # what a fresh block reads and writes
     hi = big_n  # the row covers bins [l, u] for u in [l, hi)
     ref0 = 0.0
     shift = 0
@@ -471,29 +550,14 @@ def backward_averages_py(
         else:
             growth = 0.0
             steps = 0
-            m = -1e308
-            for k in range(hi - l):
-                u = l + k
-                t = tail[u] + _log_ml(c0[u + 1] - a_start, c1[u + 1] - b_start, table)
-                buf[u] = t
-                m = max(m, t)
+            m = _backward_logs(buf, tail, c0, c1, l, hi, a_start, b_start, table, -1e308)
             ref0 = m
             shift = 0
             ref = m
             post = np.exp(head + ref)
-            for k in range(hi - l):
-                u = l + k
-                w = _exp_wide(buf[u] - ref, etab)
-                v[u] = w
-                s += w
-                r = 1.0 / (ft[u + 1] - fn_start)
-                inv[u] = r
-                p = post * w
-                est = p * (f1[u + 1] - fb_start) * r
-                row += p
-                row_num += est
-                d_mass[u + 1] -= p
-                d_num[u + 1] -= est
+            s, row, row_num = _fresh_backward(
+                arrays, l, hi, ref, etab, fn_start, fb_start, post, (s, row, row_num)
+            )
         # grow the range rightwards until the bound shows the rest negligible
         while hi < big_n:
             a = c0[hi] - a_start
@@ -502,12 +566,7 @@ def backward_averages_py(
             if t_hi + _log_factor(a, b, table, klogk, log_q[hi - 1]) < ref + np.log(s) - 50.0:
                 break
             stop = min(big_n, hi + _BLOCK)
-            m = -1e308
-            for k in range(stop - hi):
-                u = hi + k
-                t = tail[u] + _log_ml(c0[u + 1] - a_start, c1[u + 1] - b_start, table)
-                buf[u] = t
-                m = max(m, t)
+            m = _backward_logs(buf, tail, c0, c1, hi, stop, a_start, b_start, table, -1e308)
             if m > ref:  # a larger term: move the reference to it
                 shrink = np.exp(ref - m)
                 s *= shrink
@@ -518,19 +577,9 @@ def backward_averages_py(
                 shift = 0
                 ref = m
                 post = np.exp(head + ref)
-            for k in range(stop - hi):
-                u = hi + k
-                w = _exp_wide(buf[u] - ref, etab)
-                v[u] = w
-                s += w
-                r = 1.0 / (ft[u + 1] - fn_start)
-                inv[u] = r
-                p = post * w
-                est = p * (f1[u + 1] - fb_start) * r
-                row += p
-                row_num += est
-                d_mass[u + 1] -= p
-                d_num[u + 1] -= est
+            s, row, row_num = _fresh_backward(
+                arrays, hi, stop, ref, etab, fn_start, fb_start, post, (s, row, row_num)
+            )
             hi = stop
         log_b[l] = ref + np.log(s) + x[l]
         d_mass[l] += row
@@ -566,6 +615,10 @@ if HAVE_NUMBA:  # pragma: no cover - exercised through the compiled kernels
     _carry_backward = jit(_carry_backward, fastmath=_FLAGS, error_model="numpy")
     _carry_plain = jit(_carry_plain, fastmath=_FLAGS, error_model="numpy")
     _accumulate_backward = jit(_accumulate_backward, fastmath=_FLAGS, error_model="numpy")
+    _forward_logs = jit(_forward_logs, fastmath=_FLAGS, error_model="numpy")
+    _backward_logs = jit(_backward_logs, fastmath=_FLAGS, error_model="numpy")
+    _fresh_forward = jit(_fresh_forward, fastmath=_FLAGS, error_model="numpy")
+    _fresh_backward = jit(_fresh_backward, fastmath=_FLAGS, error_model="numpy")
     # error_model="numpy": no zero-division checks (no denominator is zero), which lets the
     # carried loops vectorise
     forward_sums = jit(forward_sums_py, fastmath=_FLAGS, error_model="numpy")
