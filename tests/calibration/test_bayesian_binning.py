@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from tests.calibration._bad_input import bad_parameter_test
 from venncal import BayesianBinningCalibrator
 from venncal.core.bayesian_binning import fit_bayesian_binning
 
@@ -38,17 +39,14 @@ def test_repairs_non_monotone_scores():
     np.testing.assert_allclose(p, [0.9, 0.1, 0.9], atol=0.06)
 
 
-@pytest.mark.parametrize(
-    "params, match",
+test_bad_parameters = bad_parameter_test(
+    BayesianBinningCalibrator,
     [
         ({"method": "best"}, "'method' parameter of BayesianBinningCalibrator"),
         ({"lam": 0}, "'lam' parameter of BayesianBinningCalibrator"),
         ({"lam": "big"}, "'lam' parameter of BayesianBinningCalibrator"),
     ],
 )
-def test_bad_parameters(params, match):
-    with pytest.raises(ValueError, match=match):
-        BayesianBinningCalibrator(**params).fit([0.0, 1.0], [0, 1])
 
 
 def test_max_positions_reaches_the_core():

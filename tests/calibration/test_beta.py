@@ -6,6 +6,7 @@ from scipy.special import expit, logit
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from tests._reference.beta_naive import beta_map, naive_beta
+from tests.calibration._bad_input import bad_parameter_test
 from tests.calibration.sklearn_checks import score_calibrator_xfails
 from venncal import BetaCalibrator, VenncalWarning
 
@@ -144,17 +145,16 @@ def test_probability_scale_refuses_scores_outside_the_unit_interval(bad):
         cal.predict_proba(bad)
 
 
-@pytest.mark.parametrize(
-    "kwargs, match",
+test_bad_parameters = bad_parameter_test(
+    BetaCalibrator,
     [
         ({"parameters": "abc"}, "'parameters' must be one of abm, am, ab"),
         ({"score_scale": "odds"}, "'score_scale' must be one of probability, logit"),
         ({"max_iter": 0}, "max_iter"),
     ],
+    scores=[0.2, 0.3, 0.6, 0.7],
+    y=[0, 1, 0, 1],
 )
-def test_bad_parameters(kwargs, match):
-    with pytest.raises(ValueError, match=match):
-        BetaCalibrator(**kwargs).fit([0.2, 0.3, 0.6, 0.7], [0, 1, 0, 1])
 
 
 def test_separable_scores_warn():

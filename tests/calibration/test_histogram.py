@@ -5,6 +5,7 @@ import warnings
 import numpy as np
 import pytest
 
+from tests.calibration._bad_input import bad_parameter_test
 from venncal import HistogramCalibrator
 from venncal.exceptions import VenncalWarning
 
@@ -37,8 +38,8 @@ def test_faithful_default_can_give_zero_and_one():
     np.testing.assert_allclose(cal.predict_proba([0, 3])[:, 1], [0.25, 0.75])
 
 
-@pytest.mark.parametrize(
-    "params, match",
+test_bad_parameters = bad_parameter_test(
+    HistogramCalibrator,
     [
         ({"n_bins": 0}, "'n_bins' parameter"),
         ({"n_bins": 2.5}, "'n_bins' parameter"),
@@ -46,9 +47,6 @@ def test_faithful_default_can_give_zero_and_one():
         ({"alpha": -0.5}, "'alpha' parameter"),
     ],
 )
-def test_bad_parameters(params, match):
-    with pytest.raises(ValueError, match=match):
-        HistogramCalibrator(**params).fit([0.0, 1.0], [0, 1])
 
 
 def test_a_billion_bins_are_bounded_by_the_data():

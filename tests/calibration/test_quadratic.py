@@ -16,6 +16,7 @@ from tests._reference.quadratic_mle import (
     quadratic_mle,
     quadratic_separable,
 )
+from tests.calibration._bad_input import bad_fit_inputs, bad_parameter_test
 from tests.calibration.sklearn_checks import score_calibrator_xfails
 from venncal import PlattCalibrator, QuadraticCalibrator, VenncalWarning
 from venncal.core.quadratic import MONOTONE_RULES, fit_quadratic, separated_by
@@ -202,33 +203,23 @@ def test_sklearn_compatible(estimator, check):
 
 @pytest.mark.parametrize(
     "scores, y, match",
-    [
-        ([0.1, np.nan, 0.9], [0, 1, 1], "NaN"),
-        ([0.1, np.inf, 0.9], [0, 1, 1], "infinite"),
-        ([0.1, 0.5, 0.9], [1, 1, 1], "one class"),
-        ([0.1, 0.5, 0.9], [0, 1, 2], "binary"),
-        ([0.1, 0.9], [0, 1, 1], "Inconsistent lengths"),
-        ([], [], "empty"),
-        ([[0.1, 0.9], [0.9, 0.1]], [0, 1], "one column"),
-        ([0.1, 1.5], [0, 1], "score_scale='logit'"),
-    ],
+    bad_fit_inputs((0.1, 0.9), (0.1, 0.5, 0.9)) + [([0.1, 1.5], [0, 1], "score_scale='logit'")],
 )
 def test_bad_fit_input(scores, y, match):
     with pytest.raises(ValueError, match=match):
         QuadraticCalibrator().fit(scores, y)
 
 
-@pytest.mark.parametrize(
-    "params, match",
+test_bad_parameters = bad_parameter_test(
+    QuadraticCalibrator,
     [
         ({"score_scale": "odds"}, "score_scale"),
         ({"monotone": "yes"}, "monotone"),
         ({"max_iter": 0}, "max_iter"),
     ],
+    scores=[0.2, 0.8],
+    y=[0, 1],
 )
-def test_bad_parameters(params, match):
-    with pytest.raises(ValueError, match=match):
-        QuadraticCalibrator(**params).fit([0.2, 0.8], [0, 1])
 
 
 def test_bad_predict_input_and_unfitted():

@@ -6,6 +6,7 @@ from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from tests.calibration._bad_input import bad_fit_inputs
 from tests.calibration.sklearn_checks import score_calibrator_xfails
 from venncal import (
     ACPCalibrator,
@@ -83,18 +84,7 @@ def test_unfitted(cal):
         cal.predict_proba([0.0])
 
 
-@pytest.mark.parametrize(
-    "scores, y, match",
-    [
-        ([0.0, np.nan, 1.0], [0, 1, 1], "NaN"),
-        ([0.0, np.inf, 1.0], [0, 1, 1], "infinite"),
-        ([0.0, 1.0, 2.0], [1, 1, 1], "one class"),
-        ([0.0, 1.0, 2.0], [0, 1, 2], "binary"),
-        ([0.0, 1.0], [0, 1, 1], "Inconsistent lengths"),
-        ([], [], "empty"),
-        ([[0.0, 1.0], [1.0, 0.0]], [0, 1], "one column"),
-    ],
-)
+@pytest.mark.parametrize("scores, y, match", bad_fit_inputs((0.0, 1.0), (0.0, 1.0, 2.0)))
 def test_bad_fit_input(cal, scores, y, match):
     with pytest.raises(ValueError, match=match):
         cal.fit(scores, y)
