@@ -166,9 +166,7 @@ class BaseScoreCalibrator(ClassifierMixin, BaseEstimator):
     ) -> Self:
         """Fit the calibrator.
 
-        Parameters
-        ----------
-        {scores, y, sample_weight}
+        {fit_parameters}
         pos_label : int, float, bool or str, default=None
             The label the scores point to (larger score, more likely ``pos_label``). None: the
             larger label in sorted order (``classes_[1]``, 1 for 0/1 labels). ``classes_``

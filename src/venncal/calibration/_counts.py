@@ -31,6 +31,7 @@ from venncal._validation import (
     rescale_sample_weight,
 )
 from venncal.calibration._base import _scalar, positive_index, warn_if_reversed
+from venncal.calibration._docs import fill_calibration_doc
 from venncal.core.counts import (
     check_decimals,
     count_table,
@@ -74,6 +75,12 @@ class CountCalibratorMixin(_CountHost):
     if TYPE_CHECKING:  # implemented by every subclass
 
         def _fit_table(self, table: CountTable) -> None: ...
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # a line {aggregate_, decimals_} of the subclass's docstring describes the attributes
+        # that this mixin gives it
+        fill_calibration_doc(cls)
 
     def _owner(self) -> str:
         return type(self).__name__

@@ -15,12 +15,14 @@ if TYPE_CHECKING:
 #: Descriptions put into docstrings by :func:`fill_calibration_doc`, each in place of a line
 #: ``{name}`` or ``{name, other, ...}``.
 CALIBRATION_DOCS = {
-    # fit of a calibrator of 1-D scores
-    "scores": """scores : array-like of shape (n,) or (n, 1)
-    Scores of a classifier on the calibration set: larger means more likely positive.""",
-    "y": """y : array-like of shape (n,)
-    Labels; any two values.""",
-    "sample_weight": """sample_weight : array-like of shape (n,), default=None
+    # the Parameters section of the fit of a calibrator of 1-D scores, up to its own parameters
+    "fit_parameters": """Parameters
+----------
+scores : array-like of shape (n,) or (n, 1)
+    Scores of a classifier on the calibration set: larger means more likely positive.
+y : array-like of shape (n,)
+    Labels; any two values.
+sample_weight : array-like of shape (n,), default=None
     Non-negative weights of the calibration examples.""",
     # attributes of the calibrators that keep the table of their calibration data
     "aggregate_": """aggregate_ : CountTable

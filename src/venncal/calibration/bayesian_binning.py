@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 from venncal._validation import check_option
 from venncal.calibration._base import BaseScoreCalibrator
 from venncal.calibration._counts import CountCalibratorMixin
-from venncal.calibration._docs import fill_calibration_doc
 from venncal.core.bayesian_binning import (
     DEFAULT_LAM,
     fit_bayesian_binning_counts,
@@ -21,7 +20,6 @@ if TYPE_CHECKING:
 __all__ = ["BayesianBinningCalibrator"]
 
 
-@fill_calibration_doc
 class BayesianBinningCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
     """Bayesian binning of Naeini, Cooper & Hauskrecht: SBB or ABB, computed exactly.
 

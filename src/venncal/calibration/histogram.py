@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 
 from venncal.calibration._base import BaseScoreCalibrator
 from venncal.calibration._counts import CountCalibratorMixin
-from venncal.calibration._docs import fill_calibration_doc
 from venncal.core.histogram import _DENSE_BINS, fit_histogram, fit_histogram_counts
 
 if TYPE_CHECKING:
@@ -20,7 +19,6 @@ if TYPE_CHECKING:
 __all__ = ["HistogramCalibrator"]
 
 
-@fill_calibration_doc
 class HistogramCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
     """Histogram binning (Zadrozny & Elkan 2001): each bin predicts its fraction of positives.
 

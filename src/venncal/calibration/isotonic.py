@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 from venncal._validation import check_option
 from venncal.calibration._base import BaseScoreCalibrator
 from venncal.calibration._counts import CountCalibratorMixin
-from venncal.calibration._docs import fill_calibration_doc
 from venncal.core.isotonic import fit_isotonic
 
 if TYPE_CHECKING:
@@ -17,7 +16,6 @@ if TYPE_CHECKING:
 __all__ = ["IsotonicCalibrator"]
 
 
-@fill_calibration_doc
 class IsotonicCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
     """Isotonic-regression calibrator (Zadrozny & Elkan 2002), fitted by PAVA.
 

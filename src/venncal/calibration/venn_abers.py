@@ -33,7 +33,6 @@ if TYPE_CHECKING:
 __all__ = ["VennAbersCalibrator"]
 
 
-@fill_calibration_doc
 class VennAbersCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
     """Inductive (pre-trained) Venn-Abers calibrator of a classifier's scores.
 
@@ -136,9 +135,7 @@ class VennAbersCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
     ) -> Self:
         """Fit the calibrator, within groups if ``groups`` is given.
 
-        Parameters
-        ----------
-        {scores, y, sample_weight}
+        {fit_parameters}
         groups : array-like of shape (n,), default=None
             Group of each calibration example (integers or strings): each group is calibrated
             on its own examples, and prediction then needs the groups of the test objects.
