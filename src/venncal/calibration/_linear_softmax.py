@@ -29,7 +29,6 @@ from venncal.core.class_scores import checked_class_log_scores
 from venncal.exceptions import VenncalWarning, user_stacklevel
 
 if TYPE_CHECKING:
-    from sklearn.utils import Tags
     from typing_extensions import Self
 
     from venncal._typing import AnyArray, ArrayLike, FloatArray, IntArray
@@ -92,11 +91,6 @@ class LinearSoftmaxCalibrator(ClassifierMixin, BaseEstimator):
         def _fit_map(
             self, t: FloatArray, y: IntArray, w: FloatArray | None, params: tuple[float, ...]
         ) -> tuple[DirichletMap | MatrixScalingMap, LinearSoftmaxFit]: ...
-
-    def __sklearn_tags__(self) -> Tags:
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = True
-        return tags
 
     def fit(self, scores: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Fit the map to calibration scores.

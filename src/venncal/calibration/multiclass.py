@@ -106,7 +106,6 @@ from venncal.core.top_label import TOP_LABEL, fit_top_label
 if TYPE_CHECKING:
     from typing import TypeAlias
 
-    from sklearn.utils import Tags
     from typing_extensions import Self
 
     from venncal._typing import AnyArray, ArrayLike, FloatArray, IntArray
@@ -287,11 +286,6 @@ class MulticlassVennAbersCalibrator(ClassifierMixin, BaseEstimator):
         self.coupling = coupling
         self.merge = merge
         self.score_type = score_type
-
-    def __sklearn_tags__(self) -> Tags:
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = True
-        return tags
 
     def fit(
         self,

@@ -39,7 +39,6 @@ from venncal.core.temperature import (
 
 if TYPE_CHECKING:
     import numpy.typing as npt
-    from sklearn.utils import Tags
     from typing_extensions import Self
 
     from venncal._typing import AnyArray, ArrayLike, FloatArray, IntArray
@@ -145,11 +144,6 @@ class TemperatureCalibrator(ClassifierMixin, BaseEstimator):
         self.bias = bias
         self.score_type = score_type
         self.max_iter = max_iter
-
-    def __sklearn_tags__(self) -> Tags:
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = True
-        return tags
 
     def _is_binary(self, arr: AnyArray) -> bool:
         return arr.ndim == 1 or (arr.ndim == 2 and arr.shape[1] == 1)
