@@ -134,8 +134,8 @@ def test_compiled_kernels_equal_python(seed):
     for mirror in (False, True):
         out_c, out_p = np.empty(cw.size), np.empty(cw.size)
         stacks = [np.empty(cw.size + 1, cw.dtype) for _ in range(4)]
-        sweep(cw, ca, stacks[0], stacks[1], out_c, mirror)
-        getattr(sweep, "py_func", sweep)(cw, ca, stacks[2], stacks[3], out_p, mirror)
+        sweep(cw, ca, stacks[0], stacks[1], out_c, mirror, 1)
+        getattr(sweep, "py_func", sweep)(cw, ca, stacks[2], stacks[3], out_p, mirror, 1)
         np.testing.assert_array_equal(out_c, out_p)
 
 
@@ -281,7 +281,7 @@ def test_exact_sweep_equals_compiled_sweep():
     for mirror in (False, True):
         compiled = np.empty(cw.size)
         stacks = [np.empty(cw.size + 1, cw.dtype) for _ in range(2)]
-        _ivap_kernels.hull_sweep(cw, ca, *stacks, compiled, mirror)
+        _ivap_kernels.hull_sweep(cw, ca, *stacks, compiled, mirror, 1)
         exact = _ivap_kernels.hull_sweep_exact(
             [int(x) for x in cw], [int(x) for x in ca], 1, mirror
         )

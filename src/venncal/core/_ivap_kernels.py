@@ -10,24 +10,27 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from venncal.core._jit import jit
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any, TypeAlias
 
-    import numpy as np
     import numpy.typing as npt
 
     from venncal._typing import FloatArray
 
     #: Integer coordinates of a cumulative-sum diagram (exact geometry).
     CountArray: TypeAlias = npt.NDArray[np.int32] | npt.NDArray[np.int64]
-    #: Coordinates of a cumulative-sum diagram: integers, or float64 for weights of moderate
-    #: range.
-    Coordinates: TypeAlias = npt.NDArray[np.int32] | npt.NDArray[np.int64] | FloatArray
+    #: Coordinates of a cumulative-sum diagram: integers, float64 for weights of moderate
+    #: range, or Python integers in an object array (the Python version of the sweep only).
+    Coordinates: TypeAlias = (
+        npt.NDArray[np.int32] | npt.NDArray[np.int64] | FloatArray | npt.NDArray[np.object_]
+    )
     #: One coordinate, as the Python version of a kernel sees it.
-    Coordinate: TypeAlias = np.integer[Any] | np.floating[Any]
+    Coordinate: TypeAlias = np.integer[Any] | np.floating[Any] | int
 
 __all__ = ["merge_sorted_groups", "hull_sweep", "hull_sweep_exact", "compensated_cumsum"]
 
@@ -70,9 +73,9 @@ def merge_sorted_groups(
 
 @jit
 def _point(
-    cw: Coordinates, ca: Coordinates, idx: int, k: int, mirror: bool
+    cw: Coordinates, ca: Coordinates, idx: int, k: int, mirror: bool, unit: Coordinate
 ) -> tuple[Coordinate, Coordinate]:
-    """Coordinates of stack entry ``idx``: P_j for idx = j <= k, L_j = P_j - (1, 1) for
+    """Coordinates of stack entry ``idx``: P_j for idx = j <= k, L_j = P_j - (unit, unit) for
     idx = k + 1 + j. With ``mirror`` the diagram is that of (-s, 1 - y): groups reversed and
     labels flipped."""
     j = idx if idx <= k else idx - k - 1
@@ -83,8 +86,8 @@ def _point(
         x = cw[j]
         y = ca[j]
     if idx > k:
-        x = x - 1
-        y = y - 1
+        x = x - unit
+        y = y - unit
     return x, y
 
 
@@ -114,22 +117,24 @@ def hull_sweep(
     sy: Coordinates,
     out: FloatArray,
     mirror: bool,
+    unit: Coordinate,
 ) -> None:
     """p1 (or, with ``mirror``, p0) for every gap by one stack sweep.
 
     ``cw`` and ``ca`` hold the cumulative weights W_0 = 0, ..., W_k and positives A_0 = 0, ...,
-    A_k (integers when unweighted, so every orientation test is exact). ``sx`` and ``sy`` are
-    scratch stacks of length k + 2 with the dtype of ``cw``. Without ``mirror``, ``out[g]``
-    receives p1 for a test score above exactly g groups: the slope of the lower convex hull of
-    (L_0, ..., L_g, P_g, ..., P_k), L_j = P_j - (1, 1), over the unit segment L_g -> P_g.
-    With ``mirror`` the same sweep runs on the diagram of (-s, 1 - y), and ``out[k - g]``
-    receives 1 minus its value, which is p0 above exactly k - g groups.
+    A_k (integers when unweighted, so every orientation test is exact), and ``unit`` is the
+    test object's weight on that scale. ``sx`` and ``sy`` are scratch stacks of length k + 2
+    with the dtype of ``cw``. Without ``mirror``, ``out[g]`` receives p1 for a test score above
+    exactly g groups: the slope of the lower convex hull of (L_0, ..., L_g, P_g, ..., P_k),
+    L_j = P_j - (unit, unit), over the segment L_g -> P_g. With ``mirror`` the same sweep runs
+    on the diagram of (-s, 1 - y), and ``out[k - g]`` receives 1 minus its value, which is p0
+    above exactly k - g groups.
     """
     k = cw.shape[0] - 1
     top = -1
     # lower hull of L_0, P_0, ..., P_k, built right to left; the top is the leftmost vertex
     for j in range(k, -2, -1):
-        x, y = _point(cw, ca, j if j >= 0 else k + 1, k, mirror)
+        x, y = _point(cw, ca, j if j >= 0 else k + 1, k, mirror, unit)
         top = _push_left(sx, sy, top, x, y)
     for g in range(k + 1):
         xt = sx[top]
@@ -143,7 +148,7 @@ def hull_sweep(
         else:
             out[g] = dy / dx
         if g < k:
-            x, y = _point(cw, ca, k + 2 + g, k, mirror)  # L_{g+1}
+            x, y = _point(cw, ca, k + 2 + g, k, mirror, unit)  # L_{g+1}
             # below the line through the top and the next vertex: L_{g+1} replaces the top
             if (xn - xt) * (y - yt) - (yn - yt) * (x - xt) < 0:
                 top = _push_left(sx, sy, top - 1, x, y)
@@ -175,43 +180,11 @@ def hull_sweep_exact(cw: Sequence[int], ca: Sequence[int], unit: int, mirror: bo
     k + 1 values, each the exact slope rounded once to float.
     """
     k = len(cw) - 1
-
-    def point(idx: int) -> tuple[int, int]:
-        j = idx if idx <= k else idx - k - 1
-        if mirror:
-            x = cw[k] - cw[k - j]
-            y = x - (ca[k] - ca[k - j])
-        else:
-            x = cw[j]
-            y = ca[j]
-        if idx > k:
-            return x - unit, y - unit
-        return x, y
-
-    sx: list[int] = []
-    sy: list[int] = []
-
-    def push(x: int, y: int) -> None:
-        while len(sx) >= 2 and (sx[-2] - x) * (sy[-1] - y) - (sy[-2] - y) * (sx[-1] - x) >= 0:
-            sx.pop()
-            sy.pop()
-        sx.append(x)
-        sy.append(y)
-
-    for j in range(k, -2, -1):
-        push(*point(j if j >= 0 else k + 1))
-    out = [0.0] * (k + 1)
-    for g in range(k + 1):
-        xt, yt, xn, yn = sx[-1], sy[-1], sx[-2], sy[-2]
-        dx, dy = xn - xt, yn - yt
-        if mirror:
-            out[k - g] = (dx - dy) / dx  # int / int: the exact ratio rounded once
-        else:
-            out[g] = dy / dx
-        if g < k:
-            x, y = point(k + 2 + g)
-            if dx * (y - yt) - dy * (x - xt) < 0:
-                sx.pop()
-                sy.pop()
-                push(x, y)
-    return out
+    # the Python version of the sweep on arrays of Python ints: every product is exact, and
+    # int / int is the exact ratio rounded once
+    ints = [np.array(c, dtype=object) for c in (cw, ca)]
+    sx, sy = np.empty(k + 2, dtype=object), np.empty(k + 2, dtype=object)
+    out = np.empty(k + 1)
+    hull_sweep.python(ints[0], ints[1], sx, sy, out, mirror, unit)
+    values: list[float] = out.tolist()
+    return values

@@ -180,7 +180,7 @@ def _sweep(
         return np.array(hull_sweep_exact(cw, ca, unit, mirror), dtype=np.float64)
     assert not isinstance(ca, list) and scratch is not None  # the array routes' types
     sx, sy, out = scratch
-    hull_sweep.for_size(cw.shape[0])(cw, ca, sx, sy, out, mirror)
+    hull_sweep.for_size(cw.shape[0])(cw, ca, sx, sy, out, mirror, 1)
     if cw.dtype.kind == "f":  # rounding may carry a slope of 0 or 1 just past it
         np.clip(out, 0.0, 1.0, out=out)
     return out
