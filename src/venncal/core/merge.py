@@ -31,6 +31,11 @@ __all__ = [
 MERGES = ("log", "square", "mean")
 
 
+def _floats(p0: ArrayLike, p1: ArrayLike) -> tuple[FloatArray, FloatArray]:
+    """The lower and upper probabilities as float64 arrays."""
+    return np.asarray(p0, dtype=np.float64), np.asarray(p1, dtype=np.float64)
+
+
 def merge_log(p0: ArrayLike, p1: ArrayLike) -> FloatArray:
     """Log-loss minimax merge, eq. (10) of Vovk & Petej (2014): p = p1 / (1 - p0 + p1).
 
@@ -39,8 +44,7 @@ def merge_log(p0: ArrayLike, p1: ArrayLike) -> FloatArray:
     >>> merge_log(np.array([0.2]), np.array([0.4]))
     array([0.33333333])
     """
-    p0 = np.asarray(p0, dtype=np.float64)
-    p1 = np.asarray(p1, dtype=np.float64)
+    p0, p1 = _floats(p0, p1)
     p: FloatArray = p1 / (1.0 - p0 + p1)
     return p
 
@@ -53,8 +57,7 @@ def merge_square(p0: ArrayLike, p1: ArrayLike) -> FloatArray:
     >>> merge_square(np.array([0.2]), np.array([0.4]))
     array([0.34])
     """
-    p0 = np.asarray(p0, dtype=np.float64)
-    p1 = np.asarray(p1, dtype=np.float64)
+    p0, p1 = _floats(p0, p1)
     p: FloatArray = p1 + 0.5 * (p0 * p0 - p1 * p1)
     return p
 
@@ -67,7 +70,8 @@ def merge_mean(p0: ArrayLike, p1: ArrayLike) -> FloatArray:
     >>> merge_mean(np.array([0.2]), np.array([0.4]))
     array([0.3])
     """
-    return 0.5 * (np.asarray(p0, dtype=np.float64) + np.asarray(p1, dtype=np.float64))
+    p0, p1 = _floats(p0, p1)
+    return 0.5 * (p0 + p1)
 
 
 _PAIRWISE = {"log": merge_log, "square": merge_square, "mean": merge_mean}
@@ -122,8 +126,7 @@ def merge_cross_log(p0: ArrayLike, p1: ArrayLike) -> FloatArray:
     >>> merge_cross_log([[0.2]], [[0.4]])
     array([0.33333333])
     """
-    p0 = np.asarray(p0, dtype=np.float64)
-    p1 = np.asarray(p1, dtype=np.float64)
+    p0, p1 = _floats(p0, p1)
     log_gm1 = np.log(p1).mean(axis=0)
     log_gm0 = np.log1p(-p0).mean(axis=0)
     # GM1 / (GM0 + GM1) = 1 / (1 + exp(log GM0 - log GM1)); an overflow to inf gives 0
@@ -140,8 +143,7 @@ def merge_cross_square(p0: ArrayLike, p1: ArrayLike) -> FloatArray:
     >>> merge_cross_square([[0.2], [0.2]], [[0.4], [0.4]])
     array([0.34])
     """
-    p0 = np.asarray(p0, dtype=np.float64)
-    p1 = np.asarray(p1, dtype=np.float64)
+    p0, p1 = _floats(p0, p1)
     p: FloatArray = p1.mean(axis=0) + 0.5 * ((p0 * p0).mean(axis=0) - (p1 * p1).mean(axis=0))
     return p
 
@@ -212,6 +214,5 @@ def cross_interval(p0: ArrayLike, p1: ArrayLike) -> tuple[FloatArray, FloatArray
     >>> bool(lo[0] <= merge_cross_log(p0, p1)[0] <= hi[0])
     True
     """
-    p0 = np.asarray(p0, dtype=np.float64)
-    p1 = np.asarray(p1, dtype=np.float64)
+    p0, p1 = _floats(p0, p1)
     return p0.min(axis=0), p1.max(axis=0)
