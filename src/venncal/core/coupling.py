@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, TypeVar
 
-    from venncal._typing import ArrayLike, FloatArray
+    from venncal._typing import ArrayLike, BoolArray, FloatArray
 
     F = TypeVar("F", bound=Callable[..., Any])
 
@@ -76,7 +76,8 @@ def _fill_rule_doc(func: F) -> F:
     return fill_docstring(func, _RULE_DOCS)
 
 
-def _check(R: ArrayLike) -> FloatArray:
+def _check(R: ArrayLike) -> tuple[FloatArray, BoolArray]:
+    """``R`` as a float array, checked, and the mask of its off-diagonal entries."""
     R = np.asarray(R, dtype=np.float64)
     if R.ndim != 3 or R.shape[1] != R.shape[2] or R.shape[1] < 2:
         raise ValueError(f"'R' must have shape (m, K, K) with K >= 2, got {R.shape}.")
@@ -84,7 +85,7 @@ def _check(R: ArrayLike) -> FloatArray:
     vals = R[:, off]
     if not np.isfinite(vals).all() or (vals < 0).any() or (vals > 1).any():
         raise ValueError("'R' must hold probabilities in [0, 1] off the diagonal.")
-    return R
+    return R, off
 
 
 def _normalise(P: FloatArray) -> FloatArray:
@@ -102,9 +103,8 @@ def couple_price(R: ArrayLike) -> FloatArray:
     >>> couple_price(R[None]).round(6)
     array([[0.5, 0.3, 0.2]])
     """
-    R = _check(R)
+    R, off = _check(R)
     K = R.shape[1]
-    off = ~np.eye(K, dtype=bool)
     with np.errstate(divide="ignore"):
         inv = np.where(off, 1.0 / R, 0.0).sum(axis=2) - (K - 2)
     # sum_{j != i} 1 / r_ij >= K - 1, so inv >= 1; an r_ij of zero makes it infinite (p_i = 0)
@@ -134,9 +134,8 @@ def couple_wu1(R: ArrayLike) -> FloatArray:
     >>> couple_wu1(R[None]).round(6)
     array([[0.5, 0.3, 0.2]])
     """
-    R = _check(R)
+    R, off = _check(R)
     m, K, _ = R.shape
-    off = ~np.eye(K, dtype=bool)
     Q = np.where(off, R, 0.0) / (K - 1)
     idx = np.arange(K)
     Q[:, idx, idx] = Q.sum(axis=2)
@@ -156,9 +155,8 @@ def couple_wu2(R: ArrayLike) -> FloatArray:
     >>> couple_wu2(R[None]).round(6)
     array([[0.5, 0.3, 0.2]])
     """
-    R = _check(R)
+    R, off = _check(R)
     m, K, _ = R.shape
-    off = ~np.eye(K, dtype=bool)
     Rt = np.swapaxes(R, 1, 2)  # Rt[:, i, j] = r_ji
     A = np.zeros((m, K + 1, K + 1))
     A[:, :K, :K] = np.where(off, -(Rt * R), 0.0)
