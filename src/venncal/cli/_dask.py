@@ -25,13 +25,15 @@ from venncal.cli._engines import (
     summary,
     table_counts,
     weight_error,
+    write_batches,
 )
 from venncal.cli._io import InputError
 
 if TYPE_CHECKING:
     import os
-    from collections.abc import Sequence
+    from collections.abc import Iterator, Sequence
 
+    from venncal.cli._engines import Batch
     from venncal.cli._stream import Source
 
 __all__ = ["cli_fit", "cli_apply", "check_one_score_column"]
@@ -135,7 +137,7 @@ def cli_apply(
     overwrite: bool | None = None,
 ) -> int:
     """Calibrate ``source`` with Dask and write it to ``out`` atomically; return the rows."""
-    from venncal.cli._stream import Sink, _check_probabilities
+    from venncal.cli._stream import Sink
 
     keep, columns, where = apply_columns(
         calibrator, source, score=score, keep=keep, interval=interval, backend="dask"
@@ -146,7 +148,8 @@ def cli_apply(
         frame = _frame(source, columns, as_text=True)
         parts = frame.to_delayed()
         work = dask.delayed(calibrate_batch)
-        with Sink(out, overwrite=overwrite) as sink:
+
+        def batches() -> Iterator[Batch]:
             for start in range(0, len(parts), _WINDOW):
                 batch = [
                     work(p, calibrator, score, keep, prefix, where)
@@ -156,9 +159,8 @@ def cli_apply(
                     results = dask.compute(*batch)
                 except ValueError as exc:
                     raise InputError(" ".join(str(exc).split())) from None
-                for kept, new in results:
-                    if not new:
-                        continue
-                    _check_probabilities(new, method, fitted_on, False)
-                    sink.write(kept if keep else None, new)
+                yield from results
+
+        with Sink(out, overwrite=overwrite) as sink:
+            write_batches(sink, batches(), keep=keep, method=method, fitted_on=fitted_on)
             return sink.rows

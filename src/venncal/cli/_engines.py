@@ -7,7 +7,7 @@ Neither Dask nor PySpark is imported here: each engine's module brings its own.
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -23,6 +23,9 @@ if TYPE_CHECKING:
     from venncal._typing import ArrayLike, FloatArray
     from venncal.cli._stream import Source
 
+    #: one calibrated batch of rows: its kept columns and its new columns
+    Batch = tuple[pd.DataFrame, dict[str, FloatArray]]
+
 __all__ = [
     "apply_columns",
     "calibrate_batch",
@@ -35,6 +38,7 @@ __all__ = [
     "summary",
     "table_counts",
     "weight_error",
+    "write_batches",
 ]
 
 
@@ -172,3 +176,28 @@ def calibrate_batch(
         )
     new = calibrated_columns(calibrator, s, prefix) if s.size else {}
     return pdf[keep].reset_index(drop=True), new
+
+
+class _Sink(Protocol):
+    """What :func:`write_batches` uses of an entered :class:`venncal.cli._stream.Sink`."""
+
+    def write(self, kept: pd.DataFrame | None, new: dict[str, FloatArray]) -> None: ...
+
+
+def write_batches(
+    sink: _Sink,
+    batches: Iterable[Batch],
+    *,
+    keep: list[str],
+    method: str,
+    fitted_on: str,
+) -> None:
+    """Write the calibrated ``batches`` (kept columns, new columns) to ``sink``, in order, each
+    checked for probabilities outside [0, 1] first."""
+    from venncal.cli._stream import _check_probabilities
+
+    for kept, new in batches:
+        if not new:
+            continue
+        _check_probabilities(new, method, fitted_on, False)
+        sink.write(kept if keep else None, new)

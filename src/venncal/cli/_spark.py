@@ -34,6 +34,7 @@ from venncal.cli._engines import (
     summary,
     table_counts,
     weight_error,
+    write_batches,
 )
 from venncal.cli._io import InputError
 
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
 
     from pyspark.sql import SparkSession
 
+    from venncal.cli._engines import Batch
     from venncal.cli._stream import Source
 
 __all__ = ["cli_fit", "cli_apply", "session"]
@@ -198,7 +200,7 @@ def cli_apply(
     """Calibrate ``source`` with Spark and write it to ``out`` atomically; return the rows."""
     import pandas as pd
 
-    from venncal.cli._stream import Sink, _check_probabilities
+    from venncal.cli._stream import Sink
     from venncal.spark._apply import _shipped
 
     keep, columns, where = apply_columns(
@@ -216,15 +218,17 @@ def cli_apply(
                     yield pd.DataFrame({"data": [pickle.dumps((kept, new))]})
 
         results = frame.mapInPandas(work, "data binary").toLocalIterator(prefetchPartitions=True)
-        with Sink(out, overwrite=overwrite) as sink:
+
+        def batches() -> Iterator[Batch]:
             try:
                 for row in results:
-                    kept, new = pickle.loads(row["data"])
-                    _check_probabilities(new, method, fitted_on, False)
-                    sink.write(kept if keep else None, new)
+                    yield pickle.loads(row["data"])
             except Exception as exc:
                 text = _python_error(exc)
                 if text is None:
                     raise
                 raise InputError(" ".join(text.split())) from None
+
+        with Sink(out, overwrite=overwrite) as sink:
+            write_batches(sink, batches(), keep=keep, method=method, fitted_on=fitted_on)
             return sink.rows

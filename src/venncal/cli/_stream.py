@@ -25,7 +25,7 @@ from venncal.experiments._files import make_temporary, move_into_place
 from venncal.persistence._predictor import SavedVennAbers
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Iterable, Mapping, Sequence
 
     from venncal._typing import FloatArray
 
@@ -347,7 +347,9 @@ def new_column_names(calibrator: object, prefix: str = "") -> list[str]:
     return [prefix + "p", *extra]
 
 
-def _check_probabilities(new, method, source, weighted):
+def _check_probabilities(
+    new: Mapping[str, FloatArray], method: str, source: str | os.PathLike[str], weighted: bool
+) -> None:
     for column, values in new.items():
         if values.size == 0:  # a chunk without rows (a file with a header only)
             continue
