@@ -13,47 +13,42 @@ from venncal.experiments.studies import STUDIES, get_study, run_study
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
 
+def _small(name, **overrides):
+    """The study ``name`` at the small size set by ``overrides``, without progress output."""
+    return run_study(name, overrides=overrides, progress=False)
+
+
 @pytest.fixture(scope="module")
 def vovk():
-    return run_study(
+    return _small(
         "vovk-petej-2014",
-        overrides=dict(
-            datasets=["Labor", "Echo", "Hepatitis"],
-            classifiers=["J", "NB", "LR"],
-            n_splits=3,
-            n_splits_va=1,
-            va_max_test=8,
-        ),
-        progress=False,
+        datasets=["Labor", "Echo", "Hepatitis"],
+        classifiers=["J", "NB", "LR"],
+        n_splits=3,
+        n_splits_va=1,
+        va_max_test=8,
     )
 
 
 @pytest.fixture(scope="module")
 def naeini():
-    return run_study(
-        "naeini-2014",
-        overrides=dict(panels=["XOR/LR", "Circular/LR"], n_repeats=5),
-        progress=False,
-    )
+    return _small("naeini-2014", panels=["XOR/LR", "Circular/LR"], n_repeats=5)
 
 
 @pytest.fixture(scope="module")
 def johansson():
-    return run_study(
+    return _small(
         "johansson-2018",
-        overrides=dict(
-            datasets=["haberman", "heartS", "pc1req", "sonar", "wbc", "je4042"],
-            n_trees=60,
-            n_folds=3,
-            n_repeats=2,
-        ),
-        progress=False,
+        datasets=["haberman", "heartS", "pc1req", "sonar", "wbc", "je4042"],
+        n_trees=60,
+        n_folds=3,
+        n_repeats=2,
     )
 
 
 @pytest.fixture(scope="module")
 def tasche():
-    return run_study("tasche-2022", overrides=dict(n_samples=4000, n_repeats=2), progress=False)
+    return _small("tasche-2022", n_samples=4000, n_repeats=2)
 
 
 # ----------------------------------------------------------------------------- Vovk & Petej
