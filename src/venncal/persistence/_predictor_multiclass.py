@@ -15,27 +15,11 @@ from venncal.persistence._predictor_base import SavedPredictor, _is_type
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
-    from typing import TypeAlias
 
     from venncal._typing import AnyArray, ArrayLike, FloatArray
+    from venncal.calibration.multiclass import MulticlassTables as _Tables
     from venncal.core.class_scores import ShiftedColumns
-    from venncal.core.multiclass_venn_abers import (
-        OneVsRestTables,
-        PairwiseTables,
-        PooledOneVsRestTables,
-        PooledPairwiseTables,
-    )
     from venncal.core.temperature import TemperatureMap
-    from venncal.core.top_label import TopLabelTables
-
-    #: the fitted tables of multiclass Venn-Abers (one of :data:`_MULTICLASS_TABLES`)
-    _Tables: TypeAlias = (
-        OneVsRestTables
-        | PairwiseTables
-        | PooledOneVsRestTables
-        | PooledPairwiseTables
-        | TopLabelTables
-    )
 
 __all__ = [
     "SavedTemperature",
