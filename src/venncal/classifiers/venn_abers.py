@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from sklearn.utils import Tags
     from typing_extensions import Self
 
-    from venncal._typing import AnyArray, ArrayLike, FloatArray, IntArray
+    from venncal._typing import AnyArray, ArrayLike, FloatArray
     from venncal.classifiers._full import FullVennAbers
     from venncal.classifiers._oob import OOBVennAbers
 
@@ -454,7 +454,7 @@ class VennAbersClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         self,
         predictor: type[FullVennAbers | OOBVennAbers],
         X: Any,
-        y01: IntArray,
+        y01: AnyArray,
         fit_params: dict[str, Any],
         **params: Any,
     ) -> None:
