@@ -7,7 +7,7 @@ names the argument and says how to fix it. The algorithms below this layer assum
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, overload
+from typing import TYPE_CHECKING, TypeVar, cast
 
 import numpy as np
 
@@ -25,6 +25,9 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
     from venncal._typing import AnyArray, ArrayLike, FloatArray
+
+# weights or None: an array goes in and out, None stays None
+_Weight = TypeVar("_Weight", bound="FloatArray | None")
 
 __all__ = [
     "check_scores",
@@ -499,13 +502,7 @@ def check_interval(p0: FloatArray, p1: FloatArray, *, tol: float = 1e-9) -> None
         )
 
 
-@overload
-def rescale_sample_weight(sample_weight: None) -> None: ...
-@overload
-def rescale_sample_weight(sample_weight: FloatArray) -> FloatArray: ...
-@overload
-def rescale_sample_weight(sample_weight: FloatArray | None) -> FloatArray | None: ...
-def rescale_sample_weight(sample_weight: FloatArray | None) -> FloatArray | None:
+def rescale_sample_weight(sample_weight: _Weight) -> _Weight:
     """Return weights scaled by a power of two so that the largest lies in [0.5, 1).
 
     Scaling by a power of two is exact (unless a weight below 2^-1022 of the largest becomes
@@ -555,15 +552,7 @@ def ranking_auc(
     return float(np.sum(pos * (below + 0.5 * neg)) / (np.sum(pos) * np.sum(neg)))
 
 
-@overload
-def scaled_sample_weight(sample_weight: None) -> tuple[None, int]: ...
-@overload
-def scaled_sample_weight(sample_weight: FloatArray) -> tuple[FloatArray, int]: ...
-@overload
-def scaled_sample_weight(
-    sample_weight: FloatArray | None,
-) -> tuple[FloatArray | None, int]: ...
-def scaled_sample_weight(sample_weight: FloatArray | None) -> tuple[FloatArray | None, int]:
+def scaled_sample_weight(sample_weight: _Weight) -> tuple[_Weight, int]:
     """Return the weights in units of a power of two, and that power.
 
     A weight of k is k copies of its example. Estimators whose answer depends on more than
@@ -590,9 +579,9 @@ def scaled_sample_weight(sample_weight: FloatArray | None) -> tuple[FloatArray |
     (array([0.75, 0.25, 0.  ]), 2)
     """
     if sample_weight is None:
-        return None, 0
+        return sample_weight, 0
     _, exponent = np.frexp(np.max(sample_weight))
-    return np.ldexp(sample_weight, -int(exponent)), int(exponent)
+    return cast("_Weight", np.ldexp(sample_weight, -int(exponent))), int(exponent)
 
 
 def pseudo_count(alpha: float, exponent: int) -> float:
@@ -610,15 +599,7 @@ def pseudo_count(alpha: float, exponent: int) -> float:
         return float(min(np.ldexp(float(alpha), -int(exponent)), 2.0**1000))
 
 
-@overload
-def relative_sample_weight(sample_weight: None) -> tuple[None, float]: ...
-@overload
-def relative_sample_weight(sample_weight: FloatArray) -> tuple[FloatArray, float]: ...
-@overload
-def relative_sample_weight(
-    sample_weight: FloatArray | None,
-) -> tuple[FloatArray | None, float]: ...
-def relative_sample_weight(sample_weight: FloatArray | None) -> tuple[FloatArray | None, float]:
+def relative_sample_weight(sample_weight: _Weight) -> tuple[_Weight, float]:
     """Return weights scaled to average one over the examples of positive weight.
 
     For estimators whose answer depends only on the ratios of the weights (an unpenalised
@@ -646,10 +627,10 @@ def relative_sample_weight(sample_weight: FloatArray | None) -> tuple[FloatArray
     (array([1.5, 0.5, 0. ]), 2e+300)
     """
     if sample_weight is None:
-        return None, 1.0
+        return sample_weight, 1.0
     w, exponent = scaled_sample_weight(sample_weight)
     total = float(np.sum(w))
     n_positive = int(np.count_nonzero(w))
     with np.errstate(over="ignore"):
         factor = float(np.ldexp(total / n_positive, exponent))
-    return w * (n_positive / total), factor
+    return cast("_Weight", w * (n_positive / total)), factor
