@@ -29,6 +29,7 @@ __all__ = [
     "apply_columns",
     "calibrated",
     "check_fit_calibrator",
+    "check_score_values",
     "check_weight_column",
     "fill_engine_doc",
     "weighted_table",
@@ -108,6 +109,21 @@ def calibrated(calibrator: Any, s: FloatArray, columns: Sequence[str]) -> dict[s
     return {"p": calibrator.predict_proba(s)[:, 1]}
 
 
+def check_score_values(
+    values: FloatArray, score: str, rows: npt.NDArray[np.int64] | None = None
+) -> None:
+    """Refuse NaN or infinite distinct scores of an aggregate, as ``fit`` refuses such scores;
+    ``rows``, if given, are the rows behind each value (the message counts the bad ones)."""
+    bad = ~np.isfinite(values)
+    if bad.any():
+        kind = "NaN" if np.isnan(values[bad]).any() else "infinite"
+        many = f"{int(rows[bad].sum())} " if rows is not None else ""
+        raise ValueError(
+            f"The score column {score!r} holds {many}{kind} value(s); remove or impute them "
+            "first (scores must be finite)."
+        )
+
+
 def check_weight_column(
     weight: str, *, low: float, high: float, n_nan: int, n_positive: int
 ) -> int:
@@ -118,7 +134,7 @@ def check_weight_column(
     divided by in the count table (that of :func:`~venncal.core.counts.count_table`: 0 unless
     they pass 2^960).
     """
-    from venncal.core.counts import _RESCALE_ABOVE
+    from venncal.core.counts import table_exponent
 
     if n_nan:
         raise ValueError(f"The weight column {weight!r} holds {n_nan} NaN value(s).")
@@ -132,8 +148,7 @@ def check_weight_column(
         )
     if not np.isfinite(high):
         raise ValueError(f"The weight column {weight!r} holds infinite values.")
-    exponent = int(np.frexp(high)[1])
-    return exponent - _RESCALE_ABOVE if exponent > _RESCALE_ABOVE else 0
+    return table_exponent(high)
 
 
 def weighted_table(

@@ -69,7 +69,7 @@ def sum_class_weights(
     s, y, w = s[order], y[order], w[order]
     new_score = np.r_[True, s[1:] != s[:-1]]
     group = np.flatnonzero(new_score | np.r_[True, y[1:] != y[:-1]])
-    sums = np.add.reduceat(w, group) if group.size else np.zeros(0)
+    sums = np.add.reduceat(w, group)
     at = np.cumsum(new_score)[group] - 1  # the distinct score of each (score, class) group
     values = s[new_score]
     n0 = np.zeros(values.shape[0])

@@ -40,6 +40,13 @@ __all__ = [
 _RESCALE_ABOVE = 960
 
 
+def table_exponent(largest: float) -> int:
+    """The power of two a count table divides weights by, given the largest weight: 0 unless
+    that weight is above 2^960 (see :class:`CountTable`'s ``exponent``)."""
+    top = int(np.frexp(largest)[1])
+    return top - _RESCALE_ABOVE if top > _RESCALE_ABOVE else 0
+
+
 @dataclass(frozen=True)
 class CountTable:
     """Calibration data pooled by distinct score.
@@ -137,12 +144,9 @@ def count_table(
     keep = w > 0
     if not keep.all():
         s, y, w = s[keep], y[keep], w[keep]
-    exponent = 0
-    if w.size:
-        top = int(np.frexp(np.max(w))[1])
-        if top > _RESCALE_ABOVE:
-            exponent = top - _RESCALE_ABOVE
-            w = np.ldexp(w, -exponent)
+    exponent = table_exponent(float(np.max(w))) if w.size else 0
+    if exponent:
+        w = np.ldexp(w, -exponent)
     u, n0, n1 = sum_class_weights(s, y, w)
     if counts:
         total = float(np.sum(n0) + np.sum(n1))

@@ -10,6 +10,7 @@ from venncal._distributed import (
     apply_columns,
     calibrated,
     check_fit_calibrator,
+    check_score_values,
     check_weight_column,
     fill_engine_doc,
     weighted_table,
@@ -96,17 +97,6 @@ def _classes(dask, frame, label):
     return check_binary_labels(labels, name="y")[1]
 
 
-def _check_scores(values, score, rows=None):
-    bad = ~np.isfinite(values)
-    if bad.any():
-        kind = "NaN" if np.isnan(values[bad]).any() else "infinite"
-        many = f"{int(rows[bad].sum())} " if rows is not None else ""
-        raise ValueError(
-            f"The score column {score!r} holds {many}{kind} value(s); remove or impute them "
-            "first (scores must be finite)."
-        )
-
-
 def _counts(dask, frame, score, label, weight, classes, decimals):
     """The distributed aggregation: per distinct score, the weight of each class, and (with
     weights) the rows on which a fit from rows equals the in-memory fit."""
@@ -120,7 +110,7 @@ def _counts(dask, frame, score, label, weight, classes, decimals):
         (result,) = dask.compute(agg)
         values = result.index.to_numpy(dtype=np.float64)
         n = result["count"].to_numpy(dtype=np.int64)
-        _check_scores(values, score, n)
+        check_score_values(values, score, n)
         n1 = result["sum"].to_numpy(dtype=np.int64)
         return table_from_sums(values, n - n1, n1, float(n.sum())), None
     grouped = prepared.groupby(["s", "y"], dropna=False, sort=False)
@@ -128,7 +118,7 @@ def _counts(dask, frame, score, label, weight, classes, decimals):
     w = prepared["w"]
     result, low, high, n_nan = dask.compute(agg, w.min(), w.max(), w.isna().sum())
     values = result.index.get_level_values("s").to_numpy(dtype=np.float64)
-    _check_scores(values, score)
+    check_score_values(values, score)
     n = result["p"].to_numpy(dtype=np.int64)
     exponent = check_weight_column(
         weight, low=float(low), high=float(high), n_nan=int(n_nan), n_positive=int(n.sum())

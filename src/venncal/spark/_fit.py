@@ -8,6 +8,7 @@ import numpy as np
 
 from venncal._distributed import (
     check_fit_calibrator,
+    check_score_values,
     check_weight_column,
     fill_engine_doc,
     weighted_table,
@@ -82,16 +83,6 @@ def _labels(table, label):
     classes = check_binary_labels(found, name="y")[1]
     y01 = (y.to_numpy() == classes[1]).astype(np.int64)
     return classes, y01
-
-
-def _check_scores(values, rows, score):
-    bad = ~np.isfinite(values)
-    if bad.any():
-        kind = "NaN" if np.isnan(values[bad]).any() else "infinite"
-        raise ValueError(
-            f"The score column {score!r} holds {int(rows[bad].sum())} {kind} value(s); remove "
-            "or impute them first (scores must be finite)."
-        )
 
 
 def _collector(F, frame, score, label, weight, decimals, classes):
@@ -214,7 +205,7 @@ def fit(
     table = collect_pandas(_aggregate(F, frame, score, label, weight, decimals))
     classes, y01 = _labels(table, label)
     values = table["s"].to_numpy(dtype=np.float64, na_value=np.nan)
-    _check_scores(values, table["n" if weight is None else "rows"].to_numpy(), score)
+    check_score_values(values, score, table["n" if weight is None else "rows"].to_numpy())
     rows = None
     if weight is None:
         n = table["n"].to_numpy(dtype=np.int64)

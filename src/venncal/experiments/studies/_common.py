@@ -141,14 +141,15 @@ def study_run(
         scheduler: Any = None,
         progress: bool | None = True,
     ) -> StudyResult:
-        options = {
-            "out_csv": out_csv,
-            "n_jobs": n_jobs,
-            "backend": backend,
-            "scheduler": scheduler,
-            "progress": progress,
-        }
-        return body(config, functools.partial(run_cells, **options))
+        grid = functools.partial(
+            run_cells,
+            out_csv=out_csv,
+            n_jobs=n_jobs,
+            backend=backend,
+            scheduler=scheduler,
+            progress=progress,
+        )
+        return body(config, grid)
 
     for name in ("__module__", "__name__", "__qualname__", "__doc__"):
         setattr(run, name, getattr(body, name))
