@@ -110,3 +110,55 @@ def write_backend_files(tmp_path, weights=False):
         part = pd.DataFrame({"id": np.arange(1000) + 1000 * i, "score": rng.random(1000)})
         part.to_parquet(folder / f"part-{i}.parquet")
     return tmp_path
+
+
+def check_backend_separators_and_progress(tmp_path, backend):
+    """``--sep``, ``--out-sep`` and ``--progress`` with ``--backend BACKEND``: a
+    semicolon-separated CSV input gives the model and output the local backend gives from a
+    comma-separated one (the output tab-separated when asked), and a bar is shown on standard
+    error only when asked for."""
+    import csv
+    import re
+
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(5)
+    n = 600
+    s = np.round(rng.normal(size=n), 3)
+    y = (rng.random(n) < 1 / (1 + np.exp(-2 * s))).astype(int)
+    frame = pd.DataFrame({"id": [f"{i:05d}" for i in range(n)], "note": np.resize(["a;b", ""], n),
+                          "score": s, "y": y})  # fmt: skip
+    frame.to_csv(tmp_path / "comma.csv", index=False)
+    frame.to_csv(tmp_path / "semi.csv", index=False, sep=";")
+    fit = ["--score", "score", "--label", "y", "--method", "venn-abers", "--force"]
+    local = run("fit", tmp_path / "comma.csv", *fit, "-o", tmp_path / "local.json")
+    assert local.exit_code == 0, local.output
+    on = ["--backend", backend]
+    got = run("fit", tmp_path / "semi.csv", *fit, *on, "--sep", ";", "-o", tmp_path / "b.json")
+    assert got.exit_code == 0, got.output
+    assert_same_model(tmp_path / "b.json", tmp_path / "local.json", "venn-abers")
+
+    def rows(path, sep):
+        with open(path, newline="", encoding="utf-8") as fh:
+            return list(csv.reader(fh, delimiter=sep))
+
+    keep = ["--keep", "id,note", "--force"]
+    model = tmp_path / "local.json"
+    want = run("apply", model, tmp_path / "comma.csv", *keep, "-o", tmp_path / "want.csv")
+    assert want.exit_code == 0, want.output
+    out = tmp_path / "got.csv"
+    args = ["apply", model, tmp_path / "semi.csv", *keep, *on, "--sep", ";", "--out-sep", "tab"]
+    got = run(*args, "-o", out)
+    assert got.exit_code == 0, got.output
+    assert rows(out, "\t") == rows(tmp_path / "want.csv", ",")
+
+    def bar(result):
+        assert result.exit_code == 0, result.output
+        return re.search(r"(row|step)/s|s/(row|step)", result.stderr) is not None
+
+    assert bar(run(*args, "-o", out, "--progress"))
+    assert not bar(run(*args, "-o", out, "--no-progress"))
+    fit_args = ["fit", tmp_path / "semi.csv", *fit, *on, "--sep", ";", "-o", tmp_path / "c.json"]
+    assert bar(run(*fit_args, "--progress"))
+    assert not bar(run(*fit_args))  # standard error is not a terminal here

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 import venncal
-from tests.cli._helpers import expect_usage_error
+from tests.cli._helpers import check_backend_separators_and_progress, expect_usage_error
 from venncal.cli import main
 
 
@@ -114,9 +114,18 @@ def test_bad_separators_are_one_line(tables, command, value):
         expect_usage_error(run(*args, "--out-sep", value), "--out-sep", "one character")
 
 
-def test_sep_is_for_the_local_backend(tables):
-    args = ["fit", tables / "semi.csv", "--score", "score", "--label", "y", "-o", tables / "m.json"]
-    expect_usage_error(run(*args, "--sep", ";", "--backend", "dask"), "--sep", "local")
+def test_dask_backend_reads_and_writes_the_separators_given_and_shows_progress(tmp_path):
+    pytest.importorskip("distributed")
+    check_backend_separators_and_progress(tmp_path, "dask")
+    # a .csv and a .tsv input together: each read with its own separator, rows in order
+    pd.read_csv(tmp_path / "comma.csv", dtype=str).to_csv(tmp_path / "t.tsv", sep="\t", index=False)
+    inputs = [tmp_path / "local.json", tmp_path / "comma.csv", tmp_path / "t.tsv"]
+    for backend, out in (("local", "a.parquet"), ("dask", "b.parquet")):
+        res = run("apply", *inputs, "--keep", "id", "--backend", backend, "-o", tmp_path / out)
+        assert res.exit_code == 0, res.output
+    a, b = pd.read_parquet(tmp_path / "a.parquet"), pd.read_parquet(tmp_path / "b.parquet")
+    assert len(a) == 1200
+    pd.testing.assert_frame_equal(a, b)
 
 
 def test_apply_writes_floats_that_read_back_exactly(tmp_path):

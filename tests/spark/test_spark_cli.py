@@ -10,6 +10,7 @@ pytest.importorskip("pyarrow")
 from tests.cli._helpers import (  # noqa: E402
     assert_same_model,
     check_apply_matches_local,
+    check_backend_separators_and_progress,
     check_k_class_model_refused,
     run,
     write_backend_files,
@@ -90,3 +91,7 @@ def test_spark_backend_errors_are_one_line_exit_2(spark, files, args, message):
 def test_apply_refuses_a_k_class_model_in_one_line(spark, files):
     check_k_class_model_refused(files, "spark", "k.csv")
     assert not (files / "k.csv").exists()
+
+
+def test_spark_backend_reads_and_writes_the_separators_given_and_shows_progress(spark, tmp_path):
+    check_backend_separators_and_progress(tmp_path, "spark")

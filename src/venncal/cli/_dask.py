@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING, Any
 
+from venncal.cli._csv import separator
 from venncal.cli._engines import (
     apply_columns,
     calibrate_batch,
@@ -28,6 +29,7 @@ from venncal.cli._engines import (
     write_batches,
 )
 from venncal.cli._io import InputError
+from venncal.cli._progress import Steps
 
 if TYPE_CHECKING:
     import os
@@ -63,7 +65,7 @@ def connected(scheduler):
         client.close()
 
 
-def _frame(source, columns, as_text=False):
+def _frame(source: Source, columns: list[str], as_text: bool = False) -> Any:
     """The files of ``source`` as one Dask DataFrame of ``columns`` (with ``as_text``, CSV
     values as the text the file stores: columns that are copied are not parsed)."""
     import dask.dataframe as dd
@@ -73,9 +75,17 @@ def _frame(source, columns, as_text=False):
     if kinds == {"parquet"}:
         return dd.read_parquet(files, columns=columns)
     if "parquet" not in kinds:
-        sep = "\t" if all(f.lower().endswith(".tsv") for f in files) else ","
         text = {"dtype": str, "keep_default_na": False, "na_filter": False} if as_text else {}
-        return dd.read_csv(files, usecols=columns, sep=sep, blocksize="64MB", **text)
+        seps = [separator(f, source.sep) for f in files]
+        if len(set(seps)) == 1:
+            return dd.read_csv(files, usecols=columns, sep=seps[0], blocksize="64MB", **text)
+        # .csv and .tsv files together: each with its own separator, in order
+        return dd.concat(
+            [
+                dd.read_csv(f, usecols=columns, sep=sep, blocksize="64MB", **text)
+                for f, sep in zip(files, seps)
+            ]
+        )
     raise InputError(
         f"{source.what} mixes CSV and Parquet files; --backend dask reads one kind at a time."
     )
@@ -90,17 +100,25 @@ def cli_fit(
     weight: str | None = None,
     positive: str | None = None,
     method: str,
+    sep: str | None = None,
+    progress: bool | None = None,
     scheduler: str | None,
 ) -> tuple[Any, dict[str, int]]:
-    """Fit ``calibrator`` on ``cal_file`` with Dask; return it and the rows and positives."""
+    """Fit ``calibrator`` on ``cal_file`` with Dask; return it and the rows and positives.
+
+    ``sep`` is the field separator of a CSV file (None: tab for .tsv, else comma); ``progress``
+    shows a bar of the fit's steps (None: on a terminal).
+    """
     import venncal.dask
     from venncal.dask._fit import _distinct
 
     check_fit_calibrator(calibrator, "dask", method)
-    source, columns = fit_columns(cal_file, score=score, label=label, weight=weight)
-    with connected(scheduler):
+    source, columns = fit_columns(cal_file, score=score, label=label, weight=weight, sep=sep)
+    steps = Steps(["reading the labels", "fitting on Dask"], progress)
+    with connected(scheduler), steps:
         import dask
 
+        steps.start("reading the labels")
         frame = _frame(source, columns)
         if weight is not None:  # the in-memory check of the column, on its extremes
             low, n_nan = dask.compute(frame[weight].min(), frame[weight].isna().sum())
@@ -113,6 +131,7 @@ def cli_fit(
             list(dict.fromkeys(found.tolist())), found.dtype, label, cal_file, positive
         )
         frame = frame.assign(__venncal_y=frame[label].isin(positives).astype("int8"))
+        steps.start("fitting on Dask")
         with fitting(method, cal_file):
             venncal.dask.fit(calibrator, frame, score=score, label="__venncal_y", weight=weight)
         counts = table_counts(calibrator, weight)
@@ -133,10 +152,15 @@ def cli_apply(
     method: str = "the calibrator",
     fitted_on: str = "its calibration data",
     progress: bool | None = None,
+    out_sep: str | None = None,
     scheduler: str | None = None,
     overwrite: bool | None = None,
 ) -> int:
-    """Calibrate ``source`` with Dask and write it to ``out`` atomically; return the rows."""
+    """Calibrate ``source`` with Dask and write it to ``out`` atomically; return the rows.
+
+    ``out_sep`` is the field separator of a CSV output (None: tab for .tsv, else comma);
+    ``progress`` shows a bar of the rows written (None: on a terminal).
+    """
     from venncal.cli._stream import Sink
 
     keep, columns, where = apply_columns(
@@ -161,6 +185,14 @@ def cli_apply(
                     raise InputError(" ".join(str(exc).split())) from None
                 yield from results
 
-        with Sink(out, overwrite=overwrite) as sink:
-            write_batches(sink, batches(), keep=keep, method=method, fitted_on=fitted_on)
+        with Sink(out, overwrite=overwrite, sep=out_sep) as sink:
+            write_batches(
+                sink,
+                batches(),
+                keep=keep,
+                method=method,
+                fitted_on=fitted_on,
+                total=source.num_rows,
+                progress=progress,
+            )
             return sink.rows

@@ -65,12 +65,18 @@ def check_fit_calibrator(calibrator: object, backend: str, method: str) -> None:
 
 
 def fit_columns(
-    cal_file: str | os.PathLike[str], *, score: str, label: str, weight: str | None
+    cal_file: str | os.PathLike[str],
+    *,
+    score: str,
+    label: str,
+    weight: str | None,
+    sep: str | None = None,
 ) -> tuple[Source, list[str]]:
-    """The source of ``cal_file`` (its columns checked) and the columns the fit reads."""
+    """The source of ``cal_file`` (its columns checked, a CSV file's fields split at ``sep``)
+    and the columns the fit reads."""
     from venncal.cli._stream import open_source
 
-    source = open_source([cal_file], "CAL_FILE")
+    source = open_source([cal_file], "CAL_FILE", sep)
     check_columns(
         source, [("--score", score), ("--label", label), ("--weight", weight)], str(cal_file)
     )
@@ -191,13 +197,19 @@ def write_batches(
     keep: list[str],
     method: str,
     fitted_on: str,
+    total: int | None = None,
+    progress: bool | None = None,
 ) -> None:
     """Write the calibrated ``batches`` (kept columns, new columns) to ``sink``, in order, each
-    checked for probabilities outside [0, 1] first."""
+    checked for probabilities outside [0, 1] first; a bar of the rows written (``total`` of
+    them, None when not known) on standard error with ``progress`` (None: on a terminal)."""
+    from venncal.cli._progress import progress_bar
     from venncal.cli._stream import _check_probabilities
 
-    for kept, new in batches:
-        if not new:
-            continue
-        _check_probabilities(new, method, fitted_on, False)
-        sink.write(kept if keep else None, new)
+    with progress_bar(total, progress) as bar:
+        for kept, new in batches:
+            if not new:
+                continue
+            _check_probabilities(new, method, fitted_on, False)
+            sink.write(kept if keep else None, new)
+            bar.update(len(next(iter(new.values()))))

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from venncal.cli._csv import separator
 from venncal.cli._engines import (
     apply_columns,
     calibrate_batch,
@@ -37,6 +38,7 @@ from venncal.cli._engines import (
     write_batches,
 )
 from venncal.cli._io import InputError
+from venncal.cli._progress import Steps
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
@@ -108,9 +110,9 @@ def _frame(spark, source, columns, as_text=False):
             return spark.read.parquet(path)
 
     elif "parquet" not in kinds:
-        sep = "\t" if all(f.lower().endswith(".tsv") for f in files) else ","
 
         def read(path):
+            sep = separator(path, source.sep)
             return spark.read.csv(path, header=True, sep=sep, inferSchema=not as_text)
 
     else:
@@ -134,8 +136,14 @@ def cli_fit(
     weight: str | None = None,
     positive: str | None = None,
     method: str,
+    sep: str | None = None,
+    progress: bool | None = None,
 ) -> tuple[Any, dict[str, int]]:
-    """Fit ``calibrator`` on ``cal_file`` with Spark; return it and the rows and positives."""
+    """Fit ``calibrator`` on ``cal_file`` with Spark; return it and the rows and positives.
+
+    ``sep`` is the field separator of a CSV file (None: tab for .tsv, else comma); ``progress``
+    shows a bar of the fit's steps (None: on a terminal).
+    """
     import pyspark.sql.functions as F
 
     import venncal.spark
@@ -144,8 +152,10 @@ def cli_fit(
     from venncal.spark._frames import collect_pandas
 
     check_fit_calibrator(calibrator, "spark", method)
-    source, columns = fit_columns(cal_file, score=score, label=label, weight=weight)
-    with session() as spark:
+    source, columns = fit_columns(cal_file, score=score, label=label, weight=weight, sep=sep)
+    steps = Steps(["reading the labels", "fitting on Spark"], progress)
+    with session() as spark, steps:
+        steps.start("reading the labels")
         frame = _frame(spark, source, columns)
         if weight is not None:  # the in-memory check of the column, on its extremes
             w = F.col(weight).cast("double")
@@ -160,6 +170,7 @@ def cli_fit(
             found.tolist(), found.dtype, label, cal_file, positive
         )
         frame = frame.withColumn("__venncal_y", F.col(label).isin(positives).cast("int"))
+        steps.start("fitting on Spark")
         with fitting(method, cal_file), warnings.catch_warnings():
             # said below, with the file's label names, as the local backend says it
             warnings.filterwarnings(
@@ -195,9 +206,14 @@ def cli_apply(
     method: str = "the calibrator",
     fitted_on: str = "its calibration data",
     progress: bool | None = None,
+    out_sep: str | None = None,
     overwrite: bool | None = None,
 ) -> int:
-    """Calibrate ``source`` with Spark and write it to ``out`` atomically; return the rows."""
+    """Calibrate ``source`` with Spark and write it to ``out`` atomically; return the rows.
+
+    ``out_sep`` is the field separator of a CSV output (None: tab for .tsv, else comma);
+    ``progress`` shows a bar of the rows written (None: on a terminal).
+    """
     import pandas as pd
 
     from venncal.cli._stream import Sink
@@ -229,6 +245,14 @@ def cli_apply(
                     raise
                 raise InputError(" ".join(text.split())) from None
 
-        with Sink(out, overwrite=overwrite) as sink:
-            write_batches(sink, batches(), keep=keep, method=method, fitted_on=fitted_on)
+        with Sink(out, overwrite=overwrite, sep=out_sep) as sink:
+            write_batches(
+                sink,
+                batches(),
+                keep=keep,
+                method=method,
+                fitted_on=fitted_on,
+                total=source.num_rows,
+                progress=progress,
+            )
             return sink.rows

@@ -254,8 +254,6 @@ def apply(
         raise InputError(
             f"--score-interval applies to ACP models only, not {model_name(calibrator)}."
         )
-    if (sep is not None or out_sep is not None) and backend != "local":
-        raise InputError("--sep and --out-sep apply to --backend local only.")
     source = open_source(inputs, "INPUT", sep)
     check_not_an_input(out, [model, *source.files()], "--out")
     _check_not_inside(out, inputs)
@@ -283,7 +281,7 @@ def apply(
         progress=progress,
         overwrite=overwrite,
         **({"scheduler": scheduler} if backend == "dask" else {}),
-        **({"out_sep": out_separator(out, sep, out_sep)} if backend == "local" else {}),
+        out_sep=out_separator(out, sep, out_sep),
     )
     n_files = len(source.files())
     click.echo(

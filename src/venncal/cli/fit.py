@@ -49,7 +49,9 @@ def fit_local(
     return calibrator, info
 
 
-def fit_dask(calibrator, cal_file, *, score, label, weight=None, positive=None, method, scheduler):
+def fit_dask(
+    calibrator, cal_file, *, score, label, weight=None, positive=None, method, scheduler, **io
+):
     """Fit with Dask through ``venncal.cli._dask.cli_fit`` (same arguments and result)."""
     require_extra("distributed", "dask", "--backend dask")
     try:
@@ -65,10 +67,13 @@ def fit_dask(calibrator, cal_file, *, score, label, weight=None, positive=None, 
         positive=positive,
         method=method,
         scheduler=scheduler,
+        **io,
     )
 
 
-def fit_spark(calibrator, cal_file, *, score, label, weight=None, positive=None, method, scheduler):
+def fit_spark(
+    calibrator, cal_file, *, score, label, weight=None, positive=None, method, scheduler, **io
+):
     """Fit with Spark through ``venncal.cli._spark.cli_fit`` (same arguments and result)."""
     require_extra("pyspark", "spark", "--backend spark")
     if scheduler is not None:
@@ -76,7 +81,7 @@ def fit_spark(calibrator, cal_file, *, score, label, weight=None, positive=None,
     from venncal.cli._spark import cli_fit
 
     kwargs = {"score": score, "label": label, "weight": weight, "positive": positive}
-    return cli_fit(calibrator, cal_file, method=method, **kwargs)
+    return cli_fit(calibrator, cal_file, method=method, **kwargs, **io)
 
 
 #: --backend name -> function(calibrator, cal_file, *, score, label, weight, positive, method)
@@ -152,10 +157,7 @@ def fit(
         kwargs["scheduler"] = scheduler
     elif scheduler is not None:
         raise InputError("--scheduler applies to --backend dask only.")
-    else:
-        kwargs.update(progress=progress, sep=sep)
-    if sep is not None and backend != "local":
-        raise InputError("--sep applies to --backend local only.")
+    kwargs.update(progress=progress, sep=sep)
     calibrator, info = BACKENDS[backend](calibrator, cal_file, **kwargs)
 
     import venncal
