@@ -26,7 +26,7 @@ from venncal.cli._engines import (
     summary,
     table_counts,
     weight_error,
-    write_batches,
+    write_output,
 )
 from venncal.cli._io import InputError
 from venncal.cli._progress import Steps
@@ -161,8 +161,6 @@ def cli_apply(
     ``out_sep`` is the field separator of a CSV output (None: tab for .tsv, else comma);
     ``progress`` shows a bar of the rows written (None: on a terminal).
     """
-    from venncal.cli._stream import Sink
-
     keep, columns, where = apply_columns(
         calibrator, source, score=score, keep=keep, interval=interval, backend="dask"
     )
@@ -185,14 +183,14 @@ def cli_apply(
                     raise InputError(" ".join(str(exc).split())) from None
                 yield from results
 
-        with Sink(out, overwrite=overwrite, sep=out_sep) as sink:
-            write_batches(
-                sink,
-                batches(),
-                keep=keep,
-                method=method,
-                fitted_on=fitted_on,
-                total=source.num_rows,
-                progress=progress,
-            )
-            return sink.rows
+        return write_output(
+            out,
+            batches(),
+            keep=keep,
+            method=method,
+            fitted_on=fitted_on,
+            total=source.num_rows,
+            progress=progress,
+            overwrite=overwrite,
+            sep=out_sep,
+        )

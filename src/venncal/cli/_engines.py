@@ -7,7 +7,7 @@ Neither Dask nor PySpark is imported here: each engine's module brings its own.
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -38,7 +38,7 @@ __all__ = [
     "summary",
     "table_counts",
     "weight_error",
-    "write_batches",
+    "write_output",
 ]
 
 
@@ -184,14 +184,8 @@ def calibrate_batch(
     return pdf[keep].reset_index(drop=True), new
 
 
-class _Sink(Protocol):
-    """What :func:`write_batches` uses of an entered :class:`venncal.cli._stream.Sink`."""
-
-    def write(self, kept: pd.DataFrame | None, new: dict[str, FloatArray]) -> None: ...
-
-
-def write_batches(
-    sink: _Sink,
+def write_output(
+    out: str | os.PathLike[str],
     batches: Iterable[Batch],
     *,
     keep: list[str],
@@ -199,17 +193,24 @@ def write_batches(
     fitted_on: str,
     total: int | None = None,
     progress: bool | None = None,
-) -> None:
-    """Write the calibrated ``batches`` (kept columns, new columns) to ``sink``, in order, each
-    checked for probabilities outside [0, 1] first; a bar of the rows written (``total`` of
-    them, None when not known) on standard error with ``progress`` (None: on a terminal)."""
-    from venncal.cli._progress import progress_bar
-    from venncal.cli._stream import _check_probabilities
+    overwrite: bool | None = None,
+    sep: str | None = None,
+) -> int:
+    """Write the calibrated ``batches`` (kept columns, new columns) to ``out`` atomically, in
+    order, each checked for probabilities outside [0, 1] first; return the rows written.
 
-    with progress_bar(total, progress) as bar:
+    ``total`` is the number of rows (None when not known) of the bar shown on standard error
+    with ``progress`` (None: on a terminal); ``overwrite`` and ``sep`` are those of
+    :class:`venncal.cli._stream.Sink`.
+    """
+    from venncal.cli._progress import progress_bar
+    from venncal.cli._stream import Sink, _check_probabilities
+
+    with Sink(out, overwrite=overwrite, sep=sep) as sink, progress_bar(total, progress) as bar:
         for kept, new in batches:
             if not new:
                 continue
             _check_probabilities(new, method, fitted_on, False)
             sink.write(kept if keep else None, new)
             bar.update(len(next(iter(new.values()))))
+        return int(sink.rows)

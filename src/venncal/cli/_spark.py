@@ -35,7 +35,7 @@ from venncal.cli._engines import (
     summary,
     table_counts,
     weight_error,
-    write_batches,
+    write_output,
 )
 from venncal.cli._io import InputError
 from venncal.cli._progress import Steps
@@ -216,7 +216,6 @@ def cli_apply(
     """
     import pandas as pd
 
-    from venncal.cli._stream import Sink
     from venncal.spark._apply import _shipped
 
     keep, columns, where = apply_columns(
@@ -245,14 +244,14 @@ def cli_apply(
                     raise
                 raise InputError(" ".join(text.split())) from None
 
-        with Sink(out, overwrite=overwrite, sep=out_sep) as sink:
-            write_batches(
-                sink,
-                batches(),
-                keep=keep,
-                method=method,
-                fitted_on=fitted_on,
-                total=source.num_rows,
-                progress=progress,
-            )
-            return sink.rows
+        return write_output(
+            out,
+            batches(),
+            keep=keep,
+            method=method,
+            fitted_on=fitted_on,
+            total=source.num_rows,
+            progress=progress,
+            overwrite=overwrite,
+            sep=out_sep,
+        )

@@ -381,21 +381,29 @@ class Sink:
     #: chunks waiting for the writer thread at most
     QUEUED = 2
 
-    def __init__(self, path, what="--out", background=True, overwrite=None, sep=None):
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        what: str = "--out",
+        background: bool = True,
+        overwrite: bool | None = None,
+        sep: str | None = None,
+    ) -> None:
         self.path = Path(path)
         self._overwrite = overwrite
         self.what = what
         self.kind = _kind(self.path, what)
         self.sep = sep or ("\t" if self.path.suffix.lower() == ".tsv" else ",")
-        self._writer = None
-        self._fh = None
-        self._tmp = None
-        self._schema = None
+        # pyarrow's writer, the open file and its temporary path, from the first write on
+        self._writer: Any = None
+        self._fh: Any = None
+        self._tmp: Any = None
+        self._schema: Any = None
         self.rows = 0
         self._background = bool(background)
-        self._queue = None
-        self._thread = None
-        self._error = None
+        self._queue: Any = None
+        self._thread: Any = None
+        self._error: BaseException | None = None
         self._csv_header = False  # whether the CSV header line is written
 
     def __enter__(self):
