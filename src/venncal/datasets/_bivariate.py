@@ -52,6 +52,12 @@ def _pair(value: object, name: str) -> FloatArray:
     return check_finite_pair(value, name=name, owner="BivariateNormalModel")
 
 
+def _normal_posterior(u, mu0, mu1, var, prior):
+    """``P(y = 1 | u)`` when ``u | y = k`` is normal with mean ``mu_k`` and variance ``var``
+    in both classes, and ``P(y = 1) = prior``."""
+    return expit(logit(prior) + ((u - mu0) ** 2 - (u - mu1) ** 2) / (2 * var))
+
+
 @dataclass(frozen=True)
 class BivariateNormalModel:
     """Two classes with bivariate normal features and a common covariance (Tasche 2022, §5.2).
@@ -172,9 +178,7 @@ class BivariateNormalModel:
         m0, m1, sd, _, prior = self._params()
         v = sd[component] ** 2
         a0, a1 = m0[component], m1[component]
-        x = X[:, component]
-        log_odds = logit(prior) + ((x - a0) ** 2 - (x - a1) ** 2) / (2 * v)
-        return expit(log_odds)
+        return _normal_posterior(X[:, component], a0, a1, v, prior)
 
     def naive_bayes_score(self, X: ArrayLike) -> FloatArray:
         """The posterior formula applied with ``rho = 0`` (naive Bayes, misspecified).
@@ -200,9 +204,7 @@ class BivariateNormalModel:
         w0, _ = self._linear(np.diag(sd**2))
         u = X @ w0
         mu0, mu1 = w0 @ m0, w0 @ m1
-        var = w0 @ self.covariance @ w0
-        log_odds = logit(prior) + ((u - mu0) ** 2 - (u - mu1) ** 2) / (2 * var)
-        return expit(log_odds)
+        return _normal_posterior(u, mu0, mu1, w0 @ self.covariance @ w0, prior)
 
     def probabilities(self, X: ArrayLike) -> dict[str, FloatArray]:
         """All four estimates of Tasche's Figure 2 at ``X``, as a dict of arrays of shape (n,).

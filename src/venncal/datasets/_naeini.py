@@ -62,7 +62,12 @@ import numpy as np
 from scipy.special import expit, logsumexp
 
 from venncal._validation import check_positive_int, check_random_state
-from venncal.datasets._simulated import _check_positive, _dataset, check_features_2d
+from venncal.datasets._simulated import (
+    _blob_in_ring,
+    _check_positive,
+    _dataset,
+    check_features_2d,
+)
 from venncal.datasets._size import check_n_samples, draw_labels
 
 if TYPE_CHECKING:
@@ -199,12 +204,8 @@ class EccentricRingModel:
     ) -> tuple[FloatArray, npt.NDArray[np.int8]]:
         """Draw ``n_samples`` i.i.d. pairs; returns X (n, 2) float64 and y (n,) int8."""
         self._check()
-        n, rng, y = draw_labels(n_samples, random_state, owner="EccentricRingModel.sample")
-        angle = rng.uniform(0.0, 2 * np.pi, size=n)
-        r = self.radius * (1 + self.eccentricity * np.cos(angle))
-        ring = r[:, None] * np.column_stack([np.cos(angle), np.sin(angle)])
-        noise = rng.normal(0.0, 1.0, size=(n, 2))
-        X = np.where(y[:, None] == 1, noise * self.inner_scale, ring + noise * self.ring_scale)
+        _, rng, y = draw_labels(n_samples, random_state, owner="EccentricRingModel.sample")
+        X = _blob_in_ring(rng, y, self.inner_scale, self.radius, self.ring_scale, self.eccentricity)
         return X, y
 
     def posterior(self, X: ArrayLike) -> FloatArray:

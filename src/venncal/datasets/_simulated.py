@@ -64,6 +64,25 @@ def _check_positive(value, name, owner):
     return float(value)
 
 
+def _blob_in_ring(
+    rng: np.random.Generator,
+    y: npt.NDArray[np.int8],
+    inner_scale: float,
+    radius: float,
+    ring_scale: float,
+    eccentricity: float = 0.0,
+) -> FloatArray:
+    """Features of labels ``y``: positives ``N(0, inner_scale^2 I)``; negatives at a uniform
+    angle ``T`` on the ring of radius ``radius (1 + eccentricity cos T)``, plus
+    ``N(0, ring_scale^2 I)`` (the angles are drawn first, then all the normal noise)."""
+    n = y.shape[0]
+    angle = rng.uniform(0.0, 2 * np.pi, size=n)
+    r = radius * (1 + eccentricity * np.cos(angle))
+    ring = r[:, None] * np.column_stack([np.cos(angle), np.sin(angle)])
+    noise = rng.normal(0.0, 1.0, size=(n, 2))
+    return np.where(y[:, None] == 1, noise * inner_scale, ring + noise * ring_scale)
+
+
 def _dataset(name, title, model, n_samples, random_state):
     owner = f"make_{name}"
     check_n_samples(n_samples, owner=owner)
@@ -177,12 +196,8 @@ class CircularModel:
     ) -> tuple[FloatArray, npt.NDArray[np.int8]]:
         """Draw ``n_samples`` i.i.d. pairs; returns X (n, 2) float64 and y (n,) int8."""
         self._check()
-        n, rng, y = draw_labels(n_samples, random_state, owner="CircularModel.sample")
-        angle = rng.uniform(0.0, 2 * np.pi, size=n)
-        ring = self.radius * np.column_stack([np.cos(angle), np.sin(angle)])
-        noise = rng.normal(0.0, 1.0, size=(n, 2))
-        X = np.where(y[:, None] == 1, noise * self.inner_scale, ring + noise * self.ring_scale)
-        return X, y
+        _, rng, y = draw_labels(n_samples, random_state, owner="CircularModel.sample")
+        return _blob_in_ring(rng, y, self.inner_scale, self.radius, self.ring_scale), y
 
     def posterior(self, X: ArrayLike) -> FloatArray:
         """True probability of y = 1 at each row of ``X`` (n, 2); returns shape (n,)."""
