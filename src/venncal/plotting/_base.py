@@ -4,15 +4,28 @@ drawing steps that several displays take alike."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from venncal.metrics._common import PARAM_DOCS, fill_doc
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
+    from typing_extensions import Self
+
+    from venncal._typing import ArrayLike
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+class _Display(Protocol):
+    """A display built by a ``from_predictions`` constructor."""
+
+    @classmethod
+    def from_predictions(cls, *args: Any, **kwargs: Any) -> Self: ...
+
+
+D = TypeVar("D", bound=_Display)
 
 #: Descriptions of the parameters that the displays share, put into a docstring by
 #: :func:`fill_plot_doc` in place of a line ``{name}`` or ``{name, other, ...}``.
@@ -117,7 +130,7 @@ def _positive_column(estimator, pos_label, n_columns, owner):
     return classes.index(pos_label), pos_label
 
 
-def estimator_proba(estimator, X, pos_label, owner):
+def estimator_proba(estimator: Any, X: Any, pos_label: Any, owner: str) -> tuple[Any, Any]:
     """Probability of ``pos_label`` (by default ``classes_[1]``) from ``predict_proba``.
 
     Returns the probabilities and the positive label to pass to the metrics (None when the
@@ -134,7 +147,7 @@ def estimator_proba(estimator, X, pos_label, owner):
     return proba[:, column], pos_label
 
 
-def estimator_interval(estimator, X, pos_label, owner):
+def estimator_interval(estimator: Any, X: Any, pos_label: Any, owner: str) -> tuple[Any, Any, Any]:
     """Intervals ``(p0, p1)`` for ``pos_label`` (by default ``classes_[1]``) of a Venn predictor.
 
     The intervals of ``classes_[0]`` are ``(1 - p1, 1 - p0)``.
@@ -225,16 +238,31 @@ def probability_axes(ax: Axes, xlabel: str, ylabel: str) -> None:
     ax.set_ylabel(ylabel)
 
 
-def display_from_estimator(cls, estimator, X, y, *, name, pos_label, owner, **kwargs):
-    """``cls.from_predictions`` on a binary classifier's ``predict_proba`` of ``X``.
+def display_from_estimator(
+    cls: type[D],
+    estimator: Any,
+    X: Any,
+    y: ArrayLike,
+    *,
+    name: str | None,
+    pos_label: object,
+    owner: str,
+    predict: Callable[[Any, Any, Any, str], tuple[Any, ...]] = estimator_proba,
+    **kwargs: Any,
+) -> D:
+    """``cls.from_predictions`` on what ``predict`` gives for ``X``: by default a binary
+    classifier's ``predict_proba`` (:func:`estimator_proba`), or the intervals of a Venn
+    predictor with ``predict=estimator_interval``.
 
-    The legend label defaults to the estimator's class name and ``pos_label`` to
-    ``estimator.classes_[1]``; the other keyword arguments are passed on.
+    ``predict(estimator, X, pos_label, owner)`` returns the predictions (passed on in order
+    after ``y``) followed by the positive label. The legend label defaults to the estimator's
+    class name and ``pos_label`` to ``estimator.classes_[1]``; the other keyword arguments are
+    passed on.
     """
-    proba, pos_label = estimator_proba(estimator, X, pos_label, owner)
+    *predictions, pos_label = predict(estimator, X, pos_label, owner)
     return cls.from_predictions(
         y,
-        proba,
+        *predictions,
         name=estimator_name(estimator, name),
         pos_label=pos_label,
         **kwargs,

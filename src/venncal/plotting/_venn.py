@@ -10,8 +10,8 @@ from venncal.metrics import interval_validity
 from venncal.plotting._base import (
     check_display_bins,
     check_name_and_ax,
+    display_from_estimator,
     estimator_interval,
-    estimator_name,
     fill_plot_doc,
     plot_diagonal,
     probability_axes,
@@ -174,16 +174,17 @@ class VennIntervalDisplay:
         -------
         VennIntervalDisplay
         """
-        owner = "VennIntervalDisplay.from_estimator"
-        p0, p1, pos_label = estimator_interval(estimator, X, pos_label, owner)
-        return cls.from_predictions(
+        return display_from_estimator(
+            cls,
+            estimator,
+            X,
             y,
-            p0,
-            p1,
+            name=name,
+            pos_label=pos_label,
+            owner="VennIntervalDisplay.from_estimator",
+            predict=estimator_interval,
             n_bins=n_bins,
             strategy=strategy,
-            name=estimator_name(estimator, name),
-            pos_label=pos_label,
             ax=ax,
         )
 
