@@ -52,7 +52,9 @@ def _pair(value: object, name: str) -> FloatArray:
     return check_finite_pair(value, name=name, owner="BivariateNormalModel")
 
 
-def _normal_posterior(u, mu0, mu1, var, prior):
+def _normal_posterior(
+    u: FloatArray, mu0: float, mu1: float, var: float, prior: float
+) -> FloatArray:
     """``P(y = 1 | u)`` when ``u | y = k`` is normal with mean ``mu_k`` and variance ``var``
     in both classes, and ``P(y = 1) = prior``."""
     return expit(logit(prior) + ((u - mu0) ** 2 - (u - mu1) ** 2) / (2 * var))
