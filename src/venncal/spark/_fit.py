@@ -13,10 +13,9 @@ from venncal._distributed import (
     fill_engine_doc,
     weighted_table,
 )
-from venncal._validation import check_binary_labels
 from venncal.calibration._base import _scalar, warn_if_reversed
 from venncal.core.counts import check_decimals, table_from_sums
-from venncal.spark._frames import check_frame, collect_pandas, require_spark
+from venncal.spark._frames import check_frame, collect_pandas, label_classes, require_spark
 
 if TYPE_CHECKING:
     import pyspark.sql
@@ -73,14 +72,7 @@ def _aggregate(F, frame, score, label, weight, decimals):
 def _labels(table, label):
     """The two labels, checked as in memory, and 0/1 for each row of the aggregate."""
     y = table["y"]
-    if y.isna().any():
-        raise ValueError(f"The label column {label!r} holds missing (null or NaN) labels.")
-    found = y.drop_duplicates().to_numpy()
-    if found.size == 0:
-        raise ValueError("'y' is empty; at least one label is needed.")
-    if found.dtype == object:
-        found = np.asarray(found.tolist())
-    classes = check_binary_labels(found, name="y")[1]
+    classes = label_classes(y.drop_duplicates(), label)
     y01 = (y.to_numpy() == classes[1]).astype(np.int64)
     return classes, y01
 

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from venncal._validation import check_binary_labels
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Container, Mapping
     from types import ModuleType
@@ -14,7 +16,9 @@ if TYPE_CHECKING:
     import pandas as pd
     import pyspark.sql
 
-__all__ = ["require_spark", "check_frame", "collect_pandas", "run_partitions"]
+    from venncal._typing import AnyArray
+
+__all__ = ["require_spark", "check_frame", "collect_pandas", "run_partitions", "label_classes"]
 
 
 def require_spark(what: str) -> ModuleType:
@@ -79,6 +83,19 @@ def collect_pandas(frame: pyspark.sql.DataFrame) -> pd.DataFrame:
             spark.conf.unset(key)
         else:
             spark.conf.set(key, before)
+
+
+def label_classes(found: pd.Series, label: str) -> AnyArray:
+    """The two classes of the label column ``label`` from its distinct values ``found``,
+    checked as in memory (missing labels, no label, one or more than two: the same error)."""
+    if found.isna().any():
+        raise ValueError(f"The label column {label!r} holds missing (null or NaN) labels.")
+    values = found.to_numpy()
+    if values.size == 0:
+        raise ValueError("'y' is empty; at least one label is needed.")
+    if values.dtype == object:
+        values = np.asarray(values.tolist())
+    return check_binary_labels(values, name="y")[1]
 
 
 def _empty(schema):

@@ -4,29 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from venncal.spark._frames import collect_pandas, run_partitions
+from venncal.spark._frames import collect_pandas, label_classes, run_partitions
 
 if TYPE_CHECKING:
     import pyspark.sql
 
 __all__ = ["fit_platt"]
-
-
-def _classes(frame, label):
-    """The two labels, checked as in memory (one Spark ``distinct`` of the label column)."""
-    import numpy as np
-
-    from venncal._validation import check_binary_labels
-
-    found = collect_pandas(frame.select(label).distinct())[label]
-    if found.isna().any():
-        raise ValueError(f"The label column {label!r} holds missing (null or NaN) labels.")
-    if found.size == 0:
-        raise ValueError("'y' is empty; at least one label is needed.")
-    values = found.to_numpy()
-    if values.dtype == object:
-        values = np.asarray(values.tolist())
-    return check_binary_labels(values, name="y")[1]
 
 
 def fit_platt(
@@ -46,7 +29,8 @@ def fit_platt(
     from venncal.dask._platt import fit_platt_passes
 
     columns = list(dict.fromkeys([score, label] + ([weight] if weight else [])))
-    classes = _classes(frame, label)
+    # the two labels, checked as in memory (one Spark ``distinct`` of the label column)
+    classes = label_classes(collect_pandas(frame.select(label).distinct())[label], label)
     data = frame.select(*columns).persist()
     try:
         return fit_platt_passes(
