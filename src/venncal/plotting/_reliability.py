@@ -24,7 +24,7 @@ from venncal.plotting._base import (
     check_display_bins,
     check_name_and_ax,
     display_from_estimator,
-    estimator_name,
+    estimator_proba,
     fill_plot_doc,
     plot_diagonal,
     probability_axes,
@@ -32,6 +32,8 @@ from venncal.plotting._base import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from matplotlib.axes import Axes
     from matplotlib.lines import Line2D
     from typing_extensions import Self
@@ -241,21 +243,16 @@ class ReliabilityDisplay:
         -------
         ReliabilityDisplay
         """
-        owner = "ReliabilityDisplay.from_estimator"
         classes = getattr(estimator, "classes_", None)
+        predict: Callable[..., tuple[Any, ...]] = estimator_proba
+        options: dict[str, Any] = {}
         if multiclass is not None or (classes is not None and len(classes) > 2):
-            return cls.from_predictions(
-                y,
-                estimator.predict_proba(X),
+            # the whole probability matrix, its columns labelled by the classes
+            predict = _class_probabilities
+            options = dict(
                 multiclass="top_label" if multiclass is None else multiclass,
                 class_label=class_label,
                 labels=classes,
-                n_bins=n_bins,
-                strategy=strategy,
-                name=estimator_name(estimator, name),
-                confidence_level=confidence_level,
-                sample_weight=sample_weight,
-                ax=ax,
             )
         return display_from_estimator(
             cls,
@@ -264,12 +261,14 @@ class ReliabilityDisplay:
             y,
             name=name,
             pos_label=pos_label,
-            owner=owner,
+            owner="ReliabilityDisplay.from_estimator",
+            predict=predict,
             n_bins=n_bins,
             strategy=strategy,
             confidence_level=confidence_level,
             sample_weight=sample_weight,
             ax=ax,
+            **options,
         )
 
     @fill_plot_doc
@@ -385,6 +384,12 @@ def _multiclass_curve(
     share = curve.counts[curve.nonempty] / curve.counts.sum()
     gaps = np.abs(curve.observed - curve.predicted)[curve.nonempty]
     return curve, float((share * gaps).sum())
+
+
+def _class_probabilities(estimator: Any, X: Any, pos_label: Any, owner: str) -> tuple[Any, None]:
+    """The whole ``predict_proba`` matrix of K classes, for the multiclass diagrams (which
+    have no positive label)."""
+    return estimator.predict_proba(X), None
 
 
 def _summable(sample_weight):
