@@ -62,6 +62,22 @@ def test_from_estimator_with_three_classes():
     assert c.ece == pytest.approx(ece(y == 2, clf.predict_proba(X)[:, 2]))
 
 
+@pytest.mark.parametrize("class_label", ["no", "yes"])
+def test_two_class_estimator_drawn_classwise_uses_its_class_names(class_label):
+    # multiclass= on a binary estimator: both columns, labelled by classes_, any pos_label unused
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(300, 2))
+    y = np.where(X[:, 0] + rng.normal(size=300) > 0, "yes", "no")
+    clf = LogisticRegression().fit(X, y)
+    a = ReliabilityDisplay.from_estimator(
+        clf, X, y, multiclass="classwise", class_label=class_label, pos_label="yes", n_bins=5
+    )
+    column = list(clf.classes_).index(class_label)
+    assert a.kind == "classwise" and a.class_label == class_label
+    assert a.name == "LogisticRegression"
+    assert a.ece == pytest.approx(ece(y == class_label, clf.predict_proba(X)[:, column], n_bins=5))
+
+
 @pytest.mark.parametrize(
     "kw, match",
     [
