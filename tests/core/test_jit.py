@@ -106,3 +106,22 @@ def test_compiled_and_python_kernels_agree():
     original = getattr(_pava, "py_func", _pava)
     for a, b in zip(_pava(y, w), original(y, w)):
         np.testing.assert_array_equal(a, b)
+
+
+@_jit.jit
+def _scaled(x, k):
+    return x * (k + 1) if k >= 0 else -x
+
+
+@_jit.jit
+def _sum_of_scaled(x):
+    return _scaled(x, 0) + _scaled(x, 1) + _scaled(x, -1) + _scaled(x, 2)
+
+
+@pytest.mark.skipif(not _jit.HAVE_NUMBA, reason="numba not installed")
+def test_a_kernel_called_with_constants_compiles_once_per_argument_type():
+    """Constants a caller passes do not each compile a version of the callee (numba would type
+    them as literals: four versions of ``_scaled`` here)."""
+    assert _sum_of_scaled(2.0) == _sum_of_scaled.py_func(2.0) == 2.0 + 4.0 - 2.0 + 6.0
+    assert len(_scaled.signatures) == 1
+    assert "Literal" not in str(_scaled.signatures[0])
