@@ -113,10 +113,11 @@ def _one_version_per_type(dispatcher: Any) -> None:
     from numba.core import types
 
     typed = dispatcher.get_call_template
+    unliteral: Callable[[Any], Any] = types.unliteral  # numba's typing is not annotated
 
     def get_call_template(args: Any, kws: Any) -> Any:
-        args = tuple(types.unliteral(a) for a in args)
-        kws = {key: types.unliteral(value) for key, value in kws.items()}
+        args = tuple(unliteral(a) for a in args)
+        kws = {key: unliteral(value) for key, value in kws.items()}
         return typed(args, kws)
 
     dispatcher.get_call_template = get_call_template
