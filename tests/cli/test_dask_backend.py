@@ -63,7 +63,7 @@ def _fit(*extra, score="score"):
         ),
     ],
 )
-def test_dask_backend_errors_are_one_line_exit_2(files, args, message):
+def test_dask_backend_errors_are_one_line_exit_2(files, args, message, monkeypatch):
     run(
         "fit",
         files / "cal.parquet",
@@ -80,6 +80,8 @@ def test_dask_backend_errors_are_one_line_exit_2(files, args, message):
         "model": files / "model.json",
         "o": files / "o.parquet",
     }
+    # an unreachable scheduler is given up after 1 s instead of 10 s
+    monkeypatch.setattr("venncal.cli._dask.CONNECT_TIMEOUT", "1s")
     result = run(*[a.format(**paths) for a in args])
     assert result.exit_code == 2, result.output
     assert message in result.output

@@ -43,6 +43,9 @@ __all__ = ["cli_fit", "cli_apply", "check_one_score_column"]
 #: partitions computed at once by apply (and held in memory before they are written)
 _WINDOW = 4
 
+#: how long ``--scheduler`` is tried before the command gives up with a one-line error
+CONNECT_TIMEOUT = "10s"
+
 
 @contextlib.contextmanager
 def connected(scheduler):
@@ -53,7 +56,7 @@ def connected(scheduler):
     import distributed
 
     try:
-        client = distributed.Client(scheduler, timeout="10s")
+        client = distributed.Client(scheduler, timeout=CONNECT_TIMEOUT)
     except (OSError, TimeoutError, ValueError) as exc:
         text = " ".join(str(exc).split()) or type(exc).__name__
         raise InputError(
