@@ -232,3 +232,28 @@ def test_prediction_equals_refitting_per_reference_example(seed, weights):
     pos = np.searchsorted(va.cal_index_, r)
     ref = oob_venn_abers_naive(va.cal_scores_, va.cal_y_, t, pos, va.cal_weight_)
     np.testing.assert_array_equal(va.predict_interval(Xq), ref)
+
+
+def test_multiclass_oob_prediction_sets_the_blas_limit_once(monkeypatch):
+    """The pairwise couplings of every left-out example run under one BLAS limit: setting it
+    per example (threadpoolctl finds the process's libraries each time) cost about 4 ms each."""
+    import threadpoolctl
+
+    from venncal import MulticlassVennAbersClassifier
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(150, 3))
+    y = np.argmax(X + rng.normal(size=X.shape), axis=1)
+    forest = RandomForestClassifier(n_estimators=10, random_state=0)
+    clf = MulticlassVennAbersClassifier(forest, method="oob", random_state=0).fit(X, y)
+    calls = []
+    limits = threadpoolctl.threadpool_limits
+
+    def counted(*args, **kwargs):
+        calls.append(args)
+        return limits(*args, **kwargs)
+
+    monkeypatch.setattr(threadpoolctl, "threadpool_limits", counted)
+    proba = clf.predict_proba(X[:40])
+    assert len(np.unique(clf.oob_index_)) > 1 and len(calls) == 1
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)

@@ -29,6 +29,7 @@ from sklearn.model_selection import StratifiedKFold, train_test_split
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
+from venncal._blas import single_blas_thread
 from venncal._validation import (
     check_bool,
     check_option,
@@ -415,6 +416,15 @@ class MulticlassVennAbersClassifier(ClassifierMixin, BaseEstimator):
         r = draw_reference_examples(self.oob_seed_, self.oob_index_, X)
         t = self._scores(self._oob.test_probas(X, r))
         pos = np.searchsorted(self.oob_index_, r)  # z_r among the calibration examples
+        # one BLAS limit for all the left-out examples' couplings: setting it per example
+        # (threadpoolctl finds the process's libraries each time) took most of the time
+        with single_blas_thread():
+            self._predict_left_out(t, pos, proba, interval)
+        return proba, interval
+
+    def _predict_left_out(self, t, pos, proba, interval):
+        """Fill ``proba`` and ``interval`` at the rows of each left-out example ``pos``."""
+        K = self.classes_.shape[0]
         for p in np.unique(pos):
             rows = np.flatnonzero(pos == p)
             keep = np.ones(self.oob_y_.shape[0], dtype=bool)
@@ -433,7 +443,6 @@ class MulticlassVennAbersClassifier(ClassifierMixin, BaseEstimator):
             proba[rows], interval[rows] = combine(
                 (a[None], b[None]), tables, self.strategy_, self.merge, self.coupling
             )
-        return proba, interval
 
     def predict_interval(self, X: Any) -> FloatArray:
         """Per-class probability intervals.
