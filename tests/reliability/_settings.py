@@ -1,6 +1,6 @@
 """Hypothesis profiles of the reliability battery.
 
-Two profiles are registered: ``"ci"`` (the default: 200 examples per property, fewer for the
+Two profiles are registered: ``"ci"`` (the default: 100 examples per property, fewer for the
 properties repeated over every calibrator setting or fitting whole classifiers, see
 :func:`fewer`) and ``"thorough"`` (3,000 examples for every property). Choose one with the
 ``HYPOTHESIS_PROFILE`` environment variable::
@@ -23,7 +23,7 @@ _COMMON = {
     "print_blob": True,
     "database": None,
 }
-settings.register_profile("ci", max_examples=200, **_COMMON)
+settings.register_profile("ci", max_examples=100, **_COMMON)
 settings.register_profile("thorough", max_examples=3000, **_COMMON)
 
 PROFILE_NAME = os.environ.get("HYPOTHESIS_PROFILE", "ci")
