@@ -61,7 +61,7 @@ if TYPE_CHECKING:
     from sklearn.utils import Tags
     from typing_extensions import Self
 
-    from venncal._typing import AnyArray, ArrayLike, FloatArray
+    from venncal._typing import AnyArray, ArrayLike, FloatArray, IntArray
     from venncal.core.multiclass_venn_abers import (
         OneVsRestTables,
         PairwiseTables,
@@ -422,7 +422,9 @@ class MulticlassVennAbersClassifier(ClassifierMixin, BaseEstimator):
             self._predict_left_out(t, pos, proba, interval)
         return proba, interval
 
-    def _predict_left_out(self, t, pos, proba, interval):
+    def _predict_left_out(
+        self, t: FloatArray, pos: IntArray, proba: FloatArray, interval: FloatArray
+    ) -> None:
         """Fill ``proba`` and ``interval`` at the rows of each left-out example ``pos``."""
         K = self.classes_.shape[0]
         for p in np.unique(pos):

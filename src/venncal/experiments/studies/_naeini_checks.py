@@ -67,16 +67,25 @@ def paired_difference(
     Returns ``(mean_method, mean_rival, mean_difference, standard_error, n_draws)``; the
     standard error is ``inf`` with fewer than two draws. None when either method is missing.
     """
-    sub = raw[raw["panel"] == panel]
-    a = sub[sub["method"] == method].set_index("repeat")[metric]
-    b = sub[sub["method"] == rival].set_index("repeat")[metric]
-    common = a.index.intersection(b.index)
-    if len(common) == 0:
+    # plain arrays: the checks call this about a hundred times on one table
+    in_panel = raw["panel"].to_numpy() == panel
+    methods, repeats = raw["method"].to_numpy(), raw["repeat"].to_numpy()
+    ia = np.flatnonzero(in_panel & (methods == method))
+    ib = np.flatnonzero(in_panel & (methods == rival))
+    # the repeats both methods ran (each once per method), in the order of ``method``'s rows
+    order = np.argsort(repeats[ib], kind="stable")
+    sorted_b = repeats[ib][order]
+    pos = np.searchsorted(sorted_b, repeats[ia])
+    found = pos < sorted_b.size
+    found[found] = sorted_b[pos[found]] == repeats[ia][found]
+    if not found.any():
         return None
-    d = (a[common] - b[common]).to_numpy(dtype=float)
+    values = raw[metric].to_numpy(dtype=float)
+    a, b = values[ia[found]], values[ib[order[pos[found]]]]
+    d = a - b
     n = d.size
     se = float(np.std(d, ddof=1) / np.sqrt(n)) if n > 1 else float("inf")
-    return float(a[common].mean()), float(b[common].mean()), float(d.mean()), se, n
+    return float(a.mean()), float(b.mean()), float(d.mean()), se, n
 
 
 def _draws(n):
