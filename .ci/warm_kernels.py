@@ -1,0 +1,26 @@
+"""Compile venncal's slowest numba kernels into the source tree's cache.
+
+CI runs this in the background while it installs the documentation and test tools (work that
+waits on the disk and the network more than on the processor), so that the test suite's two
+workers find these kernels compiled instead of each compiling them from a cold cache. It
+changes no result: numba's cache holds the same machine code the first call would compile.
+"""
+
+import numpy as np
+
+from venncal import BayesianBinningCalibrator, IsotonicCalibrator, VennAbersCalibrator
+from venncal.core._loo_ivap import loo_ivap_predict
+
+rng = np.random.default_rng(0)
+n = 5000  # above the size under which kernels run as plain Python
+s = np.round(rng.random(n), 3)
+y = (rng.random(n) < s).astype(int)
+fractional = rng.random(n) + 0.5
+for weights in (None, fractional):  # integer and float geometry
+    for method in ("paths", "shortcuts"):
+        loo_ivap_predict(s, y, weights, np.arange(5), rng.random(5), method=method)
+    VennAbersCalibrator().fit(s, y, sample_weight=weights).predict_proba(s)
+    IsotonicCalibrator().fit(s, y, sample_weight=weights).predict_proba(s)
+for method in ("averaging", "selection"):
+    BayesianBinningCalibrator(method=method).fit(s, y).predict_proba(s)
+print("warm_kernels: compiled")
