@@ -26,7 +26,6 @@ from venncal.cli._engines import (
     summary,
     table_counts,
     weight_error,
-    write_output,
 )
 from venncal.cli._io import InputError
 from venncal.cli._progress import Steps
@@ -38,7 +37,7 @@ if TYPE_CHECKING:
     from venncal.cli._engines import Batch
     from venncal.cli._stream import Source
 
-__all__ = ["cli_fit", "cli_apply", "check_one_score_column"]
+__all__ = ["cli_fit", "calibrated", "check_one_score_column"]
 
 #: partitions computed at once by apply (and held in memory before they are written)
 _WINDOW = 4
@@ -143,27 +142,19 @@ def cli_fit(
     return summary(calibrator, *counts)
 
 
-def cli_apply(
+@contextlib.contextmanager
+def calibrated(
     calibrator: Any,
     source: Source,
-    out: str | os.PathLike[str],
     *,
     score: str,
     keep: Sequence[str] | None,
     prefix: str = "",
     interval: Sequence[str] | None = None,
-    method: str = "the calibrator",
-    fitted_on: str = "its calibration data",
-    progress: bool | None = None,
-    out_sep: str | None = None,
     scheduler: str | None = None,
-    overwrite: bool | None = None,
-) -> int:
-    """Calibrate ``source`` with Dask and write it to ``out`` atomically; return the rows.
-
-    ``out_sep`` is the field separator of a CSV output (None: tab for .tsv, else comma);
-    ``progress`` shows a bar of the rows written (None: on a terminal).
-    """
+) -> Iterator[tuple[list[str], Iterator[Batch]]]:
+    """The kept columns and the calibrated batches of ``source``, in order, computed with Dask
+    (on ``scheduler``, else in this process) while the block runs."""
     keep, columns, where = apply_columns(
         calibrator, source, score=score, keep=keep, interval=interval, backend="dask"
     )
@@ -186,14 +177,4 @@ def cli_apply(
                     raise InputError(" ".join(str(exc).split())) from None
                 yield from results
 
-        return write_output(
-            out,
-            batches(),
-            keep=keep,
-            method=method,
-            fitted_on=fitted_on,
-            total=source.num_rows,
-            progress=progress,
-            overwrite=overwrite,
-            sep=out_sep,
-        )
+        yield keep, batches()

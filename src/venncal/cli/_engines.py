@@ -15,7 +15,7 @@ from venncal.cli._io import InputError
 
 if TYPE_CHECKING:
     import os
-    from collections.abc import Iterable, Iterator, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Sequence
 
     import numpy.typing as npt
     import pandas as pd
@@ -39,6 +39,7 @@ __all__ = [
     "table_counts",
     "weight_error",
     "write_output",
+    "apply_on",
 ]
 
 
@@ -214,3 +215,38 @@ def write_output(
             sink.write(kept if keep else None, new)
             bar.update(len(next(iter(new.values()))))
         return int(sink.rows)
+
+
+def apply_on(
+    calibrated: Callable[..., contextlib.AbstractContextManager[tuple[list[str], Iterable[Batch]]]],
+    calibrator: Any,
+    source: Source,
+    out: str | os.PathLike[str],
+    *,
+    score: str,
+    keep: Sequence[str] | None,
+    prefix: str = "",
+    interval: Sequence[str] | None = None,
+    method: str = "the calibrator",
+    fitted_on: str = "its calibration data",
+    progress: bool | None = None,
+    overwrite: bool | None = None,
+    out_sep: str | None = None,
+    **engine: Any,
+) -> int:
+    """``venncal apply`` on an engine: the batches of ``calibrated(calibrator, source, ...,
+    **engine)`` (an engine module's ``calibrated``) written to ``out`` by :func:`write_output`;
+    return the rows written."""
+    options = {"score": score, "keep": keep, "prefix": prefix, "interval": interval}
+    with calibrated(calibrator, source, **options, **engine) as (kept, batches):
+        return write_output(
+            out,
+            batches,
+            keep=kept,
+            method=method,
+            fitted_on=fitted_on,
+            total=source.num_rows,
+            progress=progress,
+            overwrite=overwrite,
+            sep=out_sep,
+        )

@@ -35,7 +35,6 @@ from venncal.cli._engines import (
     summary,
     table_counts,
     weight_error,
-    write_output,
 )
 from venncal.cli._io import InputError
 from venncal.cli._progress import Steps
@@ -48,7 +47,7 @@ if TYPE_CHECKING:
     from venncal.cli._engines import Batch
     from venncal.cli._stream import Source
 
-__all__ = ["cli_fit", "cli_apply", "session"]
+__all__ = ["cli_fit", "calibrated", "session"]
 
 
 def _check_java():
@@ -194,26 +193,18 @@ def _python_error(exc):
     return lines[-1][len("ValueError: ") :].strip() if lines else None
 
 
-def cli_apply(
+@contextlib.contextmanager
+def calibrated(
     calibrator: Any,
     source: Source,
-    out: str | os.PathLike[str],
     *,
     score: str,
     keep: Sequence[str] | None,
     prefix: str = "",
     interval: Sequence[str] | None = None,
-    method: str = "the calibrator",
-    fitted_on: str = "its calibration data",
-    progress: bool | None = None,
-    out_sep: str | None = None,
-    overwrite: bool | None = None,
-) -> int:
-    """Calibrate ``source`` with Spark and write it to ``out`` atomically; return the rows.
-
-    ``out_sep`` is the field separator of a CSV output (None: tab for .tsv, else comma);
-    ``progress`` shows a bar of the rows written (None: on a terminal).
-    """
+) -> Iterator[tuple[list[str], Iterator[Batch]]]:
+    """The kept columns and the calibrated batches of ``source``, in order, computed on Spark
+    (the model broadcast to the executors) while the block runs."""
     import pandas as pd
 
     from venncal.spark._apply import _shipped
@@ -244,14 +235,4 @@ def cli_apply(
                     raise
                 raise InputError(" ".join(text.split())) from None
 
-        return write_output(
-            out,
-            batches(),
-            keep=keep,
-            method=method,
-            fitted_on=fitted_on,
-            total=source.num_rows,
-            progress=progress,
-            overwrite=overwrite,
-            sep=out_sep,
-        )
+        yield keep, batches()

@@ -114,21 +114,28 @@ def apply_local(
 
 
 def apply_dask(calibrator, source, out, **kwargs):
-    """Apply with Dask through ``venncal.cli._dask.cli_apply`` (same arguments and result)."""
+    """Apply with Dask: :func:`venncal.cli._engines.apply_on` with the batches of
+    ``venncal.cli._dask.calibrated`` (same arguments and result as the local backend, and
+    ``scheduler``)."""
+    from venncal.cli._engines import apply_on
+
     require_extra("distributed", "dask", "--backend dask")
     try:
-        from venncal.cli._dask import cli_apply
+        from venncal.cli._dask import calibrated
     except ImportError:
         raise InputError("--backend dask is not available in this venncal installation.") from None
-    return cli_apply(calibrator, source, out, **kwargs)
+    return apply_on(calibrated, calibrator, source, out, **kwargs)
 
 
 def apply_spark(calibrator, source, out, **kwargs):
-    """Apply with Spark through ``venncal.cli._spark.cli_apply`` (same arguments and result)."""
-    require_extra("pyspark", "spark", "--backend spark")
-    from venncal.cli._spark import cli_apply
+    """Apply with Spark: :func:`venncal.cli._engines.apply_on` with the batches of
+    ``venncal.cli._spark.calibrated`` (same arguments and result as the local backend)."""
+    from venncal.cli._engines import apply_on
 
-    return cli_apply(calibrator, source, out, **kwargs)
+    require_extra("pyspark", "spark", "--backend spark")
+    from venncal.cli._spark import calibrated
+
+    return apply_on(calibrated, calibrator, source, out, **kwargs)
 
 
 #: --backend name -> function(calibrator, source, out, **apply_stream keywords)
