@@ -68,19 +68,14 @@ from venncal.core._loo_ranges import loo_p1_ranges
 
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import TypeAlias
 
     import numpy.typing as npt
 
     from venncal._typing import ArrayLike, FloatArray, IntArray
     from venncal.core._hull_paths import Coord, Index, Indices, Points, Tree
+    from venncal.core._jit import Kernel
 
-    #: :func:`loo_p1`, compiled or as plain Python.
-    _P1Kernel: TypeAlias = Callable[
-        [Points, Points, Coord, Indices, Indices, Points, Points, Points, Points, int], None
-    ]
-
-__all__ = ["loo_p1", "loo_ivap_predict"]
+__all__ = ["loo_p1", "loo_p1_folded", "loo_ivap_predict"]
 
 #: Index ranges of fewer groups than this get their hull by a sweep of their own rather than
 #: from the blocks of the dyadic split (a constant: the cost stays O(1) per query).
@@ -487,17 +482,11 @@ def _loo_paths(px: Points, py: Points, unit: Coord, gaps: Indices, groups: Indic
 
 
 @jit
-def loo_p1(px: Points, py: Points, unit: Coord, gaps: Indices, groups: Indices, dw: Points,
-           da: Points, num: Points, den: Points, method: int = 0) -> None:  # fmt: skip
-    """p1 = num / den for each query (test above ``gaps[i]`` groups, the example of weight
-    ``dw[i]`` and weighted positives ``da[i]`` in group ``groups[i]`` (1-based) left out).
-
-    ``px``, ``py`` are the cumulative-sum diagram P_0..P_k (int64, float64, or Python integers
-    in the plain-Python version); ``unit`` the test object's weight on their scale. ``method``
-    0 answers through the hull trees, 1 folds bridges over the segment tree of hulls after the
-    same shortcuts, 2 folds them over both ranges for every query (the same values by other
-    routes).
-    """
+def _bridges(px: Points, py: Points, unit: Coord, gaps: Indices, groups: Indices, dw: Points,
+             da: Points, outside: bool
+             ) -> tuple[Points, Points, Indices, Indices, npt.NDArray[np.int8]]:  # fmt: skip
+    """The gap bridges and their ranges, and, with ``outside``, the marks of the queries whose
+    left-out example lies outside the test object's block (without: no query is outside)."""
     k = px.shape[0] - 1
     vnum = np.empty_like(px)
     vden = np.empty_like(px)
@@ -505,16 +494,37 @@ def loo_p1(px: Points, py: Points, unit: Coord, gaps: Indices, groups: Indices, 
     right = np.empty(k + 1, dtype=np.int64)
     _gap_bridges(px, py, unit, vnum, vden, left, right)
     change = np.zeros(gaps.shape[0], dtype=np.int8)
-    if method == 2:  # no query is outside the test object's block
+    if outside:
+        _outside_changes(px, py, unit, gaps, groups, dw, da, vnum, vden, left, right, change)
+    else:
         left[:] = -1
         right[:] = k + 1
-    else:
-        _outside_changes(px, py, unit, gaps, groups, dw, da, vnum, vden, left, right, change)
-    if method == 0:
-        _loo_paths(px, py, unit, gaps, groups, dw, da, num, den, vnum, vden, left, right, change)
-    else:
-        loo_p1_ranges(px, py, unit, gaps, groups, dw, da, num, den, method == 1, vnum, vden,
-                      left, right, change)  # fmt: skip
+    return vnum, vden, left, right, change
+
+
+@jit
+def loo_p1(px: Points, py: Points, unit: Coord, gaps: Indices, groups: Indices, dw: Points,
+           da: Points, num: Points, den: Points) -> None:  # fmt: skip
+    """p1 = num / den for each query (test above ``gaps[i]`` groups, the example of weight
+    ``dw[i]`` and weighted positives ``da[i]`` in group ``groups[i]`` (1-based) left out),
+    answered through the prefix and suffix hull trees.
+
+    ``px``, ``py`` are the cumulative-sum diagram P_0..P_k (int64, float64, or Python integers
+    in the plain-Python version); ``unit`` the test object's weight on their scale.
+    """
+    vnum, vden, left, right, change = _bridges(px, py, unit, gaps, groups, dw, da, True)
+    _loo_paths(px, py, unit, gaps, groups, dw, da, num, den, vnum, vden, left, right, change)
+
+
+@jit
+def loo_p1_folded(px: Points, py: Points, unit: Coord, gaps: Indices, groups: Indices,
+                  dw: Points, da: Points, num: Points, den: Points, shortcuts: bool) -> None:  # fmt: skip
+    """:func:`loo_p1` by other routes (kept for tests and benchmarks, and compiled apart so
+    that the default route does not compile them): bridges folded over the segment tree of
+    hulls, after the same shortcuts with ``shortcuts``, else for every query."""
+    vnum, vden, left, right, change = _bridges(px, py, unit, gaps, groups, dw, da, shortcuts)
+    loo_p1_ranges(px, py, unit, gaps, groups, dw, da, num, den, shortcuts, vnum, vden, left,
+                  right, change)  # fmt: skip
 
 
 def loo_ivap_predict(
@@ -573,11 +583,13 @@ def loo_ivap_predict(
     u, cw, ca, unit = _diagram(scores, y, sample_weight)
     k = u.shape[0]
     kind: type
-    p1_kernel: _P1Kernel
+    kernel: Kernel[..., None] = loo_p1 if method == "paths" else loo_p1_folded
+    route = () if method == "paths" else ({"shortcuts": True, "ranges": False}[method],)
+    p1_kernel: Callable[..., None]
     if isinstance(cw, list):
         # weights of extreme range: Python integers (the weights times a power of two, unit),
         # through the kernels' plain-Python versions
-        kind, p1_kernel = object, loo_p1.python
+        kind, p1_kernel = object, kernel.python
         px = np.array(cw, dtype=object)
         py = np.array(ca, dtype=object)
         ratios = (float(v).as_integer_ratio() for v in np.asarray(sample_weight)[left_out])
@@ -587,7 +599,7 @@ def loo_ivap_predict(
     else:
         # integer coordinates (unit or integer weights): exact; float ones: as accurate as the
         # inductive predictor's float geometry
-        kind, p1_kernel = (np.int64 if cw.dtype.kind == "i" else np.float64), loo_p1
+        kind, p1_kernel = (np.int64 if cw.dtype.kind == "i" else np.float64), kernel
         assert not isinstance(ca, list)  # cw and ca take the same route
         px = cw.astype(kind)
         py = ca.astype(kind)
@@ -605,14 +617,13 @@ def loo_ivap_predict(
     den = np.empty(m, dtype=kind)
     test_scores = np.asarray(test_scores, dtype=np.float64)
     g1 = step_lookup(u, index, test_scores, right=False)
-    route = {"paths": 0, "shortcuts": 1, "ranges": 2}[method]
-    p1_kernel(px, py, unit, g1, q, dw, da, num, den, route)
+    p1_kernel(px, py, unit, g1, q, dw, da, num, den, *route)
     p1 = (num / den).astype(np.float64)
     # p0: p1 of the mirrored diagram (scores negated, labels flipped), 1 minus its value
     mx = px[k] - px[::-1]
     my = mx - (py[k] - py[::-1])
     # the groups at or below each test score: one more than g1 where it equals a score
     g0 = k - g1 - (u[np.minimum(g1, k - 1)] == test_scores)
-    p1_kernel(mx, my, unit, g0, k + 1 - q, dw, dw - da, num, den, route)
+    p1_kernel(mx, my, unit, g0, k + 1 - q, dw, dw - da, num, den, *route)
     p0 = ((den - num) / den).astype(np.float64)
     return p0, p1

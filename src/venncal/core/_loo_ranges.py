@@ -218,7 +218,7 @@ def loo_p1_ranges(
     change: npt.NDArray[np.int8],
 ) -> None:
     """p1 = num / den for each query by folding bridges over index ranges (the arguments of
-    :func:`venncal.core._loo_ivap.loo_p1`, with the gap bridges and the marks of
+    :func:`venncal.core._loo_ivap.loo_p1_folded`, with the gap bridges and the marks of
     :func:`~venncal.core._loo_ivap._outside_changes`); ``shortcuts=False`` folds the bridges
     over both ranges for every query.
     """
