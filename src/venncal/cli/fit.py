@@ -84,7 +84,8 @@ def fit_spark(
     return cli_fit(calibrator, cal_file, method=method, **kwargs, **io)
 
 
-#: --backend name -> function(calibrator, cal_file, *, score, label, weight, positive, method)
+#: --backend name -> function(calibrator, cal_file, *, score, label, weight, positive, method,
+#: sep, progress), and scheduler for Dask and Spark
 BACKENDS: dict[str, Callable[..., tuple[Any, dict[str, Any]]]] = {
     "local": fit_local,
     "dask": fit_dask,
