@@ -9,6 +9,7 @@ changes no result: numba's cache holds the same machine code the first call woul
 import numpy as np
 
 from venncal import BayesianBinningCalibrator, IsotonicCalibrator, VennAbersCalibrator
+from venncal.core._ivap_stream import ivap_fit_blocks
 from venncal.core._loo_ivap import loo_ivap_predict
 
 rng = np.random.default_rng(0)
@@ -23,4 +24,7 @@ for weights in (None, fractional):  # integer and float geometry
     IsotonicCalibrator().fit(s, y, sample_weight=weights).predict_proba(s)
 for method in ("averaging", "selection"):
     BayesianBinningCalibrator(method=method).fit(s, y).predict_proba(s)
+u, at = np.unique(s, return_inverse=True)
+weight, positives = np.bincount(at), np.bincount(at, weights=y).astype(np.int64)
+ivap_fit_blocks(lambda i, j: (u[i:j], weight[i:j], positives[i:j]), u.shape[0], n, int(y.sum()))
 print("warm_kernels: compiled")

@@ -1,11 +1,13 @@
 """``venncal fit`` pooled by distinct score: the model file of the in-memory fit, byte for byte."""
 
+import tempfile
+
 import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from venncal.cli import _fitting, _pooled, _stream, main
+from venncal.cli import _fitting, _pooled, _spill, _stream, main
 from venncal.core.counts import count_table
 
 
@@ -39,8 +41,22 @@ def _write(frame, path):
     return path
 
 
-def _both(monkeypatch, tmp_path, data, *options):
-    """The model files of the pooled fit and of the in-memory fit (pooling turned off)."""
+def _spill_small(monkeypatch, tmp_path):
+    """Runs of 40 distinct scores at most, read back in blocks of 16, in a temporary folder
+    of the test; returns the folder and the list of the runs written."""
+    monkeypatch.setattr(_spill, "SPILL_DISTINCT", 40)
+    monkeypatch.setattr(_spill, "READ_BLOCK", 16)
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    runs, write = [], _spill.write_run
+    monkeypatch.setattr(_spill, "write_run", lambda *a: runs.append(write(*a)) or runs[-1])
+    return temp, runs
+
+
+def _both(monkeypatch, tmp_path, data, *options, spill=False):
+    """The model files of the pooled fit and of the in-memory fit (pooling turned off);
+    ``spill``: the pooled fit writes runs of a few distinct scores to disk."""
     monkeypatch.setattr(_stream, "BATCH_ROWS", 37)  # many chunks; ties straddle them
     args = ["fit", data, "--score", "score", "--label", "y", *options]
 
@@ -49,8 +65,13 @@ def _both(monkeypatch, tmp_path, data, *options):
 
     with monkeypatch.context() as m:
         m.setattr(_fitting, "read_calibration", refuse)
+        if spill:
+            temp, runs = _spill_small(m, tmp_path)
         pooled = run(*args, "-o", tmp_path / "pooled.json")
     assert pooled.exit_code == 0, pooled.output
+    if spill:
+        assert len(runs) >= 3  # the table on disk was merged from several runs
+        assert list(temp.iterdir()) == []  # and removed, with its folder
     with monkeypatch.context() as m:
         m.setattr(_pooled, "POOLED_METHODS", frozenset())
         rows = run(*args, "-o", tmp_path / "rows.json")
@@ -88,11 +109,36 @@ def test_pooled_fit_options(monkeypatch, tmp_path, options, frame_kw, suffix):
     assert pooled == rows
 
 
-def test_reversed_scores_warn_as_in_memory(monkeypatch, tmp_path):
+@pytest.mark.parametrize(
+    "options,frame_kw",
+    [
+        ([], {}),
+        ([], {"labels": (-1, 1), "decimals": None}),  # all scores distinct
+        (["--weight", "w"], {"weights": True, "decimals": None}),
+        (["--positive", "neg"], {"decimals": 1}),
+        (["--positive", "0", "--merge", "square"], {"labels": (0, 1)}),
+    ],
+)
+@pytest.mark.parametrize("suffix", [".csv", ".parquet", "folder"])
+def test_venn_abers_fit_from_runs_on_disk(monkeypatch, tmp_path, options, frame_kw, suffix):
+    """A pooled table written to disk in sorted runs, merged and read back in blocks, gives
+    the model file of the in-memory fit byte for byte, and its folder is removed."""
+    frame = _frame(5, 700, **frame_kw)
+    frame.loc[::50, "score"] = -0.0  # zeros of both signs across runs: the first row's sign
+    frame.loc[25::50, "score"] = 0.0
+    data = _write(frame, tmp_path / f"cal{suffix if suffix != 'folder' else ''}")
+    pooled, rows = _both(monkeypatch, tmp_path, data, *options, spill=True)
+    assert pooled == rows
+
+
+@pytest.mark.parametrize("spill", [False, True])
+def test_reversed_scores_warn_as_in_memory(monkeypatch, tmp_path, spill):
     frame = _frame(2, 400)
     frame["score"] = -frame["score"]
     data = _write(frame, tmp_path / "cal.parquet")
     monkeypatch.setattr(_stream, "BATCH_ROWS", 50)
+    if spill:
+        _spill_small(monkeypatch, tmp_path)
     runner = CliRunner()
     pooled = runner.invoke(main, ["fit", str(data), "--score", "score", "--label", "y", "-o",
                                   str(tmp_path / "a.json")])  # fmt: skip
@@ -101,6 +147,7 @@ def test_reversed_scores_warn_as_in_memory(monkeypatch, tmp_path):
                                 str(tmp_path / "b.json")])  # fmt: skip
     assert "rank the positive class 'pos'" in pooled.output
     assert pooled.output.splitlines()[0] == rows.output.splitlines()[0]
+    assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
 
 
 @pytest.mark.parametrize(
@@ -142,8 +189,38 @@ def test_pool_of_chunks_is_the_count_table(weighted):
         cuts = np.sort(rng.integers(0, n + 1, int(rng.integers(0, 30))))
         for part in np.split(np.arange(n), cuts):
             pool.add(s[part], y[part], None if w is None else w[part])
-        values, c0, c1 = pool.result()
+        values, c0, c1 = pool.result().arrays()
         want = count_table(s, y, w)
         np.testing.assert_array_equal(values, want.values)
         np.testing.assert_array_equal(c0, want.n0)
         np.testing.assert_array_equal(c1, want.n1)
+
+
+def _traced_peak(path):
+    import tracemalloc
+
+    from venncal.calibration import VennAbersCalibrator
+
+    tracemalloc.start()
+    try:
+        _pooled.fit_file(VennAbersCalibrator(), path, "score", "y", method="venn-abers")
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_venn_abers_fit_memory_does_not_grow_with_distinct_scores(monkeypatch, tmp_path):
+    """Four times the rows, all scores distinct: about the same peak of memory (numpy's and
+    Python's allocations), where a table in memory would need four times as much."""
+    monkeypatch.setattr(_stream, "BATCH_ROWS", 1 << 12)
+    monkeypatch.setattr(_spill, "SPILL_DISTINCT", 1 << 12)
+    monkeypatch.setattr(_spill, "READ_BLOCK", 1 << 12)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    peaks = []
+    for n in (30_000, 30_000, 120_000):  # the first compiles and imports what the fit needs
+        rng = np.random.default_rng(n)
+        s = rng.random(n)
+        frame = pd.DataFrame({"score": s, "y": (rng.random(n) < s).astype(int)})
+        peaks.append(_traced_peak(_write(frame, tmp_path / f"cal{n}.parquet")))
+    assert peaks[2] < 1.3 * peaks[1], peaks
+    assert peaks[2] < 120_000 * 24  # less than the pooled table itself (24 bytes a score)

@@ -30,6 +30,7 @@ __all__ = [
     "calibrator_options",
     "read_calibration",
     "fit_calibrator",
+    "ranked_below_warning",
 ]
 
 # command-line name -> (public name in venncal, fixed parameters, what it is)
@@ -291,6 +292,14 @@ def warn_if_ranked_below(
     text = np.asarray(labels).astype(str)
     pos = str(text[np.flatnonzero(y01 == 1)[0]])
     neg = str(text[np.flatnonzero(y01 == 0)[0]])
+    ranked_below_warning(pos, neg, auc, column=column, positive=positive)
+
+
+def ranked_below_warning(
+    pos: str, neg: str, auc: float, *, column: str, positive: str | None
+) -> None:
+    """The line of :func:`warn_if_ranked_below` for the positive label ``pos``, the other
+    ``neg`` and their AUC."""
     how = "--positive" if positive is not None else "the larger label, by default"
     click.echo(
         f"warning: the scores in {column!r} rank the positive class {pos!r} ({how}) below "

@@ -19,26 +19,43 @@ and label columns of other types than numbers, booleans and text.
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from venncal.cli import _spill
 from venncal.cli._io import InputError
+from venncal.cli._spill import pool_arrays
 
 if TYPE_CHECKING:
     import os
+    from collections.abc import Iterator
 
     import numpy.typing as npt
 
     from venncal._typing import FloatArray
+    from venncal.core.venn_abers import IVAPTables
 
-__all__ = ["POOLED_METHODS", "Pooled", "Unpoolable", "fit_file", "fit_pooled", "read_pooled"]
+__all__ = [
+    "POOLED_METHODS",
+    "SPILLED_METHODS",
+    "Pooled",
+    "Unpoolable",
+    "fit_file",
+    "fit_pooled",
+    "read_pooled",
+]
 
 #: the --method values whose fit depends on the rows only through per-score class weights
 POOLED_METHODS = frozenset({"venn-abers", "isotonic", "histogram", "sbb", "abb"})
+#: the --method values fitted from a pooled table on disk, read in blocks
+SPILLED_METHODS = frozenset({"venn-abers"})
 
 #: whole-number sums stay exact in float64 below this
 _EXACT = 2.0**53
+#: Venn-Abers reads a table on disk in blocks up to this many examples (exact int64 geometry)
+_INT64_EXACT = 2**31 - 2
 
 
 class Unpoolable(Exception):
@@ -61,18 +78,30 @@ def fit_file(
     ``{"rows", "positives"}``.
 
     Pooled by distinct score (memory bounded by the distinct scores) for
-    :data:`POOLED_METHODS`, else, or when the input needs it, every row read in memory.
+    :data:`POOLED_METHODS`, and for :data:`SPILLED_METHODS` written to disk past
+    :data:`~venncal.cli._spill.SPILL_DISTINCT` distinct scores (memory bounded); else, or
+    when the input needs it, every row read in memory.
     """
     from venncal.cli._fitting import fit_calibrator, read_calibration
 
     if method in POOLED_METHODS:
-        try:
-            pooled = read_pooled(path, score, label, weight, positive, progress=progress, sep=sep)
-        except Unpoolable:
-            pass
-        else:
-            fit_pooled(calibrator, pooled, method=method, source=path)
-            return pooled.info
+        with _spill.SpillFolder() as folder:
+            try:
+                pooled = read_pooled(
+                    path,
+                    score,
+                    label,
+                    weight,
+                    positive,
+                    progress=progress,
+                    sep=sep,
+                    folder=folder if method in SPILLED_METHODS else None,
+                )
+            except Unpoolable:
+                pass
+            else:
+                fit_pooled(calibrator, pooled, method=method, source=path)
+                return pooled.info
     from venncal.cli._progress import Steps
 
     with Steps(["reading", "fitting"], progress) as steps:
@@ -87,17 +116,20 @@ class _Pool:
     """Per-score sums of two label keys' weights, pooled across chunks.
 
     Tables of chunks wait in a list and are merged into the running table once they hold as
-    many rows as it does, so merging costs O(k log k) in all for k distinct scores.
+    many rows as it does, so merging costs O(k log k) in all for k distinct scores. With a
+    ``folder``, a running table of :data:`~venncal.cli._spill.SPILL_DISTINCT` distinct scores
+    is written there as a sorted run, and the runs are merged on disk at the end.
     """
 
-    def __init__(self, weighted):
-        self.weighted = weighted
+    def __init__(self, weighted: bool, folder: _spill.SpillFolder | None = None) -> None:
+        self.weighted, self.folder = weighted, folder
+        self.runs: list[_spill.ArrayTable] = []
         dtype = np.float64 if weighted else np.int64
-        self.table = (np.empty(0), np.empty(0, dtype), np.empty(0, dtype))
-        self.waiting = []
+        self.table: Any = (np.empty(0), np.empty(0, dtype), np.empty(0, dtype))
+        self.waiting: list[Any] = []
         self.waiting_rows = 0
 
-    def add(self, s, key, w):
+    def add(self, s: FloatArray, key: npt.NDArray[np.int8], w: FloatArray | None) -> None:
         """Add a chunk: scores, label key 0/1 (int8) and weights (None: unit weights)."""
         if w is not None:
             keep = w > 0
@@ -119,15 +151,18 @@ class _Pool:
         values = s[start]
         self.waiting.append((values, c0, c1))
         self.waiting_rows += values.shape[0]
-        if self.waiting_rows >= max(self.table[0].shape[0] // 4, 1 << 16):
+        limit = max(self.table[0].shape[0] // 4, 1 << 16)
+        if self.folder is not None:
+            limit = min(limit, _spill.SPILL_DISTINCT)
+        if self.waiting_rows >= limit:
             self._merge()
 
-    def _merge(self):
+    def _merge(self) -> None:
         """Pool the waiting tables, then add them into the running table (sorted merge)."""
         if not self.waiting:
             return
         parts, self.waiting, self.waiting_rows = self.waiting, [], 0
-        add = _pooled_parts(parts)
+        add = pool_arrays(*(np.concatenate(p) for p in zip(*parts))) if len(parts) > 1 else parts[0]
         del parts
         values, c0, c1 = self.table
         at = np.searchsorted(values, add[0])
@@ -136,35 +171,26 @@ class _Pool:
         c0[at[found]] += add[1][found]
         c1[at[found]] += add[2][found]
         del values, c0, c1
-        if found.all():
-            return
-        new = ~found
-        at, add = at[new], [a[new] for a in add]
-        table, self.table = list(self.table), None
-        for i in range(3):  # one array at a time: the old one is freed before the next
-            table[i] = np.insert(table[i], at, add[i])
-        self.table = tuple(table)
+        if not found.all():
+            new = ~found
+            at, add = at[new], [a[new] for a in add]
+            table, self.table = list(self.table), None
+            for i in range(3):  # one array at a time: the old one is freed before the next
+                table[i] = np.insert(table[i], at, add[i])
+            self.table = tuple(table)
+        if self.folder is not None and self.table[0].shape[0] >= _spill.SPILL_DISTINCT:
+            self.runs.append(_spill.write_run(_spill.ArrayTable(*self.table), self.folder))
+            self.table = tuple(a[:0].copy() for a in self.table)
 
-    def result(self):
-        """The pooled ``(values, weight of key 0, weight of key 1)``, values increasing."""
+    def result(self) -> _spill.ArrayTable:
+        """The pooled table (scores increasing, weights of keys 0 and 1): an
+        :class:`~venncal.cli._spill.ArrayTable`, or a file's table when runs were written."""
         self._merge()
-        return self.table
-
-
-def _pooled_parts(parts):
-    """One table (values increasing, distinct) of several tables' values and sums."""
-    if len(parts) == 1:
-        return parts[0]
-    values = np.concatenate([p[0] for p in parts])
-    c0 = np.concatenate([p[1] for p in parts])
-    c1 = np.concatenate([p[2] for p in parts])
-    order = np.argsort(values, kind="stable")
-    values, c0, c1 = values[order], c0[order], c1[order]
-    start = np.flatnonzero(np.r_[True, values[1:] != values[:-1]])
-    if start.shape[0] < values.shape[0]:
-        c0, c1 = np.add.reduceat(c0, start), np.add.reduceat(c1, start)
-        values = values[start]
-    return values, c0, c1
+        last = _spill.ArrayTable(*self.table)
+        if not self.runs:
+            return last
+        runs, self.runs, self.table = self.runs, [], None
+        return _spill.merge_runs([*runs, last], self.folder)
 
 
 def _label_keys(col, csv, pa, pc):
@@ -236,10 +262,13 @@ def read_pooled(
     what: str = "CAL_FILE",
     progress: bool | None = None,
     sep: str | None = None,
+    folder: _spill.SpillFolder | None = None,
 ) -> Pooled:
     """Calibration rows pooled by distinct score and class, as a :class:`Pooled`.
 
-    Raises :class:`Unpoolable` when the in-memory reading must decide.
+    With a ``folder``, pooled tables past :data:`~venncal.cli._spill.SPILL_DISTINCT` distinct
+    scores are written there and the result's table is on disk. Raises :class:`Unpoolable`
+    when the in-memory reading must decide.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -259,7 +288,7 @@ def read_pooled(
     except InputError:
         raise Unpoolable() from None
     columns = list(dict.fromkeys(name for _, name in wanted))
-    pool = _Pool(weighted=weight is not None)
+    pool = _Pool(weight is not None, folder)
     keys, rows_of_key, label_type, total, examples = [], [0, 0], None, 0.0, 0
     offset, current = 0, None
     try:
@@ -303,9 +332,10 @@ def read_pooled(
                 bar.update(s.shape[0])
     except InputError:
         raise Unpoolable() from None
-    values, c0, c1 = pool.result()
+    table = pool.result()
     del pool
-    if values.shape[0] == 0 or len(keys) < 2 or not (c0.sum() > 0 and c1.sum() > 0):
+    sums = _sums(table)
+    if table.k == 0 or len(keys) < 2 or not (sums[0] > 0 and sums[1] > 0):
         raise Unpoolable()  # no rows, one class, or a class without weight
     try:
         y_key, shown = _resolve_labels(keys, label, label_type, path, positive)
@@ -314,54 +344,74 @@ def read_pooled(
     if y_key[0] == y_key[1]:
         raise Unpoolable()
     pos = int(np.flatnonzero(y_key == 1)[0])
-    n1, n0 = (c1, c0) if pos == 1 else (c0, c1)
-    del c0, c1
-    _warn_if_ranked_below(values, n0, n1, np.asarray(shown)[[1 - pos, pos]], score, positive)
+    n_neg, n_pos = (sums[0], sums[1]) if pos == 1 else (sums[1], sums[0])
+    pairs = sums[2] if pos == 1 else 2.0 * n_neg * n_pos - sums[2]
+    if pairs < n_neg * n_pos:  # AUC below one half
+        from venncal.cli._fitting import ranked_below_warning
+
+        names = np.asarray(shown).astype(str)
+        auc = pairs / (2.0 * n_neg * n_pos)
+        ranked_below_warning(
+            str(names[pos]), str(names[1 - pos]), auc, column=score, positive=positive
+        )
     info = {"rows": rows_of_key[0] + rows_of_key[1], "positives": rows_of_key[pos]}
-    return Pooled(values, n0, n1, weight is not None, examples, info)
+    return Pooled(table, pos, weight is not None, examples, info, (n_neg, n_pos))
+
+
+def _sums(table: _spill.ArrayTable) -> tuple[float, float, float]:
+    """The weights of label keys 0 and 1 and twice the weight of the (key 1, key 0) pairs
+    that the scores order (ties count one half), over the table's blocks: exact for whole
+    numbers below 2^53."""
+    import math
+
+    n0 = n1 = 0.0
+    pairs = []
+    for _, c0, c1 in table.blocks():
+        below = n0 + (np.cumsum(c0, dtype=np.float64) - c0)  # key-0 weight at smaller scores
+        pairs.append(float(np.sum(c1 * (2.0 * below + c0))))
+        n0 += float(np.sum(c0))
+        n1 += float(np.sum(c1))
+    return n0, n1, math.fsum(pairs)
 
 
 class Pooled:
-    """Calibration rows pooled by distinct score: ``values`` (increasing), the weight (count)
-    of negatives ``n0`` and of positives ``n1`` at each, whether the rows were ``weighted``,
-    the rows of positive weight (``examples``) and ``info`` (rows read, positives)."""
+    """Calibration rows pooled by distinct score: the ``table`` of label keys' weights (in
+    memory or on disk, see :mod:`venncal.cli._spill`), which key is the positive class
+    (``pos``), whether the rows were ``weighted``, the rows of positive weight
+    (``examples``), ``info`` (rows read, positives) and the ``totals`` of the negatives' and
+    the positives' weights."""
 
     def __init__(
         self,
-        values: FloatArray,
-        n0: FloatArray,
-        n1: FloatArray,
+        table: _spill.ArrayTable,
+        pos: int,
         weighted: bool,
         examples: int,
         info: dict[str, int],
+        totals: tuple[float, float],
     ) -> None:
-        self.values, self.n0, self.n1 = values, n0, n1
+        self.table, self.pos, self.totals = table, pos, totals
         self.weighted, self.examples, self.info = weighted, examples, info
+
+    def read(self, start: int, stop: int) -> tuple[FloatArray, Any, Any]:
+        """Distinct scores ``start`` to ``stop - 1``: the scores, the weight of negatives and
+        of positives."""
+        values, c0, c1 = self.table.read(start, stop)
+        return (values, c0, c1) if self.pos == 1 else (values, c1, c0)
+
+    def arrays(self) -> tuple[FloatArray, Any, Any]:
+        """The whole table: the scores (increasing) and the weights of negatives and
+        positives (read into memory when on disk)."""
+        return self.read(0, self.table.k)
 
     def rows(self) -> tuple[FloatArray, npt.NDArray[np.int8], FloatArray]:
         """``(scores, y01, counts)``: one row per distinct score and class, negatives first."""
-        neg, pos = self.n0 > 0, self.n1 > 0
-        s = np.concatenate([self.values[neg], self.values[pos]])
+        values, n0, n1 = self.arrays()
+        neg, pos = n0 > 0, n1 > 0
+        s = np.concatenate([values[neg], values[pos]])
         y01 = np.r_[np.zeros(int(neg.sum()), np.int8), np.ones(int(pos.sum()), np.int8)]
-        counts = np.concatenate([self.n0[neg], self.n1[pos]]).astype(np.float64)
+        counts = np.concatenate([n0[neg], n1[pos]]).astype(np.float64)
         return s, y01, counts
-
-
-def _warn_if_ranked_below(values, n0, n1, names, score, positive):
-    """The warning of :func:`~venncal.cli._fitting.warn_if_ranked_below` (AUC below 0.5),
-    with the AUC of the pooled rows; ``names``: the negative and the positive label."""
-    below = np.cumsum(n0) - n0  # weight of negatives at smaller scores
-    pairs = float(np.sum(n1 * (2.0 * below + n0)))  # twice the weight of ordered pairs
-    if pairs >= float(np.sum(n0)) * float(np.sum(n1)) * (1 + 1e-9):
-        return
-    from venncal.cli._fitting import warn_if_ranked_below
-
-    neg = n0 > 0
-    s = np.concatenate([values[neg], values[n1 > 0]])
-    y01 = np.r_[np.zeros(int(neg.sum()), np.int8), np.ones(int((n1 > 0).sum()), np.int8)]
-    counts = np.concatenate([n0[neg], n1[n1 > 0]]).astype(np.float64)
-    labels = np.asarray(names)[y01]
-    warn_if_ranked_below(labels, y01, s, counts, column=score, positive=positive)
 
 
 def fit_pooled(
@@ -371,29 +421,60 @@ def fit_pooled(
 
     Unweighted rows: the calibrator's own fit sets up every fitted attribute (on two rows),
     then its table fit, the one ``fit`` runs on these rows, replaces what depends on the data.
-    Weighted rows: the pooled rows weighted by their sums (whole numbers, so exact).
+    Weighted rows: the pooled rows weighted by their sums (whole numbers, so exact). Venn-Abers
+    on a table on disk reads it in blocks (:func:`venncal.core._ivap_stream.ivap_fit_blocks`,
+    the same tables) and keeps no table (``aggregate_``) in the calibrator.
     """
-    import warnings
-
     from venncal.cli._fitting import fit_calibrator
 
+    streamed = method == "venn-abers" and isinstance(pooled.table, _spill.FileTable)
+    if streamed and sum(pooled.totals) <= _INT64_EXACT:
+        _fit_two_rows(calibrator)
+        with _fit_errors(method, source):
+            calibrator.tables_ = _stream_venn_abers(pooled)
+        calibrator.__dict__.pop("aggregate_", None)
+        return calibrator
     if pooled.weighted:
         s, y01, counts = pooled.rows()
         return fit_calibrator(calibrator, s, y01, counts, method=method, source=source)
     from venncal.core.counts import CountTable
 
-    table = CountTable(pooled.values, pooled.n0, pooled.n1, float(pooled.examples), 0)
+    table = CountTable(*pooled.arrays(), float(pooled.examples), 0)
+    _fit_two_rows(calibrator)
+    with _fit_errors(method, source):
+        calibrator._fit_table(table)
+    calibrator.aggregate_ = table
+    return calibrator
+
+
+def _fit_two_rows(calibrator: Any) -> None:
+    """The calibrator's own fit on two rows: every fitted attribute set up, silently."""
+    import warnings
+
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         calibrator.fit(np.array([0.0, 1.0]), np.array([0, 1], dtype=np.int8))
+    calibrator.__dict__.pop("_table_rows", None)
+
+
+@contextlib.contextmanager
+def _fit_errors(method: str, source: str | os.PathLike[str]) -> Iterator[None]:
+    """A failure of the fit as one line naming the data."""
     try:
         with np.errstate(all="ignore"):
-            calibrator._fit_table(table)
+            yield
     except (ValueError, ArithmeticError) as exc:
-        from venncal.cli._io import InputError
-
         text = str(exc) or type(exc).__name__
         raise InputError(f"cannot fit {method} on {str(source)!r}: {text}") from None
-    calibrator.__dict__.pop("_table_rows", None)
-    calibrator.aggregate_ = table
-    return calibrator
+
+
+def _stream_venn_abers(pooled: Pooled) -> IVAPTables:
+    """Venn-Abers tables of a pooled table on disk, read in blocks."""
+    from venncal.core._ivap_stream import ivap_fit_blocks
+
+    def read(start: int, stop: int) -> tuple[FloatArray, Any, Any]:
+        values, n0, n1 = pooled.read(start, stop)
+        return values, (n0 + n1).astype(np.int64), n1.astype(np.int64)
+
+    weight, positives = int(sum(pooled.totals)), int(pooled.totals[1])
+    return ivap_fit_blocks(read, pooled.table.k, weight, positives, block=_spill.READ_BLOCK)

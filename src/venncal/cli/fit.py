@@ -138,9 +138,11 @@ def fit(
     file is versioned JSON with a checksum (no pickle): load it in Python with venncal.load.
 
     Memory: venn-abers, isotonic, histogram, sbb and abb read CAL_FILE in chunks and keep the
-    count of each class at each distinct score, so memory grows with the distinct scores (about
-    70 bytes each at the peak), not with the rows: probabilities rounded to 6 decimals (10^6
-    values at most) fit in the same memory at any row count. The other methods, fractional --weight values and input
+    count of each class at each distinct score, not the rows. venn-abers writes those counts
+    to sorted files in the temporary folder (TMPDIR) past 2 million distinct scores and reads
+    them back in blocks, so its memory stays bounded at any size (the disk holds about 48
+    bytes per distinct score while it fits); the others keep them in memory (about 70 bytes
+    per distinct score at the peak). The other methods, fractional --weight values and input
     that needs a one-line error read every row into memory.
 
     \b

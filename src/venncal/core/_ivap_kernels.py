@@ -32,7 +32,15 @@ if TYPE_CHECKING:
     #: One coordinate, as the Python version of a kernel sees it.
     Coordinate: TypeAlias = np.integer[Any] | np.floating[Any] | int
 
-__all__ = ["merge_sorted_groups", "hull_sweep", "hull_sweep_exact", "compensated_cumsum"]
+__all__ = [
+    "merge_sorted_groups",
+    "hull_sweep",
+    "hull_sweep_exact",
+    "compensated_cumsum",
+    "push_points",
+    "sweep_points",
+    "gap_value",
+]
 
 
 @jit
@@ -137,21 +145,62 @@ def hull_sweep(
         x, y = _point(cw, ca, j if j >= 0 else k + 1, k, mirror, unit)
         top = _push_left(sx, sy, top, x, y)
     for g in range(k + 1):
-        xt = sx[top]
-        yt = sy[top]
-        xn = sx[top - 1]
-        yn = sy[top - 1]
-        dx = xn - xt
-        dy = yn - yt
-        if mirror:
-            out[k - g] = (dx - dy) / dx  # 1 - dy / dx with one rounding
-        else:
-            out[g] = dy / dx
+        out[k - g if mirror else g] = gap_value(sx, sy, top, mirror)
         if g < k:
             x, y = _point(cw, ca, k + 2 + g, k, mirror, unit)  # L_{g+1}
-            # below the line through the top and the next vertex: L_{g+1} replaces the top
-            if (xn - xt) * (y - yt) - (yn - yt) * (x - xt) < 0:
-                top = _push_left(sx, sy, top - 1, x, y)
+            top = _advance(sx, sy, top, x, y)
+
+
+@jit
+def gap_value(sx: Coordinates, sy: Coordinates, top: int, mirror: bool) -> float:
+    """The slope of the hull's leftmost edge: p1 in the current gap, or 1 minus it (p0 of
+    the mirrored diagram) with ``mirror``, each rounded once."""
+    dx = sx[top - 1] - sx[top]
+    dy = sy[top - 1] - sy[top]
+    value: float = (dx - dy) / dx if mirror else dy / dx  # 1 - dy / dx rounded once
+    return value
+
+
+@jit
+def _advance(sx: Coordinates, sy: Coordinates, top: int, x: Coordinate, y: Coordinate) -> int:
+    """Move the test object one gap right: its shifted point (x, y) = L_{g+1} replaces the
+    top when it lies below the line through the top and the next vertex."""
+    xt = sx[top]
+    yt = sy[top]
+    if (sx[top - 1] - xt) * (y - yt) - (sy[top - 1] - yt) * (x - xt) < 0:
+        top = _push_left(sx, sy, top - 1, x, y)
+    return top
+
+
+@jit
+def push_points(
+    sx: Coordinates, sy: Coordinates, top: int, xs: Coordinates, ys: Coordinates
+) -> int:
+    """Push the points (xs[i], ys[i]) in this order onto the left end of the hull on the
+    stacks (:func:`_push_left`); returns the new top. A hull is built from blocks of points
+    by calls on consecutive blocks."""
+    for i in range(xs.shape[0]):
+        top = _push_left(sx, sy, top, xs[i], ys[i])
+    return top
+
+
+@jit
+def sweep_points(
+    sx: Coordinates,
+    sy: Coordinates,
+    top: int,
+    xs: Coordinates,
+    ys: Coordinates,
+    out: FloatArray,
+    mirror: bool,
+) -> int:
+    """The sweep of :func:`hull_sweep` over a block of gaps: for each i, ``out[i]`` receives
+    the value in the current gap, then the test object moves past the point (xs[i], ys[i])
+    (the next L). Returns the new top; the value of the last gap is :func:`gap_value`."""
+    for i in range(xs.shape[0]):
+        out[i] = gap_value(sx, sy, top, mirror)
+        top = _advance(sx, sy, top, xs[i], ys[i])
+    return top
 
 
 @jit
