@@ -179,15 +179,15 @@ def _body(fits, base, applies, rows, args, argv):
         "",
         "`venncal fit` (Venn-Abers) peak resident memory, MiB (wall time, s). Scores: `s6` "
         "rounded to 6 decimals (at most 10^6 distinct values in [0, 1]), `s32` float32 "
-        "scores, `s64` float64 scores, all distinct. The in-memory column is the same command "
-        "of the version that read every row (`--baseline-src`).",
+        "scores, `s64` float64 scores, all distinct. The baseline columns are the same "
+        "command of another version of venncal (`--baseline-src`, named below).",
         "",
     ]
     n0, n1 = rows[0], rows[-1]
     head = "| input | scores | " + " | ".join(f"n = {n:.0e}" for n in rows)
     head += f" | ratio {n1 // n0}x rows |"
     if base:
-        head += " in-memory, " + " | in-memory, ".join(f"n = {n:.0e}" for n in rows) + " |"
+        head += " baseline, " + " | baseline, ".join(f"n = {n:.0e}" for n in rows) + " |"
     lines += [head, "|" + "---|" * (head.count("|") - 1)]
     for fmt in ("Parquet", "CSV"):
         for score in ("s6", "s32", "s64"):

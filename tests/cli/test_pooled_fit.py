@@ -224,3 +224,15 @@ def test_venn_abers_fit_memory_does_not_grow_with_distinct_scores(monkeypatch, t
         peaks.append(_traced_peak(_write(frame, tmp_path / f"cal{n}.parquet")))
     assert peaks[2] < 1.3 * peaks[1], peaks
     assert peaks[2] < 120_000 * 24  # less than the pooled table itself (24 bytes a score)
+
+
+def test_no_room_for_the_runs_is_one_line(monkeypatch, tmp_path):
+    """A temporary folder that cannot be written: exit code 2 and one line, no traceback."""
+    data = _write(_frame(6, 300, decimals=None), tmp_path / "cal.parquet")
+    _spill_small(monkeypatch, tmp_path)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "missing"))
+    result = run("fit", data, "--score", "score", "--label", "y", "-o", tmp_path / "m.json")
+    assert result.exit_code == 2
+    assert "cannot use the temporary files of the fit" in result.output
+    assert "TMPDIR" in result.output and "Traceback" not in result.output
+    assert not (tmp_path / "m.json").exists()

@@ -330,6 +330,8 @@ def read_pooled(
                 pool.add(s, key, w)
                 offset += s.shape[0]
                 bar.update(s.shape[0])
+    except _spill.SpillError:
+        raise
     except InputError:
         raise Unpoolable() from None
     table = pool.result()

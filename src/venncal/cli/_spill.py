@@ -15,15 +15,18 @@ a range of distinct scores, and their ``blocks`` in order.
 
 from __future__ import annotations
 
+import functools
 import shutil
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import numpy as np
 
+from venncal.cli._io import InputError
+
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
 
     import numpy.typing as npt
 
@@ -34,6 +37,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SPILL_DISTINCT",
+    "SpillError",
     "READ_BLOCK",
     "SpillFolder",
     "ArrayTable",
@@ -49,6 +53,31 @@ SPILL_DISTINCT = 1 << 21
 READ_BLOCK = 1 << 20
 
 
+class SpillError(InputError):
+    """The temporary files cannot be written or read (a one-line error of the command)."""
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _disk(func: Callable[P, R]) -> Callable[P, R]:
+    """A failure of the temporary files (no room, no permission) as one line."""
+
+    @functools.wraps(func)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return func(*args, **kwargs)
+        except OSError as exc:
+            raise SpillError(
+                f"cannot use the temporary files of the fit in {tempfile.gettempdir()!r}: "
+                f"{exc.strerror or exc}; point TMPDIR to a folder with room (about 48 bytes "
+                "per distinct score)."
+            ) from None
+
+    return wrapper
+
+
 def _record(count_dtype: npt.DTypeLike) -> np.dtype[Any]:
     return np.dtype([("value", "<f8"), ("c0", count_dtype), ("c1", count_dtype)])
 
@@ -60,6 +89,7 @@ class SpillFolder:
         self._path: Path | None = None
         self._files = 0
 
+    @_disk
     def new_file(self) -> Path:
         """A fresh file name in the folder (the folder is made on the first call)."""
         if self._path is None:
@@ -127,6 +157,7 @@ class FileTable(ArrayTable):
     def count_dtype(self) -> np.dtype[Any]:
         return self.record["c0"]
 
+    @_disk
     def read(self, start: int, stop: int) -> Arrays:
         stop = min(stop, self.k)
         with open(self.path, "rb") as f:
@@ -167,6 +198,7 @@ class _RunReader:
         return part  # type: ignore[return-value]
 
 
+@_disk
 def merge_runs(runs: list[ArrayTable], folder: SpillFolder) -> ArrayTable:
     """One sorted table of the union of sorted runs (counts of equal scores summed), on disk.
 
@@ -199,6 +231,7 @@ def merge_runs(runs: list[ArrayTable], folder: SpillFolder) -> ArrayTable:
     return FileTable(path, record, k)
 
 
+@_disk
 def write_run(table: ArrayTable, folder: SpillFolder) -> FileTable:
     """Write a sorted table to a fresh file of the folder."""
     values, c0, c1 = table.arrays()
