@@ -48,9 +48,9 @@ __all__ = [
 ]
 
 #: distinct scores pooled in memory before they are written out as a sorted run
-SPILL_DISTINCT = 1 << 21
+SPILL_DISTINCT = 1 << 20
 #: distinct scores per block read back (all runs together, at the merge)
-READ_BLOCK = 1 << 20
+READ_BLOCK = 1 << 18
 
 
 class SpillError(InputError):

@@ -139,11 +139,11 @@ def fit(
 
     Memory: venn-abers, isotonic, histogram, sbb and abb read CAL_FILE in chunks and keep the
     count of each class at each distinct score, not the rows. venn-abers writes those counts
-    to sorted files in the temporary folder (TMPDIR) past 2 million distinct scores and reads
-    them back in blocks, so its memory stays bounded at any size (the disk holds about 48
-    bytes per distinct score while it fits); the others keep them in memory (about 70 bytes
-    per distinct score at the peak). The other methods, fractional --weight values and input
-    that needs a one-line error read every row into memory.
+    to sorted files in the temporary folder (TMPDIR) past 2^20 (about a million) distinct
+    scores and reads them back in blocks, so its memory stays bounded at any size (the disk
+    holds about 48 bytes per distinct score while it fits); the others keep them in memory
+    (about 70 bytes per distinct score at the peak). The other methods, fractional --weight
+    values and input that needs a one-line error read every row into memory.
 
     \b
     Example:
