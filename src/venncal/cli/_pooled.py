@@ -73,9 +73,9 @@ def fit_file(
     method: str,
     progress: bool | None = None,
     sep: str | None = None,
-) -> dict[str, int]:
-    """Fit ``calibrator`` (``--method`` ``method``) on the calibration table ``path``; return
-    ``{"rows", "positives"}``.
+) -> tuple[Any, dict[str, int]]:
+    """Fit ``calibrator`` (``--method`` ``method``) on the calibration table ``path`` in this
+    process (``venncal fit --backend local``); return it and ``{"rows", "positives"}``.
 
     Pooled by distinct score (memory bounded by the distinct scores) for
     :data:`POOLED_METHODS`, and for :data:`SPILLED_METHODS` written to disk past
@@ -101,7 +101,7 @@ def fit_file(
                 pass
             else:
                 fit_pooled(calibrator, pooled, method=method, source=path)
-                return pooled.info
+                return calibrator, pooled.info
     from venncal.cli._progress import Steps
 
     with Steps(["reading", "fitting"], progress) as steps:
@@ -109,7 +109,7 @@ def fit_file(
         s, y, w = read_calibration(path, score, label, weight, positive, sep=sep)
         steps.start(f"fitting {method}")
         fit_calibrator(calibrator, s, y, w, method=method, source=path)
-    return {"rows": int(s.shape[0]), "positives": int(y.sum())}
+    return calibrator, {"rows": int(s.shape[0]), "positives": int(y.sum())}
 
 
 class _Pool:

@@ -24,29 +24,7 @@ from venncal.cli._pooled import fit_file
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-__all__ = ["fit", "fit_local", "BACKENDS"]
-
-
-def fit_local(
-    calibrator: Any,
-    cal_file: str,
-    *,
-    score: str,
-    label: str,
-    weight: str | None = None,
-    positive: str | None = None,
-    method: str,
-    progress: bool | None = None,
-    sep: str | None = None,
-) -> tuple[Any, dict[str, Any]]:
-    """Fit ``calibrator`` on ``cal_file`` in this process; return it and the row count.
-
-    Count-based methods read the file in chunks pooled by distinct score (memory bounded by
-    the distinct scores, see :mod:`venncal.cli._pooled`); the others read every row.
-    """
-    options: dict[str, Any] = {"method": method, "progress": progress, "sep": sep}
-    info = fit_file(calibrator, cal_file, score, label, weight, positive, **options)
-    return calibrator, info
+__all__ = ["fit", "BACKENDS"]
 
 
 def fit_dask(
@@ -87,7 +65,7 @@ def fit_spark(
 #: --backend name -> function(calibrator, cal_file, *, score, label, weight, positive, method,
 #: sep, progress), and scheduler for Dask and Spark
 BACKENDS: dict[str, Callable[..., tuple[Any, dict[str, Any]]]] = {
-    "local": fit_local,
+    "local": fit_file,
     "dask": fit_dask,
     "spark": fit_spark,
 }
