@@ -9,6 +9,7 @@ changes no result: numba's cache holds the same machine code the first call woul
 import numpy as np
 
 from venncal import BayesianBinningCalibrator, IsotonicCalibrator, VennAbersCalibrator
+from venncal.core._isotonic_stream import isotonic_fit_blocks
 from venncal.core._ivap_stream import ivap_fit_blocks
 from venncal.core._loo_ivap import loo_ivap_predict
 
@@ -27,4 +28,5 @@ for method in ("averaging", "selection"):
 u, at = np.unique(s, return_inverse=True)
 weight, positives = np.bincount(at), np.bincount(at, weights=y).astype(np.int64)
 ivap_fit_blocks(lambda i, j: (u[i:j], weight[i:j], positives[i:j]), u.shape[0], n, int(y.sum()))
+isotonic_fit_blocks(lambda i, j: (u[i:j], weight[i:j], positives[i:j]), u.shape[0])
 print("warm_kernels: compiled")

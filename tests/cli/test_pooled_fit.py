@@ -120,13 +120,17 @@ def test_pooled_fit_options(monkeypatch, tmp_path, options, frame_kw, suffix):
     ],
 )
 @pytest.mark.parametrize("suffix", [".csv", ".parquet", "folder"])
-def test_venn_abers_fit_from_runs_on_disk(monkeypatch, tmp_path, options, frame_kw, suffix):
+@pytest.mark.parametrize("method", sorted(_pooled.SPILLED_METHODS))
+def test_fit_from_runs_on_disk(monkeypatch, tmp_path, options, frame_kw, suffix, method):
     """A pooled table written to disk in sorted runs, merged and read back in blocks, gives
     the model file of the in-memory fit byte for byte, and its folder is removed."""
     frame = _frame(5, 700, **frame_kw)
     frame.loc[::50, "score"] = -0.0  # zeros of both signs across runs: the first row's sign
     frame.loc[25::50, "score"] = 0.0
     data = _write(frame, tmp_path / f"cal{suffix if suffix != 'folder' else ''}")
+    if method != "venn-abers":
+        options = [o for o in options if o not in ("--merge", "square")]
+    options = [*options, "--method", method]
     pooled, rows = _both(monkeypatch, tmp_path, data, *options, spill=True)
     assert pooled == rows
 
@@ -196,20 +200,20 @@ def test_pool_of_chunks_is_the_count_table(weighted):
         np.testing.assert_array_equal(c1, want.n1)
 
 
-def _traced_peak(path):
+def _traced_peak(path, method):
     import tracemalloc
 
-    from venncal.calibration import VennAbersCalibrator
-
+    calibrator = _fitting.make_calibrator(method)
     tracemalloc.start()
     try:
-        _pooled.fit_file(VennAbersCalibrator(), path, "score", "y", method="venn-abers")
+        _pooled.fit_file(calibrator, path, "score", "y", method=method)
         return tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
 
 
-def test_venn_abers_fit_memory_does_not_grow_with_distinct_scores(monkeypatch, tmp_path):
+@pytest.mark.parametrize("method", sorted(_pooled.SPILLED_METHODS))
+def test_fit_memory_does_not_grow_with_distinct_scores(monkeypatch, tmp_path, method):
     """Four times the rows, all scores distinct: about the same peak of memory (numpy's and
     Python's allocations), where a table in memory would need four times as much."""
     monkeypatch.setattr(_stream, "BATCH_ROWS", 1 << 12)
@@ -221,7 +225,7 @@ def test_venn_abers_fit_memory_does_not_grow_with_distinct_scores(monkeypatch, t
         rng = np.random.default_rng(n)
         s = rng.random(n)
         frame = pd.DataFrame({"score": s, "y": (rng.random(n) < s).astype(int)})
-        peaks.append(_traced_peak(_write(frame, tmp_path / f"cal{n}.parquet")))
+        peaks.append(_traced_peak(_write(frame, tmp_path / f"cal{n}.parquet"), method))
     assert peaks[2] < 1.3 * peaks[1], peaks
     assert peaks[2] < 120_000 * 24  # less than the pooled table itself (24 bytes a score)
 

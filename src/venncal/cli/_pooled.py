@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
     from venncal._typing import FloatArray
+    from venncal.core.isotonic import IsotonicStepFunction
     from venncal.core.venn_abers import IVAPTables
 
 __all__ = [
@@ -50,7 +51,7 @@ __all__ = [
 #: the --method values whose fit depends on the rows only through per-score class weights
 POOLED_METHODS = frozenset({"venn-abers", "isotonic", "histogram", "sbb", "abb"})
 #: the --method values fitted from a pooled table on disk, read in blocks
-SPILLED_METHODS = frozenset({"venn-abers"})
+SPILLED_METHODS = frozenset({"venn-abers", "isotonic"})
 
 #: whole-number sums stay exact in float64 below this
 _EXACT = 2.0**53
@@ -424,16 +425,21 @@ def fit_pooled(
     Unweighted rows: the calibrator's own fit sets up every fitted attribute (on two rows),
     then its table fit, the one ``fit`` runs on these rows, replaces what depends on the data.
     Weighted rows: the pooled rows weighted by their sums (whole numbers, so exact). Venn-Abers
-    on a table on disk reads it in blocks (:func:`venncal.core._ivap_stream.ivap_fit_blocks`,
-    the same tables) and keeps no table (``aggregate_``) in the calibrator.
+    and isotonic regression on a table on disk read it in blocks
+    (:func:`venncal.core._ivap_stream.ivap_fit_blocks`,
+    :func:`venncal.core._isotonic_stream.isotonic_fit_blocks`: the same fit) and keep no table
+    (``aggregate_``) in the calibrator.
     """
     from venncal.cli._fitting import fit_calibrator
 
-    streamed = method == "venn-abers" and isinstance(pooled.table, _spill.FileTable)
-    if streamed and sum(pooled.totals) <= _INT64_EXACT:
+    streamed = method in SPILLED_METHODS and isinstance(pooled.table, _spill.FileTable)
+    if streamed and (method != "venn-abers" or sum(pooled.totals) <= _INT64_EXACT):
         _fit_two_rows(calibrator)
         with _fit_errors(method, source):
-            calibrator.tables_ = _stream_venn_abers(pooled)
+            if method == "venn-abers":
+                calibrator.tables_ = _stream_venn_abers(pooled)
+            else:
+                calibrator.step_function_ = _stream_isotonic(pooled)
         calibrator.__dict__.pop("aggregate_", None)
         return calibrator
     if pooled.weighted:
@@ -468,6 +474,17 @@ def _fit_errors(method: str, source: str | os.PathLike[str]) -> Iterator[None]:
     except (ValueError, ArithmeticError) as exc:
         text = str(exc) or type(exc).__name__
         raise InputError(f"cannot fit {method} on {str(source)!r}: {text}") from None
+
+
+def _stream_isotonic(pooled: Pooled) -> IsotonicStepFunction:
+    """The isotonic step function of a pooled table on disk, read in blocks."""
+    from venncal.core._isotonic_stream import isotonic_fit_blocks
+
+    def read(start: int, stop: int) -> tuple[FloatArray, Any, Any]:
+        values, n0, n1 = pooled.read(start, stop)
+        return values, n0 + n1, n1
+
+    return isotonic_fit_blocks(read, pooled.table.k, block=_spill.READ_BLOCK)
 
 
 def _stream_venn_abers(pooled: Pooled) -> IVAPTables:

@@ -51,13 +51,46 @@ def _pava(y: FloatArray, w: FloatArray) -> tuple[FloatArray, FloatArray, npt.NDA
         mean[b] = y[i]
         weight[b] = w[i]
         end[b] = i + 1
-        while b > 0 and mean[b - 1] >= mean[b]:
-            tw = weight[b - 1] + weight[b]
-            mean[b - 1] = (weight[b - 1] * mean[b - 1] + weight[b] * mean[b]) / tw
-            weight[b - 1] = tw
-            end[b - 1] = end[b]
-            b -= 1
+        b = _pool_violators(mean, weight, end, b)
     return mean[: b + 1], weight[: b + 1], end[: b + 1]
+
+
+@jit
+def _pool_violators(mean: FloatArray, weight: FloatArray, tail: AnyArray, b: int) -> int:
+    """Pool the top block ``b`` of a PAVA stack with the blocks below it while they violate
+    the order; ``tail`` (the end index, or the last score, of each block) follows the pooling.
+    Returns the new top."""
+    while b > 0 and mean[b - 1] >= mean[b]:
+        tw = weight[b - 1] + weight[b]
+        mean[b - 1] = (weight[b - 1] * mean[b - 1] + weight[b] * mean[b]) / tw
+        weight[b - 1] = tw
+        tail[b - 1] = tail[b]
+        b -= 1
+    return b
+
+
+@jit
+def pava_extend(
+    y: FloatArray,
+    w: FloatArray,
+    x: FloatArray,
+    mean: FloatArray,
+    weight: FloatArray,
+    first: FloatArray,
+    last: FloatArray,
+    b: int,
+) -> int:
+    """Go on with the PAVA of :func:`_pava` over more values ``y`` (weights ``w``, scores
+    ``x``): the stack holds each block's mean, weight, first and last score; returns its new
+    top. The stacks need room for ``b + 1 + len(y)`` blocks."""
+    for i in range(y.shape[0]):
+        b += 1
+        mean[b] = y[i]
+        weight[b] = w[i]
+        first[b] = x[i]
+        last[b] = x[i]
+        b = _pool_violators(mean, weight, last, b)
+    return b
 
 
 def isotonic_regression(y: ArrayLike, sample_weight: ArrayLike | None = None) -> FloatArray:
