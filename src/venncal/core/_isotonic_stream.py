@@ -79,7 +79,10 @@ def isotonic_fit_blocks(read: BlockReader, k: int, *, block: int = 1 << 20) -> I
                 new[: b + 1] = old[: b + 1]
             stacks = grown
         y = np.asarray(positives, dtype=np.float64) / weight
-        b = pava_extend(y, weight, np.asarray(values, dtype=np.float64), *stacks, b)
+        mean, pooled, first, last = stacks
+        b = pava_extend(
+            y, weight, np.asarray(values, dtype=np.float64), mean, pooled, first, last, b
+        )
     mean, _, first, last = (a[: b + 1] for a in stacks)
     # each block's first and last score (one of them for a block of one score)
     two = first != last
