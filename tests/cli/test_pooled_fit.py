@@ -240,3 +240,17 @@ def test_no_room_for_the_runs_is_one_line(monkeypatch, tmp_path):
     assert "cannot use the temporary files of the fit" in result.output
     assert "TMPDIR" in result.output and "Traceback" not in result.output
     assert not (tmp_path / "m.json").exists()
+
+
+@pytest.mark.parametrize("weights", [False, True])
+def test_venn_abers_past_exact_int64_geometry_reads_the_table_back(monkeypatch, tmp_path, weights):
+    """Counts past the exact int64 geometry of the block fit: the table on disk is read back
+    into memory and fitted as before, with the model file of the in-memory fit."""
+    monkeypatch.setattr(_pooled, "_INT64_EXACT", 100)
+    blocks = []
+    monkeypatch.setattr(_pooled, "_stream_venn_abers", lambda p: blocks.append(p))
+    data = _write(_frame(7, 400, decimals=None, weights=weights), tmp_path / "cal.parquet")
+    options = ["--weight", "w"] if weights else []
+    pooled, rows = _both(monkeypatch, tmp_path, data, *options, spill=True)
+    assert pooled == rows
+    assert blocks == []
