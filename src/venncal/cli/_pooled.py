@@ -20,6 +20,7 @@ and label columns of other types than numbers, booleans and text.
 from __future__ import annotations
 
 import contextlib
+import numbers
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -35,8 +36,6 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
     from venncal._typing import FloatArray
-    from venncal.core.isotonic import IsotonicStepFunction
-    from venncal.core.venn_abers import IVAPTables
 
 __all__ = [
     "POOLED_METHODS",
@@ -51,7 +50,7 @@ __all__ = [
 #: the --method values whose fit depends on the rows only through per-score class weights
 POOLED_METHODS = frozenset({"venn-abers", "isotonic", "histogram", "sbb", "abb"})
 #: the --method values fitted from a pooled table on disk, read in blocks
-SPILLED_METHODS = frozenset({"venn-abers", "isotonic"})
+SPILLED_METHODS = frozenset({"venn-abers", "isotonic", "histogram"})
 
 #: whole-number sums stay exact in float64 below this
 _EXACT = 2.0**53
@@ -424,22 +423,17 @@ def fit_pooled(
 
     Unweighted rows: the calibrator's own fit sets up every fitted attribute (on two rows),
     then its table fit, the one ``fit`` runs on these rows, replaces what depends on the data.
-    Weighted rows: the pooled rows weighted by their sums (whole numbers, so exact). Venn-Abers
-    and isotonic regression on a table on disk read it in blocks
-    (:func:`venncal.core._ivap_stream.ivap_fit_blocks`,
-    :func:`venncal.core._isotonic_stream.isotonic_fit_blocks`: the same fit) and keep no table
+    Weighted rows: the pooled rows weighted by their sums (whole numbers, so exact). Venn-Abers,
+    isotonic regression and histogram binning on a table on disk read it in blocks (the
+    ``*_fit_blocks`` functions of ``venncal.core``: the same fit) and keep no table
     (``aggregate_``) in the calibrator.
     """
     from venncal.cli._fitting import fit_calibrator
 
-    streamed = method in SPILLED_METHODS and isinstance(pooled.table, _spill.FileTable)
-    if streamed and (method != "venn-abers" or sum(pooled.totals) <= _INT64_EXACT):
+    if isinstance(pooled.table, _spill.FileTable) and _streams(calibrator, pooled, method):
         _fit_two_rows(calibrator)
         with _fit_errors(method, source):
-            if method == "venn-abers":
-                calibrator.tables_ = _stream_venn_abers(pooled)
-            else:
-                calibrator.step_function_ = _stream_isotonic(pooled)
+            _STREAMED[method](calibrator, pooled)
         calibrator.__dict__.pop("aggregate_", None)
         return calibrator
     if pooled.weighted:
@@ -476,18 +470,23 @@ def _fit_errors(method: str, source: str | os.PathLike[str]) -> Iterator[None]:
         raise InputError(f"cannot fit {method} on {str(source)!r}: {text}") from None
 
 
-def _stream_isotonic(pooled: Pooled) -> IsotonicStepFunction:
-    """The isotonic step function of a pooled table on disk, read in blocks."""
-    from venncal.core._isotonic_stream import isotonic_fit_blocks
+def _streams(calibrator: Any, pooled: Pooled, method: str) -> bool:
+    """Whether ``method`` fits from the table on disk in blocks: Venn-Abers within its exact
+    int64 geometry, isotonic regression always, histogram binning with its edges listed in
+    full."""
+    if method == "venn-abers":
+        return sum(pooled.totals) <= _INT64_EXACT
+    if method == "histogram":
+        from venncal.core._histogram_stream import streams
 
-    def read(start: int, stop: int) -> tuple[FloatArray, Any, Any]:
-        values, n0, n1 = pooled.read(start, stop)
-        return values, n0 + n1, n1
+        n_bins = calibrator.n_bins
+        if isinstance(n_bins, bool) or not isinstance(n_bins, numbers.Integral):
+            return False
+        return streams(int(n_bins), pooled.table.k)
+    return method in SPILLED_METHODS
 
-    return isotonic_fit_blocks(read, pooled.table.k, block=_spill.READ_BLOCK)
 
-
-def _stream_venn_abers(pooled: Pooled) -> IVAPTables:
+def _venn_abers_blocks(calibrator: Any, pooled: Pooled) -> None:
     """Venn-Abers tables of a pooled table on disk, read in blocks."""
     from venncal.core._ivap_stream import ivap_fit_blocks
 
@@ -496,4 +495,37 @@ def _stream_venn_abers(pooled: Pooled) -> IVAPTables:
         return values, (n0 + n1).astype(np.int64), n1.astype(np.int64)
 
     weight, positives = int(sum(pooled.totals)), int(pooled.totals[1])
-    return ivap_fit_blocks(read, pooled.table.k, weight, positives, block=_spill.READ_BLOCK)
+    k = pooled.table.k
+    calibrator.tables_ = ivap_fit_blocks(read, k, weight, positives, block=_spill.READ_BLOCK)
+
+
+def _isotonic_blocks(calibrator: Any, pooled: Pooled) -> None:
+    """The isotonic step function of a pooled table on disk, read in blocks."""
+    from venncal.core._isotonic_stream import isotonic_fit_blocks
+
+    def read(start: int, stop: int) -> tuple[FloatArray, Any, Any]:
+        values, n0, n1 = pooled.read(start, stop)
+        return values, n0 + n1, n1
+
+    k = pooled.table.k
+    calibrator.step_function_ = isotonic_fit_blocks(read, k, block=_spill.READ_BLOCK)
+
+
+def _histogram_blocks(calibrator: Any, pooled: Pooled) -> None:
+    """The histogram binning of a pooled table on disk, read in blocks."""
+    from venncal.core._histogram_stream import histogram_fit_blocks
+
+    options = {"n_bins": int(calibrator.n_bins), "strategy": calibrator.strategy}
+    binning = histogram_fit_blocks(
+        pooled.read, pooled.table.k, **options, alpha=calibrator.alpha, block=_spill.READ_BLOCK
+    )
+    calibrator.binning_, calibrator.bin_edges_ = binning, binning.edges
+    calibrator.bin_counts_ = binning.counts
+
+
+#: the block fit of each of SPILLED_METHODS: sets the calibrator's fitted tables
+_STREAMED = {
+    "venn-abers": _venn_abers_blocks,
+    "isotonic": _isotonic_blocks,
+    "histogram": _histogram_blocks,
+}

@@ -208,7 +208,7 @@ def merge_runs(runs: list[ArrayTable], folder: SpillFolder) -> ArrayTable:
     if len(runs) == 1:
         return runs[0]
     record = _record(runs[0].count_dtype)
-    size = max(READ_BLOCK // len(runs), 256)  # memory of about one block in all
+    size = max(READ_BLOCK // len(runs), 64)  # memory of about one block in all
     readers = [_RunReader(run, size) for run in runs]
     path, k = folder.new_file(), 0
     with open(path, "wb") as out:

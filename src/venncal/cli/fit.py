@@ -116,13 +116,13 @@ def fit(
     file is versioned JSON with a checksum (no pickle): load it in Python with venncal.load.
 
     Memory: venn-abers, isotonic, histogram, sbb and abb read CAL_FILE in chunks and keep the
-    count of each class at each distinct score, not the rows. venn-abers and isotonic write
-    those counts to sorted files in the temporary folder (TMPDIR) past 2^20 (about a million)
-    distinct scores and read them back in blocks, so their memory stays bounded at any size
-    (the disk holds about 48 bytes per distinct score while they fit); histogram, sbb and abb
-    keep them in memory (about 70 bytes per distinct score at the peak). The other methods,
-    fractional --weight values and input that needs a one-line error read every row into
-    memory.
+    count of each class at each distinct score, not the rows. venn-abers, isotonic and
+    histogram write those counts to sorted files in the temporary folder (TMPDIR) past 2^20
+    (about a million) distinct scores and read them back in blocks, so their memory stays
+    bounded at any size (the disk holds about 48 bytes per distinct score while they fit); sbb
+    and abb keep them in memory (about 70 bytes per distinct score at the peak). The other
+    methods, fractional --weight values and input that needs a one-line error read every row
+    into memory.
 
     \b
     Example:
