@@ -129,9 +129,19 @@ def _arith(q, prev, expr, extra=""):
     return q.add(f"SELECT s, {expr} AS x{extra} FROM {prev}", "a")
 
 
+def _exp(arg):
+    """``EXP(arg)``, 0 where it would round to 0 (or to the smallest subnormal, 5e-324):
+    PostgreSQL raises an error for an ``EXP`` that underflows, where IEEE engines give 0."""
+    return f"CASE WHEN {arg} < {_EXP_ZERO} THEN 0.0 ELSE EXP({arg}) END"
+
+
+# exp(x) rounds to 0 below x = -1075 ln 2 = -745.1332...; from -745.13 on it is not 0
+_EXP_ZERO = "-745.13"
+
+
 def _expit(q, t):
     """``1 / (1 + exp(-t))`` as scipy's expit, without an overflow of exp."""
-    return f"CASE WHEN {t} < -700.0 THEN EXP({t}) ELSE 1.0 / (1.0 + EXP(-{t})) END"
+    return f"CASE WHEN {t} < -700.0 THEN {_exp(t)} ELSE 1.0 / (1.0 + {_exp(f'-{t}')}) END"
 
 
 def _log1p(t):
@@ -280,7 +290,7 @@ def _logaddexp0(q, prev, col):
     """CTE (s, x, L): ``np.logaddexp(0, col)`` = max(0, y) + log1p(exp(-|y|))."""
     e = q.add(
         f"SELECT s, x, CASE WHEN {col} > 0.0 THEN {col} ELSE 0.0 END AS m, "
-        f"EXP(-ABS({col})) AS t FROM {prev}",
+        f"{_exp(f'-ABS({col})')} AS t FROM {prev}",
         "a",
     )
     return q.add(f"SELECT s, x, m + ({_log1p('t')}) AS L FROM {e}", "a")
@@ -334,7 +344,7 @@ def _temperature(q, prev, st):
     else:
         L = q.add(f"SELECT s, 0.0 + {b0} AS l0, 0.0 + {b1} AS l1 FROM {X}")
     m = q.add(f"SELECT s, l0, l1, CASE WHEN l0 >= l1 THEN l0 ELSE l1 END AS m FROM {L}")
-    e = q.add(f"SELECT s, EXP(l0 - m) AS e0, EXP(l1 - m) AS e1 FROM {m}")
+    e = q.add(f"SELECT s, {_exp('l0 - m')} AS e0, {_exp('l1 - m')} AS e1 FROM {m}")
     return q.add(f"SELECT s, e1 / (e0 + e1) AS x FROM {e}")
 
 
