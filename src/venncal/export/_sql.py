@@ -129,7 +129,7 @@ def _arith(q, prev, expr, extra=""):
     return q.add(f"SELECT s, {expr} AS x{extra} FROM {prev}", "a")
 
 
-def _exp(arg):
+def _exp(arg: str) -> str:
     """``EXP(arg)``, 0 where it would round to 0 (or to the smallest subnormal, 5e-324):
     PostgreSQL raises an error for an ``EXP`` that underflows, where IEEE engines give 0."""
     return f"CASE WHEN {arg} < {_EXP_ZERO} THEN 0.0 ELSE EXP({arg}) END"
@@ -139,12 +139,12 @@ def _exp(arg):
 _EXP_ZERO = "-745.13"
 
 
-def _expit(q, t):
+def _expit(q: object, t: str) -> str:
     """``1 / (1 + exp(-t))`` as scipy's expit, without an overflow of exp."""
     return f"CASE WHEN {t} < -700.0 THEN {_exp(t)} ELSE 1.0 / (1.0 + {_exp(f'-{t}')}) END"
 
 
-def _log1p(t):
+def _log1p(t: str) -> str:
     """log1p of a column: ``ln(u) t / (u - 1)`` with ``u = 1 + t``, exact when u = 1."""
     u = f"(1.0 + {t})"
     return f"CASE WHEN {u} = 1.0 THEN {t} ELSE LN({u}) * {t} / ({u} - 1.0) END"
