@@ -218,18 +218,18 @@ def _traced_peak(path, method):
 def test_fit_memory_does_not_grow_with_distinct_scores(monkeypatch, tmp_path, method):
     """Four times the rows, all scores distinct: about the same peak of memory (numpy's and
     Python's allocations), where a table in memory would need four times as much."""
-    monkeypatch.setattr(_stream, "BATCH_ROWS", 1 << 12)
-    monkeypatch.setattr(_spill, "SPILL_DISTINCT", 1 << 12)
-    monkeypatch.setattr(_spill, "READ_BLOCK", 1 << 12)
+    monkeypatch.setattr(_stream, "BATCH_ROWS", 1 << 11)
+    monkeypatch.setattr(_spill, "SPILL_DISTINCT", 1 << 11)
+    monkeypatch.setattr(_spill, "READ_BLOCK", 1 << 13)  # 1 << 7 of it for each of 59 runs
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     peaks = []
-    for n in (60_000, 60_000, 240_000):  # the first compiles and imports what the fit needs
+    for n in (30_000, 30_000, 120_000):  # the first compiles and imports what the fit needs
         rng = np.random.default_rng(n)
         s = rng.random(n)
         frame = pd.DataFrame({"score": s, "y": (rng.random(n) < s).astype(int)})
         peaks.append(_traced_peak(_write(frame, tmp_path / f"cal{n}.parquet"), method))
     assert peaks[2] < 1.3 * peaks[1], peaks
-    assert peaks[2] < 240_000 * 24  # less than the pooled table itself (24 bytes a score)
+    assert peaks[2] < 120_000 * 24  # less than the pooled table itself (24 bytes a score)
 
 
 def test_no_room_for_the_runs_is_one_line(monkeypatch, tmp_path):
