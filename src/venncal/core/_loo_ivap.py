@@ -184,59 +184,64 @@ def _outside_changes(px: Points, py: Points, unit: Coord, gaps: Indices, groups:
             qkey[t] = q
     order = _bucket_order(qkey, k + 1)
     stack = np.empty(k + 1, dtype=np.int64)
-    first = 0  # the queries with a key, order[first:]
-    while first < m and qkey[order[first]] < 0:
-        first += 1
-    _outside_sweep(px, py, unit, gaps, groups, dw, da, vnum, vden, left, right, change, qkey,
-                   order, first, stack, True)  # fmt: skip
-    _outside_sweep(px, py, unit, gaps, groups, dw, da, vnum, vden, left, right, change, qkey,
-                   order, first, stack, False)  # fmt: skip
-
-
-@jit
-def _outside_sweep(px: Points, py: Points, unit: Coord, gaps: Indices, groups: Indices,
-                   dw: Points, da: Points, vnum: Points, vden: Points, left: Indices,
-                   right: Indices, change: npt.NDArray[np.int8], qkey: Indices, order: Indices,
-                   first: int, stack: Indices, forward: bool) -> None:  # fmt: skip
-    """One side of :func:`_outside_changes`: left of the block (``forward``: the prefix hull of
-    P_0 .. P_{q-1}, q increasing) or right of it (the suffix hull of P_q .. P_k, q decreasing)."""
-    k = px.shape[0] - 1
-    m = gaps.shape[0]
-    ptr = first if forward else m - 1
+    # left of the block: the prefix hull of P_0 .. P_{q-1}, q increasing
+    ptr = 0
+    while ptr < m and qkey[order[ptr]] < 0:
+        ptr += 1
+    first = ptr
     top = 0
-    for i in range(k + 1):
-        p = i if forward else k - i
+    for p in range(k + 1):
         x = px[p]
         y = py[p]
         while top >= 2:
             i1 = stack[top - 2]
             i2 = stack[top - 1]
-            turn = _orient(px[i1], py[i1], px[i2], py[i2], x, y)
-            if turn <= 0 if forward else turn >= 0:
+            if _orient(px[i1], py[i1], px[i2], py[i2], x, y) <= 0:
                 top -= 1
             else:
                 break
         stack[top] = p
         top += 1
-        # a prefix hull up to p serves the key p + 1, a suffix hull from p the key p
-        key = p + 1 if forward else p
-        while (ptr < m if forward else ptr >= first) and qkey[order[ptr]] == key:
+        while ptr < m and qkey[order[ptr]] == p + 1:
             t = order[ptr]
-            ptr += 1 if forward else -1
+            ptr += 1
             g = gaps[t]
-            if (groups[t] > g) == forward:
+            if groups[t] > g:
                 continue
+            v = _extreme(px, py, stack, 0, top - 1, 1, vnum[g], vden[g])
             a = left[g]
             b = right[g]
-            if forward:
-                v = _extreme(px, py, stack, 0, top - 1, 1, vnum[g], vden[g])
-                cx = px[v] + dw[t] - unit
-                cy = py[v] + da[t] - unit
+            cx = px[v] + dw[t] - unit
+            cy = py[v] + da[t] - unit
+            if _orient(px[a] - unit, py[a] - unit, px[b], py[b], cx, cy) < 0:
+                change[t] = 1
+    # right of the block: the suffix hull of P_q .. P_k, q decreasing
+    ptr = m - 1
+    top = 0
+    for p in range(k, -1, -1):
+        x = px[p]
+        y = py[p]
+        while top >= 2:
+            i1 = stack[top - 2]
+            i2 = stack[top - 1]
+            if _orient(px[i1], py[i1], px[i2], py[i2], x, y) >= 0:
+                top -= 1
             else:
-                # the stack lists the hull right to left: walk it from its top
-                v = _extreme(px, py, stack, top - 1, 0, -1, vnum[g], vden[g])
-                cx = px[v] - dw[t]
-                cy = py[v] - da[t]
+                break
+        stack[top] = p
+        top += 1
+        while ptr >= first and qkey[order[ptr]] == p:
+            t = order[ptr]
+            ptr -= 1
+            g = gaps[t]
+            if groups[t] <= g:
+                continue
+            # the stack lists the hull right to left: walk it from its top
+            v = _extreme(px, py, stack, top - 1, 0, -1, vnum[g], vden[g])
+            a = left[g]
+            b = right[g]
+            cx = px[v] - dw[t]
+            cy = py[v] - da[t]
             if _orient(px[a] - unit, py[a] - unit, px[b], py[b], cx, cy) < 0:
                 change[t] = 1
 
