@@ -144,11 +144,24 @@ def hull_sweep(
     for j in range(k, -2, -1):
         x, y = _point(cw, ca, j if j >= 0 else k + 1, k, mirror, unit)
         top = _push_left(sx, sy, top, x, y)
+    # (the step of sweep_points written out: calling gap_value and _advance here measured
+    # 15% slower on the whole fit at 2x10^6 scores)
     for g in range(k + 1):
-        out[k - g if mirror else g] = gap_value(sx, sy, top, mirror)
+        xt = sx[top]
+        yt = sy[top]
+        xn = sx[top - 1]
+        yn = sy[top - 1]
+        dx = xn - xt
+        dy = yn - yt
+        if mirror:
+            out[k - g] = (dx - dy) / dx  # 1 - dy / dx with one rounding
+        else:
+            out[g] = dy / dx
         if g < k:
             x, y = _point(cw, ca, k + 2 + g, k, mirror, unit)  # L_{g+1}
-            top = _advance(sx, sy, top, x, y)
+            # below the line through the top and the next vertex: L_{g+1} replaces the top
+            if (xn - xt) * (y - yt) - (yn - yt) * (x - xt) < 0:
+                top = _push_left(sx, sy, top - 1, x, y)
 
 
 @jit
