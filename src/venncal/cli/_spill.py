@@ -221,9 +221,7 @@ def merge_runs(runs: list[ArrayTable], folder: SpillFolder) -> ArrayTable:
             bound = min(r.bound for r in active)
             parts = [r.take(bound) for r in active]
             values, c0, c1 = pool_arrays(*(np.concatenate(p) for p in zip(*parts)))
-            rec = np.empty(values.shape[0], dtype=record)
-            rec["value"], rec["c0"], rec["c1"] = values, c0, c1
-            rec.tofile(out)
+            _write_records(out, record, values, c0, c1)
             k += values.shape[0]
     for run in runs:  # the runs are merged: their files go now, not with the folder
         if isinstance(run, FileTable):
@@ -239,8 +237,15 @@ def write_run(table: ArrayTable, folder: SpillFolder) -> FileTable:
     path = folder.new_file()
     with open(path, "wb") as out:
         for start in range(0, table.k, READ_BLOCK):
-            stop = start + READ_BLOCK
-            rec = np.empty(values[start:stop].shape[0], dtype=record)
-            rec["value"], rec["c0"], rec["c1"] = values[start:stop], c0[start:stop], c1[start:stop]
-            rec.tofile(out)
+            part = slice(start, start + READ_BLOCK)
+            _write_records(out, record, values[part], c0[part], c1[part])
     return FileTable(path, record, table.k)
+
+
+def _write_records(
+    out: Any, record: np.dtype[Any], values: FloatArray, c0: Counts, c1: Counts
+) -> None:
+    """Append (score, count 0, count 1) records to the open file ``out``."""
+    rec = np.empty(values.shape[0], dtype=record)
+    rec["value"], rec["c0"], rec["c1"] = values, c0, c1
+    rec.tofile(out)

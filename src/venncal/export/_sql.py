@@ -129,14 +129,14 @@ def _arith(q, prev, expr, extra=""):
     return q.add(f"SELECT s, {expr} AS x{extra} FROM {prev}", "a")
 
 
+# exp(x) rounds to 0 below x = -1075 ln 2 = -745.1332...; from -745.13 on it is not 0
+_EXP_ZERO = "-745.13"
+
+
 def _exp(arg: str) -> str:
     """``EXP(arg)``, 0 where it would round to 0 (or to the smallest subnormal, 5e-324):
     PostgreSQL raises an error for an ``EXP`` that underflows, where IEEE engines give 0."""
     return f"CASE WHEN {arg} < {_EXP_ZERO} THEN 0.0 ELSE EXP({arg}) END"
-
-
-# exp(x) rounds to 0 below x = -1075 ln 2 = -745.1332...; from -745.13 on it is not 0
-_EXP_ZERO = "-745.13"
 
 
 def _expit(q: object, t: str) -> str:
