@@ -35,7 +35,8 @@ def test_equals_the_in_memory_fit_bit_for_bit(seed, strategy, kind):
     n_bins = int(rng.choice([1, 2, 7, 10, 50, 2 * k + 3]))
     alpha = float(rng.choice([0.0, 0.5, 2.0]))
     want = fit_histogram_counts(values, n0, n1, n_bins=n_bins, strategy=strategy, alpha=alpha)
-    for block in (1, 3, 64, 1000):
+    total = float(np.sum(n0 + n1))
+    for block, total_weight in ((1, None), (3, total), (64, None), (1000, total)):
         got = histogram_fit_blocks(
             lambda i, j: (values[i:j], n0[i:j], n1[i:j]),
             k,
@@ -43,6 +44,7 @@ def test_equals_the_in_memory_fit_bit_for_bit(seed, strategy, kind):
             strategy=strategy,
             alpha=alpha,
             block=block,
+            total_weight=total_weight,
         )
         for field in FIELDS:
             np.testing.assert_array_equal(getattr(got, field), getattr(want, field))
@@ -54,5 +56,9 @@ def test_refuses_what_it_does_not_list():
     one = np.ones(1)
     with pytest.raises(ValueError, match="n_bins <= max"):
         histogram_fit_blocks(lambda i, j: (one, one, one), 1, n_bins=10**6, strategy="uniform")
+    with pytest.raises(ValueError, match="the blocks hold a weight of 3.0, not 4.0"):
+        histogram_fit_blocks(
+            lambda i, j: (one, 2 * one, one), 1, n_bins=3, strategy="quantile", total_weight=4.0
+        )
     with pytest.raises(ValueError, match="k >= 1"):
         histogram_fit_blocks(lambda i, j: (one, one, one), 0, n_bins=3, strategy="uniform")

@@ -516,9 +516,9 @@ def _histogram_blocks(calibrator: Any, pooled: Pooled) -> None:
     from venncal.core._histogram_stream import histogram_fit_blocks
 
     options = {"n_bins": int(calibrator.n_bins), "strategy": calibrator.strategy}
-    binning = histogram_fit_blocks(
-        pooled.read, pooled.table.k, **options, alpha=calibrator.alpha, block=_spill.READ_BLOCK
-    )
+    options.update(alpha=calibrator.alpha, block=_spill.READ_BLOCK)
+    total = sum(pooled.totals)  # summed by read_pooled: one pass less
+    binning = histogram_fit_blocks(pooled.read, pooled.table.k, **options, total_weight=total)
     calibrator.binning_, calibrator.bin_edges_ = binning, binning.edges
     calibrator.bin_counts_ = binning.counts
 

@@ -34,13 +34,18 @@ def streams(n_bins: int, k: int) -> bool:
     return n_bins <= max(k, _DENSE_BINS)
 
 
-def _quantile_inner(read: BlockReader, k: int, n_bins: int, block: int) -> FloatArray:
-    """The inner edges of equal-mass bins: for each level j / n_bins, the smallest score whose
-    cumulative weight reaches it (as ``histogram_edges`` computes them)."""
+def _total(read: BlockReader, k: int, block: int) -> float:
+    """The total weight of the table, by one pass."""
     total = 0.0
     for start in range(0, k, block):
         _, n0, n1 = read(start, min(start + block, k))
         total += float(np.sum(np.asarray(n0, np.float64) + np.asarray(n1, np.float64)))
+    return total
+
+
+def _quantile_inner(read: BlockReader, k: int, n_bins: int, block: int, total: float) -> FloatArray:
+    """The inner edges of equal-mass bins: for each level j / n_bins, the smallest score whose
+    cumulative weight reaches it (as ``histogram_edges`` computes them)."""
     targets = total * np.arange(1, n_bins) / n_bins * (1 - 1e-12)
     inner, carry, last = [], 0.0, np.nan
     for start in range(0, k, block):
@@ -61,6 +66,7 @@ def histogram_fit_blocks(
     strategy: str,
     alpha: float = 0.0,
     block: int = 1 << 20,
+    total_weight: float | None = None,
 ) -> HistogramBinning:
     """Fit histogram binning on pooled data (whole-number weights) read in blocks.
 
@@ -79,6 +85,9 @@ def histogram_fit_blocks(
         Pseudo-count, as in :func:`~venncal.core.histogram.fit_histogram`.
     block : int, default=2**20
         Distinct scores per call of ``read``.
+    total_weight : float, default=None
+        The sum of all the weights, when the caller knows it (equal-mass edges then take one
+        pass less); a sum the bins do not reach is a ValueError. None: summed here.
 
     Returns
     -------
@@ -104,7 +113,8 @@ def histogram_fit_blocks(
     if strategy == "uniform":
         edges = _uniform_edge(np.arange(n_bins + 1), lo, hi, n_bins)
     else:
-        edges = np.concatenate([[lo], _quantile_inner(read, k, n_bins, block), [hi]])
+        total = _total(read, k, block) if total_weight is None else float(total_weight)
+        edges = np.concatenate([[lo], _quantile_inner(read, k, n_bins, block, total), [hi]])
     edges = np.unique(edges)
     if edges.size == 1:  # every score equal: one bin
         edges = np.array([lo, hi])
@@ -116,6 +126,8 @@ def histogram_fit_blocks(
         n1 = np.asarray(n1, np.float64)
         counts += np.bincount(idx, weights=np.asarray(n0, np.float64) + n1, minlength=counts.size)
         positives += np.bincount(idx, weights=n1, minlength=counts.size)
+    if total_weight is not None and counts.sum() != total_weight:
+        raise ValueError(f"the blocks hold a weight of {counts.sum()}, not {total_weight}.")
     overall = positives.sum() / counts.sum()
     with np.errstate(invalid="ignore", divide="ignore"):
         out = (positives + alpha) / (counts + 2.0 * alpha)
