@@ -6,12 +6,18 @@ workers find these kernels compiled instead of each compiling them from a cold c
 changes no result: numba's cache holds the same machine code the first call would compile.
 """
 
+import sys
+from pathlib import Path
+
 import numpy as np
 
 from venncal import BayesianBinningCalibrator, IsotonicCalibrator, VennAbersCalibrator
 from venncal.core._isotonic_stream import isotonic_fit_blocks
 from venncal.core._ivap_stream import ivap_fit_blocks
 from venncal.core._loo_ivap import loo_ivap_predict
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' reference routes
+from tests._reference.loo_ranges import folded  # noqa: E402
 
 rng = np.random.default_rng(0)
 n = 5000  # above the size under which kernels run as plain Python
@@ -20,7 +26,7 @@ y = (rng.random(n) < s).astype(int)
 fractional = rng.random(n) + 0.5
 for weights in (None, fractional):  # integer and float geometry
     for method in ("paths", "shortcuts"):
-        loo_ivap_predict(s, y, weights, np.arange(5), rng.random(5), method=method)
+        loo_ivap_predict(s, y, weights, np.arange(5), rng.random(5), **folded(method))
     VennAbersCalibrator().fit(s, y, sample_weight=weights).predict_proba(s)
     IsotonicCalibrator().fit(s, y, sample_weight=weights).predict_proba(s)
 for method in ("averaging", "selection"):

@@ -31,7 +31,8 @@ from sklearn.ensemble import RandomForestClassifier
 from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from tests._reference.oob_venn_abers_naive import (  # noqa: E402, I001
+from tests._reference.loo_ranges import folded  # noqa: E402, I001
+from tests._reference.oob_venn_abers_naive import (  # noqa: E402
     dense_oob_probas,
     oob_venn_abers_naive,
 )
@@ -109,7 +110,7 @@ def prediction_rows():
     rows = []
     for method in METHODS:  # compile
         loo_ivap_predict(*problem(10, "ties")[:2], None, np.array([0]), np.array([0.5]),
-                         method=method)  # fmt: skip
+                         **folded(method))  # fmt: skip
     for kind in KINDS:  # an input this large runs the inductive kernels compiled from now on
         s, y, t, lo = problem(8192, kind)
         ivap_fit(s, y, weights(8192, kind)).predict(t)
@@ -125,10 +126,10 @@ def prediction_rows():
                     runs["refit"].append(cpu(lambda a=(s, y, t, lo, w): oob_venn_abers_naive(*a)))
                 for method in METHODS:
                     runs[method].append(
-                        cpu(lambda a=(s, y, w, lo, t), m=method: loo_ivap_predict(*a, method=m))
+                        cpu(lambda a=(s, y, w, lo, t), m=method: loo_ivap_predict(*a, **folded(m)))
                     )
                 runs["ind"].append(cpu(lambda a=(s, y, w), b=t: ivap_fit(*a).predict(b)))
-            outs = [np.column_stack(loo_ivap_predict(s, y, w, lo, t, method=m)) for m in METHODS]
+            outs = [np.column_stack(loo_ivap_predict(s, y, w, lo, t, **folded(m))) for m in METHODS]
             if w is None:  # exact: the same bits; float geometry: the same within rounding
                 assert all(np.array_equal(outs[0], out) for out in outs[1:])
             else:
@@ -294,7 +295,8 @@ def write(rows, mem, ranged, extreme):
         "draws z_r). 'refit' fits an inductive Venn-Abers predictor per distinct z_r "
         "(`tests/_reference/oob_venn_abers_naive.py`, the first algorithm); 'ranges', "
         "'shortcuts' and 'paths' answer every query from one diagram "
-        "(`venncal.core._loo_ivap.loo_ivap_predict(..., method=...)`): 'ranges' (the second "
+        "(`venncal.core._loo_ivap.loo_ivap_predict`; the first two routes are kept in "
+        "`tests/_reference/loo_ranges.py`): 'ranges' (the second "
         "algorithm) folds bridges over index ranges of a segment tree of hulls for every "
         "query, 'shortcuts' (before: the third) first answers the queries whose left-out "
         "example lies outside the test object's block from the unremoved bridge, 'paths' (now, "

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from tests._reference.loo_ranges import ROUTES, folded
 from tests._reference.oob_venn_abers_naive import oob_venn_abers_naive
 from venncal.core._loo_ivap import loo_ivap_predict
 
@@ -58,13 +59,13 @@ def test_weights_of_extreme_range_equal_refitting_bit_for_bit(seed):
     w[rng.integers(0, s.shape[0])] = 0.0
     if w.sum() - w[left_out].max() <= 0:
         w += 1.0
-    method = ("paths", "shortcuts", "ranges")[seed % 3]
-    got = loo_ivap_predict(s, y, w, left_out, t, method=method)
+    method = ROUTES[seed % 3]
+    got = loo_ivap_predict(s, y, w, left_out, t, **folded(method))
     np.testing.assert_array_equal(np.c_[got], oob_venn_abers_naive(s, y, t, left_out, cal_weight=w))
 
 
 @pytest.mark.parametrize("seed", range(60))
-@pytest.mark.parametrize("method", ["paths", "shortcuts", "ranges"])
+@pytest.mark.parametrize("method", ROUTES)
 def test_fractional_weights_agree_with_refitting(seed, method):
     # float geometry, as the inductive predictor's: equal to the refit within its accuracy,
     # for weights that are small or large against the test object's unit weight
@@ -73,7 +74,7 @@ def test_fractional_weights_agree_with_refitting(seed, method):
     w[rng.integers(0, s.shape[0], 2)] = 0.0
     if w.sum() - w[left_out].max() <= 0:
         w += 0.5
-    got = loo_ivap_predict(s, y, w, left_out, t, method=method)
+    got = loo_ivap_predict(s, y, w, left_out, t, **folded(method))
     ref = oob_venn_abers_naive(s, y, t, left_out, cal_weight=w)
     np.testing.assert_allclose(np.c_[got], ref, rtol=0, atol=1e-9)
 
@@ -149,5 +150,5 @@ def test_the_three_routes_agree_for_every_query_at_scale(seed):
     left_out = rng.integers(0, n, n)
     paths = np.c_[loo_ivap_predict(s, y, w, left_out, t)]
     for method in ("shortcuts", "ranges"):
-        other = np.c_[loo_ivap_predict(s, y, w, left_out, t, method=method)]
+        other = np.c_[loo_ivap_predict(s, y, w, left_out, t, **folded(method))]
         np.testing.assert_array_equal(paths, other)

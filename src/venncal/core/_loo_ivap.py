@@ -45,8 +45,9 @@ P_b - (w, w)) lies on or below the line.
 Cost: O(k log k) for the trees, their ancestor tables and the sweeps (O(k) per level, for
 the levels that hold a query), O(m + k) to order the queries by counting, and O(log k) per
 query, so O((l + m) log l) in all. The earlier route, bridges folded over a segment tree of
-hulls (:mod:`venncal.core._loo_ranges`, O(log^2 l log h) per query that folds ranges), is
-kept as an independent route for tests and benchmarks.
+hulls (O(log^2 l log h) per query that folds ranges), lives on in the test suite as an
+independent route (``tests/_reference/loo_ranges.py``), through the ``kernel`` argument of
+:func:`loo_ivap_predict`.
 
 Each value comes out as an exact integer ratio (num, den) on integer coordinates, so the float
 the caller forms with one division equals the one the refitting algorithm gives. The kernels
@@ -64,7 +65,6 @@ import numpy as np
 
 from venncal.core._hull_paths import _orient, hull_trees, path_bridge
 from venncal.core._jit import jit
-from venncal.core._loo_ranges import loo_p1_ranges
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -75,7 +75,7 @@ if TYPE_CHECKING:
     from venncal.core._hull_paths import Coord, Index, Indices, Points, Tree
     from venncal.core._jit import Kernel
 
-__all__ = ["loo_p1", "loo_p1_folded", "loo_ivap_predict"]
+__all__ = ["loo_p1", "loo_ivap_predict"]
 
 #: Index ranges of fewer groups than this get their hull by a sweep of their own rather than
 #: from the blocks of the dyadic split (a constant: the cost stays O(1) per query).
@@ -516,17 +516,6 @@ def loo_p1(px: Points, py: Points, unit: Coord, gaps: Indices, groups: Indices, 
     _loo_paths(px, py, unit, gaps, groups, dw, da, num, den, vnum, vden, left, right, change)
 
 
-@jit
-def loo_p1_folded(px: Points, py: Points, unit: Coord, gaps: Indices, groups: Indices,
-                  dw: Points, da: Points, num: Points, den: Points, shortcuts: bool) -> None:  # fmt: skip
-    """:func:`loo_p1` by other routes (kept for tests and benchmarks, and compiled apart so
-    that the default route does not compile them): bridges folded over the segment tree of
-    hulls, after the same shortcuts with ``shortcuts``, else for every query."""
-    vnum, vden, left, right, change = _bridges(px, py, unit, gaps, groups, dw, da, shortcuts)
-    loo_p1_ranges(px, py, unit, gaps, groups, dw, da, num, den, shortcuts, vnum, vden, left,
-                  right, change)  # fmt: skip
-
-
 def loo_ivap_predict(
     scores: FloatArray,
     y01: ArrayLike,
@@ -534,7 +523,8 @@ def loo_ivap_predict(
     left_out: IntArray,
     test_scores: FloatArray,
     *,
-    method: str = "paths",
+    kernel: Kernel[..., None] | None = None,
+    route: tuple[bool, ...] = (),
 ) -> tuple[FloatArray, FloatArray]:
     """(p0, p1) of test score i by the inductive Venn-Abers predictor fitted to the calibration
     set without example ``left_out[i]``.
@@ -554,12 +544,13 @@ def loo_ivap_predict(
     left_out : ndarray of shape (m,) of int
         Position of the example to leave out, per query.
     test_scores : ndarray of shape (m,)
-    method : {"paths", "shortcuts", "ranges"}, default="paths"
-        "paths" answers each query in O(log l) through the prefix and suffix hull trees; "shortcuts"
-        answers the queries whose left-out example lies outside the test object's block from
-        the unremoved bridge and folds bridges over a segment tree of hulls for the others;
-        "ranges" folds them for every query. The three give the same values (the last two are
-        kept for tests and benchmarks).
+    kernel : Kernel or None, default=None
+        The p1 kernel, called as ``kernel(px, py, unit, gaps, groups, dw, da, num, den,
+        *route)``: None is :func:`loo_p1`, which answers each query in O(log l) through the
+        prefix and suffix hull trees. The tests and benchmarks pass other routes to the same
+        values here (``tests/_reference/loo_ranges.py``).
+    route : tuple of bool, default=()
+        Extra arguments of ``kernel``.
 
     Returns
     -------
@@ -583,8 +574,8 @@ def loo_ivap_predict(
     u, cw, ca, unit = _diagram(scores, y, sample_weight)
     k = u.shape[0]
     kind: type
-    kernel: Kernel[..., None] = loo_p1 if method == "paths" else loo_p1_folded
-    route = () if method == "paths" else ({"shortcuts": True, "ranges": False}[method],)
+    if kernel is None:
+        kernel = loo_p1
     p1_kernel: Callable[..., None]
     if isinstance(cw, list):
         # weights of extreme range: Python integers (the weights times a power of two, unit),

@@ -5,8 +5,8 @@ Every query's p1 is a max (or min) of bridges between the hull of an index range
 cumulative-sum diagram (the union of O(log k) tree nodes, each holding the lower hull of its
 range) and a prefix or suffix hull, each bridge a binary search of binary searches:
 O(log^2 k log h) per query. It was the route of :mod:`venncal.core._loo_ivap` before the
-O(log k) bridges of :mod:`venncal.core._hull_paths`, and is kept as an independent route for
-tests and benchmarks (``loo_ivap_predict(..., method="shortcuts" or "ranges")``).
+O(log k) bridges of :mod:`venncal.core._hull_paths`, and is kept here as an independent route
+for the tests and benchmarks: ``loo_ivap_predict(..., **folded("shortcuts" or "ranges"))``.
 """
 
 from __future__ import annotations
@@ -17,13 +17,14 @@ import numpy as np
 
 from venncal.core._hull_paths import _orient
 from venncal.core._jit import jit
+from venncal.core._loo_ivap import _bridges
 
 if TYPE_CHECKING:
     import numpy.typing as npt
 
     from venncal.core._hull_paths import Coord, Index, Indices, Points
 
-__all__ = ["build_hull_tree", "loo_p1_ranges"]
+__all__ = ["build_hull_tree", "loo_p1_ranges", "loo_p1_folded", "folded", "ROUTES"]
 
 
 @jit
@@ -390,3 +391,26 @@ def loo_p1_ranges(
             )
             num[t] = bn
             den[t] = bd
+
+
+@jit
+def loo_p1_folded(px: Points, py: Points, unit: Coord, gaps: Indices, groups: Indices,
+                  dw: Points, da: Points, num: Points, den: Points, shortcuts: bool) -> None:  # fmt: skip
+    """:func:`venncal.core._loo_ivap.loo_p1` by other routes: bridges folded over the segment
+    tree of hulls, after the same shortcuts with ``shortcuts``, else for every query."""
+    vnum, vden, left, right, change = _bridges(px, py, unit, gaps, groups, dw, da, shortcuts)
+    loo_p1_ranges(px, py, unit, gaps, groups, dw, da, num, den, shortcuts, vnum, vden, left,
+                  right, change)  # fmt: skip
+
+
+#: The routes to the same values: "paths" (the library's), "shortcuts" (the queries whose
+#: left-out example lies outside the test object's block from the unremoved bridge, folded
+#: ranges for the others) and "ranges" (folded ranges for every query).
+ROUTES = ("paths", "shortcuts", "ranges")
+
+
+def folded(route: str) -> dict[str, object]:
+    """The keyword arguments of ``loo_ivap_predict`` that take ``route`` (one of ROUTES)."""
+    if route == "paths":
+        return {}
+    return {"kernel": loo_p1_folded, "route": (route == "shortcuts",)}
