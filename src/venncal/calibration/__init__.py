@@ -4,7 +4,7 @@ This is the estimator layer: it may import scikit-learn, ``venncal.core`` and
 ``venncal.metrics``, never plotting, datasets, experiments or the command line.
 """
 
-from venncal.calibration.acp import ACPCalibrator
+from venncal.calibration.acp import ACPCalibrator, logistic_wald_interval
 from venncal.calibration.bayesian_binning import BayesianBinningCalibrator
 from venncal.calibration.beta import BetaCalibrator
 from venncal.calibration.dirichlet import DirichletCalibrator
@@ -32,4 +32,5 @@ __all__ = [
     "TemperatureCalibrator",
     "MatrixScalingCalibrator",
     "DirichletCalibrator",
+    "logistic_wald_interval",
 ]

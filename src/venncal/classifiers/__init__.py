@@ -5,5 +5,19 @@ and ``venncal.calibration``.
 """
 
 from venncal.classifiers._pipeline import predict_interval
+from venncal.classifiers._updatable import register_updatable_scorer
+from venncal.classifiers._updatable_base import UpdatableScorer
+from venncal.classifiers.multiclass import MulticlassVennAbersClassifier
+from venncal.classifiers.probing import ProbingClassifier
+from venncal.classifiers.venn import VennClassifier
+from venncal.classifiers.venn_abers import VennAbersClassifier
 
-__all__ = ["predict_interval"]
+__all__ = [
+    "VennAbersClassifier",
+    "MulticlassVennAbersClassifier",
+    "VennClassifier",
+    "ProbingClassifier",
+    "UpdatableScorer",
+    "register_updatable_scorer",
+    "predict_interval",
+]

@@ -17,7 +17,7 @@ import numpy as np
 from scipy.special import expit
 from sklearn.base import clone
 
-from venncal.classifiers._updatable import UpdatableScorer, rows_then
+from venncal.classifiers._updatable_base import UpdatableScorer, rows_then
 
 __all__ = [
     "ridge_factory",
