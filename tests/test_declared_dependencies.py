@@ -10,7 +10,8 @@ import re
 import sys
 from pathlib import Path
 
-import tomllib
+import pytest
+
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src" / "venncal"
@@ -62,6 +63,7 @@ def test_the_reader_skips_type_checking_imports(tmp_path):
 
 
 def test_every_imported_package_is_declared():
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11 and later
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     required = _names(project["dependencies"])
     extras = set().union(*(_names(r) for r in project["optional-dependencies"].values()))
