@@ -66,3 +66,45 @@ def bbse_lipton(p_target, y_cal, p_cal):
     w = np.linalg.solve(joint, mu)
     label_freq = joint.sum(axis=0)
     return w * label_freq
+
+
+def prior_mle_simplex(p, source_prior):
+    """The maximum-likelihood target prior by SLSQP on the simplex itself (bounds [0, 1] and
+    ``sum q = 1`` as a constraint), with the log-likelihood's gradient written out; binary
+    problems as two-column probabilities."""
+    p = np.asarray(p, dtype=float)
+    if p.ndim == 1:
+        p = np.column_stack([1 - p, p])
+        source_prior = np.array([1 - source_prior, source_prior])
+    ratio = p / np.asarray(source_prior, dtype=float)
+    k = p.shape[1]
+
+    def neg(q):
+        total = ratio @ q
+        return -np.sum(np.log(np.maximum(total, 1e-300)))
+
+    def neg_grad(q):
+        return -(ratio.T @ (1.0 / np.maximum(ratio @ q, 1e-300)))
+
+    res = minimize(
+        neg,
+        np.full(k, 1.0 / k),
+        jac=neg_grad,
+        method="SLSQP",
+        bounds=[(0.0, 1.0)] * k,
+        constraints=[{"type": "eq", "fun": lambda q: q.sum() - 1.0, "jac": lambda q: np.ones(k)}],
+        options={"ftol": 1e-16, "maxiter": 2000},
+    )
+    q = np.clip(res.x, 0.0, None)
+    return q / q.sum()
+
+
+def kkt_gap(p, source_prior, q):
+    """How far ``q`` is from the KKT conditions of the maximum likelihood over the simplex:
+    the gradient ``g_k = mean_i(r_ik / (r_i . q))`` is at most 1 everywhere and equals 1 where
+    ``q_k > 0``; returns ``max(max_k g_k - 1, max over q_k > 1e-6 of |g_k - 1|)``."""
+    p = np.asarray(p, dtype=float)
+    q = np.asarray(q, dtype=float)
+    ratio = p / np.asarray(source_prior, dtype=float)
+    g = np.mean(ratio / (ratio @ q)[:, None], axis=0)
+    return max(g.max() - 1.0, np.abs(g[q > 1e-6] - 1.0).max())

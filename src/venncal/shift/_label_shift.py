@@ -30,6 +30,7 @@ predictors", ICML 2018, Section 4, eq. (5).
 from __future__ import annotations
 
 import numbers
+import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -43,6 +44,8 @@ from venncal._validation import (
     check_random_state,
     check_scores,
 )
+from venncal.exceptions import VenncalWarning, user_stacklevel
+from venncal.shift._prior_em import prior_em
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -52,6 +55,11 @@ if TYPE_CHECKING:
 __all__ = ["PriorEstimate", "estimate_target_prior", "adjust_for_prior"]
 
 _METHODS = ("em", "bbse")
+
+# The smallest class probability a prior may have: the smallest normal double. Below it the
+# ratio ``p / prior`` of a probability to it overflows (and subnormal numbers carry too few
+# digits to divide by), so such priors are refused rather than turned into NaN.
+_PRIOR_FLOOR = float(np.finfo(np.float64).tiny)
 
 
 @dataclass(frozen=True)
@@ -156,7 +164,7 @@ def _prior_vector(prior, n_classes, name, owner):
         prior = prior.prior
     if isinstance(prior, numbers.Real) and not isinstance(prior, bool) and n_classes == 2:
         q = check_in_range(float(prior), 0.0, 1.0, name=name, owner=owner)
-        return np.array([1.0 - q, q])
+        return _prior_vector(np.array([1.0 - q, q]), 2, name, owner)
     try:
         arr = np.asarray(prior, dtype=np.float64) if not isinstance(prior, str) else None
     except (TypeError, ValueError):
@@ -167,10 +175,15 @@ def _prior_vector(prior, n_classes, name, owner):
         arr is not None
         and arr.shape == (n_classes,)
         and np.isfinite(arr).all()
-        and (arr > 0).all()
         and abs(arr.sum() - 1.0) <= 1e-6
     )
-    if not ok:
+    if ok and (arr > 0).all() and not (arr >= _PRIOR_FLOOR).all():
+        raise ValueError(
+            f"The '{name}' parameter of {owner} has a class probability below "
+            f"{_PRIOR_FLOOR!r} (the smallest normal double), which probabilities cannot be "
+            f"divided by; got {prior!r}."
+        )
+    if not ok or not (arr > 0).all():
         what = "a number in (0, 1) or " if n_classes == 2 else ""
         raise ValueError(
             f"The '{name}' parameter of {owner} must be {what}{n_classes} positive class "
@@ -181,31 +194,6 @@ def _prior_vector(prior, n_classes, name, owner):
 
 # ---------------------------------------------------------------------------------------------
 # the two estimators on clean arrays
-
-
-def _em(probs, source, *, max_iter, tol, start=None):
-    """Saerens et al.'s EM; returns (prior, n_iter, converged).
-
-    With ``r_ik = p_ik / pi_k`` the E step's posterior is ``q_k r_ik / sum_l q_l r_il`` and the
-    M step averages it over the rows: ``q_k <- q_k mean_i(r_ik / (r_i . q))``, two
-    matrix-vector products per iteration. The log-likelihood ``sum_i log(r_i . q)`` is concave
-    in ``q``, so any start converges to its maximum (``start``: e.g. a bootstrap's warm start).
-    """
-    ratio = probs / source
-    n = probs.shape[0]
-    q = source.copy() if start is None else start.copy()
-    for it in range(1, max_iter + 1):
-        total = ratio @ q
-        if (total > 0).all():
-            new = q * (ratio.T @ (1.0 / total)) / n
-        else:  # rows whose every likely class has prior 0 now keep their old posterior
-            ok = total > 0
-            new = (q * (ratio[ok].T @ (1.0 / total[ok])) + probs[~ok].sum(axis=0)) / n
-        new /= new.sum()
-        if np.max(np.abs(new - q)) <= tol:
-            return new, it, True
-        q = new
-    return q, max_iter, False
 
 
 def _hard(probs):
@@ -291,6 +279,8 @@ def estimate_target_prior(
     source_prior : float or array-like of shape (n_classes,), default=None
         The class probabilities of the source data the probabilities are calibrated to (the
         positive one for a binary problem). Needed by ``"em"``; ``"bbse"`` does not use it.
+        Every class probability must be at least the smallest normal double, about 2.2e-308
+        (below it the ratio of a probability to the prior overflows), and they must sum to 1.
     method : {"em", "bbse"}, default="em"
         ``"em"``: the maximum-likelihood EM of Saerens et al. (2002), which needs calibrated
         probabilities. ``"bbse"``: black-box shift estimation (Lipton et al. 2018) from the
@@ -312,9 +302,11 @@ def estimate_target_prior(
     random_state : None, int or numpy Generator, default=None
         Seed of the bootstrap.
     max_iter : int, default=1000
-        EM: the most iterations.
+        EM: the most accelerated EM cycles. If the estimate has not converged by then, a
+        :class:`~venncal.exceptions.VenncalWarning` says so (and ``converged`` is False).
     tol : float, default=1e-8
-        EM: stop when no class probability moves by more than this.
+        EM: stop when no class probability moves by more than this (in the last Newton step
+        on the maximum-likelihood face, see Notes).
 
     Returns
     -------
@@ -324,6 +316,13 @@ def estimate_target_prior(
 
     Notes
     -----
+    ``"em"`` finds the maximum of the concave log-likelihood of Saerens et al.'s EM with the
+    EM accelerated by SQUAREM (Varadhan & Roland 2008) and finished by Newton's method on the
+    face of the simplex where the maximum lies, with its KKT conditions checked; plain EM
+    converges linearly, at a rate near 1 when the classes overlap, and can stop far from the
+    maximum. Classes the maximum puts at 0 get the smallest normal double, about 2.2e-308
+    (priors must be at least that to be usable: see :func:`adjust_for_prior`).
+
     Both estimators assume label shift: only the class probabilities differ between the source
     and the target, not ``P(x | y)``. EM is the more accurate when the probabilities are
     calibrated on the source; its estimate is biased by as much as they are miscalibrated.
@@ -376,7 +375,14 @@ def estimate_target_prior(
                 "probabilities of the data the probabilities were calibrated on."
             )
         source = _prior_vector(source_prior, n_classes, "source_prior", owner)
-        prior, n_iter, converged = _em(probs, source, max_iter=max_iter, tol=tol)
+        prior, n_iter, converged = prior_em(probs, source, max_iter=max_iter, tol=tol)
+        if not converged:
+            warnings.warn(
+                f"{owner}: EM stopped after max_iter={max_iter} iterations before converging "
+                f"to the maximum-likelihood prior (tol={tol!r}); raise max_iter or tol.",
+                VenncalWarning,
+                stacklevel=user_stacklevel(),
+            )
         draws = []
         # warm start near the estimate, inside the simplex (a class at 0 would stay there)
         start = np.maximum(prior, 1e-6)
@@ -384,7 +390,7 @@ def estimate_target_prior(
         for _ in range(n_boot):
             assert rng is not None  # drawn above whenever n_boot > 0
             rows = rng.integers(0, probs.shape[0], probs.shape[0])
-            draws.append(_em(probs[rows], source, max_iter=max_iter, tol=tol, start=start)[0])
+            draws.append(prior_em(probs[rows], source, max_iter=max_iter, tol=tol, start=start)[0])
     else:
         if source_prior is not None:
             _prior_vector(source_prior, n_classes, "source_prior", owner)  # checked, not used
@@ -439,6 +445,10 @@ def estimate_target_prior(
             if (rows_total <= 0).any():  # a resample without some class: no estimate from it
                 continue
             draws.append(_bbse(counts_b / rows_total[:, None], rate_b)[0])
+    # classes the estimate puts at (or within a subnormal of) 0 get the smallest probability a
+    # prior may have, so that the estimate is a prior adjust_for_prior accepts
+    prior = np.maximum(prior, _PRIOR_FLOOR)
+    prior /= prior.sum()
     interval = None
     if n_boot and draws:
         interval = _percentile_interval(np.array(draws), level, binary)
@@ -466,6 +476,10 @@ def adjust_for_prior(
         of a binary problem).
     target_prior : float, array-like of shape (n_classes,) or PriorEstimate
         The class balance of the target, e.g. from :func:`estimate_target_prior`.
+
+        Both priors must sum to 1 (within 1e-6) and give every class a probability of at
+        least the smallest normal double, ``np.finfo(float).tiny`` (about 2.2e-308): below it
+        the ratio of a probability to the prior overflows, so such priors are refused.
 
     Returns
     -------
