@@ -5,9 +5,13 @@ the pooled table passes :data:`SPILL_DISTINCT` distinct scores it is written to 
 folder as a sorted run and pooling starts again; at the end the runs are merged, block by
 block, into one sorted table on disk (:class:`FileTable`), which the fit reads in blocks. So
 memory stays bounded however many distinct scores the rows hold; the disk holds about 24
-bytes per distinct score, twice over during the merge. The folder is made in the system's
-temporary folder (``TMPDIR``) on first need and removed, with everything in it, when the fit
-ends, failed or not.
+bytes per distinct score, twice over during the merge. The folder is made on first need in the
+temporary folder, :func:`temporary_root`, and removed, with everything in it, when the fit
+ends, failed or not. A temporary folder that cannot be used is a one-line error, never a silent
+move to another folder. The folder's name carries the process and its machine
+(:func:`venncal.experiments._files.make_temporary_folder`, as for the temporary files of
+``venncal apply``): a fit killed before it could remove its folder leaves it to the next fit,
+which removes it once that process no longer runs.
 
 A table in memory (:class:`ArrayTable`) and on disk answer the same two questions: ``read``
 a range of distinct scores, and their ``blocks`` in order.
@@ -16,7 +20,9 @@ a range of distinct scores, and their ``blocks`` in order.
 from __future__ import annotations
 
 import functools
+import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
@@ -24,6 +30,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 import numpy as np
 
 from venncal.cli._io import InputError
+from venncal.experiments._files import make_temporary_folder, remove_leftovers
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -40,6 +47,7 @@ __all__ = [
     "SpillError",
     "READ_BLOCK",
     "SpillFolder",
+    "temporary_root",
     "ArrayTable",
     "FileTable",
     "merge_runs",
@@ -51,6 +59,23 @@ __all__ = [
 SPILL_DISTINCT = 1 << 20
 #: distinct scores per block read back (all runs together, at the merge)
 READ_BLOCK = 1 << 18
+
+
+def temporary_root() -> str:
+    """The folder of the fit's temporary files: ``tempfile.tempdir`` if a program set it, else
+    the first of the environment variables TMPDIR, TEMP and TMP that is set, else ``/tmp``
+    (Windows: the system's temporary folder).
+
+    Unlike :func:`tempfile.gettempdir`, no other folder is tried when this one cannot be
+    written: the fit stops with one line naming it.
+    """
+    if tempfile.tempdir is not None:
+        return os.fspath(tempfile.tempdir)
+    for name in ("TMPDIR", "TEMP", "TMP"):
+        value = os.environ.get(name)
+        if value:
+            return value
+    return tempfile.gettempdir() if sys.platform == "win32" else "/tmp"
 
 
 class SpillError(InputError):
@@ -70,7 +95,7 @@ def _disk(func: Callable[P, R]) -> Callable[P, R]:
             return func(*args, **kwargs)
         except OSError as exc:
             raise SpillError(
-                f"cannot use the temporary files of the fit in {tempfile.gettempdir()!r}: "
+                f"cannot use the temporary files of the fit in {temporary_root()!r}: "
                 f"{exc.strerror or exc}; point TMPDIR to a folder with room (about 48 bytes "
                 "per distinct score)."
             ) from None
@@ -83,7 +108,8 @@ def _record(count_dtype: npt.DTypeLike) -> np.dtype[Any]:
 
 
 class SpillFolder:
-    """A temporary folder made on first need and removed with its contents on exit."""
+    """A temporary folder made on first need and removed with its contents on exit; entering
+    removes the folders of fits that were killed (:func:`remove_leftovers`)."""
 
     def __init__(self) -> None:
         self._path: Path | None = None
@@ -93,11 +119,12 @@ class SpillFolder:
     def new_file(self) -> Path:
         """A fresh file name in the folder (the folder is made on the first call)."""
         if self._path is None:
-            self._path = Path(tempfile.mkdtemp(prefix="venncal-fit-"))
+            self._path = Path(make_temporary_folder(temporary_root(), "fit"))
         self._files += 1
-        return self._path / f"table-{self._files}.bin"
+        return self._path / f"table-{self._files}.bin"  # as TMP_FOLDER_FILE says
 
     def __enter__(self) -> SpillFolder:
+        remove_leftovers(temporary_root())
         return self
 
     def __exit__(self, *exc: object) -> None:

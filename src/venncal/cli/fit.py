@@ -117,9 +117,11 @@ def fit(
 
     Memory: venn-abers, isotonic, histogram, sbb and abb read CAL_FILE in chunks and keep the
     count of each class at each distinct score, not the rows. venn-abers, isotonic and
-    histogram write those counts to sorted files in the temporary folder (TMPDIR) past 2^20
-    (about a million) distinct scores and read them back in blocks, so their memory stays
-    bounded at any size (the disk holds about 48 bytes per distinct score while they fit); sbb
+    histogram write those counts to sorted files in the temporary folder (TMPDIR, else TEMP,
+    TMP, /tmp) past 2^20 (about a million) distinct scores and read them back in blocks, so
+    their memory stays bounded at any size (the disk holds about 48 bytes per distinct score
+    while they fit; a folder that cannot be written is an error, no other is tried; the
+    folder of a fit that was killed is removed by the next fit); sbb
     and abb keep them in memory (about 70 bytes per distinct score at the peak). The other
     methods, fractional --weight values and input that needs a one-line error read every row
     into memory.

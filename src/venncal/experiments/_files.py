@@ -31,6 +31,8 @@ __all__ = [
     "MANIFEST",
     "TMP_PREFIX",
     "make_temporary",
+    "make_temporary_folder",
+    "TMP_FOLDER_FILE",
     "remove_leftovers",
     "atomic_open",
     "write_bytes",
@@ -47,6 +49,9 @@ TMP_PREFIX = ".venncal-tmp-"
 
 #: What follows the prefix in a temporary file's name: the writing process and its machine
 _TMP_OWNER = re.compile(r"^p([0-9]+)h([0-9a-f]{8})-")
+
+#: Names of the files venncal writes into a folder made by :func:`make_temporary_folder`
+TMP_FOLDER_FILE = re.compile(r"^table-[0-9]+\.bin$")
 
 #: Name of the manifest of a folder written by ``venncal reproduce``.
 MANIFEST = ".venncal-manifest.json"
@@ -100,13 +105,16 @@ def _process_gone(pid):
 
 
 def remove_leftovers(folder: str | os.PathLike[str]) -> int:
-    """Remove the temporary files that venncal processes of this machine and this user left in
-    ``folder`` when they were killed (their process no longer runs); return how many.
+    """Remove the temporary files and folders that venncal processes of this machine and this
+    user left in ``folder`` when they were killed (their process no longer runs); return how
+    many.
 
-    Only regular files named by :func:`make_temporary` are candidates: the name carries the
-    writing process and a tag of its machine, so a file of a process that still runs, of
-    another machine sharing the folder, of another user, or of any other program is never
-    touched.
+    Only regular files named by :func:`make_temporary` and folders named by
+    :func:`make_temporary_folder` are candidates: the name carries the writing process and a
+    tag of its machine, so a file of a process that still runs, of another machine sharing the
+    folder, of another user, or of any other program is never touched. Of a leftover folder
+    only the regular files named as venncal names them (:data:`TMP_FOLDER_FILE`) go, then the
+    folder if that left it empty.
     """
     removed = 0
     host = None
@@ -127,15 +135,38 @@ def remove_leftovers(folder: str | os.PathLike[str]) -> int:
             continue
         if (
             owner.group(2) != host
-            or not stat.S_ISREG(st.st_mode)
+            or not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode))
             or (hasattr(os, "getuid") and st.st_uid != os.getuid())
             or not _process_gone(int(owner.group(1)))
         ):
             continue
         with contextlib.suppress(OSError):
-            os.unlink(entry.path)
+            if stat.S_ISDIR(st.st_mode):
+                _remove_folder(entry.path)
+            else:
+                os.unlink(entry.path)
             removed += 1
     return removed
+
+
+def _remove_folder(path: str) -> None:
+    """Remove venncal's files from a leftover temporary folder, then the folder (OSError if
+    anything else is in it)."""
+    for inner in os.scandir(path):
+        if TMP_FOLDER_FILE.match(inner.name) and inner.is_file(follow_symlinks=False):
+            os.unlink(inner.path)
+    os.rmdir(path)
+
+
+def make_temporary_folder(folder: str | os.PathLike[str], name: str) -> str:
+    """Create a temporary folder for ``name`` in ``folder``; return its path.
+
+    Named as :func:`make_temporary` names files (the process and its machine), so that a later
+    run removes it (:func:`remove_leftovers`, called here) if this process is killed before it
+    could; the files in it must be named as :data:`TMP_FOLDER_FILE` says.
+    """
+    remove_leftovers(folder)
+    return tempfile.mkdtemp(prefix=f"{TMP_PREFIX}p{os.getpid()}h{_host_tag()}-{name}.", dir=folder)
 
 
 def make_temporary(folder: str | os.PathLike[str], name: str) -> tuple[int, str]:
