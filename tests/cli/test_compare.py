@@ -99,3 +99,74 @@ def test_progress_is_shown_when_asked_and_on_a_terminal_only_by_default(files):
     quiet = runner.invoke(main, ["compare", *map(str, args)])
     assert quiet.exit_code == 0, quiet.output
     assert "step" not in quiet.stderr
+
+
+def test_names_say_the_configuration_and_save_model_writes_the_recommendation(files):
+    import venncal
+
+    tmp, frame = files
+    model = tmp / "model.json"
+    res = run(tmp / "cal.csv", "--score", "s", "--label", "y", "--n-boot", 100, "--seed", 3,
+              "--save-model", model)  # fmt: skip
+    assert res.exit_code == 0, res.output
+    ref = compare_calibrators(frame["s"], frame["y"] == "yes", n_boot=100, random_state=3)
+    assert "venn-abers (merge='mean')" in res.output  # the default candidate's merge
+    label = ref.label(ref.recommended)
+    assert f"Recommended: {label} = {ref.recommended_estimator!r}." in res.output
+    loaded = venncal.load(model)
+    assert type(loaded).__name__ == type(ref.recommended_estimator).__name__
+    assert loaded.get_params() == ref.candidates[ref.recommended].get_params()
+    grid = np.linspace(0, 1, 501)
+    np.testing.assert_array_equal(
+        loaded.predict_proba(grid), ref.recommended_estimator.predict_proba(grid)
+    )
+    meta = venncal.persistence.read_model_file(model).metadata
+    assert meta["method"] == ref.recommended and meta["calibrator"] == label
+    # an existing model file is kept without --force, and --force replaces it
+    again = run(tmp / "cal.csv", "--score", "s", "--label", "y", "--save-model", model)
+    one_line_error(again, "--save-model", "already exists", "--force")
+    forced = run(tmp / "cal.csv", "--score", "s", "--label", "y", "--n-boot", 20,
+                 "--save-model", model, "--force")  # fmt: skip
+    assert forced.exit_code == 0, forced.output
+
+
+def test_saved_recommendation_is_the_model_venncal_fit_writes(files):
+    # --method venn-abers is VennAbersCalibrator() as venncal fit makes it (the log merge):
+    # the two model files predict the same
+    import venncal
+
+    tmp, _ = files
+    args = [tmp / "cal.csv", "--score", "s", "--label", "y", "--positive", "yes"]
+    res = run(*args, "--method", "venn-abers", "--n-boot", 50, "--save-model", tmp / "a.json")
+    assert res.exit_code == 0, res.output
+    assert "Recommended: venn-abers = VennAbersCalibrator()." in res.output
+    fit = CliRunner().invoke(main, ["fit", *map(str, args), "--method", "venn-abers",
+                                    "-o", str(tmp / "b.json")])  # fmt: skip
+    assert fit.exit_code == 0, fit.output
+    grid = np.linspace(0, 1, 1001)
+    a, b = venncal.load(tmp / "a.json"), venncal.load(tmp / "b.json")
+    np.testing.assert_array_equal(a.predict_proba(grid), b.predict_proba(grid))
+
+
+def test_no_model_is_written_when_the_scores_need_no_calibrator(tmp_path):
+    rng = np.random.default_rng(3)
+    s = rng.uniform(0.02, 0.98, size=3000)
+    y = (rng.random(3000) < s).astype(int)  # calibrated; Platt on probabilities is the wrong shape
+    pd.DataFrame({"s": s, "y": y}).to_csv(tmp_path / "cal.csv", index=False)
+    res = run(tmp_path / "cal.csv", "--score", "s", "--label", "y", "--method", "platt",
+              "--n-boot", 100, "--save-model", tmp_path / "m.json")  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert "Recommended: uncalibrated." in res.output
+    assert "No model written" in res.output and not (tmp_path / "m.json").exists()
+
+
+@pytest.mark.parametrize(
+    "target, fragments", [("m.csv", ["must end in .json"]), ("cal.csv", ["must end in .json"]),
+                          ("nofolder/m.json", ["does not exist"])],
+)  # fmt: skip
+def test_bad_save_model_paths_exit_2_before_any_work(files, target, fragments):
+    tmp, _ = files
+    one_line_error(
+        run(tmp / "cal.csv", "--score", "s", "--label", "y", "--save-model", tmp / target),
+        *fragments,
+    )

@@ -10,6 +10,8 @@ import numpy as np
 
 from venncal.cli._io import (
     InputError,
+    check_not_an_input,
+    check_output_free,
     check_table_file,
     labels_column,
     read_table,
@@ -42,7 +44,8 @@ _FILES = {"table": "comparison.csv", "reliability": "reliability.png"}
 
 
 def format_comparison(result: CalibratorComparison) -> str:
-    """The comparison as aligned text: one row per calibrator, ``estimate [low, high]``."""
+    """The comparison as aligned text: one row per calibrator (named with its configuration,
+    e.g. ``venn-abers (merge='mean')``), ``estimate [low, high]``."""
     table = result.table
     names = list(dict.fromkeys(table["calibrator"]))
     metrics = list(dict.fromkeys(table["metric"]))
@@ -54,7 +57,10 @@ def format_comparison(result: CalibratorComparison) -> str:
         )
     seconds = table.drop_duplicates("calibrator").set_index("calibrator")["fit_seconds"]
     header = ["calibrator", *metrics, "fit (s)"]
-    rows = [[name, *(cells[name][m] for m in metrics), f"{seconds[name]:.4f}"] for name in names]
+    rows = [
+        [result.label(name), *(cells[name][m] for m in metrics), f"{seconds[name]:.4f}"]
+        for name in names
+    ]
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     lines = [
         "  ".join(
@@ -122,7 +128,15 @@ def _plot(oof, names, path, overwrite=False):
     "calibrator's out-of-fold probabilities, side by side)."
 )
 @no_plots_option("With --out-dir: write the table only.")
-@force_option("Overwrite files in --out-dir.")
+@click.option(
+    "--save-model",
+    "save_model",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Write the recommended calibrator, exactly as compared and fitted on all of CAL_FILE, "
+    "as a model file (.json) for venncal apply.",
+)
+@force_option("Overwrite files in --out-dir and --save-model.")
 @progress_option("Show a progress bar on standard error [default: when it is a terminal].")
 @sep_option()
 def compare(
@@ -137,6 +151,7 @@ def compare(
     seed: int,
     out_dir: str | None,
     no_plots: bool,
+    save_model: str | None,
     force: bool,
     progress: bool | None,
     sep: str | None = None,
@@ -147,13 +162,16 @@ def compare(
     classifier that made the scores is not refitted), and scored on the rows it did not see by
     log loss, Brier score and ECE, each with a 95% bootstrap interval (* marks the best). When
     the scores are probabilities, the scores themselves ("uncalibrated") are a candidate too.
-    The recommendation is inductive Venn-Abers unless another calibrator has a clearly lower log
-    loss (the 95% interval of the paired difference lies below 0), never one that puts
-    probability 0 or 1 on a row (see venncal.selection.compare_calibrators).
+    The recommendation is inductive Venn-Abers with the mean merge unless another calibrator has
+    a clearly lower log loss (the 95% interval of the paired difference lies below 0), never one
+    that puts probability 0 or 1 on a row (see venncal.selection.compare_calibrators). Names
+    say each calibrator's configuration where it differs from the defaults of venncal fit.
+    --save-model writes the recommended calibrator, fitted on all rows of CAL_FILE.
 
     \b
     Example:
       venncal compare cal.csv --score score --label y --out-dir choice
+      venncal compare cal.csv --score score --label y --save-model model.json
     """
     from venncal.selection import compare_calibrators
 
@@ -165,6 +183,13 @@ def compare(
         wanted = {k: v for k, v in _FILES.items() if not (no_plots and k == "reliability")}
         paths = plan_out_dir(Path(out_dir), wanted, [cal_file], force)
     replace = plan_overwrites(paths, force)  # decided now: a file appearing later is kept
+    if save_model is not None:
+        if Path(save_model).suffix.lower() != ".json":
+            raise InputError(
+                f"--save-model {save_model!r} must end in .json (a venncal model file)."
+            )
+        check_not_an_input(save_model, [cal_file], "--save-model")
+        check_output_free(save_model, force, "--save-model")
     frame = read_table(cal_file, "CAL_FILE", sep)
     s = scores_column(frame, score_col, cal_file)
     y = labels_column(frame, label_col, cal_file, positive=positive)
@@ -190,10 +215,11 @@ def compare(
     )
     click.echo(format_comparison(result))
     click.echo("")
-    assert result.candidates is not None  # compare_calibrators always gives them
-    chosen = result.candidates.get(result.recommended)
-    detail = "" if chosen is None else f" ({chosen!r})"
-    click.echo(f"Recommended: {result.recommended}{detail}. {result.rule}")
+    chosen = result.recommended_estimator
+    detail = "" if chosen is None else f" = {chosen!r}"
+    click.echo(f"Recommended: {result.label(result.recommended)}{detail}. {result.rule}")
+    if save_model is not None:
+        _save(result, save_model, force, cal_file, score_col, label_col, positive)
     if out_dir is None:
         return
     try:
@@ -207,3 +233,33 @@ def compare(
     except OSError as exc:
         raise describe_write_error(exc) from None
     click.echo("Wrote " + ", ".join(str(p) for p in written))
+
+
+def _save(result, path, force, cal_file, score_col, label_col, positive):
+    """Write the recommended calibrator as a model file, or say why there is none."""
+    import venncal
+
+    model = result.recommended_estimator
+    if model is None:
+        click.echo(
+            f"No model written to {path}: the recommendation is to use the scores as they are."
+        )
+        return
+    metadata = {
+        "score": score_col,
+        "label": label_col,
+        "method": result.recommended,
+        "calibrator": result.label(result.recommended),
+        "chosen_by": f"venncal compare {Path(cal_file).name}",
+    }
+    if positive is not None:
+        metadata["positive"] = positive
+    try:
+        venncal.save(model, path, overwrite=force, metadata=metadata)
+    except FileExistsError:
+        raise InputError(
+            f"--save-model {path!r} already exists; pass --force to overwrite it."
+        ) from None
+    except OSError as exc:
+        raise InputError(f"cannot write --save-model {path!r}: {exc.strerror or exc}.") from None
+    click.echo(f"Wrote the recommended calibrator to {path}")

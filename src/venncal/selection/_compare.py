@@ -4,22 +4,15 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import dataclass
+import warnings
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import clone
 
-from venncal._validation import (
-    _as_array,
-    check_binary_labels,
-    check_consistent_length,
-    check_in_range,
-    check_positive_int,
-    check_random_state,
-    check_scores,
-)
+from venncal._validation import check_in_range, check_positive_int, check_random_state
 from venncal.selection._candidates import (
     LOG_LOSS_CLIP,
     UNCALIBRATED,
@@ -28,6 +21,13 @@ from venncal.selection._candidates import (
     default_multiclass_calibrators,
     puts_zero_or_one,
     row_losses,
+)
+from venncal.selection._inputs import (
+    check_data,
+    configured_name,
+    fit_arguments,
+    positive_column,
+    warn_once_each,
 )
 from venncal.selection._resample import RowValues, paired_bootstrap, recentred_interval
 from venncal.selection._rule import recommend
@@ -72,7 +72,12 @@ class CalibratorComparison:
         default), ``is_best``, ``eligible`` (False when the calibrator puts probability 0 or
         1 on a row) and ``fit_seconds`` (mean time of one fit).
     recommended : str
-        The calibrator the rule chooses (see :func:`compare_calibrators`).
+        The name of the calibrator the rule chooses (see :func:`compare_calibrators`).
+    recommended_estimator : estimator or None
+        The recommended calibrator, ready to use: exactly the configuration that was measured
+        (``candidates[recommended]``), fitted on all the calibration data (with the user's
+        labels and ``pos_label``). None when the recommendation is ``"uncalibrated"``: use
+        the scores as they are.
     rule : str
         The rule, in words, with the numbers that decided it.
     oof : pandas.DataFrame
@@ -84,8 +89,13 @@ class CalibratorComparison:
     default : str
         The default of the rule.
     candidates : dict of str to estimator
-        The candidates, unfitted: ``candidates[recommended].fit(scores, y)`` fits the
-        recommendation on all the calibration data (None for ``"uncalibrated"``).
+        The candidates, unfitted (None for ``"uncalibrated"``).
+    labels : dict of str to str
+        Each candidate's name with its configuration, the parameters that differ from its
+        class's defaults: ``"venn-abers (merge='mean')"``. A label without parentheses is
+        the class as it comes. The rule and the command line print these.
+    positive : object
+        The positive label (binary; None for K classes).
     """
 
     table: pd.DataFrame
@@ -96,6 +106,13 @@ class CalibratorComparison:
     n_boot: int
     default: str = "venn-abers"
     candidates: dict[str, Any] | None = None
+    recommended_estimator: Any = None
+    labels: dict[str, str] = field(default_factory=dict)
+    positive: Any = None
+
+    def label(self, name: str) -> str:
+        """The name of a candidate with its configuration (see ``labels``)."""
+        return self.labels.get(name, name)
 
     def wide(self) -> pd.DataFrame:
         """One row per calibrator, one column per metric (estimates only)."""
@@ -134,43 +151,20 @@ def _splits(cv, y, rng_seed):
     return folds
 
 
-def _check_data(scores, y):
-    """Clean scores (1-D or (n, K)), labels coded 0..K-1, the classes, and the score kind."""
-    arr = _as_array(scores, "scores")
-    if arr.ndim == 2 and arr.shape[1] > 1:
-        from venncal.calibration.multiclass import (
-            check_classes_match_columns,
-            check_score_matrix,
-            encode_class_labels,
-        )
-
-        S = check_score_matrix(scores, owner=_OWNER)
-        classes, codes, _ = encode_class_labels(S, y, None, owner=_OWNER)
-        check_classes_match_columns(S, classes, owner=_OWNER, name_features=False)
-        probabilities = bool(
-            S.min() >= 0.0 and S.max() <= 1.0 and np.allclose(S.sum(axis=1), 1.0, atol=1e-6)
-        )
-        return S, codes.astype(np.int64), classes, probabilities
-    s = check_scores(scores, name="scores")
-    y01, classes = check_binary_labels(y, name="y")
-    check_consistent_length(scores=s, y=y01)
-    return s, y01, classes, bool(s.min() >= 0.0 and s.max() <= 1.0)
-
-
-def _positive(proba, multiclass):
-    proba = np.asarray(proba, dtype=np.float64)
-    return proba if multiclass else proba[:, 1]
-
-
-def _fit_predict(est, S, labels, folds, k, multiclass):
+def _fit_predict(est, data, folds, k):
     """Fit a clone on fold ``k``'s training rows (``k == len(folds)``: on all rows) and
-    predict its test rows (all rows); the probabilities and the fit's seconds."""
+    predict its test rows (all rows): the probabilities (binary: of the positive class), the
+    fit's seconds and the fitted model (kept for the fit on all rows only)."""
     train, test = folds[k] if k < len(folds) else (slice(None), slice(None))
     model = clone(est)
+    labels, kwargs = fit_arguments(model, data)
     t0 = time.perf_counter()
-    model.fit(S[train], labels[train])
+    model.fit(data.scores[train], labels[train], **kwargs)
     seconds = time.perf_counter() - t0
-    return _positive(model.predict_proba(S[test]), multiclass), seconds
+    proba = np.asarray(model.predict_proba(data.scores[test]), dtype=np.float64)
+    if not data.multiclass:
+        proba = proba[:, positive_column(model, data) if "pos_label" in kwargs else 1]
+    return proba, seconds, (model if k == len(folds) else None)
 
 
 def _progress_bar(total, progress):
@@ -194,6 +188,7 @@ def compare_calibrators(
     select_by: str = "log_loss",
     include_uncalibrated: bool | str = "auto",
     default: str | None = None,
+    pos_label: object = None,
     n_jobs: int | None = None,
     progress: bool | None = False,
     random_state: SeedLike = None,
@@ -210,10 +205,14 @@ def compare_calibrators(
     Parameters
     ----------
     scores : array-like of shape (n,) or (n, K)
-        Scores of the classifier on the calibration data: one per row for two classes, or one
-        column per class (in the sorted order of the labels) for K classes.
+        Scores of the classifier on the calibration data: one per row for two classes (as
+        every binary calibrator takes them: the positive class's column of a
+        ``predict_proba``, a margin or log-odds), or one column per class (in the sorted order
+        of the labels) for K >= 3 classes. Two columns with two classes are refused (pass the
+        positive class's column).
     y : array-like of shape (n,)
-        Labels: any two values (the larger is positive), or the K classes.
+        Labels: any two values (the larger is positive unless ``pos_label`` says otherwise),
+        or the K classes.
     calibrators : dict or list of estimators, default=None
         ``{name: calibrator}`` or a list of unfitted calibrators. Default: for two classes
         :func:`default_calibrators` (Venn-Abers, isotonic, Platt, beta, histogram, quadratic,
@@ -240,6 +239,10 @@ def compare_calibrators(
     default : str or None, default=None
         The rule's default: ``"venn-abers"`` for two classes and ``"matrix-scaling"`` for K
         when they are candidates, else the eligible candidate with the best estimate.
+    pos_label : int, float, bool or str, default=None
+        Binary: the label the scores point to (larger score, more likely ``pos_label``), as
+        in the calibrators' ``fit``. None: the larger label in sorted order. One warning says
+        when the scores rank it below the other label (ROC AUC below 0.5).
     n_jobs : int or None, default=None
         Fits run at once, in threads (joblib; None: one, -1: one per core). The results do
         not depend on it.
@@ -251,7 +254,9 @@ def compare_calibrators(
     Returns
     -------
     CalibratorComparison
-        ``table`` (tidy), ``recommended``, ``rule`` and the out-of-fold probabilities.
+        ``table`` (tidy), ``recommended``, ``recommended_estimator`` (the recommended
+        configuration fitted on all the data, ready to use), ``rule`` and the out-of-fold
+        probabilities.
 
     Notes
     -----
@@ -274,6 +279,9 @@ def compare_calibrators(
     binned ECE, biased upward on resamples, is the case where this matters. The intervals are
     conditional on the fitted calibrators (the rows are resampled, the calibrators are not
     refitted), which is what a bootstrap of a validation set measures.
+
+    **Warnings.** A warning raised by the fits (every candidate is fitted once per fold and
+    once on all rows) is issued once per cause, with the number of times it came.
 
     Examples
     --------
@@ -300,8 +308,13 @@ def compare_calibrators(
     """
     import pandas as pd
 
-    S, codes, classes, probabilities = _check_data(scores, y)
-    multiclass = S.ndim == 2
+    data = check_data(scores, y, pos_label)
+    S, codes, probabilities, multiclass = (
+        data.scores,
+        data.codes,
+        data.probabilities,
+        data.multiclass,
+    )
     metrics = tuple(metrics)
     unknown = [m for m in metrics if m not in METRICS]
     if unknown or not metrics:
@@ -333,29 +346,36 @@ def compare_calibrators(
     fold_of = np.empty(codes.shape[0], dtype=np.int64)
     for k, (_, test) in enumerate(folds):
         fold_of[test] = k
-    probas, seconds, eligible = {}, {}, {}
+    probas, seconds, eligible, models = {}, {}, {}, {}
     if include_uncalibrated is True or (include_uncalibrated == "auto" and probabilities):
         probas[UNCALIBRATED], seconds[UNCALIBRATED] = S.copy(), 0.0
         eligible[UNCALIBRATED] = not puts_zero_or_one(S)
 
     bar = _progress_bar(len(cals) * (len(folds) + 1) + n_boot, progress)
     try:
-        tasks = [(name, k) for name in cals for k in range(len(folds) + 1)]
-        runs = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(
-            delayed(_fit_predict)(cals[name], S, codes, folds, k, multiclass) for name, k in tasks
-        )
-        fitted = {}
-        for (name, k), result in zip(tasks, runs):
-            fitted[name, k] = result
-            bar.update(1)
+        # every fit's warnings are recorded (from the worker threads too) and issued once each
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            if not multiclass:  # first, on all rows and in the user's labels
+                _warn_if_reversed(data)
+            tasks = [(name, k) for name in cals for k in range(len(folds) + 1)]
+            runs = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(
+                delayed(_fit_predict)(cals[name], data, folds, k) for name, k in tasks
+            )
+            fitted = {}
+            for (name, k), result in zip(tasks, runs):
+                fitted[name, k] = result
+                bar.update(1)
+        warn_once_each(caught, stacklevel=2)
         for name in cals:
             p = np.empty(S.shape)
             for k, (_, test) in enumerate(folds):
                 p[test] = fitted[name, k][0]
-            full = fitted[name, len(folds)][0]
+            full, _, models[name] = fitted[name, len(folds)]
             probas[name] = p
             seconds[name] = sum(fitted[name, k][1] for k in range(len(folds))) / len(folds)
             eligible[name] = not (puts_zero_or_one(p) or puts_zero_or_one(full))
+        del fitted
 
         values = {
             name: RowValues(*row_losses(codes, p, metrics, n_bins)) for name, p in probas.items()
@@ -370,6 +390,7 @@ def compare_calibrators(
             ok = [name for name in probas if eligible[name]] or list(probas)
             default = min(ok, key=lambda name: point[name][select_by])
 
+    labels = {name: configured_name(name, cals.get(name)) for name in probas}
     table = _table(point, boot, probas, metrics, default, eligible, seconds, confidence_level)
     sel = table[table["metric"] == select_by].set_index("calibrator")
     recommended, rule = recommend(
@@ -380,15 +401,36 @@ def compare_calibrators(
         int(np.bincount(codes).min()),
         select_by,
         confidence_level,
+        labels=labels,
     )
-    oof = _oof_frame(probas, classes, multiclass, pd)
+    oof = _oof_frame(probas, data.classes, multiclass, pd)
     oof.insert(0, "fold", fold_of)
-    oof.insert(0, "y", codes if not multiclass else classes[codes])
+    oof.insert(0, "y", codes if not multiclass else data.labels)
     candidates = {name: clone(est) for name, est in cals.items()}
     if UNCALIBRATED in probas:
         candidates = {UNCALIBRATED: None, **candidates}
     return CalibratorComparison(
-        table, recommended, rule, oof, float(confidence_level), n_boot, default, candidates
+        table,
+        recommended,
+        rule,
+        oof,
+        float(confidence_level),
+        n_boot,
+        default,
+        candidates,
+        recommended_estimator=models.get(recommended),
+        labels=labels,
+        positive=data.positive,
+    )
+
+
+def _warn_if_reversed(data):
+    from venncal.calibration._base import warn_if_reversed
+
+    positive = data.positive
+    negative = data.classes[0] if data.classes[1] == positive else data.classes[1]
+    warn_if_reversed(
+        data.scores, data.codes.astype(np.int8), None, positive, negative, stacklevel=2
     )
 
 

@@ -42,6 +42,8 @@ def recommend(
     smallest_class: int,
     select_by: str,
     level: float,
+    *,
+    labels: Mapping[str, str] | None = None,
 ) -> tuple[str, str]:
     """The recommended candidate and the rule in words.
 
@@ -60,6 +62,8 @@ def recommend(
     select_by : str
     level : float
         The confidence level of the intervals.
+    labels : dict of str to str, optional
+        The names to print, with the configuration (default: the names).
 
     Returns
     -------
@@ -73,14 +77,16 @@ def recommend(
     >>> recommend(est, diffs, ok, "venn-abers", 200, "log_loss", 0.95)[0]
     'platt'
     """
+    labels = labels or {}
     pct = f"{100 * level:g}%"
-    excluded = sorted(name for name, ok in eligible.items() if not ok)
+    excluded = sorted(labels.get(name, name) for name, ok in eligible.items() if not ok)
     note = ""
     if excluded:
         note = f" Not eligible, as they put probability 0 or 1 on a row: {', '.join(excluded)}."
+    shown = labels.get(default, default)
     if smallest_class < MIN_CLASS_ROWS:
         return default, (
-            f"{default} is the default, kept because the smallest class has {smallest_class} "
+            f"{shown} is the default, kept because the smallest class has {smallest_class} "
             f"rows (fewer than {MIN_CLASS_ROWS}): cross-validated losses are too noisy to "
             "switch on." + note
         )
@@ -89,14 +95,14 @@ def recommend(
     ]
     if not better:
         return default, (
-            f"{default} is the default, and no eligible candidate has a {select_by} below it "
+            f"{shown} is the default, and no eligible candidate has a {select_by} below it "
             f"at the {pct} level (the upper end of every paired difference's interval is at "
             "or above 0)." + note
         )
     chosen = min(better, key=lambda name: estimates[name])
     low, high = diffs[chosen]
     return chosen, (
-        f"{chosen} has a lower {select_by} than the default {default} "
+        f"{labels.get(chosen, chosen)} has a lower {select_by} than the default {shown} "
         f"({estimates[chosen]:.4g} against {estimates[default]:.4g}; the {pct} interval of "
         f"the difference is [{low:.3g}, {high:.3g}])"
         + (f", the best of {len(better)} candidates that beat it." if len(better) > 1 else ".")
