@@ -105,3 +105,31 @@ def test_exp_that_underflows_gives_zero_not_an_error(postgres):
     got = _run(postgres, query, tuple(want), scores.shape[0])
     assert max_difference(got["p"], want["p"]) <= TOL
     assert (want["p"] == 0).any() and (want["p"] == 1).any()  # the map reaches both ends
+
+
+def test_nan_and_infinities(postgres):
+    """PostgreSQL orders NaN after every number (+inf included) and takes it as equal to
+    itself: the query tells it from +inf and gives it NULL, as DuckDB and SQLite do. (Platt
+    is run without the infinities: its arithmetic on the largest float overflows, which
+    PostgreSQL raises as an error.)"""
+    from venncal.calibration import PlattCalibrator, VennAbersCalibrator
+
+    postgres.run("DROP TABLE IF EXISTS special")
+    postgres.run("CREATE TABLE special (id BIGINT, score DOUBLE PRECISION)")
+    postgres.run(
+        "INSERT INTO special VALUES (0, 0.25), (1, 'Infinity'), (2, '-Infinity'), (3, 'NaN'), "
+        "(4, NULL)"
+    )
+    rng = np.random.default_rng(2)
+    s = rng.random(300)
+    y = (rng.random(300) < s).astype(int)
+    scores = np.array([0.25, np.inf, -np.inf, np.nan, np.nan])
+    for cal in (VennAbersCalibrator().fit(s, y), PlattCalibrator().fit(s, y)):
+        if isinstance(cal, PlattCalibrator):
+            postgres.run("DELETE FROM special WHERE id IN (1, 2)")
+            scores[1:3] = np.nan
+        want = reference(cal, scores)
+        query = to_sql(cal, table="special", score_column="score", dialect="ansi")
+        got = _run(postgres, query, tuple(want), scores.shape[0])
+        for name in want:
+            assert max_difference(got[name], want[name]) <= TOL, (cal, name)

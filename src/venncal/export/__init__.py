@@ -17,7 +17,7 @@ Examples
 >>> cal = VennAbersCalibrator().fit([0.1, 0.4, 0.35, 0.8], [0, 0, 1, 1])
 >>> query = to_sql(cal, table="scores", score_column="s")
 >>> query.splitlines()[-1][:38]
-'SELECT t.*, o.p, o.p0, o.p1 FROM score'
+'SELECT t.*, p, p0, p1 FROM scores AS t'
 """
 
 from venncal.export._onnx import to_onnx

@@ -9,7 +9,7 @@ the value is then gathered. Parametric maps are the same arithmetic as the core'
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -45,48 +45,89 @@ def _import_onnx():
     return onnx
 
 
+#: the name of the graph's float constants, read at run time (see :meth:`_Graph.finish`)
+_NUMBERS = "venncal_numbers"
+
+
 class _Graph:
-    """Nodes and constants of one graph, with fresh names."""
+    """Nodes and constants of one graph, with fresh names.
 
-    def __init__(self, onnx):
+    A float64 number of the arithmetic (:meth:`num`) is not an initializer: onnxruntime's
+    graph optimiser, on by default, rewrites arithmetic with constant initializers as if they
+    were float32 (it removes ``x + c`` and ``x - c`` for ``c`` that rounds to 0 in float32,
+    ``x * c`` and ``x / c`` for ``c`` within about 6e-8 of 1, and folds constant
+    subexpressions). Every number is instead gathered from one vector that the graph computes
+    from its input, ``Where(Size(score) = -1, numbers, numbers)``, which the optimiser
+    cannot evaluate ahead of the run, so no arithmetic node has a constant operand.
+    """
+
+    def __init__(self, onnx: Any) -> None:
         self.onnx = onnx
-        self.nodes = []
-        self.inits = []
+        self.nodes: list[Any] = []
+        self.inits: list[Any] = []
         self.n = 0
+        self.numbers: dict[
+            bytes, tuple[int, float, str]
+        ] = {}  # float64 bit pattern -> (index, value, name of its gathered scalar)
 
-    def name(self, hint):
+    def name(self, hint: str) -> str:
         self.n += 1
         return f"{hint}_{self.n}"
 
-    def const(self, value, dtype=np.float64, hint="c"):
+    def const(self, value: Any, dtype: Any = np.float64, hint: str = "c") -> str:
         arr = np.asarray(value, dtype=dtype)
         name = self.name(hint)
         self.inits.append(self.onnx.numpy_helper.from_array(arr, name))
         return name
 
-    def op(self, op_type, *inputs, hint=None, **attrs):
+    def op(self, op_type: str, *inputs: str, hint: str | None = None, **attrs: Any) -> str:
         out = self.name(hint or op_type.lower())
         self.nodes.append(self.onnx.helper.make_node(op_type, list(inputs), [out], **attrs))
         return out
 
     # shorthands
-    def add(self, a, b):
+    def add(self, a: str, b: str) -> str:
         return self.op("Add", a, b)
 
-    def sub(self, a, b):
+    def sub(self, a: str, b: str) -> str:
         return self.op("Sub", a, b)
 
-    def mul(self, a, b):
+    def mul(self, a: str, b: str) -> str:
         return self.op("Mul", a, b)
 
-    def div(self, a, b):
+    def div(self, a: str, b: str) -> str:
         return self.op("Div", a, b)
 
-    def where(self, c, a, b):
+    def where(self, c: str, a: str, b: str) -> str:
         return self.op("Where", c, a, b)
 
-    def num(self, v):
-        return self.const(float(v))
+    def num(self, v: float) -> str:
+        """A float64 scalar gathered at run time from the graph's vector of numbers."""
+        v = float(v)
+        key = np.float64(v).tobytes()
+        if key not in self.numbers:
+            i = len(self.numbers)
+            idx = self.const(i, np.int64, hint="i")
+            name = self.name("n")
+            node = self.onnx.helper.make_node("Gather", [_NUMBERS, idx], [name], axis=0)
+            self.nodes.append(node)
+            self.numbers[key] = (i, v, name)
+        return self.numbers[key][2]
+
+    def finish(self, score: str) -> None:
+        """Put first the nodes that make the vector of numbers from the initializer ``table``
+        (``Where`` of a condition on the input's size that is never true)."""
+        helper = self.onnx.helper
+        values = np.array([v for _, v, _ in sorted(self.numbers.values())], dtype=np.float64)
+        table = self.const(values, hint="numbers")
+        size = self.name("size")
+        never = self.name("never")
+        head = [
+            helper.make_node("Size", [score], [size]),
+            helper.make_node("Equal", [size, self.const(-1, np.int64)], [never]),
+            helper.make_node("Where", [never, table, table], [_NUMBERS]),
+        ]
+        self.nodes[:0] = head
 
 
 def _count(g, x, breaks, *, right):
@@ -101,10 +142,11 @@ def _count(g, x, breaks, *, right):
     for level in range(levels - 1, -1, -1):
         step = 1 << level
         if pos is None:  # the first probe is at index step - 1 for every score
-            b = g.const(padded[step - 1])
+            b = g.num(padded[step - 1])
             pos = g.where(g.op(cmp, b, x), g.const(step, np.int64), g.const(0, np.int64))
             continue
-        b = g.op("Gather", table, g.add(pos, g.const(step - 1, np.int64)), axis=0)
+        at = g.add(pos, g.const(step - 1, np.int64)) if step > 1 else pos
+        b = g.op("Gather", table, at, axis=0)
         pos = g.where(g.op(cmp, b, x), g.add(pos, g.const(step, np.int64)), pos)
     return pos
 
@@ -350,6 +392,7 @@ def to_onnx(calibrator: object) -> onnx.ModelProto:
     nan = g.num(np.nan)
     for name, tensor in outs.items():
         g.nodes.append(helper.make_node("Where", [bad, nan, tensor], [name]))
+    g.finish(score)
     graph = helper.make_graph(
         g.nodes,
         f"venncal_{plan.name}",

@@ -381,7 +381,38 @@ _MERGE = {
 }
 
 
-def to_sql(calibrator: object, *, table: str, score_column: str, dialect: str = "duckdb") -> str:
+def _score_value(column: str, dialect: str, big: str) -> str:
+    """The score of a row as a double, NULL where it is not a number.
+
+    DuckDB: ``TRY_CAST`` (NULL for text that is not a number) and NULL for NaN. SQLite and
+    ANSI: the column is a number when ``column <= CAST(BIG)`` (true for every number but
+    ``+inf`` and NaN; in SQLite the ``REAL`` operand converts a text that spells a number
+    exactly, and other texts and blobs stay after every number) or when it is ``+inf``:
+    ``-CAST(column) < -BIG`` (false for NaN, which PostgreSQL and DuckDB order after every
+    number, negated too) and ``column = CAST(column)`` (false for an SQLite text such as
+    ``'1e999abc'`` that casts to ``+inf``). SQLite would otherwise cast a text or a blob to
+    the number its prefix spells (``'abc'`` to 0).
+    """
+    t = _DOUBLE[dialect]
+    if dialect == "duckdb":
+        v = f"TRY_CAST({column} AS DOUBLE)"
+        return f"CASE WHEN NOT isnan({v}) THEN {v} END"
+    cast = f"CAST({column} AS {t})"
+    is_number = f"{column} <= CAST({big} AS {t}) OR (-{cast} < -{big} AND {column} = {cast})"
+    return f"CASE WHEN {is_number} THEN {cast} END"
+
+
+_OUTPUTS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z|\Z")
+
+
+def to_sql(
+    calibrator: object,
+    *,
+    table: str,
+    score_column: str,
+    dialect: str = "duckdb",
+    prefix: str = "",
+) -> str:
     """One SQL query that calibrates the scores of a table as ``calibrator`` does.
 
     The query selects every column of ``table`` and the calibrated probability ``p`` of the
@@ -401,9 +432,14 @@ def to_sql(calibrator: object, *, table: str, score_column: str, dialect: str = 
     score_column : str
         The column of classifier scores.
     dialect : {"duckdb", "sqlite", "ansi"}, default="duckdb"
-        ``"duckdb"`` writes floats as decimal literals and drops NaN scores with ``isnan``;
-        ``"sqlite"`` and ``"ansi"`` write each float as an integer times a power of two (exact
-        in any IEEE engine) and cast to ``REAL`` and ``DOUBLE PRECISION``.
+        ``"duckdb"`` writes floats as decimal literals and reads scores with ``TRY_CAST`` and
+        ``isnan``; ``"sqlite"`` and ``"ansi"`` write each float as an integer times a power
+        of two (exact in any IEEE engine) and cast to ``REAL`` and ``DOUBLE PRECISION``.
+    prefix : str, default=""
+        Put before the names of the output columns (``p`` becomes ``{prefix}p``): letters,
+        digits and ``_``. An output column named like a column of ``table`` is an error of
+        the engine when the query runs ("ambiguous column name"), never a silent mix-up;
+        choose a ``prefix`` that avoids it.
 
     Returns
     -------
@@ -419,10 +455,13 @@ def to_sql(calibrator: object, *, table: str, score_column: str, dialect: str = 
     and ``FLOOR`` when built with its math functions (Python 3.11 or later usually is: check
     ``SELECT ln(2)``); otherwise register them with :func:`register_sqlite_math`.
 
-    Scores are read as the calibrator reads them: NULL (and NaN in DuckDB) give NULL, ``±inf``
-    is read as the largest finite score of its sign, and a calibrator of probabilities
-    (beta, quadratic, temperature scaling fitted on probabilities) gives NULL for a score
-    outside [0, 1], which its ``predict_proba`` refuses. The rows come in no particular order
+    Scores are read as the calibrator reads them: NULL, NaN and what is not a number give
+    NULL (an SQLite text or blob, whatever its prefix spells; a DuckDB text that does not
+    cast to ``DOUBLE``), ``±inf`` is read as the largest finite score of its sign, and a
+    calibrator of probabilities (beta, quadratic, temperature scaling fitted on
+    probabilities) gives NULL for a score outside [0, 1], which its ``predict_proba``
+    refuses. In the ``"ansi"`` query the score column must have a numeric type (DuckDB and
+    PostgreSQL refuse to compare a text column with a number). The rows come in no particular order
     (add ``ORDER BY``). The names of the query's own CTEs start with ``venncal_``.
 
     Examples
@@ -443,15 +482,19 @@ def to_sql(calibrator: object, *, table: str, score_column: str, dialect: str = 
         )
     _check_name(table, "table", _IDENT)
     _check_name(score_column, "score_column", _COLUMN)
+    if not isinstance(prefix, str) or not _OUTPUTS.match(prefix):
+        raise ValueError(
+            "The 'prefix' parameter of to_sql must be letters, digits and _ (not starting "
+            f"with a digit) or empty; got {prefix!r}."
+        )
     plan = plan_of(calibrator)
     q = _Query(dialect)
-    cast = f"CAST({{}} AS {_DOUBLE[dialect]})"
-    s = cast.format(score_column)
-    where = f"{score_column} IS NOT NULL"
-    if dialect == "duckdb":
-        where += f" AND NOT isnan({s})"
-    scores = q.add(f"SELECT DISTINCT {s} AS s FROM {table} WHERE {where}", "s")
     big = q.num(BIG)
+    s = _score_value(score_column, dialect, big)
+    scores = q.add(
+        f"SELECT DISTINCT s FROM (SELECT {s} AS s FROM {table}) AS venncal_v WHERE s IS NOT NULL",
+        "s",
+    )
     domain = " WHERE s >= 0.0 AND s <= 1.0" if plan.unit else ""
     x = _arith(q, scores, f"CASE WHEN s > {big} THEN {big} WHEN s < -{big} THEN -{big} ELSE s END")
     if domain:
@@ -467,26 +510,34 @@ def to_sql(calibrator: object, *, table: str, score_column: str, dialect: str = 
             f"CROSS JOIN {v1} AS b WHERE a.k = c.k0 AND b.k = c.k1",
             "o",
         )
-        out = q.add(f"SELECT s, {_MERGE[merge]} AS p, p0, p1 FROM {both}", "o")
-        cols = "o.p, o.p0, o.p1"
+        names = [prefix + n for n in ("p", "p0", "p1")]
+        out = q.add(
+            f"SELECT s, {_MERGE[merge]} AS {names[0]}, p0 AS {names[1]}, p1 AS {names[2]} "
+            f"FROM {both}",
+            "o",
+        )
     else:
         for stage in plan.stages:
             x = _STAGES[type(stage)](q, x, stage)
-        out = q.add(f"SELECT s, x AS p FROM {x}", "o")
-        cols = "o.p"
+        names = [prefix + "p"]
+        out = q.add(f"SELECT s, x AS {names[0]} FROM {x}", "o")
+    key = _score_value("t." + score_column, dialect, big)
+    # the output columns are named unqualified: a column of the table with the same name
+    # makes the reference ambiguous, an error of the engine, not a silent mix-up
     if dialect == "sqlite":
         # SQLite joins by nested loops; it indexes the scores' probabilities for a correlated
-        # subquery (not reliably for a join), so each column is looked up that way
-        key = cast.format("t." + score_column)
-        picks = ", ".join(
-            f"(SELECT o.{c[2:]} FROM {out} AS o WHERE o.s = {key}) AS {c[2:]}"
-            for c in cols.split(", ")
+        # subquery (not reliably for a join), so each column is looked up that way; a
+        # one-row relation of the output names is joined only to check them
+        picks = ", ".join(f"(SELECT o.{c} FROM {out} AS o WHERE o.s = {key}) AS {c}" for c in names)
+        guard = ", ".join(f"NULL AS {c}" for c in names)
+        check = " AND ".join(f"{c} IS NULL" for c in names)
+        final = (
+            f"SELECT t.*, {picks} FROM {table} AS t CROSS JOIN (SELECT {guard}) AS venncal_g "
+            f"WHERE {check}"
         )
-        final = f"SELECT t.*, {picks} FROM {table} AS t"
     else:
         final = (
-            f"SELECT t.*, {cols} FROM {table} AS t LEFT JOIN {out} AS o "
-            f"ON o.s = {cast.format('t.' + score_column)}"
+            f"SELECT t.*, {', '.join(names)} FROM {table} AS t LEFT JOIN {out} AS o ON o.s = {key}"
         )
     return q.sql(final)
 
