@@ -16,6 +16,7 @@ sys.path.insert(0, str(HERE))
 
 from _api import write_api  # noqa: E402
 from _cli import write_cli_reference  # noqa: E402
+from _support import write_support_table  # noqa: E402
 
 import venncal  # noqa: E402
 
@@ -78,6 +79,7 @@ suppress_warnings = ["config.cache"]
 # generated pages, written before autosummary reads them
 write_api(HERE / "api.rst")
 write_cli_reference(HERE / "user_guide" / "cli_reference.md")
+write_support_table(HERE / "user_guide" / "support.md")
 
 
 def _skip_library_members(app, what, name, obj, skip, options):

@@ -70,8 +70,25 @@ def test_gallery_ran_and_drew_its_figures(site):
         assert re.search(r'<img[^>]+src="\.\./_images/sphx_glr_plot_', text), page.name
 
 
+def test_support_table_lists_every_declared_row(site):
+    from venncal._support import SUPPORT
+
+    text = (site / "user_guide" / "support.html").read_text(encoding="utf-8")
+    table = text[text.index("<table") : text.index("</table>")]
+    body = table[table.index("<tbody") :]
+    assert body.count("<tr") == len(SUPPORT)
+    for name, task in SUPPORT:
+        assert re.search(rf">{name}<.*?>{task}<", body, re.S), (name, task)
+
+
 @pytest.mark.parametrize(
-    "page", ["index.html", "auto_examples/plot_reliability.html", "user_guide/guarantees.html"]
+    "page",
+    [
+        "index.html",
+        "auto_examples/plot_reliability.html",
+        "user_guide/guarantees.html",
+        "user_guide/support.html",
+    ],
 )
 def test_page_renders_in_a_browser(site, page, tmp_path):
     browser = find_browser()
