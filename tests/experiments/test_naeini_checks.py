@@ -50,7 +50,7 @@ for _clf in ("NB", "SVM", "LR"):
         "base": (0.80, 0.45, 0.20),
         "IsoReg": (0.80, 0.40, 0.20),
         "Platt": (0.80, 0.40, 0.20),
-        "SBB": (0.78, 0.40, 0.20),
+        "SBB": (0.55, 0.40, 0.20),  # far below, as in the paper's table (not its text)
         "ABB": (0.80, 0.40, 0.20),
     }
 GOOD["Adult/LR"]["ACP"] = (0.85, 0.35, 0.04)
@@ -83,14 +83,14 @@ def _find(checks, prefix):
 
 def test_every_check_holds_on_a_supporting_result():
     checks = study_checks(_raw())
-    # 2 x 9 simulated, 2 Adult + 1 SPECT, ACP: 2 x 2 simulated + 3 real, 3 ceilings, 2 separable
-    assert len(checks) == 2 * 9 + 3 + 7 + 3 + 2
+    # 2 x 9 simulated, 2 Adult + 2 SPECT, ACP: 2 x 2 simulated + 3 real, 3 ceilings, 2 separable
+    assert len(checks) == 2 * 9 + 4 + 7 + 3 + 2
     assert all(checks.values()), [k for k, v in checks.items() if not v]
     assert all("8 draws" in k or "given split" in k for k in checks)
     kinds = {k: v.kind for k, v in checks.items()}
     assert sum(v == "design" for v in kinds.values()) == 2 + 3
     contradicted = [k for k, v in kinds.items() if v == "contradicted"]
-    assert len(contradicted) == 4 and all("paper's table" in k for k in contradicted)
+    assert len(contradicted) == 5 and all("paper's table" in k for k in contradicted)
 
 
 FAILURES = [
@@ -143,11 +143,17 @@ FAILURES = [
         (0.85, 0.34, 0.03),
     ),  # SBB no longer loses: ours differs from the paper's table
     (
-        "SBB and ABB perform as well as or better than IsoReg and Platt on SPECT",
+        "ABB performs as well as or better than IsoReg and Platt on SPECT",
         "SPECT/NB",
-        "SBB",
+        "ABB",
         (0.55, 0.4, 0.2),
     ),
+    (
+        "SBB performs as well as or better than IsoReg and Platt on SPECT",
+        ("SPECT/NB", "SPECT/SVM", "SPECT/LR"),
+        "SBB",
+        (0.80, 0.4, 0.2),
+    ),  # SBB no longer loses: ours differs from the paper's table
     ("ACP performs well with LR on XOR", "XOR/LR", "ACP", (0.70, 0.25, 0.03)),
     ("ACP performs well with LR on Circular", "Circular/LR", "ACP", (0.90, 0.47, 0.03)),
     (

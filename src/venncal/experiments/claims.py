@@ -1,23 +1,31 @@
-"""A paper's claim checked on a run of a study, and its verdict in quick and full mode.
+"""A paper's claim checked on a run of a study, and its three verdicts in quick and full mode.
 
-A study returns its checks as ``{statement: Check}``. A :class:`Check` holds the strict verdict
-of the study's own rule (``holds``) and, where the claim rests on quantities that vary from draw
-to draw, how far the run is past the claim's threshold (``margin``, positive on the claim's
-side) with the draw-to-draw standard error of that margin (``se``).
+A study returns its checks as ``{statement: Check}``. A :class:`Check` holds the study's own rule
+for the claim (``holds``) and, where the claim rests on quantities that vary from draw to draw,
+how far the run is past the claim's threshold (``margin``, positive on the claim's side) with
+the draw-to-draw standard error of that margin (``se``).
 
-* **Full mode** keeps the strict verdict: ``passed`` or ``FAILED``.
-* **Quick mode** runs a few draws, so a strict verdict would often be noise. A claim is
-  *confirmed* when the margin exceeds ``k`` standard errors on the claim's side, *contradicted*
-  when it exceeds them on the other side, and *inconclusive at this size* otherwise, with ``k``
-  the 97.5% quantile of Student's t on the draws' degrees of freedom (at least 2): 4.3 for 3
-  draws, 2.1 for 20. A check without a standard error is inconclusive in quick mode unless it
-  is ``exact`` (an identity, a count of infinite losses: no sampling noise).
+Every check gets one of three verdicts, in both modes:
+
+* **confirmed** (full mode prints ``passed``): the rule holds;
+* **contradicted**: the run is past the threshold on the other side by more than ``k``
+  standard errors (``k`` the 97.5% quantile of Student's t on the draws' degrees of freedom, at
+  least 2), or the check has no noise (``exact``, or no standard error) and its rule fails, or
+  the check says so itself (``refuted``, e.g. an agreement with a paper's table);
+* **inconclusive** (full mode prints ``not shown``): neither.
+
+**Quick mode** runs a few draws: it confirms only when the margin exceeds ``k`` standard errors
+on the claim's side, contradicts only when it exceeds them on the other side, and ``k`` is at
+least the check's ``quick_k``, a multiplier calibrated on resampled few-draw subsets of the
+committed full run (see :mod:`venncal.experiments.quick_margins`), so that a few draws that
+happen to agree cannot confirm what the full run contradicts. A check without a standard error
+is inconclusive in quick mode unless it is ``exact`` (an identity, a count of infinite losses:
+no sampling noise).
 
 Two kinds of checks are not claims of the paper: ``"design"`` checks that a simulated design
-does what it was built to do (e.g. that the logistic score of the XOR data does not rank the
-classes: a target the design was fitted to), and ``"contradicted"`` marks a claim of the paper's
-text that its own table contradicts; such a check passes when our run agrees with the paper's
-table (our run refutes the claim too), and the report says so rather than hiding the claim.
+does what it was built to do, and ``"contradicted"`` marks a claim of the paper's text that its
+own table contradicts; such a check passes when our run refutes the claim too (agrees with the
+paper's table), and the report says so rather than hiding the claim.
 """
 
 from __future__ import annotations
@@ -29,7 +37,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-__all__ = ["Check", "as_check", "verdict", "quick_state", "summary_counts"]
+__all__ = ["Check", "as_check", "verdict", "full_state", "quick_state", "summary_counts"]
 
 _KINDS = ("claim", "design", "contradicted")
 
@@ -41,7 +49,7 @@ class Check:
     Attributes
     ----------
     holds : bool
-        Whether the statement holds on this run by the study's strict rule (for
+        Whether the statement holds on this run by the study's rule (for
         ``kind="contradicted"``: whether our run fails to refute it).
     margin : float, default=nan
         Distance past the claim's threshold, positive on the claim's side (e.g. a paired
@@ -55,6 +63,13 @@ class Check:
         count of infinite losses), so quick mode can judge it like full mode.
     kind : {"claim", "design", "contradicted"}, default="claim"
         See the module description.
+    refuted : bool or None, default=None
+        For a check whose rule decides between all three verdicts itself (an agreement with a
+        paper's table): when ``holds`` is false, whether the run contradicts the statement
+        (True) or leaves it open (False). None: decided by ``margin`` and ``se``.
+    quick_k : float, default=nan
+        The smallest number of standard errors quick mode needs to confirm or contradict, as
+        calibrated on subsets of the full run; NaN: Student's t alone.
 
     Examples
     --------
@@ -68,6 +83,13 @@ class Check:
 
     >>> verdict(Check(holds=True, margin=0.03, se=0.01, df=2), "quick")
     'inconclusive at this size'
+
+    A rule that fails within noise is not shown, one that fails past noise is contradicted:
+
+    >>> verdict(Check(holds=False, margin=-0.01, se=0.01, df=19), "full")
+    'not shown'
+    >>> verdict(Check(holds=False, margin=-0.05, se=0.01, df=19), "full")
+    'contradicted'
     """
 
     holds: bool
@@ -76,6 +98,8 @@ class Check:
     df: float = float("inf")
     exact: bool = False
     kind: str = "claim"
+    refuted: bool | None = None
+    quick_k: float = float("nan")
 
     def __post_init__(self) -> None:
         if self.kind not in _KINDS:
@@ -86,9 +110,10 @@ class Check:
 
     @property
     def passed(self) -> bool:
-        """The strict verdict: the claim holds (for ``"contradicted"``: our run agrees with the
-        paper's table, so the claim does not hold)."""
-        return (not self.holds) if self.kind == "contradicted" else bool(self.holds)
+        """The full verdict is the good one: the claim is confirmed (for ``"contradicted"``:
+        our run refutes the claim, as the paper's table does)."""
+        state = full_state(self)
+        return state is False if self.kind == "contradicted" else state is True
 
     def __bool__(self) -> bool:
         return bool(self.passed)
@@ -99,8 +124,8 @@ def as_check(value: object) -> Check:
 
     Examples
     --------
-    >>> as_check(True)
-    Check(holds=True, margin=nan, se=nan, df=inf, exact=False, kind='claim')
+    >>> as_check(True).holds
+    True
     """
     if isinstance(value, Check):
         return value
@@ -117,8 +142,48 @@ def _multiplier(df: float) -> float:
     return max(2.0, float(t.ppf(0.975, df)))
 
 
+def _judged(c: Check, k: float) -> bool | None:
+    if not (math.isfinite(c.se) and math.isfinite(c.margin)):
+        return None
+    if c.margin > k * c.se:
+        return True
+    if c.margin < -k * c.se:
+        return False
+    return None
+
+
+def full_state(check: Check | bool) -> bool | None:
+    """True (confirmed), False (contradicted) or None (inconclusive) for the statement, on the
+    full run.
+
+    Examples
+    --------
+    >>> full_state(Check(holds=True)), full_state(Check(holds=False))
+    (True, False)
+    >>> full_state(Check(holds=False, margin=-0.01, se=0.02, df=19)) is None
+    True
+    >>> full_state(Check(holds=False, refuted=False)) is None
+    True
+    """
+    c = as_check(check)
+    if c.kind == "contradicted":
+        # ``holds`` is "not refuted": the claim is confirmed only past noise
+        if not c.holds:
+            return False
+        if c.exact:
+            return True
+        return True if _judged(c, _multiplier(c.df)) is True else None
+    if c.holds:
+        return True
+    if c.refuted is not None:
+        return False if c.refuted else None
+    if c.exact or c.se == 0 or not (math.isfinite(c.se) and math.isfinite(c.margin)):
+        return False
+    return False if c.margin < -_multiplier(c.df) * c.se else None
+
+
 def quick_state(check: Check | bool) -> bool | None:
-    """True (confirmed), False (contradicted) or None (inconclusive) for the statement itself.
+    """True (confirmed), False (contradicted) or None (inconclusive) on a quick run.
 
     Examples
     --------
@@ -128,63 +193,70 @@ def quick_state(check: Check | bool) -> bool | None:
     True
     >>> quick_state(Check(holds=True)) is None
     True
+
+    A calibrated multiplier raises the bar:
+
+    >>> quick_state(Check(holds=True, margin=0.2, se=0.01, df=2, quick_k=25.0)) is None
+    True
     """
     c = as_check(check)
     if c.exact or c.se == 0:
-        return bool(c.holds)
-    if not (math.isfinite(c.se) and math.isfinite(c.margin)):
+        return full_state(c)
+    if c.refuted is not None:
         return None
     k = _multiplier(c.df)
-    if c.margin > k * c.se:
-        return True
-    if c.margin < -k * c.se:
-        return False
-    return None
+    if math.isfinite(c.quick_k):
+        k = max(k, c.quick_k)
+    return _judged(c, k)
 
 
 def verdict(check: Check | bool, mode: str) -> str:
-    """The verdict printed for a check: strict in full mode, noise-aware in quick mode.
+    """The verdict printed for a check.
 
     Parameters
     ----------
     check : Check or bool
     mode : str
-        ``"quick"`` judges with the standard error; any other mode (``"full"``, ``"custom"``)
-        keeps the strict verdict.
+        ``"quick"`` judges with the calibrated multiplier of standard errors; any other mode
+        (``"full"``, ``"custom"``) uses the full run's rule.
 
     Returns
     -------
     str
-        Full mode: ``"passed"`` or ``"FAILED"`` for claims; ``"design met"`` or ``"design NOT
-        met"``; ``"contradicted by the paper's own table; ours agrees"`` or ``"...; ours
-        differs"``. Quick mode: ``"confirmed"``, ``"contradicted"`` or ``"inconclusive at this
-        size"`` (and the same three states for the other kinds).
+        Full mode: ``"passed"`` (confirmed), ``"contradicted"`` or ``"not shown"``
+        (inconclusive); quick mode: ``"confirmed"``, ``"contradicted"`` or ``"inconclusive at
+        this size"``. Design checks: ``"design met"``, ``"design NOT met"`` or ``"design: not
+        shown"`` (quick: ``"design: inconclusive at this size"``). Claims the paper's own table
+        contradicts: ``"contradicted by the paper's own table; ours agrees"``, ``"...; ours
+        differs (not refuted here)"`` or ``"...; ours inconclusive"``.
 
     Examples
     --------
     >>> verdict(Check(holds=False, margin=-0.01, se=0.02, df=2), "quick")
     'inconclusive at this size'
     >>> verdict(Check(holds=False, margin=-0.01, se=0.02, df=2), "full")
-    'FAILED'
+    'not shown'
     >>> verdict(Check(holds=False, kind="contradicted", exact=True), "full")
     "contradicted by the paper's own table; ours agrees"
     """
     c = as_check(check)
-    state = quick_state(c) if mode == "quick" else bool(c.holds)
+    quick = mode == "quick"
+    state = quick_state(c) if quick else full_state(c)
+    open_ = "inconclusive at this size" if quick else "not shown"
     if c.kind == "design":
         if state is None:
-            return "design: inconclusive at this size"
+            return "design: " + open_
         return "design met" if state else "design NOT met"
     if c.kind == "contradicted":
         head = "contradicted by the paper's own table; "
         if state is None:
-            return head + "ours inconclusive at this size"
+            return head + "ours inconclusive" + (" at this size" if quick else "")
         return head + ("ours differs (not refuted here)" if state else "ours agrees")
-    if mode == "quick":
-        if state is None:
-            return "inconclusive at this size"
-        return "confirmed" if state else "contradicted"
-    return "passed" if state else "FAILED"
+    if state is None:
+        return open_
+    if state:
+        return "confirmed" if quick else "passed"
+    return "contradicted"
 
 
 def summary_counts(checks: Mapping[str, Check | bool], mode: str) -> dict[str, int]:
@@ -193,7 +265,7 @@ def summary_counts(checks: Mapping[str, Check | bool], mode: str) -> dict[str, i
     Examples
     --------
     >>> summary_counts({"a": True, "b": Check(holds=False, exact=True)}, "full")
-    {'passed': 1, 'FAILED': 1}
+    {'passed': 1, 'contradicted': 1}
     """
     counts: dict[str, int] = {}
     for value in checks.values():

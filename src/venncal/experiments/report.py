@@ -295,10 +295,10 @@ def is_alarm(mark):
 
     Examples
     --------
-    >>> is_alarm("FAILED"), is_alarm("inconclusive at this size"), is_alarm("contradicted")
+    >>> is_alarm("not shown"), is_alarm("inconclusive at this size"), is_alarm("contradicted")
     (True, False, True)
     """
-    return mark in ("FAILED", "contradicted", "design NOT met") or mark.endswith(
+    return mark in ("FAILED", "contradicted", "not shown", "design NOT met") or mark.endswith(
         "(not refuted here)"
     )
 
@@ -310,12 +310,17 @@ def _checks_intro(result):
         return (
             f"Quick mode ({tally}): each claim is judged with the draw-to-draw standard error "
             "of the quantities involved: *confirmed* or *contradicted* when the run is past "
-            "the claim's threshold by more than t standard errors (Student's 97.5% quantile, "
-            "at least 2), *inconclusive at this size* otherwise. Full mode gives the strict "
-            "verdicts."
+            "the claim's threshold by more than k standard errors (Student's 97.5% quantile, "
+            "at least 2, raised where resampled three-draw subsets of the committed full run "
+            "needed more so that quick mode never reverses the full verdict), *inconclusive at "
+            "this size* otherwise. Full mode gives the full run's verdicts."
         )
     kinds = {as_check(v).kind for v in result.checks.values()}
-    text = f"{tally}. Strict verdicts of each check's rule (stated in its line)"
+    text = (
+        f"{tally}. Three verdicts: *passed* (confirmed), *contradicted* (the run is past the "
+        "claim's threshold on the other side by more than two standard errors, or the rule "
+        "has no noise) and *not shown* (neither); each check's rule is stated in its line"
+    )
     if "design" in kinds:
         text += "; *design* checks test what a simulated design was built to do, not a claim"
     if "contradicted" in kinds:

@@ -34,6 +34,7 @@ from venncal.experiments.claims import Check
 from venncal.experiments.report import StudyResult
 from venncal.experiments.runner import cell_seed
 from venncal.experiments.studies._common import load_cached, quiet, study_run
+from venncal.experiments.studies._johansson_checks import text_checks
 
 NAME = "johansson-2018"
 TITLE = "Johansson et al. (2018), Venn predictors for random forests: calibration set vs out-of-bag"
@@ -662,6 +663,7 @@ def run(config, grid):
     tables["Table 6: accuracy"] = acc_out
 
     checks.update(accuracy_checks(acc))
+    checks.update(text_checks(raw))
 
     notes.insert(
         0,

@@ -35,6 +35,7 @@ from venncal.experiments.studies._common import (
     quiet,
     study_run,
 )
+from venncal.experiments.studies._vovk_petej_checks import agreement_checks, count_checks
 
 if TYPE_CHECKING:
     from venncal.experiments.studies._common import Grid
@@ -470,6 +471,8 @@ def run(config: dict[str, Any], grid: Grid) -> StudyResult:
         ).T
 
     checks = check_claims(agg)
+    checks.update(agreement_checks(raw))
+    checks.update(count_checks(raw))
 
     notes.append(
         "Classifiers are scikit-learn stand-ins for the paper's Weka ones: "
