@@ -235,7 +235,15 @@ def compare(
     click.echo("Wrote " + ", ".join(str(p) for p in written))
 
 
-def _save(result, path, force, cal_file, score_col, label_col, positive):
+def _save(
+    result: CalibratorComparison,
+    path: str,
+    force: bool,
+    cal_file: str,
+    score_col: str,
+    label_col: str,
+    positive: str | None,
+) -> None:
     """Write the recommended calibrator as a model file, or say why there is none."""
     import venncal
 
@@ -245,7 +253,7 @@ def _save(result, path, force, cal_file, score_col, label_col, positive):
             f"No model written to {path}: the recommendation is to use the scores as they are."
         )
         return
-    metadata = {
+    metadata: dict[str, str] = {
         "score": score_col,
         "label": label_col,
         "method": result.recommended,

@@ -23,6 +23,7 @@ from venncal.selection._candidates import (
     row_losses,
 )
 from venncal.selection._inputs import (
+    ComparisonData,
     check_data,
     configured_name,
     fit_arguments,
@@ -424,7 +425,7 @@ def compare_calibrators(
     )
 
 
-def _warn_if_reversed(data):
+def _warn_if_reversed(data: ComparisonData) -> None:
     from venncal.calibration._base import warn_if_reversed
 
     positive = data.positive
