@@ -1,165 +1,155 @@
-"""Every ```python block of README.md and of docs/user_guide/*.md runs.
+"""Every ```python block of the user guide runs as a reader who pastes it would run it.
 
-Each page's blocks run in order, in one namespace (a block may use what an earlier block of the
-same page defined), in a fresh temporary folder as the working directory, so no file is shared
-between pages or with the repository. Where a page shows how to use *your* data
-(``scores_cal``, ``X_train``, ...), the test defines small synthetic stand-ins first: the
-PRELUDES below, one per page, each defining only the names that page uses and leaves undefined.
+Each page of docs/user_guide/ runs in a fresh namespace with nothing defined beforehand: its
+blocks in order, one top-level statement at a time, in a fresh temporary folder as the working
+directory. The pages load their own data (the datasets bundled with venncal and
+scikit-learn), so a name used before the page defines it fails here as it fails for a reader,
+and so does a name that one block gives binary data and another multiclass data (or another
+number of columns): see ``_pages.run_page``.
+
+Pages that start a process-wide service run in a fresh Python process of their own
+(``FRESH_PROCESS``, each with its reason). The README is the one page that runs after a
+prelude (``README_PRELUDE``): a landing page shows the calls on the reader's data and leaves
+the data out; the prelude defines those names from the bundled data, and the guide pages
+carry the runnable versions. No page is skipped; a page that needs an optional part
+(PySpark and Java) skips with that reason when it is missing.
 """
 
-import re
-import warnings
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from tests.docs._pages import page_blocks, run_page
+
 ROOT = Path(__file__).resolve().parents[2]
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs" / "user_guide").glob("*.md"))]
-BLOCK = re.compile(r"^```python[^\n]*\n(.*?)^```", re.S | re.M)
+GUIDE = sorted((ROOT / "docs" / "user_guide").glob("*.md"))
 
-# synthetic stand-ins for the user's data, shared by the preludes: a binary problem whose
-# score is informative, with two groups, and three-class logits
-_BINARY = """
-import numpy as np
-
-rng = np.random.default_rng(0)
-def _binary(n):
-    s = rng.normal(size=n)
-    return s, (rng.random(n) < 1 / (1 + np.exp(-2 * s))).astype(int)
-scores_cal, y_cal = _binary(400)
-scores_test, y_test = _binary(50)
-proba_cal, proba_test = 1 / (1 + np.exp(-scores_cal)), 1 / (1 + np.exp(-scores_test))
-"""
-_GROUPS = """
-region_cal = hospital_cal = np.where(rng.random(400) < 0.5, "north", "south")
-region_test = hospital_test = np.where(rng.random(50) < 0.5, "north", "south")
-"""
-_LOGITS = """
-labels_cal, labels_test = rng.integers(0, 3, 400), rng.integers(0, 3, 50)
-logits_cal = rng.normal(size=(400, 3)) + 2 * np.eye(3)[labels_cal]
-logits_test = rng.normal(size=(50, 3)) + 2 * np.eye(3)[labels_test]
-"""
-_FEATURES = """
-from sklearn.linear_model import LogisticRegression
-
-def _objects(n):
-    X = rng.normal(size=(n, 4))
-    return X, (X[:, 0] + 0.5 * rng.normal(size=n) > 0).astype(int)
-X_train, y_train = _objects(300)
-X_cal, y_cal = _objects(400)  # as many rows as scores_cal
-X_test, y_test = _objects(50)
-X, y = X_train, y_train
-hospital = np.where(X_train[:, 1] > 0, "north", "south")
-hospital_test = np.where(X_test[:, 1] > 0, "north", "south")
-model = LogisticRegression().fit(X_train, y_train)
-"""
-# Parquet folders read by the Dask examples: calibration/ (score, y) and scores/ (score, id)
-_PARQUET = """
-import os
-import pandas as pd
-
-for folder in ("calibration", "scores"):
-    os.makedirs(folder)
-    for part in range(2):
-        s, lab = _binary(500)
-        frame = pd.DataFrame({"score": s, "y": lab, "id": np.arange(500) + 500 * part})
-        frame.to_parquet(f"{folder}/part-{part}.parquet")
-"""
-# a small local Spark session, which the Spark examples' getOrCreate() then returns (the page
-# is skipped without PySpark or a Java runtime)
-_SPARK = """
-import os
-import shutil
-
-import pytest
-
-pytest.importorskip("pyspark")
-if shutil.which("java") is None:
-    pytest.skip("the Spark example needs a Java runtime")
-from pyspark.sql import SparkSession
-
-if SparkSession.getActiveSession() is not None:
-    # started by earlier tests: Spark reads relative paths from the folder it started in
-    pytest.skip("a Spark session started in another folder is running")
-os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-(SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
- .config("spark.driver.host", "127.0.0.1").config("spark.sql.shuffle.partitions", "3")
- .getOrCreate())
-"""
-
-PRELUDES = {
-    "README.md": _BINARY + _GROUPS + _LOGITS + _PARQUET,
-    "calibration.md": _BINARY
-    + "logits_cal = np.column_stack([-scores_cal, scores_cal]) / 2\n"
-    + "logits_test = np.column_stack([-scores_test, scores_test]) / 2\n",
-    "multiclass.md": _BINARY
-    + _GROUPS
-    + _LOGITS
-    + _FEATURES
-    + "proba_cal = np.exp(logits_cal) / np.exp(logits_cal).sum(1, keepdims=True)\n"
-    + "proba_test = np.exp(logits_test) / np.exp(logits_test).sum(1, keepdims=True)\n",
-    "production.md": _BINARY
-    + _FEATURES
-    + _PARQUET
-    + "cal_scores, cal_labels = scores_cal, y_cal[: len(scores_cal)]\n",
-    "sql_onnx_spark.md": _BINARY + _PARQUET + _SPARK,
-    "shift.md": _BINARY
-    + """
-p_prod = 1 / (1 + np.exp(-(rng.normal(size=500) - 2)))   # production probabilities
-s_cal, pi, q = scores_cal, y_cal.mean(), 0.3             # source and target positive rates
-n_source, n_target = 300, 200
-X_domain = rng.normal(size=(n_source + n_target, 3)) + np.r_[[0.0] * n_source, [0.5] * n_target][:, None]
-is_target = np.r_[[0] * n_source, [1] * n_target]
-X_cal = rng.normal(size=(400, 3))
-def labelled_batches():
-    for _ in range(5):
-        s, lab = _binary(100)
-        yield 1 / (1 + np.exp(-2 * s)), lab
-s_hist, y_hist = _binary(6000)
-""",
-    "using.md": _BINARY
-    + _FEATURES
-    + "cal_scores, cal_labels, test_scores = scores_cal, (scores_cal > 0).astype(int), scores_test\n"
-    + "cal_logits = np.column_stack([-scores_cal, scores_cal])\n"
-    + "test_logits = np.column_stack([-scores_test, scores_test])\n",
-    "venn_abers.md": _BINARY,
-    "venn_predictors.md": _BINARY + _FEATURES,
+#: pages run with ``python -m tests.docs._pages PAGE`` in a fresh process, and why
+FRESH_PROCESS = {
+    "sql_onnx_spark.md": "its Spark section starts a Spark session, which lives as long as "
+    "the process: in the test process getOrCreate() would return the session of an earlier "
+    "test, with that test's settings and working folder",
 }
 
+#: the names the README's snippets take from the reader, from the bundled diabetes data
+README_PRELUDE = """
+import os
 
-def _pages():
-    out = []
-    for page in PAGES:
-        blocks = BLOCK.findall(page.read_text(encoding="utf-8"))
-        if blocks:
-            out.append(pytest.param(page, blocks, id=page.name))
-    return out
+import numpy as np
+import pandas as pd
+from sklearn.naive_bayes import GaussianNB
+
+import venncal
+from venncal.datasets import load_dataset
+
+_data = load_dataset("diabetes")
+_rows = np.random.default_rng(0).permutation(len(_data.y))
+_train, _cal, _test = _rows[:384], _rows[384:576], _rows[576:]
+_model = GaussianNB().fit(_data.X[_train], _data.y[_train])
+scores_cal = _model.predict_proba(_data.X[_cal])[:, 1]
+scores_test = _model.predict_proba(_data.X[_test])[:, 1]
+y_cal = _data.y[_cal]
+region_cal = np.where(_data.X[_cal, 7] < 30, "under 30", "30 and over")  # age
+region_test = np.where(_data.X[_test, 7] < 30, "under 30", "30 and over")
+
+from sklearn.datasets import load_digits
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+_digits, _labels = load_digits(return_X_y=True)
+_k = make_pipeline(StandardScaler(), LogisticRegression()).fit(_digits[::2], _labels[::2])
+logits_cal = _k.decision_function(_digits[1::4])
+labels_cal = _labels[1::4]
+logits_test = _k.decision_function(_digits[3::4])
+
+for _folder, _frame in (
+    ("calibration", pd.DataFrame({"score": scores_cal, "y": y_cal})),
+    ("scores", pd.DataFrame({"score": scores_test, "id": _test})),
+):
+    os.makedirs(_folder)
+    _frame.to_parquet(f"{_folder}/part-0.parquet")
+"""
+
+
+def _guide_pages():
+    return [pytest.param(page, id=page.name) for page in GUIDE if page_blocks(page)]
 
 
 def test_pages_with_code_are_found():
-    names = {p.id for p in _pages()}
-    assert {"README.md", "full_venn_abers.md", "production.md"} <= names
-    # no prelude is left for a page that has lost its code blocks
-    assert set(PRELUDES) <= names
+    names = {p.id for p in _guide_pages()}
+    assert {"calibration.md", "multiclass.md", "using.md", "sql_onnx_spark.md"} <= names
+    assert set(FRESH_PROCESS) <= names
+    assert page_blocks(ROOT / "README.md")
 
 
-@pytest.mark.parametrize("page,blocks", _pages())
-def test_code_blocks_run_in_order(page, blocks, tmp_path, monkeypatch):
+@pytest.fixture
+def in_tmp(tmp_path, monkeypatch):
     import matplotlib
 
     matplotlib.use("Agg")
     monkeypatch.chdir(tmp_path)
-    namespace = {"__name__": "__docs__"}
-    exec(compile(PRELUDES.get(page.name, ""), f"prelude of {page.name}", "exec"), namespace)
-    try:
-        for i, code in enumerate(blocks):
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                try:
-                    exec(compile(code, f"{page.name}, block {i + 1}", "exec"), namespace)
-                except Exception as exc:
-                    pytest.fail(f"{page.name}, block {i + 1}: {type(exc).__name__}: {exc}")
-    finally:
-        client = namespace.get("client")
-        if client is not None and hasattr(client, "close"):
-            client.close()
+    return tmp_path
+
+
+@pytest.mark.parametrize("page", [p for p in _guide_pages() if p.id not in FRESH_PROCESS])
+def test_guide_page_runs_in_order_in_a_fresh_namespace(page, in_tmp):
+    failure = run_page(page.name, page_blocks(page))
+    assert failure is None, failure
+
+
+@pytest.mark.parametrize("name", sorted(FRESH_PROCESS))
+def test_page_runs_in_a_fresh_process(name, in_tmp):
+    if "spark" in name:
+        pytest.importorskip("pyspark")
+        if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+            pytest.skip("the Spark example needs a Java runtime")
+    # as in a shell where the environment is not activated: the page must say which Python
+    # its Spark workers run, not find it on PATH
+    env = {k: v for k, v in os.environ.items() if k not in ("PYSPARK_PYTHON", "VIRTUAL_ENV")}
+    env.pop("PYSPARK_DRIVER_PYTHON", None)
+    bin_dir = str(Path(sys.executable).parent)
+    env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if p != bin_dir)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    env["SPARK_LOCAL_IP"] = "127.0.0.1"  # the loopback only, as the Spark tests
+    page = ROOT / "docs" / "user_guide" / name
+    run = subprocess.run(
+        [sys.executable, "-m", "tests.docs._pages", str(page)],
+        cwd=in_tmp,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert run.returncode == 0, run.stdout + "\n" + run.stderr[-2000:]
+
+
+def test_readme_runs_in_order_after_its_prelude(in_tmp):
+    blocks = [(True, README_PRELUDE), *page_blocks(ROOT / "README.md")]
+    failure = run_page("README.md", blocks)
+    assert failure is None, failure
+
+
+def test_the_runner_catches_what_breaks_pasted_code():
+    # a name used before it is defined, as from_venn_abers.md once used P_cal
+    failure = run_page("page", [(True, "y = P_cal.sum()"), (True, "P_cal = 1.0")])
+    assert failure is not None and "P_cal" in failure and "before" in failure
+    # also in a block shown, not run (another package's code)
+    shown = "from other import Calibrator\nP = Calibrator().fit(P_cal, y).predict(P_test)"
+    failure = run_page("page", [(True, "y = 1"), (False, shown), (True, "P_cal = P_test = 1")])
+    assert failure is not None and "['P_cal', 'P_test']" in failure
+    # one name for binary, then multiclass labels
+    binary = (True, "import numpy as np\ny_cal = np.array([0, 1, 1, 0])")
+    failure = run_page("page", [binary, (True, "y_cal = np.array([0, 1, 2, 2])")])
+    assert failure is not None and "`y_cal`" in failure and "block 2" in failure
+    # or a matrix of another width, within one block
+    wider = "import numpy as np\nX = np.ones((3, 2))\nX = np.ones((3, 4))"
+    failure = run_page("page", [(True, wider)])
+    assert failure is not None and "line 3" in failure
+    # rebinding to data of the same kind, and names that hold no data, are fine
+    same = "import numpy as np\ny_cal = np.array([1, 0, 0, 1])\ncal = 1\ncal = 'x'"
+    assert run_page("page", [binary, (True, same)]) is None
