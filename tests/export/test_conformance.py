@@ -181,7 +181,8 @@ def test_every_exportable_class_is_covered():
     from venncal.export import EXPORTABLE
 
     covered = {type(c).__name__ for kind in ("ties", "logits") for c in _calibrators(kind)}
-    assert covered == set(EXPORTABLE)
+    # the calibrators of K-class score matrices only: tests/export/test_classes.py
+    assert covered == set(EXPORTABLE) - {"MatrixScalingCalibrator", "DirichletCalibrator"}
 
 
 def test_one_distinct_calibration_score():

@@ -133,3 +133,29 @@ def test_nan_and_infinities(postgres):
         got = _run(postgres, query, tuple(want), scores.shape[0])
         for name in want:
             assert max_difference(got[name], want[name]) <= TOL, (cal, name)
+
+
+def test_k_class_ansi_query(postgres):
+    """The K-class query (row maxima written as CASE) in PostgreSQL: predict_proba's numbers,
+    NULL for the rows it refuses."""
+    from tests.export.test_classes import COLUMNS, NAMES, _calibrators, _reference, _rows
+
+    for kind in ("logits", "probabilities"):
+        S = _rows(kind)
+        # PostgreSQL raises an error where IEEE arithmetic underflows or overflows: no
+        # scores within 1e-200 of zero (but zero) or beyond 1e300
+        tiny = (np.abs(S) < 1e-200) & (S != 0)
+        S = S[np.all(np.isfinite(S), axis=1) & (np.abs(S).max(axis=1) < 1e300) & ~tiny.any(axis=1)]
+        postgres.run("DROP TABLE IF EXISTS k")
+        cols = ", ".join(f"{c} DOUBLE PRECISION" for c in COLUMNS)
+        postgres.run(f"CREATE TABLE k (id BIGINT, {cols})")
+        for i, row in enumerate(S.tolist()):
+            postgres.run(f"INSERT INTO k VALUES ({i}, {', '.join(map(repr, row))})")
+        for cal in _calibrators(kind)[::2]:
+            want = _reference(cal, S)
+            query = to_sql(cal, table="k", score_column=COLUMNS, dialect="ansi")
+            got = np.full(S.shape, np.nan)
+            for row in postgres.run(f"SELECT id, {', '.join(NAMES)} FROM ({query}) AS q"):
+                got[row[0]] = [np.nan if v is None else float(v) for v in row[1:]]
+            assert np.array_equal(np.isnan(got), np.isnan(want)), cal
+            assert np.nanmax(np.abs(got - want)) <= TOL, cal

@@ -12,7 +12,6 @@ from venncal.calibration import (
     ACPCalibrator,
     MulticlassVennAbersCalibrator,
     PlattCalibrator,
-    TemperatureCalibrator,
     VennAbersCalibrator,
 )
 from venncal.export import to_onnx, to_sql
@@ -48,7 +47,6 @@ def test_multiclass_and_acp_and_unknown():
     P = rng.dirichlet(np.ones(3), 300)
     y3 = rng.integers(0, 3, 300)
     assert "MulticlassVennAbersCalibrator" in _both(MulticlassVennAbersCalibrator().fit(P, y3))
-    assert "K-class" in _both(TemperatureCalibrator().fit(np.log(P), y3))
     assert "ACPCalibrator" in _both(ACPCalibrator())
     assert "object" in _both(object())
 

@@ -47,6 +47,8 @@ def _import_onnx():
 
 #: the name of the graph's float constants, read at run time (see :meth:`_Graph.finish`)
 _NUMBERS = "venncal_numbers"
+#: a boolean scalar that is never true, which the optimiser cannot know ahead of the run
+_NEVER = "venncal_never"
 
 
 class _Graph:
@@ -114,6 +116,12 @@ class _Graph:
             self.numbers[key] = (i, v, name)
         return self.numbers[key][2]
 
+    def tensor(self, value: Any) -> str:
+        """A float64 array (a matrix, a vector of class biases) read at run time, as
+        :meth:`num` reads numbers."""
+        c = self.const(np.asarray(value, dtype=np.float64), hint="t")
+        return self.op("Where", _NEVER, c, c, hint="tensor")
+
     def finish(self, score: str) -> None:
         """Put first the nodes that make the vector of numbers from the initializer ``table``
         (``Where`` of a condition on the input's size that is never true)."""
@@ -121,11 +129,10 @@ class _Graph:
         values = np.array([v for _, v, _ in sorted(self.numbers.values())], dtype=np.float64)
         table = self.const(values, hint="numbers")
         size = self.name("size")
-        never = self.name("never")
         head = [
             helper.make_node("Size", [score], [size]),
-            helper.make_node("Equal", [size, self.const(-1, np.int64)], [never]),
-            helper.make_node("Where", [never, table, table], [_NUMBERS]),
+            helper.make_node("Equal", [size, self.const(-1, np.int64)], [_NEVER]),
+            helper.make_node("Where", [_NEVER, table, table], [_NUMBERS]),
         ]
         self.nodes[:0] = head
 
@@ -327,16 +334,23 @@ def to_onnx(calibrator: object) -> onnx.ModelProto:
         :class:`~venncal.calibration.BetaCalibrator`,
         :class:`~venncal.calibration.QuadraticCalibrator`,
         :class:`~venncal.calibration.ScalingBinningCalibrator` or
-        :class:`~venncal.calibration.TemperatureCalibrator` fitted on one score column; or
-        what :func:`venncal.load` returns for one.
+        :class:`~venncal.calibration.TemperatureCalibrator` fitted on one score column; a
+        K-class :class:`~venncal.calibration.TemperatureCalibrator`,
+        :class:`~venncal.calibration.MatrixScalingCalibrator` (every ``structure``) or
+        :class:`~venncal.calibration.DirichletCalibrator`; or what :func:`venncal.load`
+        returns for one.
 
     Returns
     -------
     onnx.ModelProto
         Input ``score``: float64, shape ``[N]``. Outputs ``p`` (the probability of
         ``classes_[1]``, as ``predict_proba(score)[:, 1]``), and for Venn-Abers ``p0`` and
-        ``p1`` (as ``predict_interval``): float64, shape ``[N]``. Operator set
-        :data:`OPSET`; no float32 anywhere.
+        ``p1`` (as ``predict_interval``): float64, shape ``[N]``. For a K-class calibrator,
+        input ``scores`` of shape ``[N, K]`` and output ``p`` of shape ``[N, K]``
+        (``predict_proba(scores)``; NaN in every column of a row it refuses). Operator set
+        :data:`OPSET`; no float32 anywhere. Exact under onnxruntime's default session
+        options: no arithmetic node has a constant operand the graph optimiser could
+        rewrite.
 
     Raises
     ------
@@ -371,8 +385,12 @@ def to_onnx(calibrator: object) -> onnx.ModelProto:
     """
     plan = plan_of(calibrator)
     onnx = _import_onnx()
-    helper, TP = onnx.helper, onnx.TensorProto
+    helper = onnx.helper
     g = _Graph(onnx)
+    if plan.classes is not None:
+        from venncal.export._onnx_classes import class_graph
+
+        return _model(onnx, g, plan, *class_graph(g, plan))
     score = "score"
     x = g.op("Clip", score, g.num(-BIG), g.num(BIG), hint="x")
     bad = g.op("IsNaN", score)
@@ -392,12 +410,18 @@ def to_onnx(calibrator: object) -> onnx.ModelProto:
     nan = g.num(np.nan)
     for name, tensor in outs.items():
         g.nodes.append(helper.make_node("Where", [bad, nan, tensor], [name]))
-    g.finish(score)
+    return _model(onnx, g, plan, (score, ["N"]), [(name, ["N"]) for name in outs])
+
+
+def _model(onnx: Any, g: _Graph, plan: Any, source: tuple, outputs: list) -> onnx.ModelProto:
+    """The checked model of graph ``g`` with input ``source`` and ``outputs`` (name, shape)."""
+    helper, TP = onnx.helper, onnx.TensorProto
+    g.finish(source[0])
     graph = helper.make_graph(
         g.nodes,
         f"venncal_{plan.name}",
-        [helper.make_tensor_value_info(score, TP.DOUBLE, ["N"])],
-        [helper.make_tensor_value_info(name, TP.DOUBLE, ["N"]) for name in outs],
+        [helper.make_tensor_value_info(source[0], TP.DOUBLE, source[1])],
+        [helper.make_tensor_value_info(name, TP.DOUBLE, shape) for name, shape in outputs],
         initializer=g.inits,
     )
     model = helper.make_model(

@@ -19,11 +19,19 @@ Scores are first read as the calibrator reads them: NaN has no value, infinities
 the largest finite score of their sign, scores outside [0, 1] have no value for a map of
 probabilities (the calibrator refuses them), and scores are rounded to ``decimals`` when the
 calibrator rounds them.
+
+A K-class calibrator (temperature scaling of a score matrix, matrix scaling, Dirichlet
+calibration) maps a row of K scores to K probabilities: the row is read as class
+log-scores (:class:`ClassInput`), then the stages :class:`Floor`, :class:`Scale`,
+:class:`SmoothedLogSoftmax`, :class:`StandardisedLogits` and :class:`Affine` act on the row,
+and a softmax ends every K-class plan. A row with a score that is not finite, or (for a map
+of probabilities) outside [0, 1] or not summing to one, has no value.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -36,6 +44,12 @@ __all__ = [
     "Beta",
     "Quadratic",
     "Temperature",
+    "ClassInput",
+    "Floor",
+    "Scale",
+    "SmoothedLogSoftmax",
+    "StandardisedLogits",
+    "Affine",
     "plan_of",
     "EXPORTABLE",
 ]
@@ -56,14 +70,16 @@ EXPORTABLE = (
     "QuadraticCalibrator",
     "ScalingBinningCalibrator",
     "TemperatureCalibrator",
+    "MatrixScalingCalibrator",
+    "DirichletCalibrator",
 )
 
 # why the other calibrators of the library cannot be exported
 _WHY_NOT = {
     "ACPCalibrator": "its intervals refit the calibrator for every test score",
-    "MulticlassVennAbersCalibrator": "it calibrates K-class score matrices, not one score",
-    "MatrixScalingCalibrator": "it calibrates K-class score matrices, not one score",
-    "DirichletCalibrator": "it calibrates K-class score matrices, not one score",
+    "MulticlassVennAbersCalibrator": (
+        "its per-class Venn-Abers step maps and their coupling are not exported"
+    ),
 }
 
 
@@ -164,6 +180,64 @@ class Temperature:
 
 
 @dataclass(frozen=True)
+class ClassInput:
+    """How a K-class calibrator reads a row ``S`` of K scores as class log-scores ``t``.
+
+    ``score_type`` ``"probabilities"``: ``t = max(ln S, LOG_TINY)``, the row having no value
+    unless every entry is in [0, 1] and (``sum_tolerance`` not None) the row sums to one
+    within ``sum_tolerance``; ``"logits"``: ``t = S - logsumexp(S)`` if ``log_softmax``, else
+    ``S``; ``"raw"``: ``t = S``.
+    """
+
+    n_classes: int
+    score_type: str
+    log_softmax: bool
+    log_tiny: float
+    sum_tolerance: float | None
+
+
+@dataclass(frozen=True)
+class Floor:
+    """``max(t_k, value)`` for every class."""
+
+    value: float
+
+
+@dataclass(frozen=True)
+class Scale:
+    """``factor t_k`` for every class."""
+
+    factor: float
+
+
+@dataclass(frozen=True)
+class SmoothedLogSoftmax:
+    """``ln((1 - c) softmax(t)_k + c / K)``; for ``c = 0``, ``max(ln max(softmax(t)_k, tiny),
+    floor)`` (``tiny`` the smallest normal float64)."""
+
+    c: float
+    floor: float
+
+
+@dataclass(frozen=True)
+class StandardisedLogits:
+    """``beta max((0.5 t_k - 0.5 max_j t_j) / scale, -1e300)``; 0 when ``beta <= 0``."""
+
+    scale: float
+    beta: float
+
+
+@dataclass(frozen=True)
+class Affine:
+    """``u_k = [t_k +] sum_l weights[k, l] t_l + bias[k]`` (``t_k`` added when ``identity``;
+    no sum when ``weights`` is None)."""
+
+    weights: np.ndarray | None
+    bias: np.ndarray
+    identity: bool
+
+
+@dataclass(frozen=True)
 class Plan:
     """What an export computes.
 
@@ -179,20 +253,24 @@ class Plan:
         The calibrator reads scores as probabilities and refuses those outside [0, 1].
     venn_abers : tuple of (Step, Step, str) or None
         The p0 and p1 tables and the merge of a Venn-Abers calibrator.
+    classes : ClassInput or None
+        For a K-class calibrator: how a row of K scores is read; its ``stages`` act on rows
+        and a softmax follows them.
     """
 
     name: str
-    stages: tuple = ()
+    stages: tuple[Any, ...] = ()
     decimals: int | None = None
     unit: bool = False
-    venn_abers: tuple | None = None
+    venn_abers: tuple[Any, ...] | None = None
+    classes: ClassInput | None = None
 
 
-def _refuse(name, why):
+def _refuse(name: str, why: str) -> ValueError:
     return ValueError(f"{name} cannot be exported to SQL or ONNX: {why}.")
 
 
-def _predictor(calibrator):
+def _predictor(calibrator: Any) -> Any:
     """The scikit-learn-free predictor of a calibrator, or a :class:`Plan` source."""
     from venncal.persistence._predictor import (
         PREDICTORS,
@@ -233,7 +311,7 @@ def _predictor(calibrator):
         raise _refuse(name, "it is not fitted; call fit first")
     if getattr(calibrator, "groups_", None) is not None:
         raise _refuse(name, "it was fitted within groups; its map depends on a group column")
-    if name == "TemperatureCalibrator":
+    if name in ("TemperatureCalibrator", "MatrixScalingCalibrator", "DirichletCalibrator"):
         return calibrator
     cls = PREDICTORS[name]
     params = calibrator.get_params()
@@ -247,16 +325,16 @@ def _predictor(calibrator):
     return cls(params, fitted)
 
 
-def _f(x):
+def _f(x: Any) -> float:
     return float(x)
 
 
-def _arr(x):
+def _arr(x: Any) -> np.ndarray:
     return np.ascontiguousarray(x, dtype=np.float64)
 
 
 def plan_of(calibrator: object) -> Plan:
-    """The :class:`Plan` of a fitted binary score calibrator, or a clear refusal.
+    """The :class:`Plan` of a fitted score calibrator (binary or K-class), or a clear refusal.
 
     Parameters
     ----------
@@ -273,8 +351,8 @@ def plan_of(calibrator: object) -> Plan:
     TypeError
         Not a venncal calibrator.
     ValueError
-        A calibrator the exports do not cover (unfitted, K-class, ACP, fitted within groups,
-        a classifier wrapper), with the reason.
+        A calibrator the exports do not cover (unfitted, multiclass Venn-Abers, ACP, fitted
+        within groups, a classifier wrapper), with the reason.
 
     Examples
     --------
@@ -286,7 +364,11 @@ def plan_of(calibrator: object) -> Plan:
     pred = _predictor(calibrator)
     name = getattr(pred, "model_name", None) or type(pred).__name__
     if name == "TemperatureCalibrator":
+        if getattr(pred, "n_features_in_", None) != 1:
+            return _class_plan(name, pred)
         return _temperature_plan(pred)
+    if name in ("MatrixScalingCalibrator", "DirichletCalibrator"):
+        return _class_plan(name, pred)
     decimals = getattr(pred, "decimals_", None)
     if name == "VennAbersCalibrator":
         t = pred.tables_
@@ -325,22 +407,50 @@ def plan_of(calibrator: object) -> Plan:
     raise _refuse(name, "it is not one of " + ", ".join(EXPORTABLE))  # pragma: no cover
 
 
-def _histogram_step(binning):
+def _histogram_step(binning: Any) -> Step:
     return Step(_arr(binning.edges[1:-1]), _arr(binning.values), True)
 
 
-def _sigmoid(sig):
+def _sigmoid(sig: Any) -> Sigmoid:
     if sig.a_scaled is None:
         return Sigmoid(_f(sig.a), _f(sig.b), 0.0, 1.0, False)
     return Sigmoid(_f(sig.a_scaled), _f(sig.b_scaled), _f(sig.center), _f(sig.scale), True)
 
 
-def _temperature_plan(cal):
-    name = "TemperatureCalibrator"
-    if getattr(cal, "n_features_in_", None) != 1:
-        raise _refuse(name, "it was fitted on K-class logits; only binary scores are exported")
+def _temperature_plan(cal: Any) -> Plan:
     m = cal.map_
     bias = np.asarray(m.bias, dtype=np.float64).ravel()
     logit = cal.score_type_ != "probabilities"
     t = Temperature(_f(m.beta), _f(bias[0]), _f(bias[1]), _f(m.scale), logit)
-    return Plan(name, (t,), unit=not logit)
+    return Plan("TemperatureCalibrator", (t,), unit=not logit)
+
+
+def _class_plan(name: str, cal: Any) -> Plan:
+    """The plan of a K-class calibrator, from its fitted map (``map_``) and score type."""
+    from venncal.core import class_scores
+    from venncal.core.matrix_scaling import LOG_FLOOR
+
+    m = cal.map_ if hasattr(cal, "map_") else cal.fitted_["map_"]  # estimator or model file
+    K = int(cal.n_features_in_)
+    score_type = cal.score_type_
+    # rows of probabilities must sum to one within this much where the calibrators check it
+    per_class = getattr(class_scores, "SUM_TOLERANCE_PER_CLASS", None)
+    tolerance = None if per_class is None else per_class * K
+    log_tiny = float(np.log(np.finfo(np.float64).tiny))
+    read = ClassInput(K, score_type, name != "TemperatureCalibrator", log_tiny, tolerance)
+    stages: list[object] = []
+    if name == "TemperatureCalibrator":
+        floor = _f(getattr(m, "log_floor", -np.inf))
+        if floor > -np.inf:
+            stages.append(Floor(floor))
+        stages.append(StandardisedLogits(_f(m.scale), _f(m.beta)))
+        stages.append(Affine(None, _arr(np.ravel(m.bias)), False))
+    elif name == "MatrixScalingCalibrator":
+        stages.append(Floor(_f(getattr(m, "log_floor", LOG_FLOOR))))
+        stages.append(Scale(_f(m.inverse_temperature)))
+        stages.append(SmoothedLogSoftmax(_f(m.smoothing), LOG_FLOOR))
+        stages.append(Affine(_arr(m.delta), _arr(m.bias), True))
+    else:
+        stages.append(Floor(_f(getattr(m, "log_floor", LOG_FLOOR))))
+        stages.append(Affine(_arr(m.weights), _arr(m.bias), False))
+    return Plan(name, tuple(stages), classes=read)

@@ -40,6 +40,7 @@ from venncal.export._plan import (
 
 if TYPE_CHECKING:
     import sqlite3
+    from collections.abc import Sequence
 
 __all__ = ["to_sql", "DIALECTS"]
 
@@ -80,18 +81,18 @@ def _barrier(match):
 class _Query:
     """Builds the common table expressions of one query."""
 
-    def __init__(self, dialect):
+    def __init__(self, dialect: str) -> None:
         self.dialect = dialect
-        self.ctes = []
+        self.ctes: list[tuple[str, str]] = []
 
-    def add(self, body, hint="m", columns=None):
+    def add(self, body: str, hint: str = "m", columns: str | None = None) -> str:
         name = f"venncal_{hint}{len(self.ctes)}"
         if self.dialect != "duckdb" and hint != "o":
             body = _BARE_SOURCE.sub(_barrier, body)
         self.ctes.append((name if columns is None else f"{name}({columns})", body))
         return name
 
-    def num(self, v):
+    def num(self, v: float) -> str:
         """A float64 literal that reads back exactly."""
         v = float(v)
         if not math.isfinite(v):  # pragma: no cover - plans hold finite numbers
@@ -119,7 +120,7 @@ class _Query:
             k_total -= k
         return f"({sign}{out})"
 
-    def sql(self, final):
+    def sql(self, final: str) -> str:
         parts = ",\n".join(f"{name} AS (\n  {body}\n)" for name, body in self.ctes)
         return f"WITH\n{parts}\n{final}\n"
 
@@ -409,7 +410,7 @@ def to_sql(
     calibrator: object,
     *,
     table: str,
-    score_column: str,
+    score_column: str | Sequence[str],
     dialect: str = "duckdb",
     prefix: str = "",
 ) -> str:
@@ -422,15 +423,23 @@ def to_sql(
     step maps (Venn-Abers, histogram, Bayesian binning, isotonic with ``rule="nearest"``),
     within about 1e-15 where the map needs ``LN`` and ``EXP``.
 
+    For a K-class calibrator (temperature scaling of a score matrix, matrix scaling,
+    Dirichlet calibration), ``score_column`` lists the K score columns in the order of
+    ``classes_`` and the query adds the K probabilities ``p_0, ..., p_{K-1}``
+    (``predict_proba(scores)[:, k]``, within about 1e-15); a row with a score that is NULL,
+    NaN, infinite or not a number, or (a calibrator of probabilities) outside [0, 1] or not
+    summing to one as ``predict_proba`` requires, gets NULL in every column.
+
     Parameters
     ----------
     calibrator : object
-        A fitted binary score calibrator (see :func:`venncal.export.to_onnx` for the list),
-        or what :func:`venncal.load` returns for one.
+        A fitted score calibrator (see :func:`venncal.export.to_onnx` for the list), or
+        what :func:`venncal.load` returns for one.
     table : str
         The table (or view) of scores: an identifier, dotted or double-quoted if needed.
-    score_column : str
-        The column of classifier scores.
+    score_column : str or list of str
+        The column of classifier scores; for a K-class calibrator, the K columns of class
+        scores in the order of ``classes_``.
     dialect : {"duckdb", "sqlite", "ansi"}, default="duckdb"
         ``"duckdb"`` writes floats as decimal literals and reads scores with ``TRY_CAST`` and
         ``isnan``; ``"sqlite"`` and ``"ansi"`` write each float as an integer times a power
@@ -481,7 +490,6 @@ def to_sql(
             f"The 'dialect' parameter of to_sql must be one of {DIALECTS}; got {dialect!r}."
         )
     _check_name(table, "table", _IDENT)
-    _check_name(score_column, "score_column", _COLUMN)
     if not isinstance(prefix, str) or not _OUTPUTS.match(prefix):
         raise ValueError(
             "The 'prefix' parameter of to_sql must be letters, digits and _ (not starting "
@@ -490,6 +498,36 @@ def to_sql(
     plan = plan_of(calibrator)
     q = _Query(dialect)
     big = q.num(BIG)
+    if plan.classes is not None:
+        from venncal.export._sql_classes import class_query
+
+        K = plan.classes.n_classes
+        if isinstance(score_column, str) or not hasattr(score_column, "__len__"):
+            raise ValueError(
+                f"The 'score_column' parameter of to_sql must be a list of the {K} score "
+                f"columns of this {plan.name} (one per class, in the order of classes_); "
+                f"got {score_column!r}."
+            )
+        columns = list(score_column)
+        if len(columns) != K:
+            raise ValueError(
+                f"The 'score_column' parameter of to_sql names {len(columns)} column(s); this "
+                f"{plan.name} was fitted on {K} (one per class, in the order of classes_)."
+            )
+        for c in columns:
+            _check_name(c, "score_column", _COLUMN)
+        names = [f"{prefix}p_{k}" for k in range(K)]
+
+        def value(column: str) -> str:
+            return _score_value(column, dialect, big)
+
+        return q.sql(class_query(q, plan, table, columns, names, value))
+    if not isinstance(score_column, str):
+        raise ValueError(
+            f"The 'score_column' parameter of to_sql must be the one score column of this "
+            f"{plan.name} (a binary score calibrator); got {score_column!r}."
+        )
+    _check_name(score_column, "score_column", _COLUMN)
     s = _score_value(score_column, dialect, big)
     scores = q.add(
         f"SELECT DISTINCT s FROM (SELECT {s} AS s FROM {table}) AS venncal_v WHERE s IS NOT NULL",
