@@ -25,7 +25,7 @@ of the paper's last printed digit.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -36,7 +36,7 @@ from venncal.experiments.claims import Check
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["per_dataset", "text_checks"]
+__all__ = ["per_dataset", "text_checks", "checks_from_results"]
 
 #: Table 4 discussion (section 5): mean interval size over the data sets
 PAPER_INTERVAL = {"VP-oob": 0.006, "VAP-cal": 0.075}
@@ -53,7 +53,7 @@ def per_dataset(raw: pd.DataFrame, metric: str) -> pd.DataFrame:
     return m.reindex(index=datasets, columns=setups)
 
 
-def _mean_se(d):
+def _mean_se(d: pd.Series) -> tuple[float, float, int]:
     d = pd.Series(d).dropna()
     n = len(d)
     se = float(d.std(ddof=1) / math.sqrt(n)) if n > 1 else float("inf")
@@ -69,7 +69,7 @@ def _all(parts: Sequence[tuple[float, float, int]], kind: str = "claim") -> Chec
     return Check(holds=bool(holds), margin=m, se=s, df=n - 1, kind=kind)
 
 
-def _table1(raw, checks):
+def _table1(raw: pd.DataFrame, checks: dict[str, Check]) -> None:
     t1 = per_dataset(raw, "estimate_minus_accuracy")
     have = set(t1.columns)
     rf = [s for s in ("RF-cal", "RF-oob") if s in have]
@@ -125,7 +125,7 @@ def _table1(raw, checks):
         ] = _all(parts)
 
 
-def _table2(raw, checks):
+def _table2(raw: pd.DataFrame, checks: dict[str, Check]) -> None:
     rel = per_dataset(raw, "reliability")
     have = set(rel.columns)
     iso = [(i, r) for i, r in (("Iso-cal", "RF-cal"), ("Iso-oob", "RF-oob")) if {i, r} <= have]
@@ -150,23 +150,24 @@ def _table2(raw, checks):
         ] = _all(parts)
     rivals = [s for s in ("Platt-cal", "Platt-oob", "Iso-cal", "Iso-oob") if s in have]
     if venn and rivals:
-        parts, worse = [], []
+        vparts: list[tuple[float, float, int]] = []
+        venn_worse: list[str] = []
         for v in venn:
             for r in rivals:
-                parts.append(_mean_se(rel[r] - rel[v]))
+                vparts.append(_mean_se(rel[r] - rel[v]))
                 n_worse = int((rel[v] > rel[r]).sum())
                 if rel[v].mean() > rel[r].mean():
-                    worse.append(f"{v} worse than {r} on {n_worse} of {len(rel)} datasets")
+                    venn_worse.append(f"{v} worse than {r} on {n_worse} of {len(rel)} datasets")
         checks[
             "Table 2: all four Venn setups are better calibrated than Platt scaling and isotonic "
             "regression (section 6): mean reliability "
             + ", ".join(f"{s} {rel[s].mean():.4f}" for s in venn + rivals)
-            + (f"; {'; '.join(worse)}" if worse else "")
+            + (f"; {'; '.join(venn_worse)}" if venn_worse else "")
             + " (paired over the datasets)"
-        ] = _all(parts)
+        ] = _all(vparts)
 
 
-def _intervals(raw, checks):
+def _intervals(raw: pd.DataFrame, checks: dict[str, Check]) -> None:
     size = per_dataset(raw, "interval_size")
     setups = [s for s in PAPER_INTERVAL if s in size.columns]
     if not setups:
@@ -198,3 +199,41 @@ def text_checks(raw: pd.DataFrame) -> dict[str, Check]:
     _table2(raw, checks)
     _intervals(raw, checks)
     return checks
+
+
+def checks_from_results(raw: pd.DataFrame, n_sim: int = 100) -> dict[str, Check]:
+    """Every check of the study recomputed from its tidy results (one row per dataset,
+    repetition and setup): the intervals, the accuracies and :func:`text_checks`."""
+    from venncal.experiments.studies import johansson_2018
+
+    study: Any = johansson_2018
+
+    metrics = ["accuracy", "lower", "upper", "interval_size"]
+    per_ds = raw.groupby(["dataset", "setup"], sort=False)[metrics].mean()
+    datasets = list(dict.fromkeys(raw["dataset"]))
+    n_objects = raw.groupby("dataset")["n_objects"].first().reindex(datasets)
+
+    def wide(metric: str) -> pd.DataFrame:
+        return per_ds[metric].unstack("setup").reindex(index=datasets)
+
+    per_setup = {
+        s: pd.DataFrame(
+            {
+                "lower": wide("lower")[s],
+                "upper": wide("upper")[s],
+                "accuracy": wide("accuracy")[s],
+                "interval_size": wide("interval_size")[s],
+                "n_objects": n_objects,
+            }
+        )
+        for s in study.VENN_SETUPS
+        if s in set(raw["setup"])
+    }
+    n_repeats = int(raw["repeat"].nunique())
+    n_folds = int(raw["n_folds"].iloc[0]) if "n_folds" in raw.columns else 10
+    checks, _ = study.interval_checks(
+        per_setup, n_folds=n_folds, n_repeats=n_repeats, n_sim=n_sim, seed=0
+    )
+    checks.update(study.accuracy_checks(wide("accuracy")))
+    checks.update(text_checks(raw))
+    return dict(checks)

@@ -49,7 +49,7 @@ _LETTERS = {
 ROUNDING = 0.0005
 
 
-def _placements(y, s):
+def _placements(y: np.ndarray, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """DeLong's structural components: V10 over the positives, V01 over the negatives."""
     pos, neg = s[y == 1], s[y == 0]
     m, n = pos.size, neg.size
@@ -96,7 +96,9 @@ def delong(
     return {k: float(V10[i].mean()) for i, k in enumerate(names)}, cov
 
 
-def paired_auc_columns(y_true: ArrayLike, scores: Mapping[str, ArrayLike]) -> dict[str, dict]:
+def paired_auc_columns(
+    y_true: ArrayLike, scores: Mapping[str, ArrayLike]
+) -> dict[str, dict[str, float]]:
     """For each method: its DeLong standard error and that of its difference with each rival.
 
     Returns ``{method: {"auc_se": ..., "auc_se_vs_base": ..., ...}}`` (NaN for a missing

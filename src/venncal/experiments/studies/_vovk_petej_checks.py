@@ -110,7 +110,7 @@ PAPER_COUNTS = {
 _COUNT_METHODS = ("W", "VA", "SVA", "DIR")
 
 
-def _cube(raw, loss):
+def _cube(raw: pd.DataFrame, loss: str) -> tuple[dict[str, np.ndarray], list[str]]:
     """Per-split losses as {method: array (dataset, classifier, split)} and the axes."""
     sub = raw[raw["method"].isin(_COUNT_METHODS)]
     datasets = list(dict.fromkeys(sub["dataset"]))
@@ -128,7 +128,7 @@ def _cube(raw, loss):
     return cube, datasets
 
 
-def _means(a, weights):
+def _means(a: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """Weighted means over the split axis for each row of ``weights`` (B, n_splits), shape
     (B, dataset, classifier); a drawn split with an infinite loss makes the mean infinite, as
     in the paper's averages, and a cell without splits is NaN."""
@@ -142,7 +142,7 @@ def _means(a, weights):
     return np.moveaxis(m, -1, 0)
 
 
-def _counts(best):
+def _counts(best: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """The statements' counts from the best loss per (replicate, dataset) of each method."""
     out = {}
     if {"VA", "SVA", "W", "DIR"} <= set(best):
@@ -188,13 +188,13 @@ def count_checks(raw: pd.DataFrame, n_boot: int = 400, seed: int = 0) -> dict[st
             boot = rng.multinomial(n, np.full(n, 1.0 / n), size=n_boot).astype(float)
             best_obs[m] = np.nanmin(_means(a, ones), axis=-1)
             best_boot[m] = np.nanmin(_means(a, boot), axis=-1)
-        obs, boot = _counts(best_obs), _counts(best_boot)
+        obs, resampled = _counts(best_obs), _counts(best_boot)
         words = _TABLES[loss][1].split("(")[1].rstrip(")")
         for statement, paper in statements.items():
             if statement not in obs:
                 continue
             ours = int(obs[statement][0])
-            dist = boot[statement]
+            dist = resampled[statement]
             if paper > ours:
                 p = float(np.mean(dist >= paper))
             elif paper < ours:

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from venncal.experiments.claims import Check
+from venncal.experiments.quick_margins import with_quick_margins
 from venncal.experiments.report import StudyResult
 from venncal.experiments.runner import cell_seed
 from venncal.experiments.studies._common import load_cached, quiet, study_run
@@ -664,6 +665,7 @@ def run(config, grid):
 
     checks.update(accuracy_checks(acc))
     checks.update(text_checks(raw))
+    checks = with_quick_margins(NAME, checks)
 
     notes.insert(
         0,

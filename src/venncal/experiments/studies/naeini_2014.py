@@ -64,6 +64,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from venncal.experiments.quick_margins import with_quick_margins
 from venncal.experiments.report import StudyResult
 from venncal.experiments.runner import cell_seed
 from venncal.experiments.studies import _naeini_agreement as agreement
@@ -408,6 +409,7 @@ def run(config: dict[str, Any], grid: Grid) -> StudyResult:
     # the paper's claims are checked on the central designs; the family has its own table
     checks = study_checks(raw[~raw["panel"].isin(FAMILY_PANELS)])
     checks.update(real_agreement_checks(real))
+    checks = with_quick_margins(NAME, checks)
 
     missing = [c for c in CALIBRATORS if c not in present]
     notes = [

@@ -26,6 +26,7 @@ import numpy as np
 
 from venncal.experiments.agreement import block_check, cell_status
 from venncal.experiments.claims import Check
+from venncal.experiments.quick_margins import with_quick_margins
 from venncal.experiments.report import StudyResult
 from venncal.experiments.runner import cell_seed
 from venncal.experiments.studies._common import study_run
@@ -196,7 +197,7 @@ def exact_grouping_loss(n_nodes: int = 80) -> dict[str, float]:
     return out
 
 
-def _above_noise(raw, estimate, column):
+def _above_noise(raw: Any, estimate: str, column: str) -> tuple[float, float, int]:
     """Mean of ``column`` over the samples, its standard error and the number of samples."""
     v = raw.loc[raw["estimate"] == estimate, column]
     se = float(v.std(ddof=1) / np.sqrt(len(v))) if len(v) > 1 else float("inf")
@@ -352,6 +353,7 @@ def run(config: dict[str, Any], grid: Grid) -> StudyResult:
         config["n_samples"], cell_seed({"figure": 1, "n": config["n_samples"]}, config["base_seed"])
     )
     checks.update(figure1_checks(fig1))
+    checks = with_quick_margins(NAME, checks)
     notes = [
         "Model: classes with means (0, 0) and (1, 1.5), unit variances, correlation 0.5, equal "
         "priors (the paper does not print its parameters; these are our choice). "

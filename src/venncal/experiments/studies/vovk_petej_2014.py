@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from venncal.experiments.claims import Check
+from venncal.experiments.quick_margins import with_quick_margins
 from venncal.experiments.report import StudyResult
 from venncal.experiments.runner import cell_seed
 from venncal.experiments.studies._common import (
@@ -473,6 +474,7 @@ def run(config: dict[str, Any], grid: Grid) -> StudyResult:
     checks = check_claims(agg)
     checks.update(agreement_checks(raw))
     checks.update(count_checks(raw))
+    checks = with_quick_margins(NAME, checks)
 
     notes.append(
         "Classifiers are scikit-learn stand-ins for the paper's Weka ones: "
