@@ -25,6 +25,7 @@ Examples
 
 from venncal.export._onnx import to_onnx
 from venncal.export._plan import EXPORTABLE
-from venncal.export._sql import DIALECTS, register_sqlite_math, to_sql
+from venncal.export._sql import DIALECTS, to_sql
+from venncal.export._sqlite_math import register_sqlite_math
 
 __all__ = ["to_sql", "to_onnx", "register_sqlite_math", "DIALECTS", "EXPORTABLE"]
