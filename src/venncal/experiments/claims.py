@@ -200,9 +200,11 @@ def quick_state(check: Check | bool) -> bool | None:
     True
     """
     c = as_check(check)
-    if c.exact or c.se == 0:
+    if c.exact:
         return full_state(c)
-    if c.refuted is not None:
+    if c.refuted is not None or c.se == 0:
+        # a block of cells needs the full run's spread; a zero standard error from a few equal
+        # draws is not certainty
         return None
     k = _multiplier(c.df)
     if math.isfinite(c.quick_k):

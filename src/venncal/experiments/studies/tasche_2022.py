@@ -228,8 +228,9 @@ def check_claims(raw):
     Returns
     -------
     dict of str -> Check
-        The identity and the calibration tests (whose rules hold their noise already) are
-        judged alike in quick and full mode; the others carry the standard error over samples.
+        The identity is judged alike in quick and full mode; the calibration tests carry the
+        distance to their critical value in standard normal units; the others carry the standard
+        error over samples.
     """
     means = raw.groupby("estimate", sort=False)["brier"].mean()
     others = [e for e in means.index if e != "true posterior"]
@@ -256,13 +257,16 @@ def check_claims(raw):
             f"isotonic calibration loss {t['observed']:.5f}, {t['expected']:.5f} expected if "
             f"calibrated, z = {t['z']:.1f}; Spiegelhalter's Z = {t['spiegelhalter']:.1f}"
         )
+        # both statistics are standard normal under calibration: the margin is the distance
+        # to the test's critical value in units of that standard deviation, so a few samples
+        # that happen to fail the 1% test are not a contradiction in quick mode
         if calibrated:
-            ok = t["z"] < _Z1 and abs(t["spiegelhalter"]) < _Z2
+            margin = min(_Z1 - t["z"], _Z2 - abs(t["spiegelhalter"]))
             claim = f"[sample] {said} is calibrated, as tested from the labels ({figures})"
         else:
-            ok = t["z"] > _Z1
+            margin = t["z"] - _Z1
             claim = f"[sample] {said} is miscalibrated, as tested from the labels ({figures})"
-        checks[claim] = Check(holds=bool(ok), exact=True)
+        checks[claim] = Check(holds=bool(margin > 0), margin=float(margin), se=1.0)
     for name in ("partial posterior (x1 only)", "naive Bayes score", "naive Bayes, recalibrated"):
         g, se, n = _above_noise(raw, name, "grouping_loss")
         ok = bool(g > 3.0 * se and g > 0)
