@@ -472,6 +472,7 @@ def _agreement(raw, paper, config):
                 {
                     "cell": cells["method"] + " " + cells["metric"],
                     "role": cells["role"],
+                    "status": "not comparable (design unknown)",
                     "ours": cells["ours"].map(fmt),
                     "paper": cells["paper"].map(fmt),
                     "ours - paper": cells["diff"].map(lambda v: f"{v:+.3f}"),

@@ -36,7 +36,11 @@ from venncal.experiments.studies._common import (
     quiet,
     study_run,
 )
-from venncal.experiments.studies._vovk_petej_checks import agreement_checks, count_checks
+from venncal.experiments.studies._vovk_petej_checks import (
+    agreement_checks,
+    agreement_table,
+    count_checks,
+)
 
 if TYPE_CHECKING:
     from venncal.experiments.studies._common import Grid
@@ -455,6 +459,22 @@ def run(config: dict[str, Any], grid: Grid) -> StudyResult:
         ]
     ]
     tables["Table 3: best three methods, ours and the paper's"] = t3
+    cells = agreement_table(raw)
+    tables["Agreement, Tables 1-2: every printed cell against ours"] = pd.DataFrame(
+        {
+            "cell": cells["loss"]
+            + " "
+            + cells["dataset"]
+            + " "
+            + cells["classifier"]
+            + " "
+            + cells["method"],
+            "ours": cells["ours"].map(lambda v: f"{v:.3f}"),
+            "paper": cells["paper"].map(lambda v: "" if np.isnan(v) else f"{v:.3f}"),
+            "tolerance": cells["tolerance"].map(lambda v: "" if np.isnan(v) else f"{v:.4f}"),
+            "status": cells["status"],
+        }
+    ).set_index("cell")
 
     ranks = {}
     notes = []
