@@ -2,7 +2,8 @@
 
 The calibrators that take one score column per class (multiclass Venn-Abers, matrix scaling,
 Dirichlet and temperature scaling) declare the checks that fit them on a feature matrix whose
-number of columns is not the number of classes (tests/calibration/_score_matrix.py). Here every
+number of columns is not the number of classes, or whose features in [0, 1] are ambiguous scores
+(tests/calibration/_score_matrix.py). Here every
 check runs: nothing undeclared may fail, and each declared check must fail with the
 calibrator's one-line error about the columns and the classes, not for another reason.
 """
@@ -27,8 +28,9 @@ CASES = [
     (DirichletCalibrator(), N_ITER_XFAILS),
     (TemperatureCalibrator(), N_ITER_XFAILS),
 ]
-#: the calibrators' own error when the columns are not one per class (or too few to be scores)
-COLUMNS_ERROR = re.compile(r"(column|class)", re.I)
+#: the calibrators' own error when the columns are not one per class (or too few to be scores),
+#: or when features in [0, 1] are ambiguous scores (score_type="auto" asks for score_type)
+COLUMNS_ERROR = re.compile(r"(column|class|score_type=)", re.I)
 
 
 @pytest.mark.parametrize("estimator, declared", CASES, ids=lambda c: repr(c)[:60])

@@ -11,11 +11,16 @@ from venncal.calibration.multiclass import MulticlassVennAbersCalibrator
 from venncal.core.merge import merge
 
 
+def top_probability(S):
+    """The largest softmax probability of each row of logits, row by row."""
+    return np.array([1.0 / sum(np.exp(row - row.max())) for row in S])
+
+
 def naive_top_label(S, y, St, w=None):
-    """(p0, p1) of the top class from the binary definition on (max score, top is right)."""
-    T, Tt = log_softmax(S), log_softmax(St)
-    correct = (np.argmax(T, axis=1) == y).astype(int)
-    return venn_abers_naive(T.max(axis=1), correct, Tt.max(axis=1), w)
+    """(p0, p1) of the top class from the binary definition on (top probability, top is
+    right)."""
+    correct = (np.argmax(S, axis=1) == y).astype(int)
+    return venn_abers_naive(top_probability(S), correct, top_probability(St), w)
 
 
 @pytest.mark.parametrize("K", [2, 3, 5])
@@ -84,7 +89,11 @@ def test_probabilities_and_pooled_do_not_matter():
     P, Pt = np.exp(log_softmax(S)), np.exp(log_softmax(St))
     a = MulticlassVennAbersCalibrator(strategy="top-label").fit(S, y).predict_interval(St)
     b = MulticlassVennAbersCalibrator(strategy="top-label", pooled=False).fit(P, y)
-    np.testing.assert_allclose(b.predict_interval(Pt), a, atol=1e-9)
+    # probabilities below the smallest calibration probability (the floor when the model
+    # gives no zeros) are read at it: compare the rows above it
+    inside = (Pt >= P.min()).all(axis=1)
+    assert inside.sum() >= 5
+    np.testing.assert_allclose(b.predict_interval(Pt)[inside], a[inside], atol=1e-9)
 
 
 def test_top_label_validity_on_average():

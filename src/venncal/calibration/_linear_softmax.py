@@ -25,7 +25,12 @@ from venncal.calibration.multiclass import (
     most_probable,
     resolve_score_type,
 )
-from venncal.core.class_scores import checked_class_log_scores
+from venncal.core.class_scores import (
+    check_matrix_classes,
+    checked_class_log_scores,
+    probability_floor,
+)
+from venncal.core.matrix_scaling import LOG_FLOOR
 from venncal.exceptions import VenncalWarning, user_stacklevel
 
 if TYPE_CHECKING:
@@ -76,7 +81,8 @@ class LinearSoftmaxCalibrator(ClassifierMixin, BaseEstimator):
 
     Subclasses set ``score_type``, ``max_iter`` and ``tol`` in ``__init__`` and implement
     ``_check_params(owner)`` (returning the checked parameters) and
-    ``_fit_map(t, y, w, params)`` (returning ``(map, fit)`` from :mod:`venncal.core`).
+    ``_fit_map(t, y, w, params, log_floor)`` (returning ``(map, fit)`` from
+    :mod:`venncal.core`; the map reads ``t`` as ``max(t, log_floor)``).
     """
 
     score_type: str
@@ -84,12 +90,21 @@ class LinearSoftmaxCalibrator(ClassifierMixin, BaseEstimator):
     tol: float
     map_: DirichletMap | MatrixScalingMap
 
+    def _fits_full_matrix(self) -> bool:
+        """Whether the map has a K x K matrix of parameters (capped in K)."""
+        return True
+
     if TYPE_CHECKING:  # implemented by every subclass
 
         def _check_params(self, owner: str) -> tuple[float, ...]: ...
 
         def _fit_map(
-            self, t: FloatArray, y: IntArray, w: FloatArray | None, params: tuple[float, ...]
+            self,
+            t: FloatArray,
+            y: IntArray,
+            w: FloatArray | None,
+            params: tuple[float, ...],
+            log_floor: float,
         ) -> tuple[DirichletMap | MatrixScalingMap, LinearSoftmaxFit]: ...
 
     def fit(self, scores: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
@@ -117,9 +132,14 @@ class LinearSoftmaxCalibrator(ClassifierMixin, BaseEstimator):
         if tol == 0:
             raise ValueError(f"The 'tol' parameter of {owner} must be positive. Got 0 instead.")
         S, classes, y_enc, w = check_multiclass_fit_input(scores, y, sample_weight, owner=owner)
+        if self._fits_full_matrix():
+            check_matrix_classes(classes.shape[0], owner=owner, what="a K x K matrix")
         self.score_type_ = resolve_score_type(S, self.score_type, owner=owner)
         t = class_log_scores(S, self.score_type_)
-        self.map_, fit = self._fit_map(t, y_enc, w, params)
+        log_floor = LOG_FLOOR
+        if self.score_type_ == "probabilities":
+            log_floor = max(float(np.log(probability_floor(S, y_enc, w))), LOG_FLOOR)
+        self.map_, fit = self._fit_map(t, y_enc, w, params, log_floor)
         self.n_iter_ = fit.n_iter
         if not fit.converged:
             warnings.warn(

@@ -18,13 +18,15 @@ if TYPE_CHECKING:
     from venncal._typing import AnyArray, ArrayLike, FloatArray, IntArray
     from venncal.calibration.multiclass import MulticlassTables, MulticlassVennAbersCalibrator
     from venncal.core.class_scores import ShiftedColumns
+    from venncal.core.top_label import TopLabelScores
 
 __all__ = ["fit_group_tables"]
 
 
 def fit_group_tables(
     calibrator: MulticlassVennAbersCalibrator,
-    t: FloatArray | ShiftedColumns,
+    S: FloatArray,
+    t: FloatArray | ShiftedColumns | TopLabelScores,
     y_enc: IntArray,
     w: FloatArray | None,
     classes: AnyArray,
@@ -35,7 +37,8 @@ def fit_group_tables(
     """Return ``(labels, tables)``: the predictor of each group, fitted on its rows alone.
 
     A group needs calibration examples (of positive weight) of every class: a raise of one
-    line names the group and the missing class otherwise.
+    line names the group and the missing class otherwise. ``S`` is the score matrix whose
+    class scores are ``t``.
     """
     g = check_groups(groups, t.shape[0])
     K = classes.shape[0]
@@ -51,6 +54,6 @@ def fit_group_tables(
                 "and needs every class: merge small groups or give them more data."
             )
         part_w = None if w is None else w[rows]
-        tables.append(calibrator._fit_tables(t[rows], y_enc[rows], part_w, K, owner=owner))
+        tables.append(calibrator._fit_tables(S[rows], t[rows], y_enc[rows], part_w, K, owner=owner))
         labels.append(label)
     return labels, tables

@@ -40,8 +40,12 @@ class DirichletCalibrator(LinearSoftmaxCalibrator):
         What the columns are, as for
         :class:`~venncal.calibration.MulticlassVennAbersCalibrator`: probabilities (their
         logarithms are ``ln q``), logits (their log-softmax is), or ``"raw"`` (used as ``ln q``
-        as they are). ``"auto"``: probabilities when every row is in [0, 1] and sums to one,
-        else logits. ``ln q`` is floored at about -87.3 (log of the smallest normal float32).
+        as they are). ``"auto"`` as there. Probabilities are read as
+        ``ln max(q, floor)``, the floor fitted on the calibration data
+        (:func:`venncal.core.class_scores.probability_floor`: how often the model's exact
+        zeros come true, or its smallest calibration probability when it gives none); every
+        ``ln q`` is floored at about -87.3 (log of the smallest normal float32) too. The map
+        keeps the floor (``map_.log_floor``).
     {max_iter, tol}
 
     Attributes
@@ -97,9 +101,21 @@ class DirichletCalibrator(LinearSoftmaxCalibrator):
         )
 
     def _fit_map(
-        self, t: FloatArray, y: IntArray, w: FloatArray | None, params: tuple[float, ...]
+        self,
+        t: FloatArray,
+        y: IntArray,
+        w: FloatArray | None,
+        params: tuple[float, ...],
+        log_floor: float,
     ) -> tuple[DirichletMap, LinearSoftmaxFit]:
         reg_lambda, reg_mu = params
         return fit_dirichlet(
-            t, y, w, reg_lambda=reg_lambda, reg_mu=reg_mu, max_iter=self.max_iter, tol=self.tol
+            t,
+            y,
+            w,
+            reg_lambda=reg_lambda,
+            reg_mu=reg_mu,
+            max_iter=self.max_iter,
+            tol=self.tol,
+            log_floor=log_floor,
         )

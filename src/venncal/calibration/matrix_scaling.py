@@ -50,9 +50,12 @@ class MatrixScalingCalibrator(LinearSoftmaxCalibrator):
         What the columns are, as for
         :class:`~venncal.calibration.MulticlassVennAbersCalibrator`: logits (turned into
         log-softmax), probabilities (logarithms taken), or ``"raw"`` (used as they are).
-        ``"auto"``: probabilities when every row is in [0, 1] and sums to one, else logits.
-        Log-probabilities are floored at the logarithm of the smallest normal float32 (about
-        -87.3) before temperature scaling.
+        ``"auto"`` as there. Probabilities are read as ``log max(p, floor)``, the floor
+        fitted on the calibration data (:func:`venncal.core.class_scores.probability_floor`:
+        how often the model's exact zeros come true, or its smallest calibration probability
+        when it gives none); every log-probability is floored at the logarithm of the
+        smallest normal float32 (about -87.3) too, before temperature scaling. The map keeps
+        the floor (``map_.log_floor``).
     {max_iter, tol}
 
     Attributes
@@ -110,6 +113,9 @@ class MatrixScalingCalibrator(LinearSoftmaxCalibrator):
         self.max_iter = max_iter
         self.tol = tol
 
+    def _fits_full_matrix(self) -> bool:
+        return self.structure in ("sms", "full")
+
     def _check_params(self, owner: str) -> tuple[float, ...]:
         check_option(self.structure, STRUCTURES, name="structure", owner=owner)
         return tuple(
@@ -118,7 +124,12 @@ class MatrixScalingCalibrator(LinearSoftmaxCalibrator):
         )
 
     def _fit_map(
-        self, t: FloatArray, y: IntArray, w: FloatArray | None, lambdas: tuple[float, ...]
+        self,
+        t: FloatArray,
+        y: IntArray,
+        w: FloatArray | None,
+        lambdas: tuple[float, ...],
+        log_floor: float,
     ) -> tuple[MatrixScalingMap, LinearSoftmaxFit]:
         return fit_matrix_scaling(
             t,
@@ -128,4 +139,5 @@ class MatrixScalingCalibrator(LinearSoftmaxCalibrator):
             lambdas=lambdas,
             max_iter=self.max_iter,
             tol=self.tol,
+            log_floor=log_floor,
         )

@@ -53,7 +53,7 @@ estimates", KDD 2002 (one-vs-rest with normalisation).
 from __future__ import annotations
 
 import warnings
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -73,11 +73,15 @@ from venncal.calibration._multiclass_groups import fit_group_tables
 # the tables and the prediction live in venncal.core, where a loaded model file runs them
 # without scikit-learn; names also imported from here by the other K-class estimators
 from venncal.core.class_scores import (  # noqa: F401
+    SUM_TOLERANCE_PER_CLASS,
     ShiftedColumns,
     check_probabilities_as_fitted,
+    check_probability_rows,
     check_score_matrix,
     class_log_scores,
     log_sum_exp,
+    probability_floor,
+    rows_off_one,
 )
 from venncal.core.coupling import COUPLINGS
 from venncal.core.merge import MERGES
@@ -101,7 +105,7 @@ from venncal.core.multiclass_venn_abers import (  # noqa: F401
     venn_abers_class_scores,
     venn_abers_test_scores,
 )
-from venncal.core.top_label import TOP_LABEL, fit_top_label
+from venncal.core.top_label import TopLabelScores, fit_top_label
 
 if TYPE_CHECKING:
     from typing import TypeAlias
@@ -134,17 +138,42 @@ SCORE_TYPES = ("auto", "logits", "probabilities", "raw")
 
 
 def resolve_score_type(S: FloatArray, score_type: str, *, owner: str) -> str:
-    """``"auto"``: probabilities if every row lies in [0, 1] and sums to one, else logits."""
+    """The score type of a K-class score matrix ``S``, ``score_type`` resolved and checked.
+
+    ``"auto"`` reads ``S`` as probabilities when every entry lies in [0, 1] and every row sums
+    to one within ``SUM_TOLERANCE_PER_CLASS * K`` (0.005 per class: probabilities rounded to two
+    decimals or more), as logits when some entry lies outside [0, 1], and refuses anything
+    between (entries in [0, 1], some row far from one) in one line asking for ``score_type``.
+    ``"probabilities"`` must pass the same test (:func:`check_probability_rows`).
+
+    Examples
+    --------
+    >>> resolve_score_type(np.array([[0.3333, 0.3333, 0.3333]]), "auto", owner="example")
+    'probabilities'
+    >>> resolve_score_type(np.array([[2.0, -1.0, 0.5]]), "auto", owner="example")
+    'logits'
+    """
     check_option(score_type, SCORE_TYPES, name="score_type", owner=owner)
     if score_type == "auto":
-        in_range = (S >= 0).all() and (S <= 1).all()
-        sums_to_one = np.allclose(S.sum(axis=1), 1.0, rtol=0, atol=1e-6)
-        return "probabilities" if in_range and sums_to_one else "logits"
-    if score_type == "probabilities" and ((S < 0).any() or (S > 1).any()):
+        if (S < 0).any() or (S > 1).any():
+            return "logits"
+        off = rows_off_one(S)
+        if off.size == 0:
+            return "probabilities"
+        i = int(off[0])
         raise ValueError(
-            f"score_type='probabilities' of {owner} needs scores in [0, 1]; use "
-            "score_type='logits' for unnormalised scores."
+            f"'scores' of {owner} lie in [0, 1] but row {i} sums to {S[i].sum():.6g}, not 1 "
+            f"(within {SUM_TOLERANCE_PER_CLASS:g} per class): pass score_type='probabilities' "
+            "with rows renormalised to sum to one, or score_type='logits' (or 'raw') to read "
+            "them as scores."
         )
+    if score_type == "probabilities":
+        if (S < 0).any() or (S > 1).any():
+            raise ValueError(
+                f"score_type='probabilities' of {owner} needs scores in [0, 1]; use "
+                "score_type='logits' for unnormalised scores."
+            )
+        check_probability_rows(S, owner=owner)
     return score_type
 
 
@@ -227,7 +256,10 @@ class MulticlassVennAbersCalibrator(ClassifierMixin, BaseEstimator):
         What the columns are: ``"logits"`` (any real scores, turned into log-softmax),
         ``"probabilities"`` (rows in [0, 1], logarithms taken), ``"raw"`` (used as they are:
         one-vs-rest ranks by column k itself, pairwise by s_i - s_j). ``"auto"``:
-        probabilities when every row is in [0, 1] and sums to one, else logits.
+        probabilities when every entry is in [0, 1] and every row sums to one within 0.005
+        per class (probabilities rounded to two decimals or more), logits when some entry lies
+        outside [0, 1]; entries in [0, 1] with a row far from one are refused (pass
+        ``score_type``). Probabilities must pass the same test; they are not renormalised.
 
     Attributes
     ----------
@@ -322,6 +354,7 @@ class MulticlassVennAbersCalibrator(ClassifierMixin, BaseEstimator):
         check_option(self.strategy, CALIBRATOR_STRATEGIES, name="strategy", owner=owner)
         check_option(self.coupling, COUPLINGS, name="coupling", owner=owner)
         check_option(self.merge, MERGES, name="merge", owner=owner)
+        check_bool(self.pooled, name="pooled", owner=owner)
         S = check_score_matrix(scores, owner=owner)
         if len(getattr(y, "shape", ())) == 2:
             warnings.warn(
@@ -337,12 +370,11 @@ class MulticlassVennAbersCalibrator(ClassifierMixin, BaseEstimator):
         self.strategy_ = resolve_strategy(self.strategy, classes.shape[0])
         self.__dict__.pop("tables_", None)  # a refit forgets the tables (and their scale)
         t = self._class_scores(S)
-        check_bool(self.pooled, name="pooled", owner=owner)
-        self.tables_ = self._fit_tables(t, y_enc, w, classes.shape[0], owner=owner)
+        self.tables_ = self._fit_tables(S, t, y_enc, w, classes.shape[0], owner=owner)
         self.groups_ = self.group_tables_ = None
         if groups is not None:
             self.groups_, self.group_tables_ = fit_group_tables(
-                self, t, y_enc, w, classes, groups, owner=owner
+                self, S, t, y_enc, w, classes, groups, owner=owner
             )
         self.classes_ = classes
         self.n_features_in_ = S.shape[1]
@@ -350,19 +382,25 @@ class MulticlassVennAbersCalibrator(ClassifierMixin, BaseEstimator):
 
     def _fit_tables(
         self,
-        t: FloatArray | ShiftedColumns,
+        S: FloatArray,
+        t: FloatArray | ShiftedColumns | TopLabelScores,
         y_enc: IntArray,
         w: FloatArray | None,
         K: int,
         *,
         owner: str,
     ) -> MulticlassTables:
-        if self.strategy_ == TOP_LABEL:
-            # top-label class scores are log-probabilities, never shifted columns
-            return fit_top_label(cast("FloatArray", t), y_enc, w, K)
+        """The tables of the strategy, fitted on the score matrix ``S`` and its class scores
+        ``t``."""
+        if isinstance(t, TopLabelScores):
+            _check_class_weights(y_enc, w, K, owner)
+            log_floor = -np.inf
+            if self.score_type_ == "probabilities":
+                log_floor = float(np.log(probability_floor(S, y_enc, w)))
+            return fit_top_label(t, y_enc, w, K, log_floor=log_floor)
         return fit_tables(t, y_enc, w, K, self.strategy_, self.pooled, owner=owner)
 
-    def _class_scores(self, S: FloatArray) -> FloatArray | ShiftedColumns:
+    def _class_scores(self, S: FloatArray) -> FloatArray | ShiftedColumns | TopLabelScores:
         tables = getattr(self, "tables_", None)
         return venn_abers_class_scores(S, self.score_type_, self.strategy_, self.pooled, tables)
 
@@ -373,7 +411,7 @@ class MulticlassVennAbersCalibrator(ClassifierMixin, BaseEstimator):
         return predict_fitted(self, scores, groups, owner=type(self).__name__)
 
     def _predict_tables(
-        self, tables: MulticlassTables, t: FloatArray | ShiftedColumns
+        self, tables: MulticlassTables, t: FloatArray | ShiftedColumns | TopLabelScores
     ) -> tuple[FloatArray, FloatArray]:
         return predict_venn_abers(tables, t, self.strategy_, self.merge, self.coupling)
 

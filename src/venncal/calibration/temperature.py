@@ -30,6 +30,7 @@ from venncal.calibration.multiclass import (
     most_probable,
     resolve_score_type,
 )
+from venncal.core.class_scores import check_matrix_classes, probability_floor
 from venncal.core.temperature import (
     binary_logits,
     fit_temperature_scaling,
@@ -64,13 +65,19 @@ class TemperatureCalibrator(ClassifierMixin, BaseEstimator):
       to ``[eps, 1 - eps]`` as :class:`BetaCalibrator` does), other scores as log-odds or
       margins;
     * K classes: a matrix of shape (n, K) of logits, log-probabilities or probabilities, column
-      k belonging to ``classes_[k]``; probabilities are read as their logarithms (floored at
-      the log of the smallest float), log-probabilities are logits (the softmax of a row does
-      not change when a constant is added to it).
+      k belonging to ``classes_[k]``; probabilities are read as ``log max(p, floor)``, the
+      floor fitted on the calibration data
+      (:func:`venncal.core.class_scores.probability_floor`: how often the model's exact zeros
+      come true, or its smallest calibration probability when it gives none; kept in
+      ``map_.log_floor``), so that a random forest's zeros do not read as certainties;
+      log-probabilities are logits (the softmax of a row does not change when a constant is
+      added to it).
 
     ``score_type`` follows :class:`MulticlassVennAbersCalibrator`: ``"auto"`` reads a matrix as
-    probabilities when every row lies in [0, 1] and sums to one, and 1-D scores as
-    probabilities when every score lies in [0, 1]; otherwise as logits. The resolved type is
+    probabilities when every entry lies in [0, 1] and every row sums to one within 0.005 per
+    class, as logits when some entry lies outside [0, 1], and refuses entries in [0, 1] with a
+    row far from one (pass ``score_type``); it reads 1-D scores as probabilities when every
+    score lies in [0, 1], otherwise as logits. The resolved type is
     kept in ``score_type_`` and applied at prediction.
 
     Parameters
@@ -177,6 +184,7 @@ class TemperatureCalibrator(ClassifierMixin, BaseEstimator):
             )
         arr = _as_array(scores, "scores")
         y_enc: npt.NDArray[np.int8] | IntArray
+        log_floor = -np.inf
         if self._is_binary(arr):
             y_enc, classes = check_binary_labels(y, name="y")
             s = check_scores(arr, name="scores")
@@ -191,11 +199,22 @@ class TemperatureCalibrator(ClassifierMixin, BaseEstimator):
             classes, y_enc, w = encode_class_labels(S, y, sample_weight, owner=owner)
             check_classes_match_columns(S, classes, owner=owner, name_features=False)
             _check_class_weights(y_enc, w, classes.shape[0], owner)
+            if bias:
+                check_matrix_classes(
+                    classes.shape[0], owner=owner, what="a bias per class by Newton's method"
+                )
             self.score_type_ = resolve_score_type(S, self.score_type, owner=owner)
             Z = matrix_logits(S, self.score_type_)
             n_features = S.shape[1]
+            if self.score_type_ == "probabilities":
+                log_floor = float(np.log(probability_floor(S, y_enc, w)))
         self.map_ = fit_temperature_scaling(
-            Z, y_enc.astype(np.intp), rescale_sample_weight(w), bias=bias, max_iter=max_iter
+            Z,
+            y_enc.astype(np.intp),
+            rescale_sample_weight(w),
+            bias=bias,
+            max_iter=max_iter,
+            log_floor=log_floor,
         )
         beta = self.map_.inverse_temperature
         with np.errstate(divide="ignore", over="ignore"):

@@ -10,9 +10,10 @@ beta calibration), fitted by weighted maximum likelihood. Their ODIR penalty
     \\frac{1}{n} \\sum_i w_i \\, \\ell(\\mathrm{softmax}(W \\ln q_i + b), y_i)
     + \\frac{\\lambda}{K (K - 1)} \\sum_{j \\ne k} W_{jk}^2 + \\frac{\\mu}{K} \\sum_j b_j^2,
 
-with ``n`` the total weight and ``\\ell`` the log loss. ``ln q`` is floored at
-:data:`~venncal.core.matrix_scaling.LOG_FLOOR` (about -87.3) so that zero probabilities stay
-finite. The solver is the one of :mod:`venncal.core.matrix_scaling` (Newton's method or L-BFGS
+with ``n`` the total weight and ``\\ell`` the log loss. ``ln q`` is floored at ``log_floor``,
+at least :data:`~venncal.core.matrix_scaling.LOG_FLOOR` (about -87.3) so that zero
+probabilities stay finite; probabilities are read by the rule of
+:mod:`venncal.core.class_scores` (a floor fitted on the calibration data). The solver is the one of :mod:`venncal.core.matrix_scaling` (Newton's method or L-BFGS
 on the convex objective), started from the identity map.
 
 References
@@ -29,6 +30,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from venncal.core.class_scores import check_log_floor
 from venncal.core.matrix_scaling import LOG_FLOOR, _softmax, fit_linear_softmax
 
 if TYPE_CHECKING:
@@ -59,14 +61,24 @@ class DirichletMap:
         ``W``.
     bias : ndarray of shape (K,)
         ``b``.
+    log_floor : float
+        ``ln q`` is read as ``max(ln q, log_floor)``: :data:`LOG_FLOOR` for logits, the
+        logarithm of the probability floor for probabilities
+        (:func:`venncal.core.class_scores.probability_floor`, at least :data:`LOG_FLOOR`).
     """
 
     weights: FloatArray
     bias: FloatArray
+    log_floor: float = LOG_FLOOR
+
+    def __post_init__(self) -> None:
+        check_log_floor(self.log_floor, low=LOG_FLOOR, owner="DirichletMap")
+        if self.log_floor == -np.inf:
+            raise ValueError("DirichletMap: 'log_floor' must be finite.")
 
     def predict_proba(self, t: FloatArray) -> FloatArray:
         """Calibrated probabilities (m, K) of class log-probabilities ``t`` (m, K)."""
-        return _softmax(np.maximum(t, LOG_FLOOR) @ self.weights.T + self.bias)
+        return _softmax(np.maximum(t, self.log_floor) @ self.weights.T + self.bias)
 
 
 def fit_dirichlet(
@@ -78,6 +90,7 @@ def fit_dirichlet(
     reg_mu: float = 10.0,
     max_iter: int = 1000,
     tol: float = 1e-10,
+    log_floor: float = LOG_FLOOR,
 ) -> tuple[DirichletMap, LinearSoftmaxFit]:
     """Fit Dirichlet calibration with the ODIR penalty (module docstring).
 
@@ -93,6 +106,8 @@ def fit_dirichlet(
         ``lambda`` (off-diagonal entries of ``W``) and ``mu`` (intercepts).
     max_iter : int, default=1000
     tol : float, default=1e-10
+    log_floor : float, default=LOG_FLOOR
+        ``t`` is read as ``max(t, log_floor)`` (kept in the map), at least :data:`LOG_FLOOR`.
 
     Returns
     -------
@@ -111,10 +126,11 @@ def fit_dirichlet(
     >>> np.diag(m.weights).round(1)
     array([0.5, 0.5, 0.5])
     """
-    t = np.maximum(t, LOG_FLOOR)
+    check_log_floor(log_floor, low=LOG_FLOOR, owner="fit_dirichlet")
+    t = np.maximum(t, log_floor)
     coefs = odir_coefficients(t.shape[1], reg_lambda, reg_mu)
     fit = fit_linear_softmax(
         t, y, sample_weight, diagonal=False, coefs=coefs, max_iter=max_iter, tol=tol
     )
     K = t.shape[1]
-    return DirichletMap(np.eye(K) + fit.delta, fit.bias), fit
+    return DirichletMap(np.eye(K) + fit.delta, fit.bias, float(log_floor)), fit

@@ -26,8 +26,10 @@ Structures (:data:`STRUCTURES`):
 * ``"full"``: ``D`` full, no penalty (the matrix scaling of Guo et al. 2017);
 * ``"vector"``: ``D`` diagonal, no penalty (vector scaling: a scale and a bias per class).
 
-Class log-scores are floored at :data:`LOG_FLOOR` (the logarithm of the smallest normal float32,
-about -87.3), so that a probability of exactly zero stays finite. The objectives are convex; they are minimised by Newton's method with a
+Class log-scores are floored at ``log_floor``, at least :data:`LOG_FLOOR` (the logarithm of the
+smallest normal float32, about -87.3), so that a probability of exactly zero stays finite;
+probabilities are read by the rule of :mod:`venncal.core.class_scores` (a floor fitted on the
+calibration data). The objectives are convex; they are minimised by Newton's method with a
 backtracking line search when the parameters are few (the Hessian is formed exactly) and by
 L-BFGS otherwise, both to a gradient of about 1e-10 or the precision of float64.
 
@@ -48,6 +50,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+
+from venncal.core.class_scores import check_log_floor
 
 if TYPE_CHECKING:
     from venncal._typing import FloatArray, IntArray
@@ -406,6 +410,10 @@ class MatrixScalingMap:
     delta : ndarray of shape (K, K)
         ``D`` (diagonal for ``"svs"`` and ``"vector"``).
     bias : ndarray of shape (K,)
+    log_floor : float
+        The class log-scores are read as ``max(t, log_floor)``: :data:`LOG_FLOOR` for logits,
+        the logarithm of the probability floor for probabilities
+        (:func:`venncal.core.class_scores.probability_floor`, at least :data:`LOG_FLOOR`).
     """
 
     structure: str
@@ -413,10 +421,16 @@ class MatrixScalingMap:
     smoothing: float
     delta: FloatArray
     bias: FloatArray
+    log_floor: float = LOG_FLOOR
+
+    def __post_init__(self) -> None:
+        check_log_floor(self.log_floor, low=LOG_FLOOR, owner="MatrixScalingMap")
+        if self.log_floor == -np.inf:
+            raise ValueError("MatrixScalingMap: 'log_floor' must be finite.")
 
     def features(self, t: FloatArray) -> FloatArray:
         """The smoothed temperature-scaled features ``x`` of class log-scores ``t``."""
-        z = self.inverse_temperature * np.maximum(t, LOG_FLOOR)
+        z = self.inverse_temperature * np.maximum(t, self.log_floor)
         return smoothed_log_softmax(z, self.smoothing)
 
     def predict_proba(self, t: FloatArray) -> FloatArray:
@@ -434,6 +448,7 @@ def fit_matrix_scaling(
     lambdas: tuple[float, ...] = (1.0, 1.0, 1.0),
     max_iter: int = 1000,
     tol: float = 1e-10,
+    log_floor: float = LOG_FLOOR,
 ) -> tuple[MatrixScalingMap, LinearSoftmaxFit]:
     """Fit temperature scaling, then the penalised linear map of ``structure`` (module docstring).
 
@@ -450,6 +465,8 @@ def fit_matrix_scaling(
         ``(lambda_intercept, lambda_diagonal, lambda_off_diagonal)``.
     max_iter : int, default=1000
     tol : float, default=1e-10
+    log_floor : float, default=LOG_FLOOR
+        ``t`` is read as ``max(t, log_floor)`` (kept in the map), at least :data:`LOG_FLOOR`.
 
     Returns
     -------
@@ -467,12 +484,18 @@ def fit_matrix_scaling(
     """
     if structure not in STRUCTURES:
         raise ValueError(f"'structure' must be one of {STRUCTURES}; got {structure!r}.")
-    t = np.maximum(t, LOG_FLOOR)
+    check_log_floor(log_floor, low=LOG_FLOOR, owner="fit_matrix_scaling")
+    t = np.maximum(t, log_floor)
     _, total = _normalised_weights(y, sample_weight)
     a = fit_temperature(t, y, sample_weight)
     c = 1.0 / (total + 1.0)
     X = smoothed_log_softmax(a * t, c)
     coefs = penalty_coefficients(structure, t.shape[1], total, lambdas)
+    if not np.isfinite(coefs).all():
+        raise ValueError(
+            f"fit_matrix_scaling: the penalties lambda K / n overflow with a total weight n of "
+            f"{total:.3g}; scale the weights up (a weight of k counts as k examples)."
+        )
     fit = fit_linear_softmax(
         X,
         y,
@@ -482,4 +505,4 @@ def fit_matrix_scaling(
         max_iter=max_iter,
         tol=tol,
     )
-    return MatrixScalingMap(structure, float(a), c, fit.delta, fit.bias), fit
+    return MatrixScalingMap(structure, float(a), c, fit.delta, fit.bias, float(log_floor)), fit

@@ -26,7 +26,13 @@ from venncal.core.class_scores import (
 from venncal.core.coupling import couple
 from venncal.core.groups import check_groups, group_rows
 from venncal.core.merge import merge, merge_cross
-from venncal.core.top_label import TOP_LABEL, TopLabelTables, predict_top_label
+from venncal.core.top_label import (
+    TOP_LABEL,
+    TopLabelScores,
+    TopLabelTables,
+    predict_top_label,
+    top_label_scores,
+)
 from venncal.core.venn_abers import IVAPTables, ivap_fit
 
 if TYPE_CHECKING:
@@ -41,8 +47,11 @@ if TYPE_CHECKING:
     )
     #: the fitted tables of every strategy
     MulticlassTables: TypeAlias = BinaryTables | TopLabelTables
-    #: class scores: a matrix, or the shifted columns of one-vs-rest per class
+    #: class scores of the binary strategies: a matrix, or the shifted columns of one-vs-rest
+    #: per class
     ClassScores: TypeAlias = FloatArray | ShiftedColumns
+    #: the class scores of every strategy (top-label: its own)
+    AnyClassScores: TypeAlias = ClassScores | TopLabelScores
 
     class FittedVennAbers(Protocol):
         """What :func:`predict_fitted` reads: a calibrator or its saved-model predictor."""
@@ -58,7 +67,7 @@ if TYPE_CHECKING:
         @property
         def pooled(self) -> bool: ...
         def _predict_tables(
-            self, tables: MulticlassTables, t: ClassScores
+            self, tables: MulticlassTables, t: AnyClassScores
         ) -> tuple[FloatArray, FloatArray]: ...
 
 
@@ -334,7 +343,7 @@ def venn_abers_class_scores(
     strategy: str,
     pooled: bool,
     tables: MulticlassTables | None = None,
-) -> ClassScores:
+) -> AnyClassScores:
     """The class scores the binary predictors of ``strategy`` rank, from a score matrix.
 
     Parameters
@@ -350,7 +359,7 @@ def venn_abers_class_scores(
 
     Returns
     -------
-    t : ndarray or ShiftedColumns of shape (m, K)
+    t : ndarray, ShiftedColumns or TopLabelScores of shape (m, K)
 
     Examples
     --------
@@ -360,12 +369,15 @@ def venn_abers_class_scores(
     >>> venn_abers_class_scores(S, "logits", "ovr", True).round(3)
     array([[-0.17, -2.17, -3.17]])
     """
+    if strategy == TOP_LABEL:
+        scale = tables.score_scale if isinstance(tables, TopLabelTables) else "probability"
+        return top_label_scores(S, score_type, scale)
     if strategy == "ovr" and score_type in ("probabilities", "raw"):
         # Venn-Abers uses only the order of the scores: probabilities are ranked as given,
         # since their logarithm would merge scores one ulp apart (a different answer)
         if not _fitted_on_log_probabilities(tables):
             return S
-    if score_type == "logits" and strategy != TOP_LABEL:
+    if score_type == "logits":
         # pairwise differences of logits are those of their log-softmax: skip its rounding
         if strategy == "pairwise":
             return S
@@ -383,7 +395,7 @@ def venn_abers_test_scores(
     strategy: str,
     pooled: bool,
     owner: str,
-) -> ClassScores:
+) -> AnyClassScores:
     """Check the test scores of fitted tables; return the class scores they rank.
 
     Parameters
@@ -408,7 +420,7 @@ def venn_abers_test_scores(
 
 
 def predict_venn_abers(
-    tables: MulticlassTables, t: ClassScores, strategy: str, merge_rule: str, coupling: str
+    tables: MulticlassTables, t: AnyClassScores, strategy: str, merge_rule: str, coupling: str
 ) -> tuple[FloatArray, FloatArray]:
     """Probabilities (m, K) and intervals (m, K, 2) of fitted tables at class scores ``t``.
 
@@ -435,13 +447,14 @@ def predict_venn_abers(
     (True, (1, 3, 2))
     """
     if strategy == TOP_LABEL:
-        # top-label class scores are log-probabilities, never shifted columns
-        assert isinstance(tables, TopLabelTables) and not isinstance(t, ShiftedColumns)
+        assert isinstance(tables, TopLabelTables) and isinstance(t, TopLabelScores)
         return predict_top_label(tables, t, merge_rule)
     assert not isinstance(tables, TopLabelTables)  # the strategy says which tables
+    assert not isinstance(t, TopLabelScores)
+    binary: ClassScores = t
 
     def pairs(rows: slice) -> tuple[FloatArray, FloatArray]:
-        part = t[rows]
+        part = binary[rows]
         if isinstance(part, ShiftedColumns):
             assert isinstance(tables, OneVsRestTables)  # the only tables that rank them
             p0, p1 = tables.pairs(part)
@@ -453,12 +466,12 @@ def predict_venn_abers(
 
 
 def predict_venn_abers_in_groups(
-    t: ClassScores,
+    t: AnyClassScores,
     groups: ArrayLike | None,
     *,
     fitted_groups: Sequence[Any] | None,
     group_tables: Sequence[MulticlassTables] | None,
-    predict: Callable[[MulticlassTables, ClassScores], tuple[FloatArray, FloatArray]],
+    predict: Callable[[MulticlassTables, AnyClassScores], tuple[FloatArray, FloatArray]],
     owner: str,
 ) -> tuple[FloatArray, FloatArray]:
     """``(proba, interval)`` of class scores ``t``, each row from its group's tables.

@@ -49,6 +49,8 @@ import numpy as np
 from venncal._validation import _as_array, check_scores
 from venncal.core.beta import fit_logistic
 from venncal.core.class_scores import (
+    LOG_TINY,
+    check_log_floor,
     check_probabilities_as_fitted,
     check_score_matrix,
     class_log_scores,
@@ -127,6 +129,10 @@ class TemperatureMap:
         :func:`fit_temperature_scaling`, as no maximiser exists).
     separated : bool
         Whether the classes were separated (no finite maximiser).
+    log_floor : float
+        The logits are read as ``max(z, log_floor)``: the logarithm of the probability floor
+        of :func:`venncal.core.class_scores.probability_floor` for probabilities, ``-inf``
+        (no floor) for logits and binary scores.
     """
 
     beta: float
@@ -135,6 +141,10 @@ class TemperatureMap:
     n_iter: int = 0
     converged: bool = True
     separated: bool = False
+    log_floor: float = -np.inf
+
+    def __post_init__(self) -> None:
+        check_log_floor(self.log_floor, low=LOG_TINY, owner="TemperatureMap")
 
     @property
     def inverse_temperature(self) -> float:
@@ -144,7 +154,7 @@ class TemperatureMap:
 
     def predict(self, Z: FloatArray) -> FloatArray:
         """Calibrated probabilities of logits ``Z`` (n, K), shape (n, K)."""
-        X, _ = standardised_logits(Z, self.scale)
+        X, _ = standardised_logits(np.maximum(Z, self.log_floor), self.scale)
         with np.errstate(over="ignore", invalid="ignore"):
             L = self.beta * X if self.beta > 0 else np.zeros_like(X)
         return _softmax(L + self.bias)
@@ -415,6 +425,7 @@ def fit_temperature_scaling(
     *,
     bias: bool = False,
     max_iter: int = 100,
+    log_floor: float = -np.inf,
 ) -> TemperatureMap:
     """Fit temperature scaling to logits ``Z`` (n, K) and class indices ``y``.
 
@@ -431,6 +442,10 @@ def fit_temperature_scaling(
         Fit a per-class bias jointly with the inverse temperature.
     max_iter : int, default=100
         Most Newton iterations of the joint fit (with a bias).
+    log_floor : float, default=-inf
+        The logits are read as ``max(Z, log_floor)`` (kept in the map for prediction): the
+        logarithm of the probability floor for log-probabilities
+        (:func:`venncal.core.class_scores.probability_floor`).
 
     Returns
     -------
@@ -453,6 +468,8 @@ def fit_temperature_scaling(
     >>> round(1 / fit.inverse_temperature, 1)
     3.0
     """
+    check_log_floor(log_floor, low=LOG_TINY, owner="fit_temperature_scaling")
+    Z = np.maximum(Z, log_floor)
     n, K = Z.shape
     w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
     keep = w > 0
@@ -490,5 +507,11 @@ def fit_temperature_scaling(
             stacklevel=2,
         )
     return TemperatureMap(
-        float(beta), np.asarray(b, dtype=np.float64), scale, int(n_iter), converged, separated
+        float(beta),
+        np.asarray(b, dtype=np.float64),
+        scale,
+        int(n_iter),
+        converged,
+        separated,
+        float(log_floor),
     )

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from venncal.calibration.multiclass import MulticlassTables as _Tables
     from venncal.core.class_scores import ShiftedColumns
     from venncal.core.temperature import TemperatureMap
+    from venncal.core.top_label import TopLabelScores
 
 __all__ = [
     "SavedTemperature",
@@ -182,7 +183,7 @@ class SavedMulticlassVennAbers(_SavedClassScores):
         )
 
     def _predict_tables(
-        self, tables: _Tables, t: FloatArray | ShiftedColumns
+        self, tables: _Tables, t: FloatArray | ShiftedColumns | TopLabelScores
     ) -> tuple[FloatArray, FloatArray]:
         from venncal.core.multiclass_venn_abers import predict_venn_abers
 
