@@ -15,6 +15,12 @@ from venncal import (
     TemperatureCalibrator,
 )
 from venncal.core.class_scores import MAX_MATRIX_CLASSES, probability_floor
+from venncal.core.dirichlet import DirichletMap
+from venncal.core.matrix_scaling import MatrixScalingMap
+from venncal.core.temperature import TemperatureMap
+from venncal.core.top_label import TopLabelTables
+from venncal.core.venn_abers import IVAPTables
+from venncal.persistence._codec import DecodeError, decode, encode
 
 CALIBRATORS = [
     TemperatureCalibrator,
@@ -193,3 +199,19 @@ def test_top_label_is_exact_on_tied_probabilities(seed):
     p0, p1 = venn_abers_naive(P[fit, 0], (y[fit] == 0).astype(int), P[test, 0])
     np.testing.assert_array_equal(iv[:, 0, 0], p0)
     np.testing.assert_array_equal(iv[:, 0, 1], p1)
+
+
+@pytest.mark.parametrize("make", CALIBRATORS[:4], ids=IDS[:4])
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), 5.0, -1e308])
+def test_an_edited_floor_is_refused_when_read(make, bad):
+    # the file's fields are decoded into the fitted map, whose own check refuses them
+    P, y, _, _ = forest_like(6, n=60, m=1, K=3, trees=10)
+    cal = make().fit(P, y)
+    fitted = cal.tables_ if hasattr(cal, "tables_") else cal.map_
+    types = (DirichletMap, MatrixScalingMap, TemperatureMap, TopLabelTables, IVAPTables)
+    obj = encode(fitted, types=types)
+    assert type(decode(obj, types=types)) is type(fitted)
+    obj["dataclass"]["fields"]["log_floor"] = bad
+    with pytest.raises(DecodeError, match="log_floor") as info:
+        decode(obj, types=types)
+    assert "\n" not in str(info.value)

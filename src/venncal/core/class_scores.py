@@ -20,6 +20,10 @@ top-label Venn-Abers):
    and softmax.
 
 Logits are read as they are (their log-softmax where a calibrator needs log-probabilities).
+Pairwise and one-vs-rest Venn-Abers use only the order of their scores and keep reading
+probabilities as given (one-vs-rest) or as ``log(max(p, tiny))`` (pairwise): the floor changed
+the held-out log loss of pooled pairwise Venn-Abers by 0.0004 on average over 45 cells of
+forests, extra trees, trees and nearest neighbours (better in 22).
 The floor was chosen by held-out log loss on scikit-learn's digits and wine, three K-class
 problems of the Adult data and synthetic problems, with forests, extra trees, k nearest
 neighbours, a tree and naive Bayes (whose zeros it changes) and logistic regression and
