@@ -155,8 +155,8 @@ SUPPORT: dict[tuple[str, str], dict[str, Entry]] = {
     ("TemperatureCalibrator", "multiclass"): _row(
         file=True,
         cli=_K_CLI,
-        sql="K-class calibrators are not exported yet",
-        onnx="K-class calibrators are not exported yet",
+        sql=True,
+        onnx=True,
         dask=_K_ENGINES,
         spark=_K_ENGINES,
         chooser=True,
@@ -164,8 +164,8 @@ SUPPORT: dict[tuple[str, str], dict[str, Entry]] = {
     ("MatrixScalingCalibrator", "multiclass"): _row(
         file=True,
         cli=_K_CLI,
-        sql="K-class calibrators are not exported yet",
-        onnx="K-class calibrators are not exported yet",
+        sql=True,
+        onnx=True,
         dask=_K_ENGINES,
         spark=_K_ENGINES,
         chooser=True,
@@ -173,8 +173,8 @@ SUPPORT: dict[tuple[str, str], dict[str, Entry]] = {
     ("DirichletCalibrator", "multiclass"): _row(
         file=True,
         cli=_K_CLI,
-        sql="K-class calibrators are not exported yet",
-        onnx="K-class calibrators are not exported yet",
+        sql=True,
+        onnx=True,
         dask=_K_ENGINES,
         spark=_K_ENGINES,
         chooser=_NOT_CHOSEN,

@@ -10,7 +10,11 @@ import venncal
 import venncal.calibration
 import venncal.classifiers  # noqa: F401  (the wrapper classifiers below)
 
-CALIBRATORS = [getattr(venncal.calibration, name) for name in venncal.calibration.__all__]
+CALIBRATORS = [
+    obj
+    for obj in (getattr(venncal.calibration, name) for name in venncal.calibration.__all__)
+    if inspect.isclass(obj)
+]
 
 # classifiers wrapping a scikit-learn estimator: only ``estimator`` may be positional,
 # as in scikit-learn's CalibratedClassifierCV
