@@ -240,3 +240,32 @@ def test_dirichlet_weights_whose_logits_overflow_are_refused(tmp_path):
     path, doc = _save(tmp_path, cal)
     _data(_fields(doc["fitted"]["map_"])["weights"])[2] = -1e308
     _refused(path, doc, "logits overflow")
+
+
+@pytest.mark.parametrize("value", [1e308, -1e308])
+def test_matrix_scaling_coefficients_whose_logits_overflow_are_refused(tmp_path, value):
+    p, y = multiclass_data()
+    cal = venncal.MatrixScalingCalibrator(structure="full").fit(p, y)
+    path, doc = _save(tmp_path, cal)
+    _data(_fields(doc["fitted"]["map_"])["delta"])[1] = value
+    _refused(path, doc, "map_.delta", "logits overflow")
+
+
+def test_matrix_scaling_inverse_temperature_beyond_the_fit_is_refused(tmp_path):
+    p, y = multiclass_data()
+    path, doc = _save(tmp_path, venncal.MatrixScalingCalibrator().fit(p, y))
+    _fields(doc["fitted"]["map_"])["inverse_temperature"] = 1e300
+    _refused(path, doc, "inverse_temperature")
+
+
+@pytest.mark.parametrize("digits", [401, 4000])
+def test_integers_of_any_size_are_one_line(tmp_path, digits):
+    path, doc = _save(tmp_path, venncal.QuadraticCalibrator().fit(*_binary()))
+    doc["fitted"]["intercept_"] = 10 ** (digits - 1)
+    _refused(path, doc, "intercept_")
+
+
+def _binary():
+    rng = np.random.default_rng(0)
+    s = rng.random(100)
+    return s, (rng.random(100) < s).astype(int)

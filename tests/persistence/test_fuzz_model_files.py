@@ -21,7 +21,8 @@ import numpy as np
 import pytest
 
 import venncal
-from tests.persistence._savable import BUILTIN, fitted_instances, multiclass_data
+from tests.persistence._invariants import check_predictions, wide_ok
+from tests.persistence._savable import BUILTIN, fitted_instances
 from venncal.persistence import ModelFileError, checksum
 
 N_EDITS = int(os.environ.get("VENNCAL_FUZZ_EDITS", "100"))
@@ -179,54 +180,6 @@ def _write(path, doc):
     path.write_text(json.dumps(content))
 
 
-def _binary_scores(wide):
-    rng = np.random.default_rng(7)
-    t = np.r_[0.0, 1.0, np.linspace(0, 1, 41), np.round(rng.random(40), 2), rng.random(20)]
-    if wide:
-        t = np.r_[t, -5.0, 5.0, -1e300, 1e300, rng.normal(size=20)]
-    return t
-
-
-def _predictions(cal, wide, multiclass):
-    """Every prediction of ``cal`` on test data, with the checks of its invariants."""
-    classes = cal.classes_
-    if multiclass:
-        X = multiclass_data(seed=5, n=60, K=classes.shape[0])[0]
-        kwargs = {}
-    else:
-        X = _binary_scores(wide)
-        groups = getattr(cal, "groups_", None)
-        kwargs = {}
-        if groups is not None:
-            known = list(groups) + list(cal.pooled_groups_ or [])
-            kwargs = {"groups": np.array([known[i % len(known)] for i in range(X.shape[0])])}
-    proba = cal.predict_proba(X, **kwargs)
-    m = X.shape[0]
-    assert proba.shape == (m, classes.shape[0]), proba.shape
-    assert np.isfinite(proba).all(), "non-finite probabilities"
-    assert ((proba >= 0) & (proba <= 1)).all(), f"probabilities in [{proba.min()}, {proba.max()}]"
-    assert np.allclose(proba.sum(axis=1), 1.0, rtol=0, atol=1e-9), "rows do not sum to one"
-    if hasattr(cal, "predict_interval"):
-        iv = cal.predict_interval(X, **kwargs)
-        assert np.isfinite(iv).all(), "non-finite intervals"
-        assert ((iv >= 0) & (iv <= 1)).all(), "intervals outside [0, 1]"
-        assert (iv[..., 0] <= iv[..., 1]).all(), "intervals with p0 > p1"
-    pred = cal.predict(X, **kwargs)
-    assert np.isin(pred, classes).all(), "predict returns an unknown class"
-
-
-def _wide_ok(cal, multiclass):
-    if not hasattr(cal, "predict_proba"):  # e.g. a monitor: loading is what is checked
-        return False
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            _predictions(cal, True, multiclass)
-    except ValueError:  # e.g. beta calibration of probabilities: scores in [0, 1] only
-        return False
-    return True
-
-
 def _fuzz(name, tmp_path, n_edits, seed=0):
     rng = np.random.default_rng([seed, len(name)])
     originals = []
@@ -235,7 +188,7 @@ def _fuzz(name, tmp_path, n_edits, seed=0):
             path = venncal.save(cal, tmp_path / f"{i}-{with_data}.json", with_data=with_data)
             multiclass = getattr(cal, "n_features_in_", 1) > 1
             doc = json.loads(path.read_text())
-            originals.append((doc, _wide_ok(venncal.load(path), multiclass), multiclass))
+            originals.append((doc, wide_ok(venncal.load(path)), multiclass))
     path = tmp_path / "edited.json"
     refused, failures = 0, []
     for k in range(n_edits):
@@ -255,7 +208,7 @@ def _fuzz(name, tmp_path, n_edits, seed=0):
                     refused += 1
                     continue
                 if hasattr(cal, "predict_proba"):
-                    _predictions(cal, wide, multiclass)
+                    check_predictions(cal, wide, multiclass)
             peak = tracemalloc.get_traced_memory()[1]
             assert peak <= _BASE_BYTES + _PER_FILE_BYTE * size, f"{peak} bytes for {size}"
         except Exception as exc:  # noqa: BLE001 - every failure is collected and reported

@@ -160,6 +160,12 @@ def test_clone_and_params():
         (CalibrationMonitor(alpha=1.5), [0.5], [1], "alpha"),
         (CalibrationMonitor(alpha=0), [0.5], [1], "alpha"),
         (CalibrationMonitor(n_bins=0), [0.5], [1], "n_bins"),
+        (CalibrationMonitor(alpha=np.nan), [0.5], [1], "alpha"),
+        (CalibrationMonitor(alpha="0.1"), [0.5], [1], "alpha"),
+        (CalibrationMonitor(n_bins=10**6), [0.5], [1], r"n_bins.*\[1, 100\]"),
+        (CalibrationMonitor(n_bins=True), [0.5], [1], "n_bins"),
+        (CalibrationMonitor(shifts=[10**400]), [0.5], [1], "shifts"),
+        (CalibrationMonitor(shifts=list(range(200)), slopes=list(range(60))), [0.5], [1], "10000"),
         (CalibrationMonitor(shifts=[]), [0.5], [1], "shifts"),
         (CalibrationMonitor(shifts=[0.0], slopes=[1.0]), [0.5], [1], "nothing to bet on"),
         (CalibrationMonitor(), [0.5, 1.2], [1, 0], r"\[0, 1\]"),
@@ -179,6 +185,27 @@ def test_parameters_changed_after_the_start_are_refused():
     m.set_params(alpha=0.01)
     with pytest.raises(ValueError, match="changed after it started"):
         m.update([0.5], [1])
+
+
+def test_many_alternatives_keep_memory_bounded_and_the_numbers():
+    """A batch is fed in pieces of bounded size: the same numbers as one piece."""
+    import tracemalloc
+
+    rng = np.random.default_rng(1)
+    p, y = rng.uniform(0.05, 0.95, 6_000), rng.integers(0, 2, 6_000)
+    wide = CalibrationMonitor(n_bins=100)
+    tracemalloc.start()
+    try:
+        wide.update(p, y)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert wide.alternatives_.shape[0] == 844 and peak < 150 * 2**20
+    parts = CalibrationMonitor(n_bins=100)
+    for lo in range(0, 6_000, 1_000):
+        parts.update(p[lo : lo + 1_000], y[lo : lo + 1_000])
+    assert np.array_equal(wide.martingale_, parts.martingale_)
+    assert wide.state_.log_max == parts.state_.log_max
 
 
 def test_keep_path_must_be_a_bool():
@@ -219,6 +246,11 @@ def _state_fields(doc):
         (lambda d: d["params"].update(alpha=0.5), "alarm level"),
         (lambda d: d["params"].update(n_bins=3), "grid"),
         (lambda d: _state_fields(d)["path"]["array"]["data"].__setitem__(0, 1e6), "peak"),
+        (lambda d: d["params"].update(n_bins=10**9), r"\[1, 100\]"),
+        (lambda d: d["params"].update(n_bins=10**400), r"\[1, 100\]"),
+        (lambda d: d["params"].update(shifts={"tuple": [10**400]}), "shifts"),
+        (lambda d: d["params"].update(shifts={"tuple": list(range(3000))}), "alternatives"),
+        (lambda d: _state_fields(d)["path"]["array"]["data"].__setitem__(-1, 0.0), "end at"),
     ],
 )
 def test_an_edited_model_file_is_refused(tmp_path, edit, said):
@@ -227,6 +259,24 @@ def test_an_edited_model_file_is_refused(tmp_path, edit, said):
     assert m.alarm_
     path = _edited(tmp_path, m, edit)
     with pytest.raises(venncal.ModelFileError, match=said) as info:
+        venncal.load(path)
+    assert "\n" not in str(info.value)
+
+
+def test_running_sums_above_the_alarm_without_an_alarm_are_refused(tmp_path):
+    """Without a kept path, an edited state whose running sums give a martingale above the
+    alarm level while no alarm is recorded is refused."""
+    rng = np.random.default_rng(4)
+    p = rng.uniform(0.2, 0.8, 50)
+    m = CalibrationMonitor(keep_path=False).update(p, rng.random(50) < p)
+    assert not m.alarm_
+
+    def lift(doc):
+        wealth = _state_fields(doc)["log_wealth"]["array"]["data"]
+        wealth[:] = [w + 50.0 for w in wealth]
+
+    path = _edited(tmp_path, m, lift)
+    with pytest.raises(venncal.ModelFileError, match="above log_max") as info:
         venncal.load(path)
     assert "\n" not in str(info.value)
 

@@ -42,6 +42,7 @@ Science 36 (2021) (test martingales whose capital may wait: "sleepy" jumpers). I
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, overload
 
@@ -61,12 +62,21 @@ __all__ = [
     "current_log_martingale",
     "log_factors",
     "check_grid",
+    "check_n_bins",
+    "monitor_alternatives",
+    "MAX_BINS",
+    "MAX_ALTERNATIVES",
 ]
 
 #: log-odds of the probabilities are clipped to [-LOGIT_CLIP, LOGIT_CLIP] to form alternatives
 LOGIT_CLIP = 30.0
 #: rows processed at once (bounds the memory of one step to rows x alternatives floats)
 BLOCK_ROWS = 8192
+#: the most bins of ``p`` a monitor bets within (bins of width 0.01; each bin adds
+#: ``len(shifts) - 1`` alternatives)
+MAX_BINS = 100
+#: the most alternatives a monitor bets on (its time per row grows with their number)
+MAX_ALTERNATIVES = 10_000
 
 
 @dataclass(frozen=True)
@@ -122,14 +132,77 @@ def check_grid(values: object, *, name: str, owner: str) -> FloatArray:
     if isinstance(values, (list, tuple, np.ndarray)):
         try:
             arr = np.asarray(values, dtype=np.float64)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # e.g. an integer past a float
             arr = None
     if arr is None or arr.ndim != 1 or arr.size == 0 or not np.isfinite(arr).all():
         raise ValueError(
             f"The '{name}' parameter of {owner} must be a non-empty sequence of finite "
-            f"numbers. Got {values!r} instead."
+            f"numbers. Got {_short(values)} instead."
         )
     return arr
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:40]}... ({len(text)} characters)"
+
+
+def check_n_bins(value: object, *, name: str = "n_bins", owner: str = "CalibrationMonitor") -> int:
+    """Return ``n_bins``, an integer in [1, MAX_BINS], or raise one line.
+
+    Examples
+    --------
+    >>> check_n_bins(10**6)
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'n_bins' parameter of CalibrationMonitor must be an integer in [1, 100]. Got 1000000 instead.
+    """
+    ok = isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+    if not (ok and 1 <= value <= MAX_BINS):  # type: ignore[operator]
+        raise ValueError(
+            f"The '{name}' parameter of {owner} must be an integer in [1, {MAX_BINS}]. "
+            f"Got {_short(value)} instead."
+        )
+    return int(value)  # type: ignore[call-overload]
+
+
+def monitor_alternatives(
+    shifts: object, slopes: object, n_bins: object, *, owner: str = "CalibrationMonitor"
+) -> FloatArray:
+    """The alternatives of a monitor's parameters, checked (sizes before anything is built).
+
+    Raises
+    ------
+    ValueError
+        With one line, for a bad grid or ``n_bins``, more than ``MAX_ALTERNATIVES``
+        alternatives, or only the null to bet on.
+
+    Examples
+    --------
+    >>> monitor_alternatives([0.0, 1.0], [1.0], 1)
+    array([[-1.,  1.,  1.]])
+    >>> monitor_alternatives(list(range(200)), list(range(100)), 1)
+    Traceback (most recent call last):
+    ...
+    ValueError: CalibrationMonitor would bet on 20000 alternatives, more than 10000: give fewer shifts, slopes or bins.
+    """
+    a = check_grid(shifts, name="shifts", owner=owner)
+    b = check_grid(slopes, name="slopes", owner=owner)
+    bins = check_n_bins(n_bins, owner=owner)
+    nonzero = int(np.count_nonzero(a))
+    count = a.size * b.size + (bins * nonzero if bins > 1 else 0)
+    if count > MAX_ALTERNATIVES:
+        raise ValueError(
+            f"{owner} would bet on {count} alternatives, more than {MAX_ALTERNATIVES}: give "
+            "fewer shifts, slopes or bins."
+        )
+    alternatives = betting_alternatives(a, b, bins)
+    if alternatives.shape[0] == 0:
+        raise ValueError(
+            f"{owner} has nothing to bet on: 'shifts' and 'slopes' give only the null "
+            "(intercept 0, slope 1)."
+        )
+    return alternatives
 
 
 def betting_alternatives(

@@ -26,6 +26,7 @@ complete: every attribute a fit of a savable class sets, and every parameter, ha
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -61,6 +62,12 @@ def _monitor_grid(value: Any, *, name: str, owner: str) -> None:
     check_grid(value, name=name, owner=owner)
 
 
+def _monitor_bins(value: Any, *, name: str, owner: str) -> None:
+    from venncal.core.betting import check_n_bins
+
+    check_n_bins(value, name=name, owner=owner)
+
+
 def _monitor_alternatives(value: Any, where: str) -> None:
     if not isinstance(value, np.ndarray) or value.ndim != 2 or value.shape[1] != 3:
         raise FittedStateError(f"{where} must be a K x 3 float array")
@@ -69,20 +76,19 @@ def _monitor_alternatives(value: Any, where: str) -> None:
 
 
 def _monitor(fitted: dict[str, Any], params: dict[str, Any], where: str) -> None:
-    """The state belongs to the grid and the level of the parameters."""
+    """The state belongs to the grid and the level of the parameters (the number of
+    alternatives is checked before the grid is built)."""
     state, alternatives = fitted.get("state_"), fitted.get("alternatives_")
     if state is None or alternatives is None:
         return
-    from venncal.core.betting import betting_alternatives, check_grid
+    from venncal.core.betting import monitor_alternatives
 
     try:
-        grid = betting_alternatives(
-            check_grid(params.get("shifts"), name="shifts", owner=where),
-            check_grid(params.get("slopes"), name="slopes", owner=where),
-            params.get("n_bins", 1),
+        grid = monitor_alternatives(
+            params.get("shifts"), params.get("slopes"), params.get("n_bins", 1), owner=where
         )
-    except (TypeError, ValueError):
-        return  # the parameter rows report it
+    except (TypeError, ValueError) as exc:
+        raise FittedStateError(str(exc).rstrip(".")) from None
     if not np.array_equal(grid, alternatives) or state.log_wealth.shape[0] != grid.shape[0]:
         raise FittedStateError(f"{where}.alternatives_ and .state_ must be those of its grid")
     alpha = params.get("alpha")
@@ -134,8 +140,11 @@ def _list_of_ivap(value: Any, where: str) -> None:
 
 
 def _real(value: Any, where: str) -> None:
+    """A real number, possibly infinite (e.g. a coefficient of scores near 1e-300)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise FittedStateError(f"{where} must be a number")
+    if isinstance(value, int) and abs(value) > sys.float_info.max:
+        raise FittedStateError(f"{where} must be a number a float can hold")
 
 
 def _two_reals(value: Any, where: str) -> None:
@@ -493,7 +502,7 @@ _EXPECTED: dict[tuple[str, str], Row] = {
     ("CalibrationMonitor", "alpha"): f.param(check_in_range, 0, 1),
     ("CalibrationMonitor", "shifts"): f.param(_monitor_grid),
     ("CalibrationMonitor", "slopes"): f.param(_monitor_grid),
-    ("CalibrationMonitor", "n_bins"): f.param(check_positive_int),
+    ("CalibrationMonitor", "n_bins"): f.param(_monitor_bins),
     ("CalibrationMonitor", "keep_path"): f.param(check_bool),
     ("CalibrationMonitor", "*"): (_monitor,),
     **_linear_softmax_rows(

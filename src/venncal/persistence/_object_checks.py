@@ -261,10 +261,30 @@ def _check_matrix_scaling(msmap: Any, where: str) -> None:
     _finite_number(fields.get("smoothing"), f"{where}.smoothing")
     if not 0 <= fields["smoothing"] < 1:
         raise FittedStateError(f"{where}.smoothing must lie in [0, 1)")
+    # the fit searches inverse temperatures in [e^-16, e^16]
+    if not abs(np.log(fields["inverse_temperature"])) <= 16.0 + 1e-9:
+        raise FittedStateError(f"{where}.inverse_temperature must lie in [e^-16, e^16]")
     _linear_softmax_map(msmap, where, "delta")
     delta = fields["delta"]
     if fields["structure"] in ("svs", "vector") and (delta != np.diag(np.diag(delta))).any():
         raise FittedStateError(f"{where}.delta of a {fields['structure']!r} map must be diagonal")
+    # its features are log-probabilities, at least log(smoothing / K), or LOG_FLOOR without
+    # smoothing: the logits (I + D) x + b stay finite (predictions stay numbers) when each
+    # row's weights and bias are below this
+    from venncal.core.matrix_scaling import LOG_FLOOR
+
+    K, c = delta.shape[0], fields["smoothing"]
+    lowest = min(LOG_FLOOR, float(np.log(c / K))) if c > 0 else LOG_FLOOR
+    _bounded_logits(np.eye(K) + delta, fields["bias"], lowest, f"{where}.delta")
+
+
+def _bounded_logits(weights: AnyArray, bias: AnyArray, lowest: float, where: str) -> None:
+    """Refuse a linear map ``W x + b`` of features in [lowest, 0] whose logits may overflow
+    (or whose differences may: the softmax subtracts the largest)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        reach = np.abs(weights).sum(axis=1) * -lowest + np.abs(bias)
+    if not (reach < 1e300).all():
+        raise FittedStateError(f"{where} are so large that its logits overflow")
 
 
 def _check_dirichlet(dmap: Any, where: str) -> None:
@@ -273,10 +293,8 @@ def _check_dirichlet(dmap: Any, where: str) -> None:
     # finite (predictions stay numbers) when each row's weights and bias are below this
     from venncal.core.matrix_scaling import LOG_FLOOR
 
-    with np.errstate(over="ignore"):
-        reach = np.abs(dmap.weights).sum(axis=1) * -LOG_FLOOR + np.abs(dmap.bias)
-    if not (reach < 1e300).all():
-        raise FittedStateError(f"{where}.weights are so large that its logits overflow")
+    lowest = min(LOG_FLOOR, float(dmap.__dict__.get("log_floor", LOG_FLOOR)))
+    _bounded_logits(dmap.weights, dmap.bias, lowest, f"{where}.weights")
 
 
 def _check_top_label(container: Any, where: str) -> None:
@@ -353,6 +371,16 @@ def _check_monitor_state(state: Any, where: str) -> None:
         f.integer(0, max(n - 1, 0))(alarm, f"{where}.alarm_index")
     if (alarm is not None) != (log_max >= threshold):
         raise FittedStateError(f"{where}.alarm_index does not match log_max")
+    # the martingale the running sums give now is one of the values log_max is the peak of
+    # (the state was decoded, so its module is loaded)
+    from venncal.core.betting import current_log_martingale
+
+    with np.errstate(all="ignore"):
+        current = current_log_martingale(state)
+    if current != current or current > log_max + 1e-9 * max(1.0, abs(log_max)):
+        raise FittedStateError(
+            f"{where}: the martingale of its running sums ({current:.6g}) is above log_max"
+        )
     path = fields.get("path")
     if path is None:
         return
@@ -360,6 +388,8 @@ def _check_monitor_state(state: Any, where: str) -> None:
         raise FittedStateError(f"{where}.path must hold one float per row seen")
     if np.isnan(path).any() or (n and max(float(path.max()), 0.0) != log_max):
         raise FittedStateError(f"{where}.path must hold no NaN and peak at log_max")
+    if n and not (path[-1] == current or abs(path[-1] - current) <= 1e-9 * max(1.0, abs(current))):
+        raise FittedStateError(f"{where}.path must end at the martingale of its running sums")
     above = np.flatnonzero(path >= threshold)
     if (-1 if alarm is None else alarm) != (int(above[0]) if above.size else -1):
         raise FittedStateError(f"{where}.alarm_index must be the first row at the alarm level")

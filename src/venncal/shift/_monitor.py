@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -12,16 +13,15 @@ from venncal._validation import (
     check_consistent_length,
     check_in_range,
     check_labels01,
-    check_positive_int,
     check_probabilities,
 )
 from venncal.core.betting import (
+    BLOCK_ROWS,
     MonitorState,
     advance,
-    betting_alternatives,
-    check_grid,
     current_log_martingale,
     initial_state,
+    monitor_alternatives,
 )
 
 if TYPE_CHECKING:
@@ -34,6 +34,9 @@ __all__ = ["CalibrationMonitor"]
 
 _SHIFTS = (-2.0, -1.0, -0.5, -0.25, 0.0, 0.25, 0.5, 1.0, 2.0)
 _SLOPES = (0.5, 0.75, 1.0, 1.5, 2.0)
+#: the most (row, alternative) pairs of one step: a batch is fed in pieces of at most this
+#: many cells, so memory stays bounded however many alternatives there are
+_CELLS = 64 * BLOCK_ROWS
 
 
 class CalibrationMonitor(BaseEstimator):
@@ -51,17 +54,20 @@ class CalibrationMonitor(BaseEstimator):
     ----------
     alpha : float in (0, 1), default=0.05
         The probability of a false alarm over the whole stream while the probabilities stay
-        calibrated.
+        calibrated (NaN and values outside (0, 1) are refused with a ``ValueError``).
     shifts : sequence of float, default=(-2, -1, -0.5, -0.25, 0, 0.25, 0.5, 1, 2)
         Intercepts ``a`` of the alternatives ``logit q = a + b logit p`` the gambler bets on
         (log-odds; 0.5 moves a probability of 0.2 to 0.29).
     slopes : sequence of float, default=(0.5, 0.75, 1, 1.5, 2)
         Slopes ``b`` of the alternatives (below 1: the probabilities are over-confident,
         above 1: under-confident).
-    n_bins : int, default=1
+    n_bins : int in [1, 100], default=1
         With more than one, the intercepts are also bet on within each of ``n_bins``
         equal-width bins of ``p`` alone (a loss of calibration in one range of
-        probabilities); each bin adds ``len(shifts) - 1`` alternatives.
+        probabilities); each bin adds ``len(shifts) - 1`` alternatives. At most
+        ``MAX_BINS`` = 100 bins (of width 0.01), and at most ``MAX_ALTERNATIVES`` = 10,000
+        alternatives in all (``venncal.core.betting``): the time per row grows with their
+        number.
     keep_path : bool, default=True
         Keep the log martingale after every row in ``martingale_`` (8 bytes a row). Without
         it memory stays constant and :meth:`advance` returns each batch's path.
@@ -172,17 +178,9 @@ class CalibrationMonitor(BaseEstimator):
     def _grid(self):
         owner = type(self).__name__
         check_in_range(self.alpha, 0.0, 1.0, name="alpha", owner=owner)
-        check_positive_int(self.n_bins, name="n_bins", owner=owner)
         check_bool(self.keep_path, name="keep_path", owner=owner)
-        grid = {name: check_grid(getattr(self, name), name=name, owner=owner)
-                for name in ("shifts", "slopes")}  # fmt: skip
-        alternatives = betting_alternatives(grid["shifts"], grid["slopes"], self.n_bins)
-        if alternatives.shape[0] == 0:
-            raise ValueError(
-                f"{owner} has nothing to bet on: 'shifts' and 'slopes' give only the null "
-                "(intercept 0, slope 1)."
-            )
-        return alternatives
+        # sizes are checked before the alternatives are built
+        return monitor_alternatives(self.shifts, self.slopes, self.n_bins, owner=owner)
 
     def _start(self):
         alternatives = self._grid()
@@ -237,7 +235,23 @@ class CalibrationMonitor(BaseEstimator):
         prob = check_probabilities(p, name="p")
         labels = check_labels01(y, name="y")
         check_consistent_length(p=prob, y=labels)
-        self.state_, path = advance(self.state_, prob, labels, self.alternatives_)
+        step = max(1, _CELLS // self.alternatives_.shape[0])
+        if prob.shape[0] <= step:
+            self.state_, path = advance(self.state_, prob, labels, self.alternatives_)
+            return path
+        # in pieces of bounded memory (the same numbers as one piece); the kept path is
+        # joined once at the end
+        kept = self.state_.path
+        state = dataclasses.replace(self.state_, path=None)
+        parts = []
+        for lo in range(0, prob.shape[0], step):
+            state, part = advance(
+                state, prob[lo : lo + step], labels[lo : lo + step], self.alternatives_
+            )
+            parts.append(part)
+        path = np.concatenate(parts)
+        joined = None if kept is None else np.concatenate([kept, path])
+        self.state_ = dataclasses.replace(state, path=joined)
         return path
 
     def update(self, p: ArrayLike, y: ArrayLike) -> Self:

@@ -1,0 +1,83 @@
+"""What a loaded model must do, for the tests of edited model files: predictions finite and
+valid (probabilities in [0, 1] summing to one, p0 <= p1, known classes), and a calibration
+monitor's state consistent (the alarm exactly when the martingale reached its level)."""
+
+import warnings
+
+import numpy as np
+
+from tests.persistence._savable import multiclass_data
+
+
+def binary_scores(wide):
+    rng = np.random.default_rng(7)
+    t = np.r_[0.0, 1.0, np.linspace(0, 1, 41), np.round(rng.random(40), 2), rng.random(20)]
+    if wide:
+        t = np.r_[t, -5.0, 5.0, -1e300, 1e300, rng.normal(size=20)]
+    return t
+
+
+def check_predictions(cal, wide, multiclass):
+    """Every prediction of ``cal`` on test data, with the checks of its invariants."""
+    classes = cal.classes_
+    if multiclass:
+        X = multiclass_data(seed=5, n=60, K=classes.shape[0])[0]
+        kwargs = {}
+    else:
+        X = binary_scores(wide)
+        groups = getattr(cal, "groups_", None)
+        kwargs = {}
+        if groups is not None:
+            known = list(groups) + list(cal.pooled_groups_ or [])
+            kwargs = {"groups": np.array([known[i % len(known)] for i in range(X.shape[0])])}
+    proba = cal.predict_proba(X, **kwargs)
+    m = X.shape[0]
+    assert proba.shape == (m, classes.shape[0]), proba.shape
+    assert np.isfinite(proba).all(), "non-finite probabilities"
+    assert ((proba >= 0) & (proba <= 1)).all(), f"probabilities in [{proba.min()}, {proba.max()}]"
+    assert np.allclose(proba.sum(axis=1), 1.0, rtol=0, atol=1e-9), "rows do not sum to one"
+    if hasattr(cal, "predict_interval"):
+        iv = cal.predict_interval(X, **kwargs)
+        assert np.isfinite(iv).all(), "non-finite intervals"
+        assert ((iv >= 0) & (iv <= 1)).all(), "intervals outside [0, 1]"
+        assert (iv[..., 0] <= iv[..., 1]).all(), "intervals with p0 > p1"
+    pred = cal.predict(X, **kwargs)
+    assert np.isin(pred, classes).all(), "predict returns an unknown class"
+
+
+def check_monitor(monitor):
+    """A monitor's state is consistent, and stays so when the stream goes on."""
+    for _ in range(2):
+        state = monitor.state_
+        current = monitor.log_martingale_
+        assert current == current, "a NaN martingale"
+        assert current <= state.log_max * (1 + 1e-12) + 1e-12, "a martingale above its peak"
+        assert monitor.alarm_ == (state.log_max >= state.log_threshold), "alarm and peak differ"
+        if monitor.alarm_:
+            assert 0 <= monitor.alarm_index_ < monitor.n_seen_
+        path = monitor.martingale_
+        if path is not None:
+            assert path.shape == (monitor.n_seen_,) and not np.isnan(path).any()
+        monitor.update([0.2, 0.9, 0.5], [0, 1, 1])
+
+
+def check_loaded(cal, wide):
+    """The invariants of what ``venncal.load`` returned: a calibrator or a monitor."""
+    if hasattr(cal, "predict_proba"):
+        check_predictions(cal, wide, getattr(cal, "n_features_in_", 1) > 1)
+    else:
+        check_monitor(cal)
+
+
+def wide_ok(cal):
+    """Whether ``cal`` predicts on scores outside [0, 1] too (beta calibration of
+    probabilities does not)."""
+    if not hasattr(cal, "predict_proba"):  # e.g. a monitor: loading is what is checked
+        return False
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            check_predictions(cal, True, getattr(cal, "n_features_in_", 1) > 1)
+    except ValueError:
+        return False
+    return True
