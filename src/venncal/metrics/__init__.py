@@ -16,6 +16,9 @@ dataclasses.
   :func:`bootstrap_ci` for any of them.
 - Venn outputs: :func:`interval_width`, :func:`interval_validity`, :func:`merge_regret`.
 - :func:`brier_curve`: the exact cost-weighted loss curve, area = Brier / 2.
+- Within segments: :func:`multicalibration_error` (the MCE: worst cumulative calibration
+  error over segments defined by features, with its per-segment table) and
+  :func:`ecce_pvalue`.
 - K classes (labels and an (n, K) probability matrix): :func:`multiclass_log_loss`,
   :func:`multiclass_brier_score`, :func:`top_label_ece`, :func:`classwise_ece`,
   :func:`top_label_reliability_curve`, :func:`classwise_reliability_curves`.
@@ -49,6 +52,11 @@ from venncal.metrics._decomposition import (
     brier_decomposition,
     corp_decomposition,
     isotonic_recalibration,
+)
+from venncal.metrics._multicalibration import (
+    MulticalibrationResult,
+    ecce_pvalue,
+    multicalibration_error,
 )
 from venncal.metrics._multiclass import (
     classwise_ece,
@@ -128,6 +136,9 @@ __all__ = [
     "classwise_ece",
     "top_label_reliability_curve",
     "classwise_reliability_curves",
+    "MulticalibrationResult",
+    "multicalibration_error",
+    "ecce_pvalue",
 ]
 
 
