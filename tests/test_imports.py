@@ -1,9 +1,11 @@
 """The house: no import cycle between venncal's modules, and no module too long without a reason.
 
-Imports are read from the source (module level only: imports inside functions run on first
-use and cannot form a cycle at import time; imports under ``if TYPE_CHECKING`` never run). An
-edge ``a -> b`` means that importing ``a`` imports ``b``. A cycle is a strongly connected
-component of more than one module.
+Imports are read from the source; imports under ``if TYPE_CHECKING`` never run. At import
+time only module-level imports count (imports inside functions run on first use and cannot
+form a cycle while the package loads): an edge ``a -> b`` means that importing ``a`` imports
+``b``, and a cycle is a strongly connected component of more than one module. At run time the
+imports inside functions count too, and no two modules may import each other (a pair that
+does is one idea split in two rooms).
 """
 
 import ast
@@ -34,28 +36,33 @@ def _type_checking(test):
     )
 
 
-def _statements(body):
+def _statements(body, *, run_time=False):
     for node in body:
-        if isinstance(node, ast.If):
+        if run_time and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            yield from _statements(node.body, run_time=True)
+        elif run_time and isinstance(node, (ast.With, ast.AsyncWith, ast.For, ast.While)):
+            yield from _statements(node.body, run_time=True)
+            yield from _statements(getattr(node, "orelse", []), run_time=True)
+        elif isinstance(node, ast.If):
             if not _type_checking(node.test):
-                yield from _statements(node.body)
-                yield from _statements(node.orelse)
+                yield from _statements(node.body, run_time=run_time)
+                yield from _statements(node.orelse, run_time=run_time)
         elif isinstance(node, ast.Try):
-            yield from _statements(node.body)
+            for part in (node.body, node.orelse, node.finalbody):
+                yield from _statements(part, run_time=run_time)
             for handler in node.handlers:
-                yield from _statements(handler.body)
-            yield from _statements(node.orelse)
-            yield from _statements(node.finalbody)
+                yield from _statements(handler.body, run_time=run_time)
         else:
             yield node
 
 
-def imports_of(name):
-    """The venncal modules that importing ``name`` imports directly."""
+def imports_of(name, *, run_time=False):
+    """The venncal modules that importing ``name`` imports directly (``run_time``: or that
+    its functions import when called)."""
     path = MODULES[name]
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found = set()
-    for node in _statements(ast.parse(path.read_text()).body):
+    for node in _statements(ast.parse(path.read_text()).body, run_time=run_time):
         if isinstance(node, ast.Import):
             found.update(_resolve(a.name) for a in node.names if a.name.startswith("venncal"))
         elif isinstance(node, ast.ImportFrom):
@@ -131,6 +138,21 @@ def test_the_import_reader_sees_relative_and_absolute_imports():
 def test_no_import_cycle():
     graph = {name: imports_of(name) for name in MODULES}
     assert cycles(graph) == []
+
+
+def test_the_run_time_reader_sees_imports_inside_functions():
+    source = "def f():\n    if x:\n        from venncal import _params\n"
+    found = {type(node).__name__ for node in _statements(ast.parse(source).body, run_time=True)}
+    assert "ImportFrom" in found
+    assert "ImportFrom" not in {type(n).__name__ for n in _statements(ast.parse(source).body)}
+    guarded = "def f():\n    if TYPE_CHECKING:\n        from venncal import _params\n"
+    assert not list(_statements(ast.parse(guarded).body, run_time=True))[1:]
+
+
+def test_no_two_modules_import_each_other_at_run_time():
+    graph = {name: imports_of(name, run_time=True) for name in MODULES}
+    pairs = sorted({tuple(sorted((a, b))) for a in graph for b in graph[a] if a in graph.get(b, ())})
+    assert pairs == [], f"modules that import each other: {pairs}"
 
 
 def test_long_modules_say_why():

@@ -10,6 +10,7 @@ from venncal.experiments.runner import cell_seed
 from venncal.experiments.studies import _naeini_agreement as agreement
 from venncal.experiments.studies import _naeini_designs as designs
 from venncal.experiments.studies import naeini_2014 as study
+from venncal.experiments.studies._naeini_tuning import fit_stretch_to_lr_row
 
 _CALIBRATOR_WORDS = ("ACP", "IsoReg", "isotonic", "Platt", "Hist", "histogram", "SBB", "ABB")
 
@@ -125,7 +126,7 @@ def test_family_is_the_central_design_and_one_change_each():
 
 
 def test_fit_stretch_returns_the_closest_value():
-    best, table = designs.fit_stretch_to_lr_row("XOR", [1.0, 1.5], seeds=range(20_000, 20_006))
+    best, table = fit_stretch_to_lr_row("XOR", [1.0, 1.5], seeds=range(20_000, 20_006))
     assert set(table) == {1.0, 1.5}
     assert best == min(table, key=lambda k: table[k][0])
     assert all(d >= 0 for d, _ in table.values())

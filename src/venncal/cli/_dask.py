@@ -112,7 +112,7 @@ def cli_fit(
     shows a bar of the fit's steps (None: on a terminal).
     """
     import venncal.dask
-    from venncal.dask._fit import _distinct
+    from venncal.dask._labels import distinct_values
 
     check_fit_calibrator(calibrator, "dask", method)
     source, columns = fit_columns(cal_file, score=score, label=label, weight=weight, sep=sep)
@@ -128,7 +128,7 @@ def cli_fit(
                 raise weight_error(cal_file, weight)
         # the labels' distinct values, read by the command line's own rule (--positive)
         column = frame[label]
-        (found,) = dask.compute(column.map_partitions(_distinct, meta=column._meta))
+        (found,) = dask.compute(column.map_partitions(distinct_values, meta=column._meta))
         found, y_found, positives = label_values(
             list(dict.fromkeys(found.tolist())), found.dtype, label, cal_file, positive
         )

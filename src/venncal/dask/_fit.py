@@ -15,8 +15,8 @@ from venncal._distributed import (
     fill_engine_doc,
     weighted_table,
 )
-from venncal._validation import check_binary_labels
 from venncal.core.counts import check_decimals, round_scores, table_from_sums
+from venncal.dask._labels import frame_classes
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
@@ -74,27 +74,6 @@ def _meta(weight):
     if weight is not None:
         cols.update(w=np.empty(0), p=np.empty(0, np.int64), frac=np.empty(0, np.int64))
     return pd.DataFrame(cols)
-
-
-def _distinct(series):
-    import pandas as pd
-
-    return pd.Series(series.unique())
-
-
-def _classes(dask, frame, label):
-    """The two labels, checked as in memory (one class, NaN, more than two: the same error).
-
-    Each partition lists its distinct labels (a tree reduction, no shuffle); reading one
-    column, this pass costs a fraction of the aggregation.
-    """
-    column = frame[label]
-    parts = column.map_partitions(_distinct, meta=column._meta)
-    labels = dask.compute(parts)[0].to_numpy()
-    if labels.size == 0:
-        raise ValueError("'y' is empty; at least one label is needed.")
-    labels = np.asarray(list(dict.fromkeys(labels.tolist())), dtype=labels.dtype)
-    return check_binary_labels(labels, name="y")[1]
 
 
 def _counts(dask, frame, score, label, weight, classes, decimals):
@@ -201,7 +180,7 @@ def fit(
         return fit_platt(calibrator, frame, score=score, label=label, weight=weight)
     check_fit_calibrator(calibrator, "venncal.dask.fit")
     decimals = check_decimals(calibrator.decimals, owner=type(calibrator).__name__)
-    classes = _classes(dask, frame, label)
+    classes = frame_classes(dask, frame, label)
     table, rows = _counts(dask, frame, score, label, weight, classes, decimals)
     return calibrator._fit_table_checked(table, classes, rows)
 

@@ -28,6 +28,7 @@ from venncal.core.platt import (
     newton_sigmoid,
     smoothed_targets,
 )
+from venncal.dask._labels import frame_classes
 from venncal.exceptions import VenncalWarning, user_stacklevel
 
 if TYPE_CHECKING:
@@ -129,12 +130,11 @@ def fit_platt(
 ) -> Any:
     """Fit a :class:`~venncal.PlattCalibrator` on a Dask DataFrame (see venncal.dask.fit)."""
     import dask
-    from venncal.dask._fit import _classes
 
     owner = type(calibrator).__name__
     check_positive_int(calibrator.max_iter, name="max_iter", owner=owner)
     check_bool(calibrator.smoothing, name="smoothing", owner=owner)
-    classes = _classes(dask, frame, label)
+    classes = frame_classes(dask, frame, label)
     parts = frame.to_delayed()
 
     def run(func, *args):

@@ -37,6 +37,7 @@ from venncal.export._plan import (
     Temperature,
     plan_of,
 )
+from venncal.export._sql_functions import sql_exp, sql_expit, sql_log1p
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -127,27 +128,6 @@ class _Query:
 def _arith(q, prev, expr, extra=""):
     """A CTE ``SELECT s, <expr> AS x FROM prev`` (``expr`` reads the column ``x``)."""
     return q.add(f"SELECT s, {expr} AS x{extra} FROM {prev}", "a")
-
-
-# exp(x) rounds to 0 below x = -1075 ln 2 = -745.1332...; from -745.13 on it is not 0
-_EXP_ZERO = "-745.13"
-
-
-def _exp(arg: str) -> str:
-    """``EXP(arg)``, 0 where it would round to 0 (or to the smallest subnormal, 5e-324):
-    PostgreSQL raises an error for an ``EXP`` that underflows, where IEEE engines give 0."""
-    return f"CASE WHEN {arg} < {_EXP_ZERO} THEN 0.0 ELSE EXP({arg}) END"
-
-
-def _expit(q: object, t: str) -> str:
-    """``1 / (1 + exp(-t))`` as scipy's expit, without an overflow of exp."""
-    return f"CASE WHEN {t} < -700.0 THEN {_exp(t)} ELSE 1.0 / (1.0 + {_exp(f'-{t}')}) END"
-
-
-def _log1p(t: str) -> str:
-    """log1p of a column: ``ln(u) t / (u - 1)`` with ``u = 1 + t``, exact when u = 1."""
-    u = f"(1.0 + {t})"
-    return f"CASE WHEN {u} = 1.0 THEN {t} ELSE LN({u}) * {t} / ({u} - 1.0) END"
 
 
 def _counts(q, prev, tables):
@@ -275,7 +255,7 @@ def _sigmoid(q, prev, st):
         return _arith(q, prev, q.num(float(expit(-st.b))))
     u = _standardise(q, prev, st.center, st.scale) if st.standardise else prev
     z = _arith(q, u, f"{q.num(st.a)} * x + {q.num(st.b)}")
-    return _arith(q, _arith(q, z, "-x"), _expit(q, "x"))
+    return _arith(q, _arith(q, z, "-x"), sql_expit(q, "x"))
 
 
 def _prob_features(q, prev):
@@ -283,17 +263,17 @@ def _prob_features(q, prev):
     lo, hi = q.num(EPS), q.num(1.0 - EPS)
     c = _arith(q, prev, f"CASE WHEN x < {lo} THEN {lo} WHEN x > {hi} THEN {hi} ELSE x END")
     n = q.add(f"SELECT s, x, -x AS t FROM {c}", "a")
-    return q.add(f"SELECT s, LN(x) AS f0, -({_log1p('t')}) AS f1 FROM {n}", "f")
+    return q.add(f"SELECT s, LN(x) AS f0, -({sql_log1p('t')}) AS f1 FROM {n}", "f")
 
 
 def _logaddexp0(q, prev, col):
     """CTE (s, x, L): ``np.logaddexp(0, col)`` = max(0, y) + log1p(exp(-|y|))."""
     e = q.add(
         f"SELECT s, x, CASE WHEN {col} > 0.0 THEN {col} ELSE 0.0 END AS m, "
-        f"{_exp(f'-ABS({col})')} AS t FROM {prev}",
+        f"{sql_exp(f'-ABS({col})')} AS t FROM {prev}",
         "a",
     )
-    return q.add(f"SELECT s, x, m + ({_log1p('t')}) AS L FROM {e}", "a")
+    return q.add(f"SELECT s, x, m + ({sql_log1p('t')}) AS L FROM {e}", "a")
 
 
 def _beta(q, prev, st):
@@ -307,7 +287,7 @@ def _beta(q, prev, st):
     z = q.add(
         f"SELECT s, {q.num(st.a)} * f0 + {q.num(st.b)} * f1 + {q.num(st.c)} AS x FROM {feats}"
     )
-    return _arith(q, z, _expit(q, "x"))
+    return _arith(q, z, sql_expit(q, "x"))
 
 
 def _log_odds(q, prev, logit):
@@ -321,7 +301,7 @@ def _quadratic(q, prev, st):
     lo, hi = q.num(st.lo), q.num(st.hi)
     u = _arith(q, u, f"CASE WHEN x < {lo} THEN {lo} WHEN x > {hi} THEN {hi} ELSE x END")
     z = _arith(q, u, f"{q.num(st.c0)} + x * ({q.num(st.c1)} + {q.num(st.c2)} * x)")
-    return _arith(q, z, _expit(q, "x"))
+    return _arith(q, z, sql_expit(q, "x"))
 
 
 def _temperature(q, prev, st):
@@ -344,7 +324,7 @@ def _temperature(q, prev, st):
     else:
         L = q.add(f"SELECT s, 0.0 + {b0} AS l0, 0.0 + {b1} AS l1 FROM {X}")
     m = q.add(f"SELECT s, l0, l1, CASE WHEN l0 >= l1 THEN l0 ELSE l1 END AS m FROM {L}")
-    e = q.add(f"SELECT s, {_exp('l0 - m')} AS e0, {_exp('l1 - m')} AS e1 FROM {m}")
+    e = q.add(f"SELECT s, {sql_exp('l0 - m')} AS e0, {sql_exp('l1 - m')} AS e1 FROM {m}")
     return q.add(f"SELECT s, e1 / (e0 + e1) AS x FROM {e}")
 
 

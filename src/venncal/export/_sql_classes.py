@@ -22,6 +22,7 @@ from venncal.export._plan import (
     SmoothedLogSoftmax,
     StandardisedLogits,
 )
+from venncal.export._sql_functions import sql_exp
 
 if TYPE_CHECKING:
     from venncal.export._sql import _Query
@@ -75,17 +76,13 @@ def _tournament(cols: list[str]) -> str:
 
 def _softmax(r: _Rows, prev: str, src: str = "x") -> str:
     """Columns ``x``j: exp(src - max) / sum, as the core computes a softmax."""
-    from venncal.export._sql import _exp
-
     m = r.with_max(prev, src)
-    e = r.each(m, _exp("{v} - m"), src, "e")
+    e = r.each(m, sql_exp("{v} - m"), src, "e")
     return r.step(e, [f"e{j} / {r.total('e')}" for j in range(r.K)])
 
 
 def _read(r: _Rows, prev: str, plan: Plan) -> str:
     """Columns ``x``j: the class log-scores of the rows (s0..)."""
-    from venncal.export._sql import _exp
-
     read = plan.classes
     assert read is not None
     q = r.q
@@ -96,7 +93,7 @@ def _read(r: _Rows, prev: str, plan: Plan) -> str:
     if read.score_type == "logits" and read.log_softmax:
         # t = s - logsumexp(s), logsumexp(s) = m + ln sum exp(s - m) with m the row's maximum
         m = q.add(f"SELECT {r.keys}, {r.greatest('s')} AS m FROM {prev}", "c")
-        e = r.step(m, [_exp(f"s{j} - m") for j in range(r.K)], "e", ", m")
+        e = r.step(m, [sql_exp(f"s{j} - m") for j in range(r.K)], "e", ", m")
         lse = q.add(f"SELECT {r.keys}, m + LN({r.total('e')}) AS lse FROM {e}", "c")
         return r.each(lse, "{v} - lse", "s")
     return r.each(prev, "{v}", "s")

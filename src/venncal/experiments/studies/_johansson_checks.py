@@ -25,7 +25,7 @@ of the paper's last printed digit.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -36,7 +36,7 @@ from venncal.experiments.claims import Check
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["per_dataset", "text_checks", "checks_from_results"]
+__all__ = ["per_dataset", "text_checks"]
 
 #: Table 4 discussion (section 5): mean interval size over the data sets
 PAPER_INTERVAL = {"VP-oob": 0.006, "VAP-cal": 0.075}
@@ -199,41 +199,3 @@ def text_checks(raw: pd.DataFrame) -> dict[str, Check]:
     _table2(raw, checks)
     _intervals(raw, checks)
     return checks
-
-
-def checks_from_results(raw: pd.DataFrame, n_sim: int = 100) -> dict[str, Check]:
-    """Every check of the study recomputed from its tidy results (one row per dataset,
-    repetition and setup): the intervals, the accuracies and :func:`text_checks`."""
-    from venncal.experiments.studies import johansson_2018
-
-    study: Any = johansson_2018
-
-    metrics = ["accuracy", "lower", "upper", "interval_size"]
-    per_ds = raw.groupby(["dataset", "setup"], sort=False)[metrics].mean()
-    datasets = list(dict.fromkeys(raw["dataset"]))
-    n_objects = raw.groupby("dataset")["n_objects"].first().reindex(datasets)
-
-    def wide(metric: str) -> pd.DataFrame:
-        return per_ds[metric].unstack("setup").reindex(index=datasets)
-
-    per_setup = {
-        s: pd.DataFrame(
-            {
-                "lower": wide("lower")[s],
-                "upper": wide("upper")[s],
-                "accuracy": wide("accuracy")[s],
-                "interval_size": wide("interval_size")[s],
-                "n_objects": n_objects,
-            }
-        )
-        for s in study.VENN_SETUPS
-        if s in set(raw["setup"])
-    }
-    n_repeats = int(raw["repeat"].nunique())
-    n_folds = int(raw["n_folds"].iloc[0]) if "n_folds" in raw.columns else 10
-    checks, _ = study.interval_checks(
-        per_setup, n_folds=n_folds, n_repeats=n_repeats, n_sim=n_sim, seed=0
-    )
-    checks.update(study.accuracy_checks(wide("accuracy")))
-    checks.update(text_checks(raw))
-    return dict(checks)

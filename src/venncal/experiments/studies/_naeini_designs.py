@@ -33,7 +33,7 @@ used, so every calibrator cell of the study is held out.
   one side of the data further out (XOR: the quadrant ``x1 < 0, x2 < 0``, one of the two
   positive quadrants; circular: the half-plane ``x1 > 0``, stretched along ``x1``) gives LR a
   slope while its score still puts positives at both ends (XOR) or in the middle (circular),
-  so its AUC stays near 0.5. ``stretch`` was chosen by :func:`fit_stretch_to_lr_row`: the value
+  so its AUC stays near 0.5. ``stretch`` was chosen by :func:`venncal.experiments.studies._naeini_tuning.fit_stretch_to_lr_row`: the value
   on a grid whose mean LR row over 150 draws with seeds 20,000-20,149 (none of them a seed of
   the study's committed draws, which are hashes of the panel and repetition) is closest to the
   paper's, in squared differences divided by the variance of one draw, summed over the five
@@ -71,15 +71,13 @@ out.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from venncal._validation import check_random_state
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
-
     import numpy.typing as npt
 
     from venncal._typing import ArrayLike, FloatArray, SeedLike
@@ -93,7 +91,6 @@ __all__ = [
     "central_design",
     "design_family",
     "family_panels",
-    "fit_stretch_to_lr_row",
 ]
 
 _LN2 = float(np.log(2.0))
@@ -294,49 +291,3 @@ def family_panels(dataset: str) -> dict[str, str]:
         (f"{dataset}/LR" if label == "central" else f"{dataset} [{label}]/LR"): label
         for label in _FAMILY[dataset]
     }
-
-
-def fit_stretch_to_lr_row(
-    dataset: str, stretches: Sequence[float], seeds: Iterable[int] = TUNING_SEEDS
-) -> tuple[float, dict[float, Any]]:
-    """The distance of each ``stretch`` from the paper's LR row, and the closest one.
-
-    For each value, LR (standardised inputs, as in the study) is trained on 600 draws and
-    scored on 600 others (of 1,800 per seed, split as in the study) for every seed; the
-    distance is ``sum_m (mean_m - paper_m)^2 / var_m`` over the five metrics ``m``, with
-    ``var_m`` the variance of one draw. Only the LR row enters: no calibrator is fitted.
-
-    Parameters
-    ----------
-    dataset : {"XOR", "Circular"}
-    stretches : sequence of float
-    seeds : iterable of int, default=TUNING_SEEDS
-
-    Returns
-    -------
-    best : float
-        The value of ``stretches`` with the smallest distance.
-    table : dict
-        ``{stretch: (distance, {metric: mean})}``.
-    """
-    from venncal.experiments.studies import naeini_2014 as study
-
-    paper = PAPER_LR_ROW[dataset]
-    make = SignXorDesign if dataset == "XOR" else DiscDesign
-    seeds = list(seeds)
-    table = {}
-    for k in stretches:
-        rows = []
-        for seed in seeds:
-            X, y = make(stretch=float(k)).sample(1800, random_state=seed)
-            idx = np.random.default_rng(seed).permutation(1800)
-            train, test = idx[:600], idx[1200:]
-            with study.quiet():
-                clf = study._classifier("LR", dataset, seed).fit(X[train], y[train])
-                rows.append(study._metrics(y[test], study._score(clf, X[test])))
-        means = {m: float(np.mean([r[m] for r in rows])) for m in paper}
-        var = {m: float(np.var([r[m] for r in rows], ddof=1)) for m in paper}
-        distance = sum((means[m] - paper[m]) ** 2 / var[m] for m in paper)
-        table[float(k)] = (float(distance), means)
-    best = min(table, key=lambda k: table[k][0])
-    return best, table

@@ -30,8 +30,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from venncal.experiments._margins import with_quick_margins
 from venncal.experiments.claims import Check
-from venncal.experiments.quick_margins import with_quick_margins
 from venncal.experiments.report import StudyResult
 from venncal.experiments.runner import cell_seed
 from venncal.experiments.studies._common import load_cached, quiet, study_run

@@ -64,7 +64,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from venncal.experiments.quick_margins import with_quick_margins
+from venncal.experiments._margins import with_quick_margins
 from venncal.experiments.report import StudyResult
 from venncal.experiments.runner import cell_seed
 from venncal.experiments.studies import _naeini_agreement as agreement

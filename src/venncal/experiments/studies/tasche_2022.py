@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from venncal.experiments._margins import with_quick_margins
 from venncal.experiments.agreement import block_check, cell_status
 from venncal.experiments.claims import Check
-from venncal.experiments.quick_margins import with_quick_margins
 from venncal.experiments.report import StudyResult
 from venncal.experiments.runner import cell_seed
 from venncal.experiments.studies._common import study_run
