@@ -79,6 +79,7 @@ LAYERS = [
             "venncal.core.acp",
             "venncal.core.counts",
             "venncal.core.coupling",
+            "venncal.core.abstention",
         ],
     ),  # fmt: skip
     (

@@ -53,6 +53,9 @@ def fitted(name, task):
     if name == "CalibrationMonitor":
         s, y = binary_data()
         return cls().update(s, y), s
+    if name == "AbstentionRule":  # a target the small random data can meet
+        scores, y = data(task)
+        return cls(target_error=0.4).fit(scores, y), scores
     if "Classifier" in name:
         from sklearn.linear_model import LogisticRegression
 
@@ -70,6 +73,8 @@ def assert_one_line_refusal(excinfo, name):
 
 
 def predictions(est, scores):
+    if hasattr(est, "accept"):  # an abstention rule
+        return {"accept": est.accept(scores), "predict": est.predict(scores)}
     out = {"proba": est.predict_proba(scores)}
     if hasattr(est, "predict_interval") and np.ndim(scores) == 1:
         out["interval"] = est.predict_interval(scores)
@@ -170,7 +175,7 @@ def check_export(surface, name, task, entry, tmp_path):
 
 def check_engine(engine, name, task, entry, frame_of):
     """``engine`` is venncal.dask or venncal.spark; ``frame_of(pandas frame)`` its frame."""
-    wrapper = "Classifier" in name or name == "CalibrationMonitor"
+    wrapper = "Classifier" in name or name in ("CalibrationMonitor", "AbstentionRule")
     if wrapper:
         est, _ = fitted(name, task)
         scores, y = binary_data()

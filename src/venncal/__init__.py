@@ -36,6 +36,8 @@ _LAZY = {
     "ScalingBinningCalibrator": "venncal.calibration.scaling_binning",
     "TemperatureCalibrator": "venncal.calibration.temperature",
     "logistic_wald_interval": "venncal.calibration.acp",
+    # abstention with a guarantee on the error of the answers
+    "AbstentionRule": "venncal.calibration.abstention",
     # classifiers wrapping a scikit-learn estimator
     "VennAbersClassifier": "venncal.classifiers.venn_abers",
     "ProbingClassifier": "venncal.classifiers.probing",

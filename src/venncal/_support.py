@@ -51,6 +51,7 @@ _NOT_CHOSEN = "not among the candidates compared by default (pass it in 'calibra
 _K_CLI = "the command line takes one column of binary scores"
 _K_ENGINES = "K-class fits are not distributed yet"
 _MONITOR = "a monitor of calibration over time, not a calibrator"
+_ABSTAIN = "a rule that abstains on calibrated probabilities, not a calibrator"
 
 
 def _row(**entries: Entry) -> dict[str, Entry]:
@@ -223,6 +224,24 @@ SUPPORT: dict[tuple[str, str], dict[str, Entry]] = {
         dask=_FEATURES,
         spark=_FEATURES,
         chooser=_FEATURES,
+    ),
+    ("AbstentionRule", "binary"): _row(
+        file=True,
+        cli=_ABSTAIN,
+        sql="the decision of abstention is not exported yet",
+        onnx="the decision of abstention is not exported yet",
+        dask=_ABSTAIN,
+        spark=_ABSTAIN,
+        chooser=_ABSTAIN,
+    ),
+    ("AbstentionRule", "multiclass"): _row(
+        file=True,
+        cli=_ABSTAIN,
+        sql="the decision of abstention is not exported yet",
+        onnx="the decision of abstention is not exported yet",
+        dask=_ABSTAIN,
+        spark=_ABSTAIN,
+        chooser=_ABSTAIN,
     ),
     ("CalibrationMonitor", "binary"): _row(
         file=True,

@@ -61,10 +61,28 @@ def check_monitor(monitor):
         monitor.update([0.2, 0.9, 0.5], [0, 1, 1])
 
 
+def check_abstention(rule):
+    """An abstention rule answers with a known class, or abstains, on probabilities of its
+    shape (or intervals of them)."""
+    k = rule.n_features_in_
+    rng = np.random.default_rng(0)
+    P = rng.dirichlet(np.ones(max(k, 2)), 50)
+    scores = P[:, 1] if k == 1 else P
+    if rule.confidence == "lower":
+        scores = np.column_stack([scores, scores]) if k == 1 else np.stack([P, P], axis=2)
+    groups = None if rule.groups_ is None else [rule.groups_[0]] * 50
+    accept = rule.accept(scores, groups=groups)
+    assert accept.dtype == bool and accept.shape == (50,)
+    assert np.isin(rule.predict(scores), rule.classes_).all(), "predict returns an unknown class"
+
+
 def check_loaded(cal, wide):
-    """The invariants of what ``venncal.load`` returned: a calibrator or a monitor."""
+    """The invariants of what ``venncal.load`` returned: a calibrator, an abstention rule or a
+    monitor."""
     if hasattr(cal, "predict_proba"):
         check_predictions(cal, wide, getattr(cal, "n_features_in_", 1) > 1)
+    elif hasattr(cal, "accept"):
+        check_abstention(cal)
     else:
         check_monitor(cal)
 

@@ -32,7 +32,22 @@ def multiclass_data(seed=0, n=150, K=3):
     return p, y
 
 
+def confident_data(seed=0, n=300):
+    """Binary probabilities far from 1/2 whose labels are all right: an abstention rule meets
+    any target on them."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    return np.round(np.where(y == 1, 0.99, 0.01) + rng.uniform(-0.009, 0.009, n), 3), y
+
+
+#: classes fitted on other data than binary_data (an abstention rule meets no small target
+#: on it)
+DATA = {"AbstentionRule": confident_data}
+
+
 def _fit_generic(est, seed=0):
+    if type(est).__name__ in DATA:
+        return est.fit(*DATA[type(est).__name__](seed))
     s, y = binary_data(seed)
     errors = []
     if hasattr(est, "fit"):
@@ -66,8 +81,22 @@ def _multiclass(cls, seed, **params):
     return cls(**params).fit(p, y)
 
 
+def _abstention_groups(cls, seed):
+    s, y = confident_data(seed)
+    return cls(group_fallback="pooled", min_accepted=50).fit(s, y, groups=np.arange(300) % 3)
+
+
+def _abstention_classes(cls, seed):
+    s, y = confident_data(seed)
+    P = np.column_stack([(1 - s) / 2, (1 - s) / 2, s])
+    P[:100] = P[:100, [0, 2, 1]]  # rows of class 1
+    k = np.where(np.arange(300) < 100, y, 2 * y)
+    return cls(target_error=0.2, confidence="lower").fit(np.stack([P, P], axis=2), k)
+
+
 #: more ways to fit a class than its defaults on small data: name -> [fit(cls, seed)]
 VARIANTS = {
+    "AbstentionRule": [_abstention_groups, _abstention_classes],
     "VennAbersCalibrator": [
         _va_groups,
         lambda cls, seed: _partial(cls, seed, decimals=1, merge="mean"),

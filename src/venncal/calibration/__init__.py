@@ -4,6 +4,7 @@ This is the estimator layer: it may import scikit-learn, ``venncal.core`` and
 ``venncal.metrics``, never plotting, datasets, experiments or the command line.
 """
 
+from venncal.calibration.abstention import AbstentionRule
 from venncal.calibration.acp import ACPCalibrator, logistic_wald_interval
 from venncal.calibration.bayesian_binning import BayesianBinningCalibrator
 from venncal.calibration.beta import BetaCalibrator
@@ -33,4 +34,5 @@ __all__ = [
     "MatrixScalingCalibrator",
     "DirichletCalibrator",
     "logistic_wald_interval",
+    "AbstentionRule",
 ]

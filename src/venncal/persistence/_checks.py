@@ -33,6 +33,7 @@ import numpy as np
 
 from venncal._validation import check_bool, check_in_range, check_option, check_positive_int
 from venncal.persistence import _fields as f
+from venncal.persistence._abstention_checks import ABSTENTION_ROWS
 from venncal.persistence._fields import FittedStateError
 from venncal.persistence._object_checks import (
     _MC,
@@ -522,6 +523,7 @@ _EXPECTED: dict[tuple[str, str], Row] = {
     ("DirichletCalibrator", "reg_lambda"): _penalty,
     ("DirichletCalibrator", "reg_mu"): _penalty,
     ("DirichletCalibrator", "*"): (_linear_softmax_size("weights"),),
+    **ABSTENTION_ROWS,
 }
 
 

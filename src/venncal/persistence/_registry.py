@@ -203,6 +203,12 @@ _BUILTIN: dict[str, tuple[str, list[str], list[str], list[str]]] = {
         ["venncal.core.dirichlet:DirichletMap"],
         [],
     ),
+    "AbstentionRule": (
+        "venncal.calibration.abstention",
+        ["threshold_", "coverage_", "error_bound_"],
+        [],
+        [],
+    ),
     "CalibrationMonitor": (
         "venncal.shift._monitor",
         ["state_", "alternatives_"],
