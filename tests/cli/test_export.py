@@ -110,3 +110,32 @@ def test_platt_model_sql_matches(tmp_path):
     rows = con.execute(f"SELECT id, p FROM ({out.read_text()}) ORDER BY id").fetchall()
     want = venncal.load(path).predict_proba(t)[:, 1]
     assert np.max(np.abs(np.array([r[1] for r in rows]) - want)) <= 1e-12
+
+
+@pytest.mark.parametrize("command", ["apply", "export"])
+def test_a_monitor_file_is_one_line_with_exit_2(tmp_path, command):
+    """A saved CalibrationMonitor given as MODEL: one line, exit code 2 (apply used to end in an
+    AttributeError traceback with exit code 1, the monitor's code for an alarm)."""
+    import numpy as np
+    import pandas as pd
+    from click.testing import CliRunner
+
+    import venncal
+    from venncal.cli import main
+
+    rng = np.random.default_rng(0)
+    p = rng.random(200)
+    y = (rng.random(200) < p).astype(int)
+    venncal.save(venncal.CalibrationMonitor().update(p, y), tmp_path / "mon.json")
+    pd.DataFrame({"score": p}).to_csv(tmp_path / "d.csv", index=False)
+    args = {
+        "apply": ["apply", tmp_path / "mon.json", tmp_path / "d.csv", "--score", "score"],
+        "export": ["export", tmp_path / "mon.json", "--to", "sql", "--table", "t"],
+    }[command]
+    args += ["--score-column", "score"] if command == "export" else []
+    out = tmp_path / ("out.csv" if command == "apply" else "out.sql")
+    result = CliRunner().invoke(main, [*map(str, args), "-o", str(out)])
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and "CalibrationMonitor, not a calibrator" in lines[0]
+    assert not out.exists()

@@ -8,6 +8,7 @@ from click.testing import CliRunner
 
 from venncal import CalibrationMonitor
 from venncal.cli import main
+from venncal.cli.monitor import martingale_text
 
 
 def _frame(seed=0, n=3_000, jump=0.0):
@@ -105,5 +106,35 @@ def test_numeric_labels_with_positive(tmp_path):
     result = _run(tmp_path / "s.parquet", "--score", "p", "--label", "y", "--positive", "2")
     assert result.exit_code == 0, result.output
     expected = CalibrationMonitor().update(frame.p.to_numpy(), frame.y.to_numpy())
-    peak = f"{np.exp(expected.state_.log_max):.4g}"
-    assert f"peaked at {peak}" in result.output
+    assert f"peaked at {martingale_text(expected.state_.log_max)}" in result.output
+
+
+def _logs(text):
+    import re
+
+    return [float(v) for v in re.findall(r"\(log ([-+0-9.e]+)\)", text)]
+
+
+def test_the_summary_says_what_the_path_file_holds_even_past_a_float(tmp_path):
+    """A martingale near 10^312 (past the largest float) is printed as a power of ten and its
+    log, equal to the path file's peak and last value; it used to print 1.014e+304."""
+    rng = np.random.default_rng(0)
+    p = rng.random(3000)
+    y = (rng.random(3000) < p**0.3).astype(int)
+    pd.DataFrame({"p": p, "y": y}).to_csv(tmp_path / "s.csv", index=False)
+    result = _run(tmp_path / "s.csv", "--score", "p", "--label", "y", "-o", tmp_path / "m.csv")
+    assert result.exit_code == 1, result.output
+    path = pd.read_csv(tmp_path / "m.csv").log_martingale
+    assert path.max() > 709  # e^709 is about the largest float
+    peak, last, level = _logs(result.output.splitlines()[0])
+    assert peak == pytest.approx(path.max(), rel=1e-5) and last == pytest.approx(
+        path.iloc[-1], rel=1e-5
+    )
+    assert level == pytest.approx(np.log(20), rel=1e-5)
+    assert f"10^{path.max() / np.log(10):.2f}" in result.output
+    assert "e+304" not in result.output
+
+
+def test_martingale_text_is_the_value_while_readable():
+    assert martingale_text(np.log(20.0)) == "20 (log 2.99573)"
+    assert martingale_text(np.log(1e7)).startswith("10^7.00 ")

@@ -56,11 +56,16 @@ def read_model(
         if light is not None:
             return light, state.metadata
         model = read_model_file(path, **limit)
-        return model.calibrator, model.metadata
     except ModelFileError as exc:
         raise InputError(str(exc)) from None
     except OSError as exc:
         raise InputError(f"cannot read MODEL {str(path)!r}: {exc.strerror or exc}.") from None
+    if not hasattr(model.calibrator, "predict_proba"):
+        raise InputError(
+            f"MODEL {str(path)!r} holds a {type(model.calibrator).__name__}, not a calibrator; "
+            "give a file written by venncal fit or by venncal.save of a calibrator."
+        )
+    return model.calibrator, model.metadata
 
 
 def plan_columns(

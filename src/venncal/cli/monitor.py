@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
     from venncal._typing import AnyArray, FloatArray
 
-__all__ = ["monitor", "label_array", "PathSketch"]
+__all__ = ["monitor", "label_array", "PathSketch", "martingale_text"]
 
 #: points of the martingale path kept for the plot (thinned by halves beyond this)
 PLOT_POINTS = 1 << 14
@@ -282,10 +282,11 @@ def monitor(
             raise InputError("STREAM has no data rows; nothing to monitor.")
     if plot is not None:
         _plot(sketch, mon.threshold_, mon.alarm_index_, alpha, plot, plot_overwrite)
-    peak = np.exp(min(mon.state_.log_max, 700.0))
     click.echo(
-        f"Monitored {offset} rows at alpha = {alpha:g}: the martingale peaked at {peak:.4g} "
-        f"(alarm at {1 / alpha:g}) and ended at {np.exp(min(mon.log_martingale_, 700.0)):.4g}."
+        f"Monitored {offset} rows at alpha = {alpha:g}: the martingale peaked at "
+        f"{martingale_text(mon.state_.log_max)} and ended at "
+        f"{martingale_text(mon.log_martingale_)}; the alarm level is 1/alpha = "
+        f"{martingale_text(np.log(1 / alpha))}."
     )
     written = [p for _, p in outputs]
     if written:
@@ -306,6 +307,23 @@ class _NoSink:
 
     def __exit__(self, *exc):
         return False
+
+
+def martingale_text(log_value: float) -> str:
+    """A martingale for the summary, with its natural log as the path file holds it: the value
+    itself while it is readable, a power of ten past 10^6 (a float cannot hold e^710 or more).
+
+    Examples
+    --------
+    >>> martingale_text(1.5)
+    '4.482 (log 1.5)'
+    >>> martingale_text(720.360933203786)
+    '10^312.85 (log 720.361)'
+    """
+    decades = log_value / np.log(10.0)
+    if decades < 6:
+        return f"{np.exp(log_value):.4g} (log {log_value:.6g})"
+    return f"10^{decades:.2f} (log {log_value:.6g})"
 
 
 def _write_path(sink, rows, values, alarm_index):
