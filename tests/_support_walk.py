@@ -35,6 +35,12 @@ def multiclass_data(seed=0):
     return p, y
 
 
+def regression_data(seed=0):
+    rng = np.random.default_rng(seed)
+    s = np.round(rng.normal(size=N), 3)
+    return s, np.round(s + rng.normal(scale=0.5, size=N), 2)
+
+
 def features(task):
     from sklearn.datasets import make_classification
 
@@ -44,6 +50,8 @@ def features(task):
 
 
 def data(task):
+    if task == "regression":
+        return regression_data()
     return binary_data() if task == "binary" else multiclass_data()
 
 

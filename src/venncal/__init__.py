@@ -38,6 +38,8 @@ _LAZY = {
     "logistic_wald_interval": "venncal.calibration.acp",
     # abstention with a guarantee on the error of the answers
     "AbstentionRule": "venncal.calibration.abstention",
+    # predictive distributions of a regressor's predictions
+    "VennAbersDistribution": "venncal.calibration.regression",
     # classifiers wrapping a scikit-learn estimator
     "VennAbersClassifier": "venncal.classifiers.venn_abers",
     "ProbingClassifier": "venncal.classifiers.probing",

@@ -1,9 +1,9 @@
 """What runs where: every public estimator's support in every part of venncal, declared once.
 
-One row per public estimator class and task (``"binary"`` scores, or ``"multiclass"``
-score matrices), one entry per surface: ``True`` where the surface supports it, otherwise the
-reason it is refused, in the words a user reads. The command line's entry names its
-``--method`` values instead of ``True``.
+One row per public estimator class and task (``"binary"`` scores, ``"multiclass"``
+score matrices, or ``"regression"`` predictions), one entry per surface: ``True`` where the
+surface supports it, otherwise the reason it is refused, in the words a user reads. The
+command line's entry names its ``--method`` values instead of ``True``.
 
 Nothing here runs an engine: the table is data, below every layer, so the documentation can
 print it and the test suite (``tests/test_support.py`` and ``tests/spark/test_support_spark.py``)
@@ -52,6 +52,7 @@ _K_CLI = "the command line takes one column of binary scores"
 _K_ENGINES = "K-class fits are not distributed yet"
 _MONITOR = "a monitor of calibration over time, not a calibrator"
 _ABSTAIN = "a rule that abstains on calibrated probabilities, not a calibrator"
+_REGRESSION = "regression (predictive distributions) is not supported there yet"
 
 
 def _row(**entries: Entry) -> dict[str, Entry]:
@@ -225,6 +226,15 @@ SUPPORT: dict[tuple[str, str], dict[str, Entry]] = {
         spark=_FEATURES,
         chooser=_FEATURES,
     ),
+    ("VennAbersDistribution", "regression"): _row(
+        file=_REGRESSION,
+        cli=_REGRESSION,
+        sql=_REGRESSION,
+        onnx=_REGRESSION,
+        dask=_REGRESSION,
+        spark=_REGRESSION,
+        chooser=_REGRESSION,
+    ),
     ("AbstentionRule", "binary"): _row(
         file=True,
         cli=_ABSTAIN,
@@ -262,7 +272,7 @@ def support(name: str, task: str) -> dict[str, Entry]:
     ----------
     name : str
         A public class name, e.g. ``"VennAbersCalibrator"``.
-    task : {"binary", "multiclass"}
+    task : {"binary", "multiclass", "regression"}
 
     Returns
     -------

@@ -15,6 +15,7 @@ from venncal.calibration.matrix_scaling import MatrixScalingCalibrator
 from venncal.calibration.multiclass import MulticlassVennAbersCalibrator
 from venncal.calibration.platt import PlattCalibrator
 from venncal.calibration.quadratic import QuadraticCalibrator
+from venncal.calibration.regression import VennAbersDistribution
 from venncal.calibration.scaling_binning import ScalingBinningCalibrator
 from venncal.calibration.temperature import TemperatureCalibrator
 from venncal.calibration.venn_abers import VennAbersCalibrator
@@ -33,6 +34,7 @@ __all__ = [
     "TemperatureCalibrator",
     "MatrixScalingCalibrator",
     "DirichletCalibrator",
+    "VennAbersDistribution",
     "logistic_wald_interval",
     "AbstentionRule",
 ]
