@@ -64,6 +64,12 @@ def fitted(name, task):
     if name == "AbstentionRule":  # a target the small random data can meet
         scores, y = data(task)
         return cls(target_error=0.4).fit(scores, y), scores
+    if name == "VennAbersRegressor":
+        from sklearn.datasets import make_regression
+        from sklearn.linear_model import LinearRegression
+
+        X, y = make_regression(N, 5, noise=10.0, random_state=0)
+        return cls(LinearRegression()).fit(X, y), X
     if "Classifier" in name:
         from sklearn.linear_model import LogisticRegression
 
@@ -183,7 +189,11 @@ def check_export(surface, name, task, entry, tmp_path):
 
 def check_engine(engine, name, task, entry, frame_of):
     """``engine`` is venncal.dask or venncal.spark; ``frame_of(pandas frame)`` its frame."""
-    wrapper = "Classifier" in name or name in ("CalibrationMonitor", "AbstentionRule")
+    wrapper = "Classifier" in name or name in (
+        "CalibrationMonitor",
+        "AbstentionRule",
+        "VennAbersRegressor",
+    )
     if wrapper:
         est, _ = fitted(name, task)
         scores, y = binary_data()

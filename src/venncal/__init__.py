@@ -40,6 +40,7 @@ _LAZY = {
     "AbstentionRule": "venncal.calibration.abstention",
     # predictive distributions of a regressor's predictions
     "VennAbersDistribution": "venncal.calibration.regression",
+    "VennAbersRegressor": "venncal.classifiers.regression",
     # classifiers wrapping a scikit-learn estimator
     "VennAbersClassifier": "venncal.classifiers.venn_abers",
     "ProbingClassifier": "venncal.classifiers.probing",

@@ -53,6 +53,10 @@ _K_ENGINES = "K-class fits are not distributed yet"
 _MONITOR = "a monitor of calibration over time, not a calibrator"
 _ABSTAIN = "a rule that abstains on calibrated probabilities, not a calibrator"
 _REGRESSION = "regression (predictive distributions) is not supported there yet"
+_NO_PICKLE_REGRESSOR = (
+    "it keeps the regressor it wraps, which a model file cannot hold (model files hold no "
+    "pickle)"
+)
 
 
 def _row(**entries: Entry) -> dict[str, Entry]:
@@ -252,6 +256,15 @@ SUPPORT: dict[tuple[str, str], dict[str, Entry]] = {
         dask=_ABSTAIN,
         spark=_ABSTAIN,
         chooser=_ABSTAIN,
+    ),
+    ("VennAbersRegressor", "regression"): _row(
+        file=_NO_PICKLE_REGRESSOR,
+        cli=_REGRESSION,
+        sql=_REGRESSION,
+        onnx=_REGRESSION,
+        dask=_REGRESSION,
+        spark=_REGRESSION,
+        chooser=_REGRESSION,
     ),
     ("CalibrationMonitor", "binary"): _row(
         file=True,

@@ -24,6 +24,7 @@ WRAPPERS = [
     venncal.VennClassifier,
     venncal.ProbingClassifier,
     venncal.MulticlassVennAbersClassifier,
+    venncal.VennAbersRegressor,
 ]
 
 

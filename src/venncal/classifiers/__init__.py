@@ -9,6 +9,7 @@ from venncal.classifiers._updatable import register_updatable_scorer
 from venncal.classifiers._updatable_base import UpdatableScorer
 from venncal.classifiers.multiclass import MulticlassVennAbersClassifier
 from venncal.classifiers.probing import ProbingClassifier
+from venncal.classifiers.regression import VennAbersRegressor
 from venncal.classifiers.venn import VennClassifier
 from venncal.classifiers.venn_abers import VennAbersClassifier
 
@@ -17,6 +18,7 @@ __all__ = [
     "MulticlassVennAbersClassifier",
     "VennClassifier",
     "ProbingClassifier",
+    "VennAbersRegressor",
     "UpdatableScorer",
     "register_updatable_scorer",
     "predict_interval",
