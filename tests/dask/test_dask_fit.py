@@ -297,3 +297,29 @@ def test_platt_on_dask_warns_at_the_users_call_and_agrees_when_stopped_early():
         mem = PlattCalibrator(max_iter=2).fit(s, y)
     np.testing.assert_allclose([dist.a_, dist.b_], [mem.a_, mem.b_], rtol=1e-9)
     assert dist.n_iter_ == mem.n_iter_ == 2
+
+
+def _saved_fields(cal, path):
+    """The fitted fields of ``cal``'s model file, by name (the JSON tree of each)."""
+    import json
+
+    import venncal
+
+    venncal.save(cal, path)
+    return json.loads(path.read_text())["fitted"]
+
+
+@pytest.mark.parametrize("cal", [*CALIBRATORS, PlattCalibrator()], ids=repr)
+def test_the_model_file_of_a_dask_fit_is_that_of_the_in_memory_fit(client, cal, tmp_path):
+    """The same fields, with the same values (Platt: its Newton steps agree to 1e-9); a Dask
+    fit's file used to lack ``pos_label_`` and, for Venn-Abers, the attributes of groups."""
+    s, y = data(4, n=300)
+    table = frame(s, np.where(y == 1, "yes", "no"))
+    rows = table.compute()  # the same rows in memory (labels as pandas holds them)
+    local = _saved_fields(new(cal).fit(rows.score, rows.label), tmp_path / "local.json")
+    fitted = vdask.fit(new(cal), table, score="score", label="label")
+    remote = _saved_fields(fitted, tmp_path / "dask.json")
+    assert sorted(remote) == sorted(local)
+    assert remote["pos_label_"] == local["pos_label_"] == "yes"
+    if not isinstance(cal, PlattCalibrator):
+        assert remote == local

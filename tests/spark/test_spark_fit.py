@@ -69,11 +69,13 @@ def assert_same_state(a, b, path="cal"):
 
 
 def assert_same_fit(expected, got, t):
-    names = {k for k in vars(expected) if k.endswith("_") and not k.startswith("_")}
-    names |= {k for k in vars(got) if k.endswith("_") and not k.startswith("_")}
-    names.add("aggregate_")  # built on first use by some in-memory fits
+    def public(cal):
+        # aggregate_ is built on first use by some in-memory fits
+        return {k for k in vars(cal) if k.endswith("_") and not k.startswith("_")} | {"aggregate_"}
+
+    names = public(expected)
+    assert public(got) == names  # the same attributes (pos_label_ and those of groups too)
     for name in sorted(names):
-        # an attribute one fit lacks and the other holds as None (no groups) is the same
         assert_same_state(getattr(expected, name, None), getattr(got, name, None), name)
     assert_identical(outputs(expected, t), outputs(got, t))
 

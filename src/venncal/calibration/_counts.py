@@ -85,10 +85,14 @@ class CountCalibratorMixin(_CountHost):
     def _owner(self) -> str:
         return type(self).__name__
 
+    #: the fitted attributes of a fit within groups (None after a fit of all the data)
+    _group_attributes: tuple[str, ...] = ()
+
     def _forget_groups(self) -> None:
-        """A fit from a table is a fit of all the data together (not within groups)."""
-        if getattr(self, "groups_", None) is not None:
-            self.groups_ = self.group_tables_ = self.pooled_groups_ = None
+        """A fit from a table is a fit of all the data together (not within groups): the
+        attributes of groups are None, as ``fit`` without groups records them."""
+        for name in self._group_attributes:
+            setattr(self, name, None)
 
     def _fit(self, s: FloatArray, y01: npt.NDArray[np.int8], w: FloatArray | None) -> None:
         decimals = check_decimals(self.decimals, owner=self._owner())
@@ -282,5 +286,6 @@ class CountCalibratorMixin(_CountHost):
         self.__dict__.pop("_table_rows", None)
         self.aggregate_ = table
         self.classes_ = np.asarray(classes)
+        self.pos_label_ = _scalar(self.classes_[1])  # as ``fit`` records it
         self.n_features_in_ = 1
         return self

@@ -116,6 +116,8 @@ class VennAbersCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
     True
     """
 
+    _group_attributes = ("groups_", "group_tables_", "pooled_groups_")
+
     def __init__(
         self, *, merge: str = "log", decimals: int | None = None, group_fallback: str = "error"
     ) -> None:
@@ -153,7 +155,7 @@ class VennAbersCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
         owner = type(self).__name__
         check_option(self.group_fallback, GROUP_FALLBACKS, name="group_fallback", owner=owner)
         self._fit_checked(scores, y, sample_weight, pos_label)
-        self.groups_ = self.group_tables_ = self.pooled_groups_ = None
+        self._forget_groups()
         if groups is None:
             return self
         s, y01, _, w = self._check_fit_input(scores, y, sample_weight, pos_label)

@@ -20,6 +20,7 @@ import numpy as np
 from scipy.special import expit
 
 from venncal._validation import check_bool, check_positive_int
+from venncal.calibration._base import _scalar
 from venncal.core.platt import (
     PlattSigmoid,
     _objective,
@@ -230,5 +231,6 @@ def fit_platt_passes(calibrator, classes, run, *, score, label, weight=None):
     calibrator.sigmoid_ = sig
     calibrator.a_, calibrator.b_, calibrator.n_iter_ = sig.a, sig.b, sig.n_iter
     calibrator.classes_ = np.asarray(classes)
+    calibrator.pos_label_ = _scalar(calibrator.classes_[1])  # as ``fit`` records it
     calibrator.n_features_in_ = 1
     return calibrator

@@ -13,7 +13,7 @@ from venncal._distributed import (
     fill_engine_doc,
     weighted_table,
 )
-from venncal.calibration._base import _scalar, warn_if_reversed
+from venncal.calibration._base import warn_if_reversed
 from venncal.core.counts import check_decimals, table_from_sums
 from venncal.spark._frames import check_frame, collect_pandas, label_classes, require_spark
 
@@ -189,9 +189,7 @@ def fit(
     if isinstance(calibrator, PlattCalibrator):
         from venncal.spark._platt import fit_platt
 
-        fit_platt(calibrator, frame, score=score, label=label, weight=weight)
-        calibrator.pos_label_ = _scalar(calibrator.classes_[1])
-        return calibrator
+        return fit_platt(calibrator, frame, score=score, label=label, weight=weight)
     check_fit_calibrator(calibrator, "venncal.spark.fit")
     decimals = check_decimals(calibrator.decimals, owner=type(calibrator).__name__)
     table = collect_pandas(_aggregate(F, frame, score, label, weight, decimals))
@@ -208,7 +206,6 @@ def fit(
             F, frame, score, label, weight, decimals, table, classes, y01
         )
     calibrator._fit_table_checked(counts, classes, rows)
-    calibrator.pos_label_ = _scalar(classes[1])  # as ``fit`` records it
     # the warning of ``fit`` for scores that rank the classes the wrong way round (the AUC of
     # the table's weighted rows is that of the rows behind it)
     warn_if_reversed(*counts.rows(), classes[1], classes[0], stacklevel=2)
