@@ -80,6 +80,10 @@ def test_outputs_are_not_overwritten_without_force(tmp_path):
             "missing label at row 5",
         ),
         (lambda f: f, ["--score", "p", "--label", "y", "--alpha", "2"], "alpha"),
+        (lambda f: f, ["--score", "p", "--label", "y", "--alpha", "nan"], "--alpha"),
+        (lambda f: f, ["--score", "p", "--label", "y", "--alpha", "inf"], "alpha"),
+        (lambda f: f, ["--score", "p", "--label", "y", "--n-bins", "1000000"], "n-bins"),
+        (lambda f: f, ["--score", "y", "--label", "y"], "the same column"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(tmp_path, edit, args, said):

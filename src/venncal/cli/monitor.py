@@ -19,6 +19,7 @@ from venncal.cli._options import (
     sep_option,
 )
 from venncal.cli._stream import Sink, _column, open_source, score_array
+from venncal.core.betting import MAX_BINS
 
 if TYPE_CHECKING:
     import os
@@ -180,7 +181,7 @@ def _plot(sketch, threshold, alarm, alpha, out, overwrite):
 @click.option("--positive", default=None, help="The label value of the positive class, if not 0/1.")
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05,
               show_default=True, help="Probability of a false alarm over the whole stream.")  # fmt: skip
-@click.option("--n-bins", type=click.IntRange(min=1), default=1, show_default=True,
+@click.option("--n-bins", type=click.IntRange(min=1, max=MAX_BINS), default=1, show_default=True,
               help="Also bet on a loss of calibration within each of this many bins of p.")  # fmt: skip
 @click.option("--out", "-o", "out", type=click.Path(dir_okay=False), default=None,
               help="Write the martingale path (row, log_martingale, alarm) to this CSV or Parquet file.")  # fmt: skip
@@ -220,6 +221,13 @@ def monitor(
     """
     from venncal.shift import CalibrationMonitor
 
+    if not 0.0 < alpha < 1.0:  # NaN passes click's range
+        raise InputError(f"--alpha must be a number in (0, 1); got {alpha!r}.")
+    if score_col == label_col:
+        raise InputError(
+            f"--score and --label name the same column {score_col!r}; give the column of "
+            "probabilities and the column of labels."
+        )
     if out is not None:
         check_table_file(out, "--out", doing="writing")
     for path in stream:
