@@ -38,8 +38,10 @@ class MatrixScalingCalibrator(LinearSoftmaxCalibrator):
     structure : {"sms", "svs", "full", "vector"}, default="sms"
         ``"sms"``: structured matrix scaling (``D`` full, all three penalties). ``"svs"``:
         structured vector scaling (``D`` diagonal, penalties on ``b`` and ``diag(D)``).
-        ``"full"``: matrix scaling of Guo et al. (2017), ``D`` full without penalty.
-        ``"vector"``: vector scaling, a scale and a bias per class without penalty. The paper
+        ``"full"``: ``D`` full without penalty (close to, not equal to, Guo et al.'s (2017)
+        matrix scaling, which maps the logits themselves; here the temperature-scaled,
+        smoothed log-probabilities are mapped). ``"vector"``: a scale and a bias per class
+        without penalty (likewise close to vector scaling). The paper
         found ``"sms"`` best across tabular and image benchmarks; the unpenalised structures
         overfit with few examples per parameter and have no finite optimum when the scores
         separate the classes (a warning is then given).

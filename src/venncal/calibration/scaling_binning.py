@@ -62,8 +62,9 @@ class ScalingBinningCalibrator(BaseScoreCalibrator):
     equals ``k`` copies of a row (they share its score), and multiplying every weight by a
     constant changes only Platt's smoothed targets, which count weights as examples (none with
     ``smoothing=False``). With a single distinct score both parts take all the data. The
-    paper's analysis takes the bin means from a third part; like its authors' code, the second
-    part is used for both the bins and their means (the means use no labels).
+    paper's analysis takes the bin means from a third part; here the second part is used for
+    both the bins and their means (the means use no labels). The authors' code does not split
+    at all (sigmoid, bins and means on the same data), so its numbers differ from these.
 
     References
     ----------

@@ -23,8 +23,10 @@ Structures (:data:`STRUCTURES`):
 
 * ``"sms"`` (structured matrix scaling): ``D`` full, all three penalties;
 * ``"svs"`` (structured vector scaling): ``D`` diagonal, penalties on ``b`` and ``diag(D)``;
-* ``"full"``: ``D`` full, no penalty (the matrix scaling of Guo et al. 2017);
-* ``"vector"``: ``D`` diagonal, no penalty (vector scaling: a scale and a bias per class).
+* ``"full"``: ``D`` full, no penalty (close to Guo et al.'s 2017 matrix scaling, which maps the
+  logits themselves where this maps temperature-scaled, smoothed log-probabilities);
+* ``"vector"``: ``D`` diagonal, no penalty (a scale and a bias per class, close to vector
+  scaling).
 
 Class log-scores are floored at ``log_floor``, at least :data:`LOG_FLOOR` (the logarithm of the
 smallest normal float32, about -87.3), so that a probability of exactly zero stays finite;

@@ -12,8 +12,9 @@ scaling-binning calibrator does both in turn, on two parts of the calibration da
 
 The output takes at most ``n_bins`` values, so its calibration error can be estimated, and it
 is close to the sigmoid (whose variance is low) rather than to noisy bin frequencies. The
-paper's analysis draws the means of step 3 from a third part; its authors' implementation, like
-this one, uses the second part for steps 2 and 3 (step 3 uses no labels).
+paper's analysis draws the means of step 3 from a third part; this one uses the second part
+for steps 2 and 3 (step 3 uses no labels). The authors' implementation does not split: it runs
+all three steps on the same calibration data.
 
 The split. The paper splits the data at random; a random split cannot make a weight of ``k``
 equal ``k`` copies of a row, nor give the same fit for the same rows in another order. Here
