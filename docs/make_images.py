@@ -27,6 +27,8 @@ from venncal.metrics.ranking import (  # noqa: E402
 from venncal.plotting import (  # noqa: E402
     BrierCurveDisplay,
     CriticalDifferenceDisplay,
+    PITDisplay,
+    PredictiveBandDisplay,
     ReliabilityDisplay,
     SmoothReliabilityDisplay,
     VennIntervalDisplay,
@@ -139,6 +141,32 @@ def critical_difference():
     fig.savefig(OUT / "critical_difference.png", dpi=110)
 
 
+def predictive_distributions():
+    """CDF bands and the PIT histogram on the heteroscedastic simulation of the regression
+    guide (prediction f + N(0, 0.1), 3,000 calibration and 2,000 test rows)."""
+    rng = np.random.default_rng(0)
+
+    def simulate(n):
+        x = rng.uniform(-2, 2, n)
+        f = np.sin(2 * x) + x
+        return f + rng.normal(0, 0.1, n), f + rng.normal(size=n) * (0.2 + 0.3 * np.abs(x))
+
+    pred_cal, y_cal = simulate(3000)
+    pred_test, y_test = simulate(2000)
+    vad = venncal.VennAbersDistribution().fit(pred_cal, y_cal)
+    small = venncal.VennAbersDistribution().fit(pred_cal[:300], y_cal[:300])
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.4), constrained_layout=True)
+    PredictiveBandDisplay.from_distribution(
+        small, pred_test[:3], y_true=y_test[:3], thresholds=np.linspace(-4, 4, 801), ax=axes[0]
+    )
+    axes[0].set_title("bands [F0, F1] and merged CDFs, 300 calibration rows")
+    PITDisplay.from_distribution(
+        vad, pred_test, y_test, n_bins=20, random_state=0, name="Venn-Abers", ax=axes[1]
+    )
+    axes[1].set_title("PIT histogram, 2,000 test objects")
+    fig.savefig(OUT / "regression.png", dpi=110)
+
+
 def main():
     OUT.mkdir(parents=True, exist_ok=True)
     for draw in (
@@ -147,6 +175,7 @@ def main():
         venn_intervals,
         brier_curves,
         critical_difference,
+        predictive_distributions,
     ):
         draw()
         plt.close("all")

@@ -68,6 +68,8 @@ _LAZY = {
     "VennIntervalDisplay": "venncal.plotting",
     "BrierCurveDisplay": "venncal.plotting",
     "CriticalDifferenceDisplay": "venncal.plotting",
+    "PredictiveBandDisplay": "venncal.plotting",
+    "PITDisplay": "venncal.plotting",
     # model files (versioned JSON, no pickle)
     "save": "venncal.persistence",
     "load": "venncal.persistence",

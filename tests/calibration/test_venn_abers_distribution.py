@@ -170,3 +170,30 @@ def test_refit_forgets_and_clone_keeps_parameters():
     vad.fit([5.0, 6.0], [3.0, 4.0])
     np.testing.assert_array_equal(vad.labels_, [3.0, 4.0])
     assert clone(vad).get_params() == {"merge": "log"}
+
+
+def test_pit_is_the_randomised_transform_of_the_merged_cdf():
+    rng = np.random.default_rng(11)
+    s, y = _simulation(80, rng)
+    test, truth = _simulation(30, rng)
+    truth[:10] = y[:10]  # on calibration labels: the step is randomised
+    truth[10] = y.min() - 1.0  # below every label
+    truth[11] = y.max() + 1.0
+    vad = VennAbersDistribution().fit(s, y)
+    pit = vad.predict_pit(test, truth, random_state=0)
+    v = np.random.default_rng(0).random(30)
+    z = vad.labels_
+    for i in range(30):
+        at = vad.predict_merged_cdf(test[i : i + 1], [truth[i]])[0, 0]
+        j = np.searchsorted(z, truth[i], side="left")  # labels strictly below: z[:j]
+        below = 0.0 if j == 0 else vad.predict_merged_cdf(test[i : i + 1], [z[j - 1]])[0, 0]
+        assert pit[i] == pytest.approx(below + v[i] * (at - below), abs=1e-15)
+
+
+def test_pit_is_uniform_on_the_simulation():
+    rng = np.random.default_rng(12)
+    s, y = _simulation(3000, rng)
+    test, truth = _simulation(2000, rng)
+    pit = VennAbersDistribution().fit(s, y).predict_pit(test, truth, random_state=1)
+    share = np.histogram(pit, bins=5, range=(0, 1))[0] / 2000
+    assert np.all(np.abs(share - 0.2) < 0.035), share

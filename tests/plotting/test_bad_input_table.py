@@ -7,11 +7,13 @@ import pytest
 matplotlib.use("Agg")
 
 from tests._assertions import bad_input_table_tests
-from venncal import plotting  # noqa: E402
+from venncal import VennAbersDistribution, plotting  # noqa: E402
 from venncal.metrics import interval_validity  # noqa: E402
 from venncal.plotting import (  # noqa: E402
     BrierCurveDisplay,
     CriticalDifferenceDisplay,
+    PITDisplay,
+    PredictiveBandDisplay,
     ReliabilityDisplay,
     SmoothReliabilityDisplay,
     VennIntervalDisplay,
@@ -49,6 +51,19 @@ def _cliques(average_ranks=RANKS, critical_difference=0.5):
     return cliques(average_ranks, critical_difference)
 
 
+PRED = [0.1, 0.8, 0.3, 0.6, 0.9, 0.2]
+VALUES = [0.3, 1.1, 0.2, 0.9, 1.4, 0.0]
+DIST = VennAbersDistribution().fit(PRED, VALUES)
+
+
+def _band(distribution=DIST, scores=PRED, y_true=VALUES, **kw):
+    return PredictiveBandDisplay.from_distribution(distribution, scores, y_true=y_true, **kw)
+
+
+def _pit(distribution=DIST, scores=PRED, y_true=VALUES, **kw):
+    return PITDisplay.from_distribution(distribution, scores, y_true, **kw)
+
+
 #: public name -> (caller, data parameters)
 CALLS = {
     "ReliabilityDisplay": (_reliability, ("y_true", "y_proba")),
@@ -57,7 +72,12 @@ CALLS = {
     "BrierCurveDisplay": (_brier, ("y_true", "y_proba")),
     "CriticalDifferenceDisplay": (_cd, ("average_ranks", "critical_difference")),
     "cliques": (_cliques, ("average_ranks", "critical_difference")),
+    "PredictiveBandDisplay": (_band, ("scores", "y_true")),
+    "PITDisplay": (_pit, ("scores", "y_true")),
 }
+
+#: the data parameters of the predictive-distribution displays take real numbers
+KINDS = {("PredictiveBandDisplay", "y_true"): "optional", ("PITDisplay", "y_true"): "values"}
 
 BAD = {
     "y_true": {
@@ -88,7 +108,24 @@ BAD = {
         "strings": {"a": "x", "b": 2.0},
     },
     "critical_difference": {"negative": -1.0, "nan": np.nan, "string": "1", "none": None},
+    "scores": {
+        "nan": [0.1, np.nan, 0.3, 0.6, 0.9, 0.2],
+        "inf": [0.1, np.inf, 0.3, 0.6, 0.9, 0.2],
+        "strings": list("abcdef"),
+        "empty": [],
+        "3-d": np.zeros((6, 1, 1)),
+        "none": None,
+    },
+    "values": {
+        "nan": [0.3, np.nan, 0.2, 0.9, 1.4, 0.0],
+        "inf": [0.3, -np.inf, 0.2, 0.9, 1.4, 0.0],
+        "strings": list("abcdef"),
+        "short": [0.3, 1.1],
+        "2-d": np.zeros((6, 2)),
+        "none": None,
+    },
 }
+BAD["optional"] = {k: v for k, v in BAD["values"].items() if v is not None}
 
 OPTIONS = {
     "ReliabilityDisplay": [
@@ -117,6 +154,17 @@ OPTIONS = {
         ({"sample_weight": [0] * 6}, "sample_weight"),
     ],
     "CriticalDifferenceDisplay": [({"ax": "axes"}, "ax")],
+    "PredictiveBandDisplay": [
+        ({"distribution": VennAbersDistribution()}, "distribution"),
+        ({"thresholds": [1.0, 0.0]}, "thresholds"),
+        ({"ax": "axes"}, "ax"),
+    ],
+    "PITDisplay": [
+        ({"distribution": "model"}, "distribution"),
+        ({"n_bins": 0}, "n_bins"),
+        ({"name": 3}, "name"),
+        ({"ax": "axes"}, "ax"),
+    ],
     "SmoothReliabilityDisplay": [
         ({"bandwidth": 0.0}, "bandwidth"),
         ({"n_points": 10**5}, "n_points"),
@@ -132,6 +180,7 @@ def _cases():
     for name, (_, params) in sorted(CALLS.items()):
         for param in params:
             kind = "probability" if param in ("y_proba", "p0", "p1") else param
+            kind = KINDS.get((name, param), kind)
             for label, value in BAD[kind].items():
                 yield pytest.param(name, {param: value}, param, id=f"{name}-{param}-{label}")
         for i, (options, param) in enumerate(OPTIONS.get(name, [])):

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
     from typing_extensions import Self
 
-    from venncal._typing import ArrayLike, FloatArray
+    from venncal._typing import ArrayLike, FloatArray, IntArray, SeedLike
     from venncal.core.venn_abers_distribution import VADistributionTables
 
 __all__ = ["VennAbersDistribution"]
@@ -288,6 +288,52 @@ class VennAbersDistribution(BaseEstimator):
             out += self.labels_[c] * (cdf - below)
             below = cdf
         return out
+
+    def _merged_at(self, s: FloatArray, cuts: IntArray) -> FloatArray:
+        """The merged CDF of each test object at its own cut."""
+        tables = self._tables()
+        last = tables.labels.shape[0] - 1
+        out = np.where(cuts < 0, 0.0, 1.0)
+        inner = np.flatnonzero((cuts >= 0) & (cuts < last))
+        rows = inner[np.argsort(cuts[inner], kind="stable")]
+        starts = np.searchsorted(cuts[rows], np.unique(cuts[rows]))
+        ends = np.r_[starts[1:], rows.shape[0]]
+        right, left = tables.positions(s[rows])
+        for (_, v0, v1), a, b in zip(tables.sweep(cuts[rows]), starts, ends, strict=True):
+            out[rows[a:b]] = merge(v0[right[a:b]], v1[left[a:b]], self.merge)
+        return out
+
+    def predict_pit(
+        self, scores: ArrayLike, y: ArrayLike, *, random_state: SeedLike = None
+    ) -> FloatArray:
+        """Return the randomised probability integral transform of the merged distribution.
+
+        ``u = F(y-) + V (F(y) - F(y-))`` with ``V`` uniform on [0, 1]: for a calibrated
+        predictive distribution (discrete or not) the values are uniform on [0, 1], so their
+        histogram is flat; a U shape says the distributions are too narrow, a hump too wide.
+
+        Parameters
+        ----------
+        scores : array-like of shape (m,) or (m, 1)
+            Predictions of the test objects.
+        y : array-like of shape (m,)
+            Their true values.
+        random_state : int, numpy Generator or None, default=None
+            Seeds ``V``.
+
+        Returns
+        -------
+        pit : ndarray of shape (m,)
+        """
+        s = check_scores(scores, name="scores", min_samples=0)
+        truth = check_scores(y, name="y", allow_column=False, min_samples=0, noun="labels")
+        check_consistent_length(scores=s, y=truth)
+        z = self._tables().labels
+        at = self._merged_at(s, np.searchsorted(z, truth, side="right") - 1)
+        below = self._merged_at(s, np.searchsorted(z, truth, side="left") - 1)
+        v = np.random.default_rng(random_state).random(s.shape[0])
+        pit: FloatArray = below + v * (at - below)
+        return pit
 
     def crps(self, scores: ArrayLike, y: ArrayLike) -> FloatArray:
         """Return the continuous ranked probability score of the merged distribution.

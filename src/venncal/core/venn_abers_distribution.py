@@ -32,9 +32,7 @@ if TYPE_CHECKING:
 
     import numpy.typing as npt
 
-    from venncal._typing import FloatArray
-
-    IntArray = npt.NDArray[np.intp]
+    from venncal._typing import FloatArray, IntArray
 
 __all__ = ["VADistributionTables", "vad_fit"]
 

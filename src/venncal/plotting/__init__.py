@@ -1,5 +1,5 @@
 """Displays for calibration: reliability diagrams (binned and smooth), Venn intervals, Brier
-curves and critical-difference diagrams.
+curves, critical-difference diagrams, and predictive CDF bands and PIT histograms.
 
 Each display follows scikit-learn's pattern: a ``from_...`` constructor computes the data with
 the functions of :mod:`venncal.metrics` (stored on the display, so that the picture and the
@@ -18,6 +18,7 @@ Examples
 
 from venncal.plotting._brier_curve import BrierCurveDisplay
 from venncal.plotting._critical_difference import CriticalDifferenceDisplay, cliques
+from venncal.plotting._regression import PITDisplay, PredictiveBandDisplay
 from venncal.plotting._reliability import ReliabilityDisplay
 from venncal.plotting._smooth_reliability import SmoothReliabilityDisplay
 from venncal.plotting._venn import VennIntervalDisplay
@@ -28,5 +29,7 @@ __all__ = [
     "VennIntervalDisplay",
     "BrierCurveDisplay",
     "CriticalDifferenceDisplay",
+    "PredictiveBandDisplay",
+    "PITDisplay",
     "cliques",
 ]
