@@ -95,3 +95,47 @@ def test_apply_refuses_a_k_class_model_in_one_line(spark, files):
 
 def test_spark_backend_reads_and_writes_the_separators_given_and_shows_progress(spark, tmp_path):
     check_backend_separators_and_progress(tmp_path, "spark")
+
+
+def test_spark_apply_by_full_path_from_an_environment_not_activated(tmp_path):
+    """``venncal apply --backend spark`` run by its full path, with a ``python3`` on PATH that
+    is not this interpreter (a cron job, a container calling /opt/venv/bin/venncal): the Spark
+    session venncal starts runs its workers on venncal's own interpreter. They used to start
+    the ``python3`` on PATH and fail with a Java stack trace and exit code 1."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import venncal
+
+    files = write_backend_files(tmp_path)
+    rng = np.random.default_rng(1)
+    s = rng.random(500)
+    cal = venncal.VennAbersCalibrator().fit(s, (rng.random(500) < s).astype(int))
+    venncal.save(cal, tmp_path / "m.json")
+    # a python3 on PATH that is not this interpreter (it knows nothing of venncal)
+    decoy = tmp_path / "bin"
+    decoy.mkdir()
+    (decoy / "python3").write_text("#!/bin/sh\necho 'not the python venncal runs on' >&2\nexit 3\n")
+    (decoy / "python3").chmod(0o755)
+    java = shutil.which("java")
+    path = [str(decoy), "/usr/bin", "/bin"] + ([str(Path(java).parent)] if java else [])
+    env = {k: v for k, v in os.environ.items() if k not in ("PYSPARK_PYTHON", "VIRTUAL_ENV")}
+    env["PATH"] = os.pathsep.join(path)
+    script = Path(sys.executable).parent / "venncal"
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "venncal"]
+    out = tmp_path / "out.csv"
+    args = ["apply", str(tmp_path / "m.json"), str(files / "scores"), "--score", "score"]
+    done = subprocess.run(
+        [*command, *args, "-o", str(out), "--backend", "spark"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    written = pd.read_csv(out)
+    scores = pd.concat(pd.read_parquet(p) for p in sorted((files / "scores").iterdir()))
+    np.testing.assert_allclose(written["p"], cal.predict_proba(scores["score"].to_numpy())[:, 1])

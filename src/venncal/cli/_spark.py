@@ -9,8 +9,9 @@ same atomic writer as the local backend: Spark writes nothing itself, so no fold
 files is created or removed.
 
 The Spark session is the active one when there is one (``spark-submit``, a notebook); otherwise
-a local session (``local[*]``) is started for the command and stopped at its end. Spark needs a
-Java runtime (17 or later).
+a local session (``local[*]``) is started for the command and stopped at its end, whose Python
+workers run the interpreter that runs venncal (unless ``PYSPARK_PYTHON`` says otherwise). Spark
+needs a Java runtime (17 or later).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import contextlib
 import os
 import pickle
 import shutil
+import sys
 import warnings
 from typing import TYPE_CHECKING, Any
 
@@ -76,17 +78,35 @@ def session() -> Iterator[SparkSession]:
 
 
 @contextlib.contextmanager
+def _workers_run_this_python():
+    """PySpark starts its Python workers with ``PYSPARK_PYTHON``, else the ``python3`` on PATH,
+    which is not this interpreter when ``venncal`` is run by its full path from an environment
+    that is not activated (a cron job, a container): the workers would lack venncal. While the
+    session starts (it reads the variable once), the variable names this interpreter unless the
+    user set it; it is restored afterwards. A session the user made is left as configured."""
+    if os.environ.get("PYSPARK_PYTHON"):
+        yield
+        return
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    try:
+        yield
+    finally:
+        os.environ.pop("PYSPARK_PYTHON", None)
+
+
+@contextlib.contextmanager
 def _started():
     """A local Spark session for the block, stopped at its end."""
     from pyspark.sql import SparkSession
 
     _check_java()
-    spark = (
-        SparkSession.builder.appName("venncal")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .getOrCreate()
-    )
+    with _workers_run_this_python():
+        spark = (
+            SparkSession.builder.appName("venncal")
+            .config("spark.ui.enabled", "false")
+            .config("spark.ui.showConsoleProgress", "false")
+            .getOrCreate()
+        )
     spark.sparkContext.setLogLevel("ERROR")
     try:
         yield spark
