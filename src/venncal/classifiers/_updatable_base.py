@@ -74,7 +74,7 @@ class UpdatableScorer:
         return self.augmented_scores(x, 0), self.augmented_scores(x, 1)
 
 
-def rows_then(A, a, w):
+def rows_then(A: FloatArray, a: FloatArray, w: FloatArray) -> FloatArray:
     """``A @ w`` followed by ``a @ w`` (the training objects, then the new one), a new array."""
     out = np.empty((A.shape[0] + 1,) + w.shape[1:])
     np.matmul(A, w, out=out[:-1])

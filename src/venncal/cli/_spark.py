@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 __all__ = ["cli_fit", "calibrated", "session"]
 
 
-def _check_java():
+def _check_java() -> None:
     if os.environ.get("JAVA_HOME") or shutil.which("java"):
         return
     raise InputError(
@@ -78,7 +78,7 @@ def session() -> Iterator[SparkSession]:
 
 
 @contextlib.contextmanager
-def _workers_run_this_python():
+def _workers_run_this_python() -> Iterator[None]:
     """PySpark starts its Python workers with ``PYSPARK_PYTHON``, else the ``python3`` on PATH,
     which is not this interpreter when ``venncal`` is run by its full path from an environment
     that is not activated (a cron job, a container): the workers would lack venncal. While the

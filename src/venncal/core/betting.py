@@ -157,13 +157,17 @@ def check_n_bins(value: object, *, name: str = "n_bins", owner: str = "Calibrati
     ...
     ValueError: The 'n_bins' parameter of CalibrationMonitor must be an integer in [1, 100]. Got 1000000 instead.
     """
-    ok = isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
-    if not (ok and 1 <= value <= MAX_BINS):  # type: ignore[operator]
+    count = (
+        int(value)
+        if isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+        else None
+    )
+    if count is None or not 1 <= count <= MAX_BINS:
         raise ValueError(
             f"The '{name}' parameter of {owner} must be an integer in [1, {MAX_BINS}]. "
             f"Got {_short(value)} instead."
         )
-    return int(value)  # type: ignore[call-overload]
+    return count
 
 
 def monitor_alternatives(

@@ -158,38 +158,40 @@ def _class_probabilities(p, name, owner, n_classes=None):
     return probs, binary
 
 
-def _prior_vector(prior, n_classes, name, owner):
+def _prior_vector(prior: object, n_classes: int, name: str, owner: str) -> FloatArray:
     """A prior given as the positive probability (binary) or one per class -> (K,) in (0, 1)."""
     if isinstance(prior, PriorEstimate):
         prior = prior.prior
     if isinstance(prior, numbers.Real) and not isinstance(prior, bool) and n_classes == 2:
         q = check_in_range(float(prior), 0.0, 1.0, name=name, owner=owner)
         return _prior_vector(np.array([1.0 - q, q]), 2, name, owner)
-    try:
-        arr = np.asarray(prior, dtype=np.float64) if not isinstance(prior, str) else None
-    except (TypeError, ValueError):
-        arr = None
+    arr: FloatArray | None = None
+    if not isinstance(prior, str):
+        try:
+            arr = np.asarray(prior, dtype=np.float64)
+        except (TypeError, ValueError):
+            arr = None
     if arr is not None and arr.ndim == 0 and n_classes == 2:
         return _prior_vector(float(arr), 2, name, owner)
-    ok = (
+    if (
         arr is not None
         and arr.shape == (n_classes,)
-        and np.isfinite(arr).all()
-        and abs(arr.sum() - 1.0) <= 1e-6
+        and bool(np.isfinite(arr).all())
+        and abs(float(arr.sum()) - 1.0) <= 1e-6
+        and bool((arr > 0).all())
+    ):
+        if not bool((arr >= _PRIOR_FLOOR).all()):
+            raise ValueError(
+                f"The '{name}' parameter of {owner} has a class probability below "
+                f"{_PRIOR_FLOOR!r} (the smallest normal double), which probabilities cannot be "
+                f"divided by; got {prior!r}."
+            )
+        return arr / arr.sum()
+    what = "a number in (0, 1) or " if n_classes == 2 else ""
+    raise ValueError(
+        f"The '{name}' parameter of {owner} must be {what}{n_classes} positive class "
+        f"probabilities summing to 1. Got {prior!r} instead."
     )
-    if ok and (arr > 0).all() and not (arr >= _PRIOR_FLOOR).all():
-        raise ValueError(
-            f"The '{name}' parameter of {owner} has a class probability below "
-            f"{_PRIOR_FLOOR!r} (the smallest normal double), which probabilities cannot be "
-            f"divided by; got {prior!r}."
-        )
-    if not ok or not (arr > 0).all():
-        what = "a number in (0, 1) or " if n_classes == 2 else ""
-        raise ValueError(
-            f"The '{name}' parameter of {owner} must be {what}{n_classes} positive class "
-            f"probabilities summing to 1. Got {prior!r} instead."
-        )
-    return arr / arr.sum()
 
 
 # ---------------------------------------------------------------------------------------------
