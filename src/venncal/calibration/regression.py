@@ -66,13 +66,17 @@ class VennAbersDistribution(BaseEstimator):
 
     Parameters
     ----------
-    merge : {"square", "log", "mean"}, default="square"
+    merge : {"mean", "square", "log"}, default="mean"
         How the pair is merged into one CDF value at each threshold (the *merged
         distribution* of :meth:`predict_merged_cdf`, :meth:`predict_quantiles`,
-        :meth:`predict_interval`, :meth:`predict_mean` and :meth:`crps`). ``"square"``
-        F1 + F0^2/2 - F1^2/2 minimises the worst-case regret of the square loss of the event
-        ``y <= t`` (eq. 11 of Vovk & Petej 2014), and the CRPS is the integral of that square
-        loss over thresholds; ``"log"`` F1 / (1 - F0 + F1) (eq. 10); ``"mean"`` the midpoint.
+        :meth:`predict_interval`, :meth:`predict_mean`, :meth:`predict_pit` and
+        :meth:`crps`). ``"mean"`` the midpoint (F0 + F1) / 2; ``"square"``
+        F1 + F0^2/2 - F1^2/2, which minimises the worst-case regret of the square loss of the
+        event ``y <= t`` at each threshold (eq. 11 of Vovk & Petej 2014); ``"log"``
+        F1 / (1 - F0 + F1) (eq. 10). Near 0 the square and log merges lean to F1 and near 1
+        to F0, which widens both tails: on the regression benchmark their 90% intervals
+        covered 0.91-0.96 (0.96 with 110 calibration rows) where the midpoint's covered
+        0.90-0.92, with a CRPS lower by 0.1-0.5%; hence the midpoint by default.
 
     Attributes
     ----------
@@ -132,7 +136,7 @@ class VennAbersDistribution(BaseEstimator):
     True
     """
 
-    def __init__(self, *, merge: str = "square") -> None:
+    def __init__(self, *, merge: str = "mean") -> None:
         self.merge = merge
 
     def fit(self, scores: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:

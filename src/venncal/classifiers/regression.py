@@ -83,7 +83,7 @@ class VennAbersRegressor(RegressorMixin, MetaEstimatorMixin, BaseEstimator):
         number of examples.
     n_splits : int >= 2, default=5
         Number of folds when ``method="cross"``.
-    merge : {"square", "log", "mean"}, default="square"
+    merge : {"mean", "square", "log"}, default="mean"
         How each threshold's pair is merged into the merged distribution (see
         :class:`~venncal.VennAbersDistribution`).
     random_state : int, RandomState instance or None, default=None
@@ -131,7 +131,7 @@ class VennAbersRegressor(RegressorMixin, MetaEstimatorMixin, BaseEstimator):
         method: str = "inductive",
         cal_size: float = 0.2,
         n_splits: int = 5,
-        merge: str = "square",
+        merge: str = "mean",
         random_state: int | np.random.RandomState | None = None,
         n_jobs: int | None = None,
     ) -> None:
