@@ -54,3 +54,15 @@ def test_demo_time_agrees_with_the_timings():
     text = timings_paragraph()
     assert re.search(r"`venncal demo` [\d.]+ to [\d.]+ s", text), text
     assert "one-second" not in README
+
+
+def test_speed_ratios_are_those_of_the_benchmarks_page():
+    """Every "<N>x faster than `venn-abers`" of the README is the figure BENCHMARKS.md gives
+    (one source for each headline number; the README once said 318x where the page said 170x)."""
+    root = Path(__file__).resolve().parents[1]
+    readme = " ".join((root / "README.md").read_text(encoding="utf-8").split())
+    bench = " ".join((root / "BENCHMARKS.md").read_text(encoding="utf-8").split())
+    claims = re.findall(r"(\d+(?:\.\d+)?)x faster than `venn-abers`", readme)
+    assert claims, "the README's headline ratio is gone; update this test"
+    page = set(re.findall(r"(\d+(?:\.\d+)?)x faster than the venn-abers package", bench))
+    assert set(claims) <= page, (claims, page)
