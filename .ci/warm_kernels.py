@@ -11,7 +11,12 @@ from pathlib import Path
 
 import numpy as np
 
-from venncal import BayesianBinningCalibrator, IsotonicCalibrator, VennAbersCalibrator
+from venncal import (
+    BayesianBinningCalibrator,
+    IsotonicCalibrator,
+    VennAbersCalibrator,
+    VennAbersDistribution,
+)
 from venncal.core._isotonic_stream import isotonic_fit_blocks
 from venncal.core._ivap_stream import ivap_fit_blocks
 from venncal.core._loo_ivap import loo_ivap_predict
@@ -35,4 +40,5 @@ u, at = np.unique(s, return_inverse=True)
 weight, positives = np.bincount(at), np.bincount(at, weights=y).astype(np.int64)
 ivap_fit_blocks(lambda i, j: (u[i:j], weight[i:j], positives[i:j]), u.shape[0], n, int(y.sum()))
 isotonic_fit_blocks(lambda i, j: (u[i:j], weight[i:j], positives[i:j]), u.shape[0])
+VennAbersDistribution().fit(s, s + rng.normal(size=n)).crps(s[:100], s[:100])
 print("warm_kernels: compiled")

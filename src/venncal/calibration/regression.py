@@ -192,15 +192,29 @@ class VennAbersDistribution(BaseEstimator):
         tables = self._tables()
         s = check_scores(scores, name="scores", min_samples=0)
         t = check_thresholds(thresholds)
-        cuts = tables.cuts(t)
-        right, left = tables.positions(s)
+        cuts, which = np.unique(tables.cuts(t), return_inverse=True)
+        p0, p1, objects = self._pairs(s, cuts)
         out = np.empty((s.shape[0], t.shape[0], 2))
-        bounds = np.searchsorted(cuts, np.unique(cuts), side="left")
-        for (_, v0, v1), start in zip(tables.sweep(cuts), bounds, strict=True):
-            stop = int(np.searchsorted(cuts, cuts[start], side="right"))
-            out[:, start:stop, 0] = v0[right][:, None]
-            out[:, start:stop, 1] = v1[left][:, None]
+        out[..., 0] = p0[which][:, objects].T
+        out[..., 1] = p1[which][:, objects].T
         return out
+
+    def _columns(self, s: FloatArray) -> tuple[IntArray, IntArray, IntArray]:
+        """The distinct gap positions (of p0, of p1) of the test scores, and the column of
+        each test object among them."""
+        right, left = self._tables().positions(s)
+        pairs, objects = np.unique(np.column_stack([right, left]), axis=0, return_inverse=True)
+        return pairs[:, 0], pairs[:, 1], objects.reshape(-1)
+
+    def _pairs(self, s: FloatArray, cuts: IntArray) -> tuple[FloatArray, FloatArray, IntArray]:
+        """p0 and p1 at the distinct cuts ``cuts`` (increasing) for the distinct gap
+        positions of the test scores: arrays of shape (C, G), and the column of each object."""
+        right, left, objects = self._columns(s)
+        p0 = np.empty((cuts.shape[0], right.shape[0]))
+        p1 = np.empty((cuts.shape[0], left.shape[0]))
+        for lo, hi, q0, q1 in self._tables().pair_chunks(cuts, right, left):
+            p0[lo:hi], p1[lo:hi] = q0, q1
+        return p0, p1, objects
 
     def predict_merged_cdf(self, scores: ArrayLike, thresholds: ArrayLike) -> FloatArray:
         """Return the CDF of the merged distribution at every threshold.
@@ -224,15 +238,15 @@ class VennAbersDistribution(BaseEstimator):
         out[:, cuts >= self.labels_.shape[0] - 1] = 1.0
         return out
 
-    def _merged_columns(self, s: FloatArray) -> Iterator[tuple[int, FloatArray]]:
-        """Yield (c, F) for every calibration label c in increasing order, F the merged CDF
-        of every test object at ``labels_[c]``."""
-        tables = self._tables()
-        last = tables.labels.shape[0] - 1
-        right, left = tables.positions(s)
-        for c, v0, v1 in tables.sweep(np.arange(last)):
-            yield c, merge(v0[right], v1[left], self.merge)
-        yield last, np.ones(s.shape[0])
+    def _merged_blocks(
+        self, s: FloatArray, cuts: IntArray
+    ) -> Iterator[tuple[int, int, FloatArray, IntArray]]:
+        """Blocks ``(lo, hi, F, objects)`` of the merged CDF at ``cuts[lo:hi]`` (calibration
+        labels below the largest), one column per distinct gap position of the test scores
+        (``objects`` maps each test object to its column)."""
+        right, left, objects = self._columns(s)
+        for lo, hi, p0, p1 in self._tables().pair_chunks(cuts, right, left):
+            yield lo, hi, merge(p0, p1, self.merge), objects
 
     def predict_quantiles(self, scores: ArrayLike, q: ArrayLike) -> FloatArray:
         """Return quantiles of the merged distribution.
@@ -251,10 +265,13 @@ class VennAbersDistribution(BaseEstimator):
         """
         s = check_scores(scores, name="scores", min_samples=0)
         levels = check_levels(q)
-        out = np.full((s.shape[0], levels.shape[0]), np.nan)
-        for c, cdf in self._merged_columns(s):
-            reached = np.isnan(out) & (cdf[:, None] >= levels[None, :])
-            out[reached] = self.labels_[c]
+        z = self._tables().labels
+        # the merged CDF rises with the label: the quantile is the label after those below q
+        below = np.zeros((s.shape[0], levels.shape[0]), dtype=np.intp)
+        for _, _, cdf, objects in self._merged_blocks(s, np.arange(z.shape[0] - 1)):
+            counts = (cdf[:, :, None] < levels[None, None, :]).sum(axis=0)
+            below += counts[objects]
+        out: FloatArray = z[below]
         return out
 
     def predict_interval(self, scores: ArrayLike, *, confidence: float = 0.9) -> FloatArray:
@@ -286,25 +303,24 @@ class VennAbersDistribution(BaseEstimator):
         mean : ndarray of shape (m,)
         """
         s = check_scores(scores, name="scores", min_samples=0)
-        out = np.zeros(s.shape[0])
-        below = np.zeros(s.shape[0])
-        for c, cdf in self._merged_columns(s):
-            out += self.labels_[c] * (cdf - below)
-            below = cdf
+        z = self._tables().labels
+        steps = np.diff(z)
+        # summation by parts: sum of z_c (F_c - F_{c-1}) = z_{K-1} - sum of F_c (z_{c+1} - z_c)
+        out = np.full(s.shape[0], z[-1])
+        for lo, hi, cdf, objects in self._merged_blocks(s, np.arange(z.shape[0] - 1)):
+            out -= (steps[lo:hi] @ cdf)[objects]
         return out
 
     def _merged_at(self, s: FloatArray, cuts: IntArray) -> FloatArray:
         """The merged CDF of each test object at its own cut."""
-        tables = self._tables()
-        last = tables.labels.shape[0] - 1
+        last = self._tables().labels.shape[0] - 1
         out = np.where(cuts < 0, 0.0, 1.0)
-        inner = np.flatnonzero((cuts >= 0) & (cuts < last))
-        rows = inner[np.argsort(cuts[inner], kind="stable")]
-        starts = np.searchsorted(cuts[rows], np.unique(cuts[rows]))
-        ends = np.r_[starts[1:], rows.shape[0]]
-        right, left = tables.positions(s[rows])
-        for (_, v0, v1), a, b in zip(tables.sweep(cuts[rows]), starts, ends, strict=True):
-            out[rows[a:b]] = merge(v0[right[a:b]], v1[left[a:b]], self.merge)
+        inner = (cuts >= 0) & (cuts < last)
+        wanted, at = np.unique(cuts[inner], return_inverse=True)
+        rows = np.flatnonzero(inner)
+        for lo, hi, cdf, objects in self._merged_blocks(s[rows], wanted):
+            mine = (at >= lo) & (at < hi)
+            out[rows[mine]] = cdf[at[mine] - lo, objects[mine]]
         return out
 
     def predict_pit(
@@ -361,11 +377,26 @@ class VennAbersDistribution(BaseEstimator):
         truth = check_scores(y, name="y", allow_column=False, min_samples=0, noun="labels")
         check_consistent_length(scores=s, y=truth)
         z = self._tables().labels
+        last = z.shape[0] - 1
+        steps = np.diff(z)
+        own = np.searchsorted(z, truth, side="right") - 1  # the cut of each true value
+        # per step c of width w_c: F^2 a + (1 - F)^2 (w_c - a) = (1 - F)^2 w_c + a (2F - 1),
+        # a = clip(y - z_c, 0, w_c): the whole width below the cut of y, part of it at it
         out: FloatArray = np.maximum(z[0] - truth, 0.0) + np.maximum(truth - z[-1], 0.0)
-        for c, cdf in self._merged_columns(s):
-            if c == z.shape[0] - 1:
-                break
-            width = z[c + 1] - z[c]
-            below = np.clip(truth - z[c], 0.0, width)  # the part of the step below y
-            out += cdf * cdf * below + (1.0 - cdf) ** 2 * (width - below)
+        before: FloatArray | None = None  # the sum of w_c (2F_c - 1) over the cuts done
+        for lo, hi, cdf, objects in self._merged_blocks(s, np.arange(last)):
+            w = steps[lo:hi, None]
+            out += ((1.0 - cdf) ** 2 * w).sum(axis=0)[objects]
+            slope = w * (2.0 * cdf - 1.0)
+            done = np.cumsum(slope, axis=0) - slope  # over the cuts of the block before each
+            if before is None:
+                before = np.zeros(cdf.shape[1])
+            mine = np.flatnonzero((own >= lo) & (own < hi))
+            col, row = objects[mine], own[mine] - lo
+            part = (truth[mine] - z[own[mine]]) * (2.0 * cdf[row, col] - 1.0)
+            out[mine] += before[col] + done[row, col] + part
+            before = before + slope.sum(axis=0)
+        if before is not None:
+            top = np.flatnonzero(own >= last)  # every step lies below the true value
+            out[top] += before[objects[top]]
         return out

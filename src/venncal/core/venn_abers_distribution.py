@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from venncal.core._ivap_kernels import hull_sweep
+from venncal.core._vad_kernels import sweep_cuts
 from venncal.core.venn_abers import _cumulative, _cumulative_float, _route, ivap_fit
 
 if TYPE_CHECKING:
@@ -99,6 +100,59 @@ class VADistributionTables:
             yield from self._sweep_float(wanted)
         else:
             yield from self._sweep_exact(wanted)
+
+    def pair_chunks(
+        self, cuts: IntArray, right: IntArray, left: IntArray, *, max_elements: int = 1 << 21
+    ) -> Iterator[tuple[int, int, FloatArray, FloatArray]]:
+        """p0 and p1 at many cuts and a few gap positions, in blocks of cuts.
+
+        Parameters
+        ----------
+        cuts : ndarray of shape (C,)
+            Distinct cuts, increasing.
+        right, left : ndarray of shape (G,)
+            Gap positions of p0 and of p1 (from :meth:`positions`).
+        max_elements : int
+            Largest number of values in a block of one of the two outputs.
+
+        Yields
+        ------
+        lo, hi, p0, p1
+            ``p0[j, i]`` and ``p1[j, i]`` are p0 at ``right[i]`` and p1 at ``left[i]`` for the
+            cut ``cuts[lo + j]``; blocks cover ``cuts[lo:hi]`` in order.
+        """
+        g = max(right.shape[0], 1)
+        step = max(1, max_elements // g)
+        if self.route != "int64":  # weights on the float or exact route: one cut at a time
+            for lo in range(0, cuts.shape[0], step):
+                block = cuts[lo : lo + step]
+                p0 = np.empty((block.shape[0], right.shape[0]))
+                p1 = np.empty((block.shape[0], left.shape[0]))
+                for j, (_, v0, v1) in enumerate(self.sweep(block)):
+                    p0[j], p1[j] = v0[right], v1[left]
+                yield lo, lo + block.shape[0], p0, p1
+            return
+        k = self.values.shape[0]
+        cw = _cumulative(np.asarray(self.weight, dtype=np.int64))
+        rw = (
+            np.ones(self.row_value.shape[0], dtype=np.int64)
+            if self.row_weight is None
+            else self.row_weight.astype(np.int64)
+        )
+        positives = np.zeros(k, dtype=np.int64)
+        scratch = np.empty(3 * (k + 2), dtype=np.int64)
+        v0, v1 = np.empty(k + 1), np.empty(k + 1)
+        kernel = sweep_cuts.for_size(k * cuts.shape[0])
+        done = 0
+        for lo in range(0, cuts.shape[0], step):
+            block = np.ascontiguousarray(cuts[lo : lo + step])
+            p0 = np.empty((block.shape[0], right.shape[0]))
+            p1 = np.empty((block.shape[0], left.shape[0]))
+            done = kernel(
+                cw, self.row_value, self.label_start, rw, done, positives, block,
+                right, left, scratch, v0, v1, p0, p1,
+            )  # fmt: skip
+            yield lo, lo + block.shape[0], p0, p1
 
     def _sweep_int(self, wanted: IntArray) -> Iterator[tuple[int, FloatArray, FloatArray]]:
         k = self.values.shape[0]
