@@ -95,6 +95,14 @@ CALLS = {
     "interval_width": (_interval_width, ("p0", "p1")),
     "interval_validity": (_interval_validity, ("y_true", "p0", "p1")),
     "merge_regret": (_merge_regret, ("p0", "p1", "y_proba")),
+    "risk_coverage_curve": (_yp(metrics.risk_coverage_curve), YP),
+    "aurc": (_yp(metrics.aurc), YP),
+    "selective_error": (
+        lambda y_true=Y, y_proba=P, **kw: metrics.selective_error(
+            y_true, y_proba, accept=np.array([True, True, False, True, False, True]), **kw
+        ),
+        YP,
+    ),
     "average_ranks": (_table(ranking.average_ranks), ("table",)),
     "friedman_test": (_table(ranking.friedman_test), ("table",)),
     "nemenyi_posthoc": (_table(ranking.nemenyi_posthoc), ("table",)),

@@ -19,6 +19,9 @@ dataclasses.
 - Within segments: :func:`multicalibration_error` (the MCE: worst cumulative calibration
   error over segments defined by features, with its per-segment table) and
   :func:`ecce_pvalue`.
+- Selective prediction (abstention): :func:`risk_coverage_curve`, :func:`aurc` and
+  :func:`selective_error` (error and coverage of accepted rows, Clopper-Pearson intervals),
+  for binary probabilities or K-class matrices.
 - K classes (labels and an (n, K) probability matrix): :func:`multiclass_log_loss`,
   :func:`multiclass_brier_score`, :func:`top_label_ece`, :func:`classwise_ece`,
   :func:`top_label_reliability_curve`, :func:`classwise_reliability_curves`.
@@ -74,6 +77,13 @@ from venncal.metrics._scores import (
     log_loss_samples,
     rmse,
     roc_auc,
+)
+from venncal.metrics._selective import (
+    RiskCoverageCurve,
+    SelectiveResult,
+    aurc,
+    risk_coverage_curve,
+    selective_error,
 )
 from venncal.metrics._significance import (
     CalibrationSlopeIntercept,
@@ -139,6 +149,11 @@ __all__ = [
     "MulticalibrationResult",
     "multicalibration_error",
     "ecce_pvalue",
+    "RiskCoverageCurve",
+    "risk_coverage_curve",
+    "aurc",
+    "SelectiveResult",
+    "selective_error",
 ]
 
 
