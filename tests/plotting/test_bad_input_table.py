@@ -15,6 +15,7 @@ from venncal.plotting import (  # noqa: E402
     PITDisplay,
     PredictiveBandDisplay,
     ReliabilityDisplay,
+    RiskCoverageDisplay,
     SmoothReliabilityDisplay,
     VennIntervalDisplay,
     cliques,
@@ -64,6 +65,10 @@ def _pit(distribution=DIST, scores=PRED, y_true=VALUES, **kw):
     return PITDisplay.from_distribution(distribution, scores, y_true, **kw)
 
 
+def _risk_coverage(y_true=Y, y_proba=P, **kw):
+    return RiskCoverageDisplay.from_predictions(y_true, y_proba, **kw)
+
+
 #: public name -> (caller, data parameters)
 CALLS = {
     "ReliabilityDisplay": (_reliability, ("y_true", "y_proba")),
@@ -74,6 +79,7 @@ CALLS = {
     "cliques": (_cliques, ("average_ranks", "critical_difference")),
     "PredictiveBandDisplay": (_band, ("scores", "y_true")),
     "PITDisplay": (_pit, ("scores", "y_true")),
+    "RiskCoverageDisplay": (_risk_coverage, ("y_true", "y_proba")),
 }
 
 #: the data parameters of the predictive-distribution displays take real numbers
@@ -154,6 +160,14 @@ OPTIONS = {
         ({"sample_weight": [0] * 6}, "sample_weight"),
     ],
     "CriticalDifferenceDisplay": [({"ax": "axes"}, "ax")],
+    "RiskCoverageDisplay": [
+        ({"target_error": 1.5}, "target_error"),
+        ({"accept": {"other": [True] * 6}}, "accept"),
+        ({"accept": [1, 0, 1, 1, 0, 1]}, "accept"),
+        ({"confidence": [0.1, 0.2]}, "confidence"),
+        ({"y_proba": {}}, "y_proba"),
+        ({"ax": "axes"}, "ax"),
+    ],
     "PredictiveBandDisplay": [
         ({"distribution": VennAbersDistribution()}, "distribution"),
         ({"thresholds": [1.0, 0.0]}, "thresholds"),

@@ -1,5 +1,6 @@
 """Displays for calibration: reliability diagrams (binned and smooth), Venn intervals, Brier
-curves, critical-difference diagrams, and predictive CDF bands and PIT histograms.
+curves, critical-difference diagrams, predictive CDF bands and PIT histograms, and
+risk-coverage curves of abstention.
 
 Each display follows scikit-learn's pattern: a ``from_...`` constructor computes the data with
 the functions of :mod:`venncal.metrics` (stored on the display, so that the picture and the
@@ -20,6 +21,7 @@ from venncal.plotting._brier_curve import BrierCurveDisplay
 from venncal.plotting._critical_difference import CriticalDifferenceDisplay, cliques
 from venncal.plotting._regression import PITDisplay, PredictiveBandDisplay
 from venncal.plotting._reliability import ReliabilityDisplay
+from venncal.plotting._risk_coverage import RiskCoverageDisplay
 from venncal.plotting._smooth_reliability import SmoothReliabilityDisplay
 from venncal.plotting._venn import VennIntervalDisplay
 
@@ -31,5 +33,6 @@ __all__ = [
     "CriticalDifferenceDisplay",
     "PredictiveBandDisplay",
     "PITDisplay",
+    "RiskCoverageDisplay",
     "cliques",
 ]
