@@ -68,6 +68,7 @@ _LAZY = {
     "VennIntervalDisplay": "venncal.plotting",
     "BrierCurveDisplay": "venncal.plotting",
     "CriticalDifferenceDisplay": "venncal.plotting",
+    "RiskCoverageDisplay": "venncal.plotting",
     "PredictiveBandDisplay": "venncal.plotting",
     "PITDisplay": "venncal.plotting",
     # model files (versioned JSON, no pickle)
