@@ -552,7 +552,7 @@ def _record_batch(kept, new):
     else:
         arrays = [pa.array(kept[c].to_numpy(), from_pandas=True) for c in kept.columns]
         names = list(kept.columns)
-    arrays += [arrow_float64(v) for v in new.values()]
+    arrays += [pa.array(v) if v.dtype == np.bool_ else arrow_float64(v) for v in new.values()]
     names += list(new)
     return pa.record_batch(arrays, names=names)
 
@@ -584,6 +584,7 @@ def apply_stream(
     fitted_on: str = "its calibration data",
     weighted: bool = False,
     progress: bool | None = None,
+    accept_threshold: float | None = None,
 ) -> int:
     """Calibrate every chunk of ``source`` and write it to ``sink``; return the rows written.
 
@@ -603,6 +604,9 @@ def apply_stream(
         Columns of the lower and upper end of each score's interval (ACP).
     progress : bool or None
         Progress bar on standard error; None: only on a terminal.
+    accept_threshold : float or None
+        Add a boolean column ``accept``: the probability of the predicted class,
+        ``max(p, 1 - p)``, at least this (an abstention rule's threshold).
     """
     keep = list(source.columns) if keep is None else list(keep)
     needed = list(dict.fromkeys([*keep, score, *(interval or ())]))
@@ -621,10 +625,14 @@ def apply_stream(
                 )
             with np.errstate(all="ignore"):
                 try:
-                    new = calibrated_columns(calibrator, s, prefix, iv)
+                    new: dict[str, Any] = calibrated_columns(calibrator, s, prefix, iv)
                 except ValueError as exc:
                     raise InputError(f"{str(path)!r}: {_first_line(exc)}") from None
             _check_probabilities(new, method, fitted_on, weighted)
+            if accept_threshold is not None:
+                from venncal.cli._abstain import accept_column
+
+                new[prefix + "accept"] = accept_column(new[prefix + "p"], accept_threshold)
             kept = _select(chunk, keep) if keep else None
             sink.write(kept, new)
             offset += s.shape[0]

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from venncal.cli._abstain import abstain_options, abstention_threshold
 from venncal.cli._extras import require_extra
 from venncal.cli._io import InputError, check_not_an_input, check_output_free, check_table_file
 from venncal.cli._options import (
@@ -203,6 +204,7 @@ def _keep_list(keep):
 @backend_options(
     BACKENDS, "Where to apply: in this process (in chunks), on a Dask cluster, or on Spark."
 )
+@abstain_options
 @click.option(
     "--max-model-bytes",
     type=click.IntRange(min=1),
@@ -225,6 +227,11 @@ def apply(
     backend: str,
     scheduler: str | None,
     max_model_bytes: int | None,
+    abstain_at: float | None = None,
+    abstain_data: str | None = None,
+    delta: float = 0.1,
+    abstain_label: str | None = None,
+    abstain_positive: str | None = None,
 ) -> None:
     """Calibrate the scores of INPUT... with MODEL (written by venncal fit or venncal.save).
 
@@ -233,10 +240,16 @@ def apply(
     output is written to a temporary file moved into place at the end: it appears complete or
     not at all.
 
+    With --abstain-at TARGET, a column 'accept' says which rows to answer: the threshold on
+    the probability of the predicted class is fitted on --abstain-data (labelled rows not used
+    to fit MODEL) so that, with probability 1 - delta, the error among accepted rows is at most
+    TARGET (venncal.AbstentionRule).
+
     \b
     Example:
       venncal apply model.json scores/ -o calibrated.parquet --keep id
       venncal apply model.json new.csv -o new_calibrated.csv
+      venncal apply model.json new.csv -o out.csv --abstain-at 0.05 --abstain-data held.csv
     """
     check_table_file(out, "--out", doing="writing")
     if scheduler is not None and backend != "dask":
@@ -266,6 +279,23 @@ def apply(
         raise InputError(
             f"--score-interval applies to ACP models only, not {model_name(calibrator)}."
         )
+    if abstain_at is None and (abstain_data or abstain_label or abstain_positive):
+        raise InputError("--abstain-data, --label and --positive go with --abstain-at.")
+    threshold = None
+    if abstain_at is not None:
+        if backend != "local":
+            raise InputError("--abstain-at runs with --backend local only.")
+        threshold, _ = abstention_threshold(
+            calibrator,
+            metadata,
+            target=abstain_at,
+            delta=delta,
+            data=abstain_data,
+            score=score,
+            label=abstain_label,
+            positive=abstain_positive,
+            sep=sep,
+        )
     source = open_source(inputs, "INPUT", sep)
     check_not_an_input(out, [model, *source.files()], "--out")
     _check_not_inside(out, inputs)
@@ -280,6 +310,13 @@ def apply(
         prefix=prefix,
         interval=interval,
     )
+    if threshold is not None:
+        new_cols.append(prefix + "accept")
+        if new_cols[-1] in keep_cols:
+            raise InputError(
+                f"INPUT already has the column {new_cols[-1]!r}; pass --prefix to name the new "
+                "ones."
+            )
     rows = BACKENDS[backend](
         calibrator,
         source,
@@ -294,9 +331,15 @@ def apply(
         overwrite=overwrite,
         **({"scheduler": scheduler} if backend == "dask" else {}),
         out_sep=out_separator(out, sep, out_sep),
+        **({} if threshold is None else {"accept_threshold": threshold}),
     )
     n_files = len(source.files())
     click.echo(
         f"Applied {model_name(calibrator)} from {model} to {rows} rows of {n_files} "
         f"file{'s' if n_files != 1 else ''}; wrote {', '.join(new_cols)} to {out}."
     )
+    if threshold is not None:
+        click.echo(
+            f"accept: the probability of the predicted class at least {threshold:.6g} (error "
+            f"among accepted rows at most {abstain_at:g} with probability {1 - delta:g})."
+        )
