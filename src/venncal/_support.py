@@ -52,6 +52,11 @@ _K_CLI = "the command line takes one column of binary scores"
 _K_ENGINES = "K-class fits are not distributed yet"
 _MONITOR = "a monitor of calibration over time, not a calibrator"
 _ABSTAIN = "a rule that abstains on calibrated probabilities, not a calibrator"
+_ABSTAIN_EXPORT = (
+    "exported with the calibrator it reads: to_sql(calibrator, ..., abstain=rule) and "
+    "to_onnx(calibrator, abstain=rule) add its accept column (binary rules)"
+)
+_ABSTAIN_CLI = "fitted by `venncal apply --abstain-at` on held-out rows, not by --method"
 _REGRESSION = "regression (predictive distributions) is not supported there yet"
 _NO_PICKLE_REGRESSOR = (
     "it keeps the regressor it wraps, which a model file cannot hold (model files hold no "
@@ -241,9 +246,9 @@ SUPPORT: dict[tuple[str, str], dict[str, Entry]] = {
     ),
     ("AbstentionRule", "binary"): _row(
         file=True,
-        cli=_ABSTAIN,
-        sql="the decision of abstention is not exported yet",
-        onnx="the decision of abstention is not exported yet",
+        cli=_ABSTAIN_CLI,
+        sql=_ABSTAIN_EXPORT,
+        onnx=_ABSTAIN_EXPORT,
         dask=_ABSTAIN,
         spark=_ABSTAIN,
         chooser=_ABSTAIN,
@@ -251,8 +256,8 @@ SUPPORT: dict[tuple[str, str], dict[str, Entry]] = {
     ("AbstentionRule", "multiclass"): _row(
         file=True,
         cli=_ABSTAIN,
-        sql="the decision of abstention is not exported yet",
-        onnx="the decision of abstention is not exported yet",
+        sql="the decision of a K-class rule is not exported yet",
+        onnx="the decision of a K-class rule is not exported yet",
         dask=_ABSTAIN,
         spark=_ABSTAIN,
         chooser=_ABSTAIN,

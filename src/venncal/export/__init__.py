@@ -10,6 +10,9 @@ calibrator's ``predict_proba`` computes, from the same fitted tables and coeffic
 maps bit for bit, parametric maps within about 1e-15. See the user guide page "Running
 calibrators in SQL, ONNX and Spark" for what each engine needs.
 
+With ``abstain=rule`` (a fitted binary :class:`~venncal.AbstentionRule` for the calibrator's
+probabilities) both add the rule's decision, a column or output ``accept``.
+
 The exports need neither scikit-learn nor onnx to import; :func:`to_onnx` imports ``onnx``
 when called (``pip install "venncal[export]"``).
 

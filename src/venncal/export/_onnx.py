@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from venncal.export._abstain import decision_of, onnx_accept
 from venncal.export._plan import (
     BIG,
     EPS,
@@ -320,7 +321,7 @@ def _merge(g, p0, p1, merge):
     return g.mul(g.num(0.5), g.add(p0, p1))
 
 
-def to_onnx(calibrator: object) -> onnx.ModelProto:
+def to_onnx(calibrator: object, *, abstain: Any = None) -> onnx.ModelProto:
     """An ONNX model that calibrates scores as ``calibrator`` does.
 
     Parameters
@@ -339,6 +340,10 @@ def to_onnx(calibrator: object) -> onnx.ModelProto:
         :class:`~venncal.calibration.MatrixScalingCalibrator` (every ``structure``) or
         :class:`~venncal.calibration.DirichletCalibrator`; or what :func:`venncal.load`
         returns for one.
+    abstain : AbstentionRule, default=None
+        A fitted binary :class:`~venncal.AbstentionRule` whose threshold applies to this
+        calibrator's probabilities: one more output ``accept``, float64, 1.0 where
+        ``rule.accept`` is True, 0.0 where False, NaN where ``p`` is NaN.
 
     Returns
     -------
@@ -384,6 +389,7 @@ def to_onnx(calibrator: object) -> onnx.ModelProto:
     True
     """
     plan = plan_of(calibrator)
+    decision = None if abstain is None else decision_of(abstain, plan)
     onnx = _import_onnx()
     helper = onnx.helper
     g = _Graph(onnx)
@@ -407,6 +413,8 @@ def to_onnx(calibrator: object) -> onnx.ModelProto:
         for stage in plan.stages:
             x = _STAGES[type(stage)](g, x, stage)
         outs = {"p": x}
+    if decision is not None:
+        outs["accept"] = onnx_accept(g, outs, decision)
     nan = g.num(np.nan)
     for name, tensor in outs.items():
         g.nodes.append(helper.make_node("Where", [bad, nan, tensor], [name]))

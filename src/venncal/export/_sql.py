@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import math
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from venncal.export._abstain import decision_of, sql_accept
 from venncal.export._plan import (
     BIG,
     EPS,
@@ -392,6 +393,7 @@ def to_sql(
     score_column: str | Sequence[str],
     dialect: str = "duckdb",
     prefix: str = "",
+    abstain: Any = None,
 ) -> str:
     """One SQL query that calibrates the scores of a table as ``calibrator`` does.
 
@@ -428,6 +430,10 @@ def to_sql(
         digits and ``_``. An output column named like a column of ``table`` is an error of
         the engine when the query runs ("ambiguous column name"), never a silent mix-up;
         choose a ``prefix`` that avoids it.
+    abstain : AbstentionRule, default=None
+        A fitted binary :class:`~venncal.AbstentionRule` whose threshold applies to this
+        calibrator's probabilities: the query adds ``{prefix}accept``, 1 where
+        ``rule.accept`` is True, 0 where False, NULL where ``p`` is NULL.
 
     Returns
     -------
@@ -475,6 +481,12 @@ def to_sql(
             f"with a digit) or empty; got {prefix!r}."
         )
     plan = plan_of(calibrator)
+    if abstain is not None:
+        decision = decision_of(abstain, plan)
+        query = to_sql(
+            calibrator, table=table, score_column=score_column, dialect=dialect, prefix=prefix
+        )
+        return sql_accept(query, decision, _Query(dialect).num(decision.threshold), prefix)
     q = _Query(dialect)
     big = q.num(BIG)
     if plan.classes is not None:
