@@ -33,19 +33,20 @@ def _unit_vector(value: Any, where: str) -> None:
 def _relations(fitted: dict[str, Any], params: dict[str, Any], where: str) -> None:
     """Every group has its threshold and bound; no bound passes the target; one score column
     (binary) or one per class."""
-    names = ("groups_", "group_thresholds_", "group_error_bounds_")
-    parts = [fitted.get(a) for a in names]
-    if any(p is None for p in parts) and not all(p is None for p in parts):
+    groups, thresholds, group_bounds = (
+        fitted.get(a) for a in ("groups_", "group_thresholds_", "group_error_bounds_")
+    )
+    set_ = [v is not None for v in (groups, thresholds, group_bounds)]
+    if any(set_) and not all(set_):
         raise FittedStateError(f"{where}.groups_, .group_thresholds_ and .group_error_bounds_ "
                                "must all be None or all set")  # fmt: skip
-    if parts[0] is not None and not len(parts[0]) == parts[1].shape[0] == parts[2].shape[0]:
-        raise FittedStateError(f"{where}: one threshold and one bound per group of groups_")
-    if parts[0] is not None and any(
-        isinstance(g, int) and not -(2**63) <= g < 2**63 for g in parts[0]
-    ):
-        raise FittedStateError(f"{where}.groups_ must hold integers of 64 bits")
+    if groups is not None and thresholds is not None and group_bounds is not None:
+        if not len(groups) == thresholds.shape[0] == group_bounds.shape[0]:
+            raise FittedStateError(f"{where}: one threshold and one bound per group of groups_")
+        if any(isinstance(g, int) and not -(2**63) <= g < 2**63 for g in groups):
+            raise FittedStateError(f"{where}.groups_ must hold integers of 64 bits")
     target = params.get("target_error")
-    bounds = [fitted.get("error_bound_")] + ([] if parts[2] is None else list(parts[2]))
+    bounds = [fitted.get("error_bound_")] + ([] if group_bounds is None else list(group_bounds))
     if isinstance(target, float) and any(b is not None and b > target for b in bounds):
         raise FittedStateError(f"{where}: an error bound above target_error")
     classes, k = fitted.get("classes_"), fitted.get("n_features_in_")
