@@ -15,9 +15,8 @@ if TYPE_CHECKING:
 
     from click.decorators import FC
 
-    from venncal._typing import BoolArray, FloatArray
 
-__all__ = ["abstain_options", "abstention_threshold", "accept_column"]
+__all__ = ["abstain_options", "abstention_threshold"]
 
 
 def abstain_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -106,10 +105,3 @@ def abstention_threshold(
     except ValueError as exc:
         raise InputError(f"--abstain-at {target:g}: {str(exc).splitlines()[0]}") from None
     return rule.threshold_, rule
-
-
-def accept_column(p: FloatArray, threshold: float) -> BoolArray:
-    """True where the probability of the predicted class, ``max(p, 1 - p)``, reaches the
-    threshold (as :meth:`venncal.AbstentionRule.accept`)."""
-    accept: BoolArray = np.maximum(1.0 - p, p) >= threshold
-    return accept

@@ -629,10 +629,9 @@ def apply_stream(
                 except ValueError as exc:
                     raise InputError(f"{str(path)!r}: {_first_line(exc)}") from None
             _check_probabilities(new, method, fitted_on, weighted)
-            if accept_threshold is not None:
-                from venncal.cli._abstain import accept_column
-
-                new[prefix + "accept"] = accept_column(new[prefix + "p"], accept_threshold)
+            if accept_threshold is not None:  # as AbstentionRule.accept computes it
+                p = new[prefix + "p"]
+                new[prefix + "accept"] = np.maximum(1.0 - p, p) >= accept_threshold
             kept = _select(chunk, keep) if keep else None
             sink.write(kept, new)
             offset += s.shape[0]
