@@ -11,6 +11,27 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 
+#: the core modules listed first, in this order (the rest follow alphabetically); the monitor's
+#: betting module is listed under data shift
+_CORE_FIRST = ["venn_abers", "merge", "venn", "isotonic", "platt", "beta", "quadratic"]
+_CORE_ELSEWHERE = {"betting"}
+
+
+def core_modules():
+    """Every public module of ``venncal.core`` (a new one appears without editing this file)."""
+    import pkgutil
+
+    import venncal.core
+
+    found = [
+        m.name
+        for m in pkgutil.iter_modules(venncal.core.__path__)
+        if not m.name.startswith("_") and m.name not in _CORE_ELSEWHERE
+    ]
+    first = [m for m in _CORE_FIRST if m in found]
+    return [f"venncal.core.{m}" for m in first + sorted(set(found) - set(first))]
+
+
 #: (title, description, modules) in the order of the layers, bottom up
 LAYERS = [
     (
@@ -65,22 +86,7 @@ LAYERS = [
     (
         "Core algorithms",
         "The algorithms on 1-D scores, with numpy and scipy only.",
-        [
-            "venncal.core.venn_abers",
-            "venncal.core.merge",
-            "venncal.core.venn",
-            "venncal.core.isotonic",
-            "venncal.core.platt",
-            "venncal.core.beta",
-            "venncal.core.quadratic",
-            "venncal.core.temperature",
-            "venncal.core.histogram",
-            "venncal.core.bayesian_binning",
-            "venncal.core.acp",
-            "venncal.core.counts",
-            "venncal.core.coupling",
-            "venncal.core.abstention",
-        ],
+        core_modules(),
     ),  # fmt: skip
     (
         "Diagnostics",

@@ -62,6 +62,27 @@ def test_every_public_name_has_a_page(site):
     assert top <= set(names), sorted(top - set(names))
 
 
+def test_every_public_module_of_the_core_is_in_the_reference():
+    """A public module of ``venncal.core`` is documented without editing the generator (seven
+    were missing when the list was written by hand); this needs no built site."""
+    import pkgutil
+
+    import venncal.core
+
+    sys.path.insert(0, str(DOCS))
+    try:
+        api = importlib.import_module("_api")
+    finally:
+        sys.path.remove(str(DOCS))
+    listed = {m for _, _, modules in api.LAYERS for m in modules}
+    public = {
+        f"venncal.core.{m.name}"
+        for m in pkgutil.iter_modules(venncal.core.__path__)
+        if not m.name.startswith("_")
+    }
+    assert public <= listed, sorted(public - listed)
+
+
 def test_gallery_ran_and_drew_its_figures(site):
     pages = sorted((site / "auto_examples").glob("plot_*.html"))
     assert len(pages) >= 5, pages
