@@ -177,3 +177,23 @@ def test_estimator_api():
     rule.set_params(target_error=0.2)
     first = rule.fit(p, y, groups=np.arange(1000) % 2).group_thresholds_
     assert first is not None and rule.fit(p, y).groups_ is None  # refitting forgets
+
+
+def test_k_class_rule_is_valid_in_about_one_minus_delta_of_draws():
+    """30 draws of 1000 rows of five classes (Dirichlet(0.2) probabilities, calibrated by
+    construction), target 0.1: the true error among accepted rows (from 200,000 reference
+    rows) passes the target in about 3 draws if the rule is valid; 9 or more happens with
+    probability 0.006 then."""
+    rng = np.random.default_rng(5)
+    ref = rng.dirichlet(np.full(5, 0.2), 200_000).max(axis=1)  # the top label's probability
+    exceed = answered = 0
+    for _ in range(30):
+        P, y = _kclass(int(rng.integers(2**31)), n=1000, K=5)
+        try:
+            rule = AbstentionRule(target_error=0.1).fit(P, y)
+        except ValueError:  # answers nothing, errs never
+            continue
+        answered += 1
+        accepted = ref >= rule.threshold_
+        exceed += (1 - ref[accepted]).mean() > 0.1
+    assert answered >= 20 and exceed < 9
