@@ -79,9 +79,10 @@ class AbstentionRule(BaseEstimator):
         The test sequence starts at the highest threshold accepting at least this many
         calibration rows (weighted), or at least the fewest rows that can pass,
         ``log(delta) / log(1 - target_error)`` (45 at the defaults). None: four times that
-        (180 at the defaults). The factor 4 was chosen on
-        simulated two-class and five-class problems, where it gave more coverage than 1 or 2
-        and as much as larger starts.
+        (180 at the defaults; every row when there are fewer). The factor 4 was chosen on
+        simulated problems: on two Gaussians (target 0.05, 2,000 rows) the mean coverage was
+        0.75 of the oracle's with a start at the fewest rows, 0.86 at 100 rows and 0.87 at
+        4x and at larger starts; 0.89 on five Dirichlet(0.2) classes (target 0.1).
     group_fallback : {"error", "pooled"}, default="error"
         With ``groups``: what a group not seen at fit gets, an error or the threshold of all
         calibration rows pooled.
@@ -120,8 +121,12 @@ class AbstentionRule(BaseEstimator):
     -----
     Sample weights count as examples (a weight of 2 is two identical rows); the guarantee is
     stated for unit weights. The start of the sequence depends on the confidences only, not on
-    the labels. The guarantee is marginal over calibration draws: in about ``delta`` of them the
-    error among accepted rows may exceed the target.
+    the labels, as in the selective classification example of Angelopoulos et al.; the
+    fixed-sequence theorem is stated for a sequence fixed in advance, and the simulations of
+    ``benchmarks/bench_abstention.py`` check the rule as it is (the error passed the target in
+    8% of 200 two-class draws and 8% of 50 five-class draws at ``delta = 0.1``). The
+    guarantee is marginal over calibration draws: in about ``delta`` of them the error among
+    accepted rows may exceed the target.
 
     References
     ----------
