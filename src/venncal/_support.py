@@ -56,7 +56,10 @@ _ABSTAIN_EXPORT = (
     "exported with the calibrator it reads: to_sql(calibrator, ..., abstain=rule) and "
     "to_onnx(calibrator, abstain=rule) add its accept column (binary rules)"
 )
-_ABSTAIN_CLI = "fitted by `venncal apply --abstain-at` on held-out rows, not by --method"
+_ABSTAIN_CLI = (
+    "fitted by `venncal apply --abstain-at` on held-out rows (or saved and applied with "
+    "--abstain-rule), not by --method"
+)
 _REGRESSION = "regression (predictive distributions) is not supported there yet"
 _NO_PICKLE_REGRESSOR = (
     "it keeps the regressor it wraps, which a model file cannot hold (model files hold no "

@@ -83,3 +83,57 @@ def test_refusals_are_one_line(files):
     result = run("apply", model, new, "-o", out, "--abstain-at", "1.5")
     assert result.exit_code == 2
     assert not out.exists()
+
+
+def _saved_rule(files, **params):
+    cal = venncal.load(files / "model.json")
+    held = pd.read_csv(files / "held.csv")
+    y = (held["y"] == "yes").astype(int)
+    rule = venncal.AbstentionRule(**params)
+    if params.get("confidence") == "lower":
+        rule.fit(cal.predict_interval(held["score"]), y)
+    else:
+        rule.fit(cal.predict_proba(held["score"])[:, 1], y)
+    path = venncal.save(rule, files / f"rule{len(params)}.json")
+    return rule, path
+
+
+def test_a_saved_rule_gives_its_accept(files):
+    cal = venncal.load(files / "model.json")
+    new = pd.read_csv(files / "new.csv")
+    for params in ({"target_error": 0.05}, {"target_error": 0.1, "confidence": "lower"}):
+        rule, path = _saved_rule(files, **params)
+        out = files / f"out{len(params)}.csv"
+        result = run("apply", files / "model.json", files / "new.csv", "-o", out,
+                     "--abstain-rule", path)  # fmt: skip
+        assert result.exit_code == 0, result.output
+        scores = new["score"].to_numpy()
+        want = rule.accept(
+            cal.predict_interval(scores) if "confidence" in params
+            else cal.predict_proba(scores)[:, 1]
+        )  # fmt: skip
+        np.testing.assert_array_equal(pd.read_csv(out)["accept"].to_numpy(), want)
+        assert f"{rule.threshold_:.6g}" in result.output
+
+
+def test_saved_rules_that_do_not_fit_are_refused(files):
+    model, new, out = files / "model.json", files / "new.csv", files / "out.csv"
+    _, path = _saved_rule(files, target_error=0.05)
+    expect_usage_error(run("apply", model, new, "-o", out, "--abstain-rule", path,
+                           "--abstain-at", "0.05"), "not both")  # fmt: skip
+    expect_usage_error(run("apply", model, new, "-o", out, "--abstain-rule", model),
+                       "not an AbstentionRule")  # fmt: skip
+    rng = np.random.default_rng(3)
+    p = rng.random(3000)
+    y = (rng.random(3000) < p).astype(int)
+    grouped = venncal.AbstentionRule(target_error=0.1).fit(p, y, groups=np.arange(3000) % 2)
+    gpath = venncal.save(grouped, files / "grouped.json")
+    expect_usage_error(run("apply", model, new, "-o", out, "--abstain-rule", gpath),
+                       "without groups")  # fmt: skip
+    result = run("fit", files / "cal.csv", "--score", "score", "--label", "y",
+                 "--method", "platt", "-o", files / "platt.json")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    _, lower = _saved_rule(files, target_error=0.1, confidence="lower")
+    expect_usage_error(run("apply", files / "platt.json", new, "-o", out, "--abstain-rule",
+                           lower), "gives no interval")  # fmt: skip
+    assert not out.exists()

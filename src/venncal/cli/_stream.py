@@ -585,6 +585,7 @@ def apply_stream(
     weighted: bool = False,
     progress: bool | None = None,
     accept_threshold: float | None = None,
+    accept_lower: bool = False,
 ) -> int:
     """Calibrate every chunk of ``source`` and write it to ``sink``; return the rows written.
 
@@ -607,6 +608,9 @@ def apply_stream(
     accept_threshold : float or None
         Add a boolean column ``accept``: the probability of the predicted class,
         ``max(p, 1 - p)``, at least this (an abstention rule's threshold).
+    accept_lower : bool
+        With ``accept_threshold``: the larger lower end of the Venn-Abers interval,
+        ``max(p0, 1 - p1)``, instead of ``max(p, 1 - p)``.
     """
     keep = list(source.columns) if keep is None else list(keep)
     needed = list(dict.fromkeys([*keep, score, *(interval or ())]))
@@ -630,8 +634,11 @@ def apply_stream(
                     raise InputError(f"{str(path)!r}: {_first_line(exc)}") from None
             _check_probabilities(new, method, fitted_on, weighted)
             if accept_threshold is not None:  # as AbstentionRule.accept computes it
-                p = new[prefix + "p"]
-                new[prefix + "accept"] = np.maximum(1.0 - p, p) >= accept_threshold
+                if accept_lower:
+                    conf = np.maximum(1.0 - new[prefix + "p1"], new[prefix + "p0"])
+                else:
+                    conf = np.maximum(1.0 - new[prefix + "p"], new[prefix + "p"])
+                new[prefix + "accept"] = conf >= accept_threshold
             kept = _select(chunk, keep) if keep else None
             sink.write(kept, new)
             offset += s.shape[0]

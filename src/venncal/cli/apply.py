@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from venncal.cli._abstain import abstain_options, abstention_threshold
+from venncal.cli._abstain import abstain_options, abstention
 from venncal.cli._extras import require_extra
 from venncal.cli._io import InputError, check_not_an_input, check_output_free, check_table_file
 from venncal.cli._options import (
@@ -228,6 +228,7 @@ def apply(
     scheduler: str | None,
     max_model_bytes: int | None,
     abstain_at: float | None = None,
+    abstain_rule: str | None = None,
     abstain_data: str | None = None,
     delta: float = 0.1,
     abstain_label: str | None = None,
@@ -243,7 +244,8 @@ def apply(
     With --abstain-at TARGET, a column 'accept' says which rows to answer: the threshold on
     the probability of the predicted class is fitted on --abstain-data (labelled rows not used
     to fit MODEL) so that, with probability 1 - delta, the error among accepted rows is at most
-    TARGET (venncal.AbstentionRule).
+    TARGET (venncal.AbstentionRule); --abstain-rule applies a rule saved by venncal.save
+    instead.
 
     \b
     Example:
@@ -279,23 +281,19 @@ def apply(
         raise InputError(
             f"--score-interval applies to ACP models only, not {model_name(calibrator)}."
         )
-    if abstain_at is None and (abstain_data or abstain_label or abstain_positive):
-        raise InputError("--abstain-data, --label and --positive go with --abstain-at.")
-    threshold = None
-    if abstain_at is not None:
-        if backend != "local":
-            raise InputError("--abstain-at runs with --backend local only.")
-        threshold, _ = abstention_threshold(
-            calibrator,
-            metadata,
-            target=abstain_at,
-            delta=delta,
-            data=abstain_data,
-            score=score,
-            label=abstain_label,
-            positive=abstain_positive,
-            sep=sep,
-        )
+    decision = abstention(
+        calibrator,
+        metadata,
+        at=abstain_at,
+        rule_path=abstain_rule,
+        data=abstain_data,
+        delta=delta,
+        score=score,
+        label=abstain_label,
+        positive=abstain_positive,
+        sep=sep,
+        backend=backend,
+    )
     source = open_source(inputs, "INPUT", sep)
     check_not_an_input(out, [model, *source.files()], "--out")
     _check_not_inside(out, inputs)
@@ -310,7 +308,7 @@ def apply(
         prefix=prefix,
         interval=interval,
     )
-    if threshold is not None:
+    if decision is not None:
         new_cols.append(prefix + "accept")
         if new_cols[-1] in keep_cols:
             raise InputError(
@@ -331,15 +329,12 @@ def apply(
         overwrite=overwrite,
         **({"scheduler": scheduler} if backend == "dask" else {}),
         out_sep=out_separator(out, sep, out_sep),
-        **({} if threshold is None else {"accept_threshold": threshold}),
+        **({} if decision is None else decision.stream_options()),
     )
     n_files = len(source.files())
     click.echo(
         f"Applied {model_name(calibrator)} from {model} to {rows} rows of {n_files} "
         f"file{'s' if n_files != 1 else ''}; wrote {', '.join(new_cols)} to {out}."
     )
-    if threshold is not None:
-        click.echo(
-            f"accept: the probability of the predicted class at least {threshold:.6g} (error "
-            f"among accepted rows at most {abstain_at:g} with probability {1 - delta:g})."
-        )
+    if decision is not None:
+        click.echo(decision.summary)
