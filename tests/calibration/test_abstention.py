@@ -197,3 +197,38 @@ def test_k_class_rule_is_valid_in_about_one_minus_delta_of_draws():
         accepted = ref >= rule.threshold_
         exceed += (1 - ref[accepted]).mean() > 0.1
     assert answered >= 20 and exceed < 9
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_row_order_and_class_order_do_not_matter(seed):
+    P, y = _kclass(seed, n=1500)
+    rule = AbstentionRule(target_error=0.1).fit(P, y)
+    order = np.random.default_rng(seed).permutation(1500)
+    again = AbstentionRule(target_error=0.1).fit(P[order], y[order])
+    assert again.threshold_ == rule.threshold_ and again.coverage_ == rule.coverage_
+    cols = np.random.default_rng(seed + 1).permutation(4)  # class k becomes class where
+    where = np.argsort(cols)
+    relabelled = AbstentionRule(target_error=0.1).fit(P[:, cols], where[y])
+    assert relabelled.threshold_ == rule.threshold_
+    np.testing.assert_array_equal(relabelled.accept(P[:, cols]), rule.accept(P))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_looser_target_or_delta_never_answers_less(seed):
+    """With the start fixed, the p-values fall as the target grows and the level delta
+    rises: the sequence passes at least as many thresholds."""
+    p, y = _binary(seed, n=3000)
+    thresholds = []
+    for target in (0.03, 0.05, 0.08, 0.12):
+        try:
+            fitted = AbstentionRule(target_error=target, min_accepted=250).fit(p, y)
+        except ValueError:
+            thresholds.append(np.inf)
+            continue
+        thresholds.append(fitted.threshold_)
+    assert thresholds == sorted(thresholds, reverse=True)
+    by_delta = [
+        AbstentionRule(target_error=0.1, delta=d, min_accepted=250).fit(p, y).threshold_
+        for d in (0.01, 0.05, 0.2)
+    ]
+    assert by_delta == sorted(by_delta, reverse=True)
