@@ -115,3 +115,41 @@ def test_refusals_are_one_line():
             with pytest.raises(kind, match=said) as excinfo:
                 export(cal, abstain=bad, **kwargs)
             assert "\n" not in str(excinfo.value)
+
+
+@pytest.mark.parametrize("labels", [np.array(["a", "o'b"]), np.array([3, 7])])
+def test_sql_accept_within_groups(labels):
+    cal, _ = RULES["platt"]
+    rng = np.random.default_rng(4)
+    s = rng.normal(size=4000)
+    y = (rng.random(4000) < 1 / (1 + np.exp(-3 * s))).astype(int)
+    g = labels[(s > 0.3).astype(int)]  # groups of different difficulty
+    p = cal.predict_proba(s)[:, 1]
+    for fallback in ("error", "pooled"):
+        rule = venncal.AbstentionRule(group_fallback=fallback).fit(p, y, groups=g)
+        assert rule.group_thresholds_[0] != rule.group_thresholds_[1]
+        unseen = "zz" if labels.dtype.kind == "U" else 99
+        groups = list(labels[(TEST[:-1] > 0.3).astype(int)]) + [unseen]
+        frame = pd.DataFrame({"score": TEST, "g": [v.item() for v in np.asarray(groups)]})
+        con = duckdb.connect()
+        con.register("scores", frame)
+        lite = sqlite3.connect(":memory:")
+        frame.to_sql("scores", lite, index=False)
+        query = {"table": "scores", "score_column": "score", "abstain": rule, "group_column": "g"}
+        got = con.execute(to_sql(cal, **query)).df()["accept"].to_numpy(dtype=float)
+        cursor = lite.execute(to_sql(cal, dialect="sqlite", **query))
+        rows = np.array([row[-1] for row in cursor], dtype=float)
+        want = rule.accept(cal.predict_proba(TEST[:-1])[:, 1], groups=frame["g"][:-1])
+        for values in (got, rows):
+            np.testing.assert_array_equal(values[:-1], want.astype(float))
+        q = cal.predict_proba(TEST[-1:])[:, 1]
+        last = float(np.maximum(q, 1 - q)[0] >= rule.threshold_)
+        for values in (got, rows):
+            if fallback == "error":
+                assert np.isnan(values[-1])
+            else:
+                assert values[-1] == last
+    with pytest.raises(ValueError, match="goes with a rule fitted within groups"):
+        to_sql(cal, table="t", score_column="s", abstain=RULES["platt"][1], group_column="g")
+    with pytest.raises(ValueError, match="goes with abstain="):
+        to_sql(cal, table="t", score_column="s", group_column="g")

@@ -394,6 +394,7 @@ def to_sql(
     dialect: str = "duckdb",
     prefix: str = "",
     abstain: Any = None,
+    group_column: str | None = None,
 ) -> str:
     """One SQL query that calibrates the scores of a table as ``calibrator`` does.
 
@@ -434,6 +435,10 @@ def to_sql(
         A fitted binary :class:`~venncal.AbstentionRule` whose threshold applies to this
         calibrator's probabilities: the query adds ``{prefix}accept``, 1 where
         ``rule.accept`` is True, 0 where False, NULL where ``p`` is NULL.
+    group_column : str, default=None
+        With a rule fitted within groups: the column of ``table`` holding each row's group
+        (a group not seen at fit gets NULL, or the pooled threshold when the rule's
+        ``group_fallback`` is ``"pooled"``).
 
     Returns
     -------
@@ -482,11 +487,17 @@ def to_sql(
         )
     plan = plan_of(calibrator)
     if abstain is not None:
-        decision = decision_of(abstain, plan)
+        decision = decision_of(abstain, plan, grouped_ok=group_column is not None)
+        if group_column is not None:
+            _check_name(group_column, "group_column", _COLUMN)
+            if decision.groups is None:
+                raise ValueError("'group_column' goes with a rule fitted within groups.")
         query = to_sql(
             calibrator, table=table, score_column=score_column, dialect=dialect, prefix=prefix
         )
-        return sql_accept(query, decision, _Query(dialect).num(decision.threshold), prefix)
+        return sql_accept(query, decision, _Query(dialect).num, prefix, group_column)
+    if group_column is not None:
+        raise ValueError("'group_column' goes with abstain= (a rule fitted within groups).")
     q = _Query(dialect)
     big = q.num(BIG)
     if plan.classes is not None:
