@@ -232,3 +232,21 @@ def test_a_looser_target_or_delta_never_answers_less(seed):
         for d in (0.01, 0.05, 0.2)
     ]
     assert by_delta == sorted(by_delta, reverse=True)
+
+
+@pytest.mark.parametrize("weight", [1e308, 1e200])
+def test_weights_whose_total_overflows_are_one_line(weight):
+    """Weights count as examples: a total past the largest float is refused (it gave a
+    threshold with a NaN coverage and overflow warnings)."""
+    rng = np.random.default_rng(0)
+    p = rng.random(3000)
+    y = (rng.random(3000) < p).astype(int)
+    w = np.full(3000, weight)
+    with np.errstate(over="ignore"):
+        finite = np.isfinite(w.sum())
+    if finite:  # 3000 x 1e200 is a float: the usual fit, no warning
+        rule = AbstentionRule(target_error=0.1).fit(p, y, sample_weight=w)
+        assert np.isfinite(rule.coverage_)
+        return
+    with pytest.raises(ValueError, match="largest float"):
+        AbstentionRule(target_error=0.1).fit(p, y, sample_weight=w)

@@ -279,6 +279,14 @@ class AbstentionRule(BaseEstimator):
             classes, codes, _ = encode_class_labels(P, y, None, owner=owner)
             check_classes_match_columns(P, classes, owner=owner, name_features=False)
         w = check_sample_weight(sample_weight, conf.shape[0])
+        with np.errstate(over="ignore"):
+            total = None if w is None else float(np.sum(w, dtype=np.float64))
+        if total is not None and not np.isfinite(total):
+            # weights count as examples: a total past the largest float counts nothing
+            raise ValueError(
+                f"'sample_weight' of {owner} adds up to more than the largest float; weights "
+                "count as examples here (the guarantee depends on how many), so give counts."
+            )
         wrong = top != codes
         kwargs: dict[str, Any] = {
             "target_error": float(self.target_error),
