@@ -56,12 +56,26 @@ from venncal.core.class_scores import (
     class_log_scores,
 )
 from venncal.core.quadratic import quadratic_log_odds
-from venncal.exceptions import VenncalWarning
+from venncal.exceptions import VenncalWarning, user_stacklevel
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
     from venncal._typing import ArrayLike, FloatArray, IntArray
 
-__all__ = ["TemperatureMap", "fit_temperature_scaling", "standardised_logits"]
+    #: A block of rows: logits (m, K), class indices (m,), non-negative weights (m,).
+    Block = tuple[FloatArray, IntArray, FloatArray]
+    #: ``run(func, *args)``: ``[func(block, *args) for block in blocks]``.
+    Run = Callable[..., list[Any]]
+    Derivatives = Callable[[float], tuple[float, float, float]]
+
+__all__ = [
+    "TemperatureMap",
+    "fit_temperature_passes",
+    "fit_temperature_scaling",
+    "standardised_logits",
+]
 
 # standardised logits below this are clipped (no overflow in beta * x; exp of it is 0)
 _X_FLOOR = -1e300
@@ -237,24 +251,26 @@ def _derivatives(
     return loss, float(w @ (mean - Xy)), float(w @ var)
 
 
-def _root_in_beta(X: FloatArray, Xy: FloatArray, w: FloatArray) -> tuple[float, int]:
-    """The root of the derivative of the loss in beta >= 0 (not separated). (beta, n_iter)."""
-    total = float(w.sum())
-    _, g0, h0 = _derivatives(0.0, X, Xy, w)
+def _root_in_beta(derivs: Derivatives, total: float) -> tuple[float, int]:
+    """The root of the derivative of the loss in beta >= 0 (not separated). (beta, n_iter).
+
+    ``derivs(beta)`` is :func:`_derivatives` summed over the rows, ``total`` their weight.
+    """
+    _, g0, h0 = derivs(0.0)
     if h0 <= 0.0:  # every row constant: every beta gives the same map
         return 1.0, 0
     if g0 >= 0.0:
         return 0.0, 0
     lo, hi = 0.0, 1.0
     doublings = 0
-    while _derivatives(hi, X, Xy, w)[1] <= 0.0:
+    while derivs(hi)[1] <= 0.0:
         lo, hi = hi, 2.0 * hi
         doublings += 1
     beta = 0.5 * (lo + hi) if lo > 0 else min(1.0, hi)
     gtol = 1e-13 * total
     it = doublings
     for it in range(doublings + 1, doublings + 2200):  # noqa: B007 - the count is reported
-        _, g, h = _derivatives(beta, X, Xy, w)
+        _, g, h = derivs(beta)
         if abs(g) <= gtol:
             break
         if g < 0.0:
@@ -271,17 +287,21 @@ def _root_in_beta(X: FloatArray, Xy: FloatArray, w: FloatArray) -> tuple[float, 
     return beta, it
 
 
-def _separated_beta(X: FloatArray, Xy: FloatArray, w: FloatArray) -> float:
-    """The beta at which the mean log loss is within _SEPARATED_EXCESS of its infimum."""
+def _excess(beta: float, X: FloatArray, w: FloatArray) -> float:
+    """Weighted excess log loss over its infimum at ``beta`` (separated rows)."""
     at_top = X == 0.0
     m = at_top.sum(axis=1)  # classes tied at the top; every row's own class is among them
-    target = _SEPARATED_EXCESS * float(w.sum())
+    with np.errstate(under="ignore"):
+        rest = np.where(at_top, 0.0, np.exp(beta * X)).sum(axis=1)
+    return float(w @ np.log1p(rest / m))
 
-    def excess(beta: float) -> float:
-        with np.errstate(under="ignore"):
-            rest = np.where(at_top, 0.0, np.exp(beta * X)).sum(axis=1)
-        return float(w @ np.log1p(rest / m))
 
+def _separated_beta(excess: Callable[[float], float], total: float) -> float:
+    """The beta at which the mean log loss is within _SEPARATED_EXCESS of its infimum.
+
+    ``excess(beta)`` is :func:`_excess` summed over the rows, ``total`` their weight.
+    """
+    target = _SEPARATED_EXCESS * total
     lo, hi = 0.0, 1.0
     while excess(hi) > target:
         lo, hi = hi, 2.0 * hi
@@ -469,42 +489,182 @@ def fit_temperature_scaling(
     3.0
     """
     check_log_floor(log_floor, low=LOG_TINY, owner="fit_temperature_scaling")
-    Z = np.maximum(Z, log_floor)
     n, K = Z.shape
     w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    block = (Z, y, w)
+    if not bias:
+        # the in-memory fit is the one-block case of the fit by sums over blocks of rows
+        def run(func: Callable[..., Any], *args: Any) -> list[Any]:
+            return [func(block, *args)]
+
+        def rows_runner(consts: tuple[float, ...]) -> Run:
+            rows = _block_rows(block, *consts)
+            return lambda func, *args: [func(rows, *args)]
+
+        return fit_temperature_passes(run, K, log_floor=log_floor, rows_runner=rows_runner)
     keep = w > 0
+    Z = np.maximum(Z, log_floor)
     if not keep.all():
         Z, y, w = Z[keep], y[keep], w[keep]
     # only the ratios of the weights matter: scale them to average one (no overflow)
     w = w / float(np.mean(w / w.max())) / w.max()
     X, scale = standardised_logits(Z)
-    Xy = X[np.arange(X.shape[0]), y]
-    b = np.zeros(K)
     converged, separated = True, False
-    if not bias:
-        if (Xy == 0.0).all() and (X < 0.0).any():
-            separated = True
-            beta, n_iter = _separated_beta(X, Xy, w), 0
-        else:
-            beta, n_iter = _root_in_beta(X, Xy, w)
+    fit = _fit_binary if K == 2 else _fit_joint
+    theta, n_iter, converged = fit(X, y, w, max_iter)
+    beta, b = float(theta[0]), theta[1:]
+    if beta < 0.0:
+        # the constrained maximiser: beta = 0 and the bias of the class frequencies
+        freq = np.bincount(y, weights=w, minlength=K)
+        beta, b, converged = 0.0, np.log(freq / freq.sum()), True
+    elif (X < 0.0).any():
+        separated = _separable_with_bias(X, y, beta, b)
+    b = b - b.mean()
+    return _finish(beta, b, scale, n_iter, converged, separated, log_floor)
+
+
+def _block_extent(block: Block, log_floor: float) -> tuple[float, int, float]:
+    """Of one block's rows of positive weight: the largest weight, their number, and the
+    largest gap of a floored logit to its row's maximum (in half-units)."""
+    Z, _, w = block
+    keep = w > 0
+    Zk = np.maximum(Z[keep], log_floor)
+    half = 0.5 * Zk - 0.5 * Zk.max(axis=1, keepdims=True) if Zk.shape[0] else Zk
+    return (
+        float(w[keep].max()) if keep.any() else 0.0,
+        int(keep.sum()),
+        float(-half.min()) if half.size else 0.0,
+    )
+
+
+def _block_weight_sum(block: Block, wmax: float) -> float:
+    w = block[2]
+    return float(np.sum(w[w > 0] / wmax))
+
+
+def _block_rows(
+    block: Block, log_floor: float, scale: float, wmax: float, mean: float
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """One block's standardised logits, those of each row's class, and scaled weights."""
+    Z, y, w = block
+    keep = w > 0
+    Z = np.maximum(Z[keep], log_floor)
+    X, _ = standardised_logits(Z, scale)
+    return X, X[np.arange(X.shape[0]), y[keep]], w[keep] / mean / wmax
+
+
+def _rows_shape(rows: tuple[FloatArray, FloatArray, FloatArray]) -> list[float]:
+    X, Xy, w = rows
+    return [float((Xy != 0.0).any()), float((X < 0.0).any()), float(w.sum())]
+
+
+def _rows_derivatives(rows: tuple[FloatArray, FloatArray, FloatArray], beta: float) -> list[float]:
+    return list(_derivatives(beta, *rows))
+
+
+def _rows_excess(rows: tuple[FloatArray, FloatArray, FloatArray], beta: float) -> list[float]:
+    return [_excess(beta, rows[0], rows[2])]
+
+
+def _on_rows(block: Block, consts: tuple[float, ...], func: Callable[..., Any], *args: Any) -> Any:
+    return func(_block_rows(block, *consts), *args)
+
+
+def _summed(results: list[Any]) -> list[float]:
+    """Per-block results (lists of numbers) added in block order."""
+    out = [float(v) for v in results[0]]
+    for r in results[1:]:
+        out = [a + float(v) for a, v in zip(out, r, strict=True)]
+    return out
+
+
+def fit_temperature_passes(
+    run: Run,
+    n_classes: int,
+    *,
+    log_floor: float = -np.inf,
+    rows_runner: Callable[[tuple[float, ...]], Run] | None = None,
+) -> TemperatureMap:
+    """Temperature scaling without a bias, fitted by passes over blocks of rows.
+
+    The fit of :func:`fit_temperature_scaling` (``bias=False``), its every sum over the rows a
+    sum of per-block sums added in block order: the largest weight, the count and the scale of
+    the logits first, then the weight total, the separation test, and the derivatives of the
+    loss at each step. The in-memory fit is the one-block case; Dask and Spark run the
+    passes over partitions.
+
+    Parameters
+    ----------
+    run : callable
+        ``run(func, *args)`` returns ``[func(block, *args) for block in blocks]``, a block a
+        tuple ``(Z, y, w)``: logits (m, K), class indices (m,) and non-negative weights (m,).
+    n_classes : int
+        K.
+    log_floor : float, default=-inf
+        As in :func:`fit_temperature_scaling`.
+    rows_runner : callable, default=None
+        ``rows_runner(consts)`` returns a ``run`` over the blocks' standardised rows (an
+        in-memory fit prepares them once); None runs ``run`` on the raw blocks.
+
+    Returns
+    -------
+    TemperatureMap
+
+    Examples
+    --------
+    >>> Z = np.array([[2.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+    >>> y, w = np.array([0, 1, 1, 0]), np.ones(4)
+    >>> blocks = [(Z[:2], y[:2], w[:2]), (Z[2:], y[2:], w[2:])]
+    >>> fit = fit_temperature_passes(lambda f, *a: [f(b, *a) for b in blocks], 2)
+    >>> round(fit.beta, 6) == round(fit_temperature_scaling(Z, y).beta, 6)
+    True
+    """
+    check_log_floor(log_floor, low=LOG_TINY, owner="fit_temperature_passes")
+    extents = run(_block_extent, log_floor)
+    wmax = max(e[0] for e in extents)
+    n_keep = sum(e[1] for e in extents)
+    if not wmax > 0.0:
+        raise ValueError("Temperature scaling needs rows of positive weight.")
+    scale = max(e[2] for e in extents)
+    scale = scale if scale > 0.0 else 1.0
+    # only the ratios of the weights matter: scale them to average one (no overflow)
+    mean = _summed([[s] for s in run(_block_weight_sum, wmax)])[0] / n_keep
+    consts = (float(log_floor), scale, wmax, mean)
+    if rows_runner is None:
+
+        def run_rows(func: Callable[..., Any], *args: Any) -> list[Any]:
+            return run(_on_rows, consts, func, *args)
     else:
-        fit = _fit_binary if K == 2 else _fit_joint
-        theta, n_iter, converged = fit(X, y, w, max_iter)
-        beta, b = float(theta[0]), theta[1:]
-        if beta < 0.0:
-            # the constrained maximiser: beta = 0 and the bias of the class frequencies
-            freq = np.bincount(y, weights=w, minlength=K)
-            beta, b, converged = 0.0, np.log(freq / freq.sum()), True
-        elif (X < 0.0).any():
-            separated = _separable_with_bias(X, y, beta, b)
-        b = b - b.mean()
+        run_rows = rows_runner(consts)
+    off_top, below, total = _summed(run_rows(_rows_shape))
+    if not off_top and below:
+        beta = _separated_beta(lambda b: _summed(run_rows(_rows_excess, b))[0], total)
+        return _finish(beta, np.zeros(n_classes), scale, 0, True, True, log_floor)
+
+    def derivs(beta: float) -> tuple[float, float, float]:
+        loss, g, h = _summed(run_rows(_rows_derivatives, beta))
+        return loss, g, h
+
+    beta, n_iter = _root_in_beta(derivs, total)
+    return _finish(beta, np.zeros(n_classes), scale, n_iter, True, False, log_floor)
+
+
+def _finish(
+    beta: float,
+    b: FloatArray,
+    scale: float,
+    n_iter: int,
+    converged: bool,
+    separated: bool,
+    log_floor: float,
+) -> TemperatureMap:
     if separated or not converged:
         warnings.warn(
             "Temperature scaling: the largest logits separate the classes or the fit did not "
             "converge; no finite maximum-likelihood temperature exists for separated classes "
             "(it tends to 0), so the map is very sharp and may be inaccurate.",
             VenncalWarning,
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
     return TemperatureMap(
         float(beta),
