@@ -140,7 +140,8 @@ def check_cli(name, task, entry, tmp_path):
         assert type(loaded).__name__ in (name, "LoadedCalibrator")
         expected = loaded.predict_proba(np.reshape(scores, (N, -1)) if task != "binary" else scores)
         written = pd.read_csv(out)
-        got = written["p"].to_numpy() if task == "binary" else written.iloc[:, -K:].to_numpy()
+        new = ["p"] if task == "binary" else [f"p_{j}" for j in range(K)]
+        got = written[new].to_numpy()[:, 0] if task == "binary" else written[new].to_numpy()
         want = expected[:, 1] if task == "binary" else expected
         np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
 

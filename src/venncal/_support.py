@@ -48,7 +48,6 @@ _NO_PICKLE = (
     "pickle); save the score calibrator fitted on the classifier's scores"
 )
 _NOT_CHOSEN = "not among the candidates compared by default (pass it in 'calibrators=')"
-_K_CLI = "the command line takes one column of binary scores"
 _K_ENGINES = "K-class fits are not distributed yet"
 _MONITOR = "a monitor of calibration over time, not a calibrator"
 _ABSTAIN = "a rule that abstains on calibrated probabilities, not a calibrator"
@@ -62,8 +61,7 @@ _ABSTAIN_CLI = (
 )
 _REGRESSION = "regression (predictive distributions) is not supported there yet"
 _NO_PICKLE_REGRESSOR = (
-    "it keeps the regressor it wraps, which a model file cannot hold (model files hold no "
-    "pickle)"
+    "it keeps the regressor it wraps, which a model file cannot hold (model files hold no pickle)"
 )
 
 
@@ -168,7 +166,7 @@ SUPPORT: dict[tuple[str, str], dict[str, Entry]] = {
     ),
     ("TemperatureCalibrator", "multiclass"): _row(
         file=True,
-        cli=_K_CLI,
+        cli=("temperature",),
         sql=True,
         onnx=True,
         dask=_K_ENGINES,
@@ -177,7 +175,7 @@ SUPPORT: dict[tuple[str, str], dict[str, Entry]] = {
     ),
     ("MatrixScalingCalibrator", "multiclass"): _row(
         file=True,
-        cli=_K_CLI,
+        cli=("matrix-scaling", "vector-scaling"),
         sql=True,
         onnx=True,
         dask=_K_ENGINES,
@@ -186,7 +184,7 @@ SUPPORT: dict[tuple[str, str], dict[str, Entry]] = {
     ),
     ("DirichletCalibrator", "multiclass"): _row(
         file=True,
-        cli=_K_CLI,
+        cli=("dirichlet",),
         sql=True,
         onnx=True,
         dask=_K_ENGINES,
@@ -195,7 +193,7 @@ SUPPORT: dict[tuple[str, str], dict[str, Entry]] = {
     ),
     ("MulticlassVennAbersCalibrator", "multiclass"): _row(
         file=True,
-        cli=_K_CLI,
+        cli=("multiclass-venn-abers",),
         sql="per-class Venn-Abers step maps and their coupling are not exported yet",
         onnx="per-class Venn-Abers step maps and their coupling are not exported yet",
         dask=_K_ENGINES,

@@ -66,7 +66,24 @@ CALIBRATORS = {
     "temperature": (
         "TemperatureCalibrator",
         {},
-        "temperature scaling of the log-odds (scores all in [0, 1] are read as probabilities)",
+        "temperature scaling of the log-odds (scores all in [0, 1] are read as probabilities), "
+        "or of K-class scores",
+    ),
+    "matrix-scaling": (
+        "MatrixScalingCalibrator",
+        {},
+        "K-class structured matrix scaling (Berta et al. 2026)",
+    ),
+    "vector-scaling": (
+        "MatrixScalingCalibrator",
+        {"structure": "svs"},
+        "K-class structured vector scaling (a diagonal matrix)",
+    ),
+    "dirichlet": ("DirichletCalibrator", {}, "K-class Dirichlet calibration"),
+    "multiclass-venn-abers": (
+        "MulticlassVennAbersCalibrator",
+        {},
+        "K-class Venn-Abers: per-class intervals coupled into probabilities",
     ),
 }
 
@@ -99,12 +116,26 @@ def make_calibrator(
     n_bins: int | None = None,
     strategy: str | None = None,
     unweighted: bool = False,
+    k_class: bool = False,
 ) -> Any:
     """Build the calibrator named ``method`` with the options that apply to it.
 
     ``unweighted=True`` (calibration rows without weights, fitted and applied at once) gives
-    Venn-Abers as a :class:`CoreVennAbers`.
+    Venn-Abers as a :class:`CoreVennAbers`. ``k_class``: the scores are K columns (a K-class
+    method is refused without them).
     """
+    from venncal.cli._kclass import K_CALIBRATORS, K_ONLY
+
+    if method in K_ONLY and not k_class:
+        raise InputError(
+            f"--method {method} calibrates K-class scores: give --score a comma-separated list "
+            "of the K score columns (one per class)."
+        )
+    if k_class and method not in K_CALIBRATORS:
+        raise InputError(
+            f"--method {method} takes one column of binary scores; for K score columns choose "
+            f"one of {', '.join(K_CALIBRATORS)}."
+        )
     public, fixed, _ = CALIBRATORS[method]
     params: dict[str, Any] = dict(fixed)
     if merge is not None:

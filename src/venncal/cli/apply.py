@@ -11,6 +11,13 @@ import click
 from venncal.cli._abstain import abstain_options, abstention
 from venncal.cli._extras import require_extra
 from venncal.cli._io import InputError, check_not_an_input, check_output_free, check_table_file
+from venncal.cli._kclass import (
+    apply_kclass,
+    is_kclass_model,
+    kclass_column_names,
+    kclass_names,
+    split_columns,
+)
 from venncal.cli._options import (
     backend_options,
     force_option,
@@ -260,6 +267,11 @@ def apply(
         if not Path(path).is_dir():
             check_table_file(path, "INPUT")
     calibrator, metadata = read_model(model, full=backend != "local", max_bytes=max_model_bytes)
+    if is_kclass_model(calibrator, metadata):
+        _apply_kclass(calibrator, metadata, model, inputs, out, score_col, keep, prefix, force,
+                      sep, out_sep, progress, backend, interval or old_interval,
+                      (abstain_at, abstain_rule, abstain_data))  # fmt: skip
+        return
     score = score_col or metadata.get("score")
     if not isinstance(score, str):
         raise InputError(
@@ -338,3 +350,59 @@ def apply(
     )
     if decision is not None:
         click.echo(decision.summary)
+
+
+def _apply_kclass(calibrator, metadata, model, inputs, out, score_col, keep, prefix, force, sep,
+                  out_sep, progress, backend, interval, abstain):  # fmt: skip
+    """``venncal apply`` of a K-class model: one column ``p_<class>`` per class, in chunks."""
+    if interval is not None or any(v is not None for v in abstain):
+        option = "--score-interval" if interval is not None else "--abstain-*"
+        raise InputError(f"{option} does not apply to K-class models.")
+    saved = metadata.get("score")
+    if score_col is not None:
+        columns = split_columns(score_col)
+    elif isinstance(saved, str) and saved:
+        columns = split_columns(saved)
+    else:
+        raise InputError(
+            f"MODEL {model!r} does not name its score columns; pass --score with the K columns, "
+            "comma-separated, in the order of its classes."
+        )
+    names = kclass_names(calibrator, metadata)
+    if len(columns) != len(names):
+        raise InputError(
+            f"MODEL {model!r} calibrates {len(names)} score columns (one per class) but --score "
+            f"names {len(columns)}; give the K columns, comma-separated, in the order of its "
+            "classes."
+        )
+    if backend != "local":
+        raise InputError(
+            f"MODEL {model!r} calibrates {len(names)} score columns: K-class models are applied "
+            "in this process only (--backend local)."
+        )
+    source = open_source(inputs, "INPUT", sep)
+    check_not_an_input(out, [model, *source.files()], "--out")
+    _check_not_inside(out, inputs)
+    check_output_free(out, force, "--out")
+    overwrite = force and os.path.lexists(out)
+    where = str(source.files()[0])
+    for name in [*columns, *(_keep_list(keep) or ())]:
+        if name not in source.columns:
+            shown = ", ".join(repr(str(c)) for c in source.columns[:12])
+            raise InputError(f"{name!r}: no such column in {where!r}; its columns are {shown}.")
+    kept = list(source.columns) if not keep else list(dict.fromkeys(_keep_list(keep) or ()))
+    new = kclass_column_names(calibrator, names, prefix)
+    clash = [c for c in new if c in kept]
+    if clash:
+        raise InputError(
+            f"INPUT already has the column(s) {clash}; pass --prefix to name the new ones."
+        )
+    rows = apply_kclass(
+        calibrator, source, out, columns=columns, new=new, keep=kept, overwrite=overwrite,
+        out_sep=out_separator(out, sep, out_sep), progress=progress,
+    )  # fmt: skip
+    n_files = len(source.files())
+    click.echo(
+        f"Applied {model_name(calibrator)} from {model} to {rows} rows of {n_files} "
+        f"file{'s' if n_files != 1 else ''}; wrote {', '.join(new)} to {out}."
+    )

@@ -10,6 +10,7 @@ import click
 from venncal.cli._extras import require_extra
 from venncal.cli._fitting import calibrator_options, make_calibrator
 from venncal.cli._io import InputError, check_not_an_input, check_output_free, check_table_file
+from venncal.cli._kclass import K_ONLY, read_kclass_calibration, split_columns
 from venncal.cli._options import (
     backend_options,
     force_option,
@@ -80,8 +81,18 @@ def _check_model_path(out, force, inputs):
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("cal_file", type=click.Path())
-@score_option()
-@label_option("Column of true labels (any two values).")
+@score_option(
+    "Column of classifier scores; for K classes, a comma-separated list of K columns, one per "
+    "class (see --classes)."
+)
+@label_option("Column of true labels (any two values; for K score columns, the K classes).")
+@click.option(
+    "--classes",
+    default=None,
+    help="K score columns: the label of each column, comma-separated, in the order of --score "
+    "[default: labels equal to the column names, or to the names without their common prefix "
+    "(p_cat,p_dog for labels cat, dog), or 0 .. K-1 as column positions].",
+)
 @calibrator_options
 @out_option("The model file to write (.json).")
 @force_option()
@@ -96,6 +107,7 @@ def fit(
     cal_file: str,
     score_col: str,
     label_col: str,
+    classes: str | None,
     positive: str | None,
     method: str,
     merge: str | None,
@@ -126,14 +138,32 @@ def fit(
     methods, fractional --weight values and input that needs a one-line error read every row
     into memory.
 
+    K classes: --score p_cat,p_dog,p_eel with --method temperature, matrix-scaling,
+    vector-scaling, dirichlet or multiclass-venn-abers. These fits read every row into memory
+    (8 bytes per score and row, and the calibrator's working copies; more than 2^28 scores is
+    refused), in this process only.
+
     \b
     Example:
       venncal fit cal.parquet --score score --label y --method venn-abers -o model.json
       venncal apply model.json scores/ -o calibrated.parquet
+      venncal fit cal.csv --score p_cat,p_dog --label y --method matrix-scaling -o k.json
     """
     if not Path(cal_file).is_dir():
         check_table_file(cal_file, "CAL_FILE")
     _check_model_path(out, force, [cal_file])
+    if "," in score_col or method in K_ONLY:
+        options = {"--positive": positive, "--merge": merge, "--n-bins": n_bins}
+        options.update({"--strategy": strategy, "--scheduler": scheduler})
+        given = [o for o, v in options.items() if v is not None]
+        if backend != "local":
+            given.insert(0, "--backend " + backend)
+        if given:
+            raise InputError(f"{given[0]} does not apply to K-class score columns.")
+        fit_kclass(cal_file, score_col, label_col, classes, method, weight_col, out, force, sep)
+        return
+    if classes is not None:
+        raise InputError("--classes applies to K score columns only (--score a,b,...).")
     calibrator = make_calibrator(method, merge=merge, n_bins=n_bins, strategy=strategy)
     kwargs: dict[str, Any] = {"score": score_col, "label": label_col, "weight": weight_col}
     kwargs.update(positive=positive, method=method)
@@ -144,20 +174,50 @@ def fit(
     kwargs.update(progress=progress, sep=sep)
     calibrator, info = BACKENDS[backend](calibrator, cal_file, **kwargs)
 
-    import venncal
-
     metadata = {"score": score_col, "label": label_col, "method": method, **info}
     if positive is not None:
         metadata["positive"] = positive
     if weight_col is not None:
         metadata["weight"] = weight_col
+    _save(calibrator, out, force, metadata)
+    click.echo(
+        f"Fitted {method} on {info['rows']} rows of {cal_file} ({info['positives']} positive); "
+        f"wrote the model to {out}."
+    )
+
+
+def _save(calibrator, out, force, metadata):
+    import venncal
+
     try:
         venncal.save(calibrator, out, overwrite=force, metadata=metadata)
     except FileExistsError:
         raise InputError(f"--out {out!r} already exists; pass --force to overwrite it.") from None
     except OSError as exc:
         raise InputError(f"cannot write --out {out!r}: {exc.strerror or exc}.") from None
+
+
+def fit_kclass(cal_file, score_col, label_col, classes, method, weight_col, out, force, sep):
+    """Fit a K-class calibrator on the score columns ``score_col`` (comma-separated) and save
+    it with its columns and class names (``venncal.cli._kclass``)."""
+    from venncal.cli._fitting import fit_calibrator
+
+    columns = split_columns(score_col)
+    names = None if classes is None else split_columns(classes, "--classes")
+    calibrator = make_calibrator(method, k_class=True)
+    S, y, w, class_names = read_kclass_calibration(
+        cal_file, columns, label_col, names, weight_col, sep=sep
+    )
+    calibrator = fit_calibrator(calibrator, S, y, w, method=method, source=cal_file)  # type: ignore[arg-type]
+    import json
+
+    metadata = {"score": ",".join(columns), "classes": json.dumps(class_names)}
+    metadata.update(label=label_col, method=method)
+    metadata["rows"] = int(S.shape[0])
+    if weight_col is not None:
+        metadata["weight"] = weight_col
+    _save(calibrator, out, force, metadata)
     click.echo(
-        f"Fitted {method} on {info['rows']} rows of {cal_file} ({info['positives']} positive); "
-        f"wrote the model to {out}."
+        f"Fitted {method} on {S.shape[0]} rows of {cal_file} ({len(columns)} classes: "
+        f"{', '.join(class_names)}); wrote the model to {out}."
     )
