@@ -115,3 +115,29 @@ def test_apply_refuses_clashing_and_missing_columns(tmp_path):
     expect_usage_error(run("apply", model, tmp_path / "missing.csv", "-o", tmp_path / "o.csv"),
                        "'s2'")  # fmt: skip
     assert not (tmp_path / "o.csv").exists()
+
+
+def test_export_takes_the_k_score_columns(tmp_path):
+    duckdb = pytest.importorskip("duckdb")
+    p, y = _data(3)
+    columns = _write(tmp_path / "cal.csv", p, y)
+    model = tmp_path / "m.json"
+    run("fit", tmp_path / "cal.csv", "--score", ",".join(columns), "--label", "y",
+        "--method", "matrix-scaling", "-o", model)  # fmt: skip
+    result = run("export", model, "--to", "sql", "--table", "t", "--score-column",
+                 ",".join(columns), "-o", tmp_path / "q.sql")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    con = duckdb.connect()
+    con.register("t", pd.DataFrame(p, columns=columns))
+    got = con.execute((tmp_path / "q.sql").read_text()).df()[["p_0", "p_1", "p_2"]].to_numpy()
+    want = venncal.load(model).predict_proba(p)
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-9)
+    result = run("export", model, "--to", "sql", "--table", "t", "--score-column", "s0,,s2",
+                 "-o", tmp_path / "r.sql")  # fmt: skip
+    expect_usage_error(result, "empty column name")
+    ort = pytest.importorskip("onnxruntime")
+    result = run("export", model, "--to", "onnx", "-o", tmp_path / "m.onnx")
+    assert result.exit_code == 0, result.output
+    session = ort.InferenceSession(str(tmp_path / "m.onnx"), providers=["CPUExecutionProvider"])
+    out = session.run(None, {session.get_inputs()[0].name: p})[0]
+    np.testing.assert_allclose(out, want, rtol=0, atol=1e-9)

@@ -7,6 +7,7 @@ import os
 import click
 
 from venncal.cli._io import InputError, check_not_an_input, check_output_free
+from venncal.cli._kclass import split_columns
 from venncal.cli._options import force_option, out_option
 
 __all__ = ["export"]
@@ -30,7 +31,12 @@ def _calibrator(model):
     "with input 'score' and outputs p (and p0, p1), float64.",
 )
 @click.option("--table", default=None, help="sql: the table of scores.")
-@click.option("--score-column", default=None, help="sql: the column of scores.")
+@click.option(
+    "--score-column",
+    default=None,
+    help="sql: the column of scores; for a K-class model, the K columns, comma-separated, in "
+    "the order of its classes.",
+)
 @click.option(
     "--dialect",
     type=click.Choice(["duckdb", "sqlite", "ansi"]),
@@ -60,6 +66,7 @@ def export(
     Example:
       venncal export model.json --to sql --table scores --score-column s -o calibrate.sql
       venncal export model.json --to onnx -o calibrator.onnx
+      venncal export k.json --to sql --table t --score-column p_cat,p_dog -o k.sql
     """
     if target == "sql":
         missing = [o for o, v in (("--table", table), ("--score-column", score_column)) if not v]
@@ -76,7 +83,10 @@ def export(
     try:
         if target == "sql":
             assert table is not None and score_column is not None  # refused above when missing
-            text = to_sql(calibrator, table=table, score_column=score_column, dialect=dialect)
+            # K-class models: one column per class, comma-separated, in the order of its classes
+            columns = split_columns(score_column, "--score-column")
+            column = columns[0] if len(columns) == 1 else columns
+            text = to_sql(calibrator, table=table, score_column=column, dialect=dialect)
             data, mode = text, "w"
         else:
             data, mode = to_onnx(calibrator).SerializeToString(), "wb"
