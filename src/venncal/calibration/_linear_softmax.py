@@ -34,6 +34,9 @@ from venncal.core.matrix_scaling import LOG_FLOOR
 from venncal.exceptions import VenncalWarning, user_stacklevel
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
     from typing_extensions import Self
 
     from venncal._typing import AnyArray, ArrayLike, FloatArray, IntArray
@@ -107,6 +110,14 @@ class LinearSoftmaxCalibrator(ClassifierMixin, BaseEstimator):
             log_floor: float,
         ) -> tuple[DirichletMap | MatrixScalingMap, LinearSoftmaxFit]: ...
 
+        def _fit_map_passes(
+            self,
+            run: Callable[..., list[Any]],
+            K: int,
+            params: tuple[float, ...],
+            log_floor: float,
+        ) -> tuple[DirichletMap | MatrixScalingMap, LinearSoftmaxFit]: ...
+
     def fit(self, scores: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Fit the map to calibration scores.
 
@@ -139,7 +150,19 @@ class LinearSoftmaxCalibrator(ClassifierMixin, BaseEstimator):
         log_floor = LOG_FLOOR
         if self.score_type_ == "probabilities":
             log_floor = max(float(np.log(probability_floor(S, y_enc, w))), LOG_FLOOR)
-        self.map_, fit = self._fit_map(t, y_enc, w, params, log_floor)
+        map_, fit = self._fit_map(t, y_enc, w, params, log_floor)
+        return self._set_fit(map_, fit, classes, S.shape[1])
+
+    def _set_fit(
+        self,
+        map_: DirichletMap | MatrixScalingMap,
+        fit: LinearSoftmaxFit,
+        classes: AnyArray,
+        n_features: int,
+    ) -> Self:
+        """Record a fitted map (also for fits on Dask and Spark); warn if it did not converge."""
+        owner = type(self).__name__
+        self.map_ = map_
         self.n_iter_ = fit.n_iter
         if not fit.converged:
             warnings.warn(
@@ -150,7 +173,7 @@ class LinearSoftmaxCalibrator(ClassifierMixin, BaseEstimator):
                 stacklevel=user_stacklevel(),
             )
         self.classes_ = classes
-        self.n_features_in_ = S.shape[1]
+        self.n_features_in_ = n_features
         return self
 
     def _class_scores(self, scores: ArrayLike) -> FloatArray:

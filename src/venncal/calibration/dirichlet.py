@@ -6,9 +6,12 @@ from typing import TYPE_CHECKING
 
 from venncal.calibration._docs import fill_calibration_doc
 from venncal.calibration._linear_softmax import LinearSoftmaxCalibrator, check_nonnegative
-from venncal.core.dirichlet import fit_dirichlet
+from venncal.core.dirichlet import fit_dirichlet, fit_dirichlet_passes
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
     from venncal._typing import FloatArray, IntArray
     from venncal.core.dirichlet import DirichletMap
     from venncal.core.matrix_scaling import LinearSoftmaxFit
@@ -113,6 +116,25 @@ class DirichletCalibrator(LinearSoftmaxCalibrator):
             t,
             y,
             w,
+            reg_lambda=reg_lambda,
+            reg_mu=reg_mu,
+            max_iter=self.max_iter,
+            tol=self.tol,
+            log_floor=log_floor,
+        )
+
+    def _fit_map_passes(
+        self,
+        run: Callable[..., list[Any]],
+        K: int,
+        params: tuple[float, ...],
+        log_floor: float,
+    ) -> tuple[DirichletMap, LinearSoftmaxFit]:
+        """The fit of :meth:`_fit_map` by passes over blocks of rows (Dask, Spark)."""
+        reg_lambda, reg_mu = params
+        return fit_dirichlet_passes(
+            run,
+            K,
             reg_lambda=reg_lambda,
             reg_mu=reg_mu,
             max_iter=self.max_iter,

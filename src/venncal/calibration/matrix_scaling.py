@@ -7,9 +7,16 @@ from typing import TYPE_CHECKING
 from venncal._validation import check_option
 from venncal.calibration._docs import fill_calibration_doc
 from venncal.calibration._linear_softmax import LinearSoftmaxCalibrator, check_nonnegative
-from venncal.core.matrix_scaling import STRUCTURES, fit_matrix_scaling
+from venncal.core.matrix_scaling import (
+    STRUCTURES,
+    fit_matrix_scaling,
+    fit_matrix_scaling_passes,
+)
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
     from venncal._typing import FloatArray, IntArray
     from venncal.core.matrix_scaling import LinearSoftmaxFit, MatrixScalingMap
 
@@ -137,6 +144,24 @@ class MatrixScalingCalibrator(LinearSoftmaxCalibrator):
             t,
             y,
             w,
+            structure=self.structure,
+            lambdas=lambdas,
+            max_iter=self.max_iter,
+            tol=self.tol,
+            log_floor=log_floor,
+        )
+
+    def _fit_map_passes(
+        self,
+        run: Callable[..., list[Any]],
+        K: int,
+        lambdas: tuple[float, ...],
+        log_floor: float,
+    ) -> tuple[MatrixScalingMap, LinearSoftmaxFit]:
+        """The fit of :meth:`_fit_map` by passes over blocks of rows (Dask, Spark)."""
+        return fit_matrix_scaling_passes(
+            run,
+            K,
             structure=self.structure,
             lambdas=lambdas,
             max_iter=self.max_iter,

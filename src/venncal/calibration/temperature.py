@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
     from venncal._typing import AnyArray, ArrayLike, FloatArray, IntArray
+    from venncal.core.temperature import TemperatureMap
 
 __all__ = ["TemperatureCalibrator"]
 
@@ -216,12 +217,17 @@ class TemperatureCalibrator(ClassifierMixin, BaseEstimator):
             max_iter=max_iter,
             log_floor=log_floor,
         )
-        beta = self.map_.inverse_temperature
+        return self._set_map(self.map_, classes, n_features)
+
+    def _set_map(self, map_: TemperatureMap, classes: AnyArray, n_features: int) -> Self:
+        """Record a fitted map and what follows from it (also for fits on Dask and Spark)."""
+        self.map_ = map_
+        beta = map_.inverse_temperature
         with np.errstate(divide="ignore", over="ignore"):
             self.temperature_ = float(np.inf if beta == 0 else 1.0 / beta)
-        b = self.map_.bias
+        b = map_.bias
         self.bias_ = float(b[1] - b[0]) if n_features == 1 else b.copy()
-        self.n_iter_ = self.map_.n_iter
+        self.n_iter_ = map_.n_iter
         self.classes_ = classes
         self.n_features_in_ = n_features
         return self

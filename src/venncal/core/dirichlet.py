@@ -31,13 +31,21 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from venncal.core.class_scores import check_log_floor
-from venncal.core.matrix_scaling import LOG_FLOOR, _softmax, fit_linear_softmax
+from venncal.core.matrix_scaling import (
+    LOG_FLOOR,
+    _softmax,
+    fit_linear_passes,
+    memory_rows_runner,
+)
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
     from venncal._typing import FloatArray, IntArray
     from venncal.core.matrix_scaling import LinearSoftmaxFit
 
-__all__ = ["DirichletMap", "fit_dirichlet", "odir_coefficients"]
+__all__ = ["DirichletMap", "fit_dirichlet", "fit_dirichlet_passes", "odir_coefficients"]
 
 
 def odir_coefficients(K: int, reg_lambda: float, reg_mu: float) -> tuple[float, float, float]:
@@ -126,11 +134,45 @@ def fit_dirichlet(
     >>> np.diag(m.weights).round(1)
     array([0.5, 0.5, 0.5])
     """
-    check_log_floor(log_floor, low=LOG_FLOOR, owner="fit_dirichlet")
-    t = np.maximum(t, log_floor)
-    coefs = odir_coefficients(t.shape[1], reg_lambda, reg_mu)
-    fit = fit_linear_softmax(
-        t, y, sample_weight, diagonal=False, coefs=coefs, max_iter=max_iter, tol=tol
+    w = np.ones(t.shape[0]) if sample_weight is None else np.asarray(sample_weight, np.float64)
+    block = (t, y, w)
+    return fit_dirichlet_passes(
+        lambda func, *args: [func(block, *args)],
+        t.shape[1],
+        reg_lambda=reg_lambda,
+        reg_mu=reg_mu,
+        max_iter=max_iter,
+        tol=tol,
+        log_floor=log_floor,
+        rows_runner=memory_rows_runner(block),
     )
-    K = t.shape[1]
+
+
+def fit_dirichlet_passes(
+    run: Callable[..., list[Any]],
+    K: int,
+    *,
+    reg_lambda: float = 10.0,
+    reg_mu: float = 10.0,
+    max_iter: int = 1000,
+    tol: float = 1e-10,
+    log_floor: float = LOG_FLOOR,
+    rows_runner: Callable[[tuple[Any, ...]], Callable[..., list[Any]]] | None = None,
+) -> tuple[DirichletMap, LinearSoftmaxFit]:
+    """:func:`fit_dirichlet` by passes over the blocks ``run`` visits (see
+    :func:`venncal.core.matrix_scaling.fit_linear_passes`); ``fit_dirichlet`` is the
+    one-block case."""
+    check_log_floor(log_floor, low=LOG_FLOOR, owner="fit_dirichlet")
+    coefs = odir_coefficients(K, reg_lambda, reg_mu)
+    _, _, fit = fit_linear_passes(
+        run,
+        K,
+        log_floor=log_floor,
+        scaled=False,
+        diagonal=False,
+        coefs=lambda total: coefs,
+        max_iter=max_iter,
+        tol=tol,
+        rows_runner=rows_runner,
+    )
     return DirichletMap(np.eye(K) + fit.delta, fit.bias, float(log_floor)), fit

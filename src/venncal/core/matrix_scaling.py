@@ -56,15 +56,26 @@ import numpy as np
 from venncal.core.class_scores import check_log_floor
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
     from venncal._typing import FloatArray, IntArray
+
+    #: A block of rows: class log-scores (m, K), class indices (m,), non-negative weights (m,).
+    Block = tuple[FloatArray, IntArray, FloatArray]
+    #: ``run(func, *args)``: ``[func(block, *args) for block in blocks]``.
+    Run = Callable[..., list[Any]]
 
 __all__ = [
     "LOG_FLOOR",
     "STRUCTURES",
     "LinearSoftmaxFit",
     "MatrixScalingMap",
+    "fit_linear_passes",
     "fit_linear_softmax",
     "fit_matrix_scaling",
+    "fit_matrix_scaling_passes",
+    "memory_rows_runner",
     "fit_temperature",
     "smoothed_log_softmax",
     "penalty_coefficients",
@@ -139,16 +150,55 @@ def fit_temperature(t: FloatArray, y: IntArray, sample_weight: FloatArray | None
     >>> round(fit_temperature(3.0 * z, y), 2)  # scores three times too sharp
     0.33
     """
-    c, _ = _normalised_weights(y, sample_weight)
-    rows = np.arange(t.shape[0])
-    observed = float(c @ t[rows, y])
-    spread = t.max() - t.min()
+    w = np.ones(t.shape[0]) if sample_weight is None else np.asarray(sample_weight, np.float64)
+    block = (t, y, w)
+    return _fit_temperature_passes(lambda func, *args: [func(block, *args)], -np.inf)
+
+
+def _block_extent(block: Block, log_floor: float) -> list[float]:
+    """A block's weight total and the extremes of its floored class log-scores."""
+    t, _, w = block
+    tf = np.maximum(t, log_floor)
+    return [float(w.sum()), float(tf.max()), float(tf.min())]
+
+
+def _block_observed(block: Block, log_floor: float, total: float) -> float:
+    t, y, w = block
+    tf = np.maximum(t, log_floor)
+    return float((w / total) @ tf[np.arange(tf.shape[0]), y])
+
+
+def _block_expected(block: Block, log_floor: float, total: float, log_a: float) -> float:
+    t, _, w = block
+    tf = np.maximum(t, log_floor)
+    P = _softmax(np.exp(log_a) * tf)
+    return float((w / total) @ (P * tf).sum(axis=1))
+
+
+def _added(values: list[float]) -> float:
+    """Per-block sums added in block order."""
+    out = values[0]
+    for v in values[1:]:
+        out = out + v
+    return out
+
+
+def _fit_temperature_passes(
+    run: Run, log_floor: float, extents: list[list[float]] | None = None
+) -> float:
+    """:func:`fit_temperature` of the floored class log-scores of the blocks ``run`` visits
+    (``run(func, *args)``: ``[func(block, *args) for block in blocks]``; ``extents``: the
+    results of the pass of :func:`_block_extent`, if made)."""
+    if extents is None:
+        extents = run(_block_extent, log_floor)
+    total = _added([e[0] for e in extents])
+    observed = _added(run(_block_observed, log_floor, total))
+    spread = max(e[1] for e in extents) - min(e[2] for e in extents)
     if spread == 0:
         return 1.0
 
     def slope(log_a: float) -> float:
-        P = _softmax(np.exp(log_a) * t)
-        return float(c @ (P * t).sum(axis=1)) - observed
+        return _added(run(_block_expected, log_floor, total, log_a)) - observed
 
     lo, hi = -_LOG_TEMPERATURE_BOUND, _LOG_TEMPERATURE_BOUND
     s_lo, s_hi = slope(lo), slope(hi)
@@ -196,31 +246,16 @@ def _unpack(theta: FloatArray, K: int, diagonal: bool) -> tuple[FloatArray, Floa
     return theta[: K * K].reshape(K, K), theta[K * K :]
 
 
-class _Objective:
-    """Weighted mean log loss of ``softmax((I + D) x + b)`` plus ridge penalties."""
+class _Rows:
+    """The weighted log loss of ``softmax((I + D) x + b)`` on one block of rows (no penalty),
+    with its gradient and Hessian; ``c`` are the weights divided by the total of every block."""
 
-    def __init__(
-        self,
-        X: FloatArray,
-        y: IntArray,
-        c: FloatArray,
-        diagonal: bool,
-        coefs: tuple[float, float, float],
-    ) -> None:
+    def __init__(self, X: FloatArray, y: IntArray, c: FloatArray, diagonal: bool) -> None:
         self.X, self.y, self.c = X, y, c
         self.n, self.K = X.shape
         self.diagonal = diagonal
-        self.c_b, self.c_d, self.c_o = coefs
         self.Y = np.zeros_like(X)
         self.Y[np.arange(self.n), y] = 1.0
-        K = self.K
-        if diagonal:
-            self.pen = np.r_[np.full(K, self.c_d), np.full(K, self.c_b)]
-        else:
-            D = np.full((K, K), self.c_o)
-            np.fill_diagonal(D, self.c_d)
-            self.pen = np.r_[D.ravel(), np.full(K, self.c_b)]
-        self.dim = self.pen.shape[0]
 
     def _logits(self, theta: FloatArray) -> FloatArray:
         K = self.K
@@ -242,8 +277,7 @@ class _Objective:
             grad = np.r_[(G * self.X).sum(axis=0), G.sum(axis=0)]
         else:
             grad = np.r_[(G.T @ self.X).ravel(), G.sum(axis=0)]
-        loss += float(self.pen @ theta**2)
-        return loss, grad + 2.0 * self.pen * theta
+        return loss, grad
 
     def hessian(self, theta: FloatArray) -> FloatArray:
         K, X, c = self.K, self.X, self.c
@@ -260,21 +294,56 @@ class _Objective:
                     H[a_ * K + diag, b_ * K + diag] = (cP * fa * fb).sum(axis=0)
             U = np.sqrt(c)[:, None] * np.concatenate([P, P], axis=1) * J
             H -= U.T @ U
+            return H
+        Xt = np.concatenate([X, np.ones((self.n, 1))], axis=1)  # (n, K + 1)
+        m = K + 1
+        blocks = np.einsum("ij,ik,il->jkl", c[:, None] * P, Xt, Xt)  # (K, m, m)
+        full = np.zeros((K * m, K * m))
+        for j in range(K):
+            full[j * m : (j + 1) * m, j * m : (j + 1) * m] = blocks[j]
+        U = (np.sqrt(c)[:, None, None] * P[:, :, None] * Xt[:, None, :]).reshape(self.n, -1)
+        full -= U.T @ U
+        # reorder (class j, feature l) -> [D rows (j, l < K) ..., b (j, l = K)]
+        order = np.r_[
+            (np.arange(K)[:, None] * m + np.arange(K)[None, :]).ravel(),
+            np.arange(K) * m + K,
+        ]
+        H = full[np.ix_(order, order)]
+        return H
+
+
+class _Objective:
+    """Weighted mean log loss of ``softmax((I + D) x + b)`` plus ridge penalties, the loss a
+    sum over blocks of rows: ``run(name, theta)`` returns ``getattr(rows, name)(theta)`` of
+    every block's :class:`_Rows`, in block order."""
+
+    def __init__(
+        self,
+        run: Callable[[str, FloatArray], list[Any]],
+        K: int,
+        diagonal: bool,
+        coefs: tuple[float, float, float],
+    ) -> None:
+        self.run = run
+        self.K = K
+        self.c_b, self.c_d, self.c_o = coefs
+        if diagonal:
+            self.pen = np.r_[np.full(K, self.c_d), np.full(K, self.c_b)]
         else:
-            Xt = np.concatenate([X, np.ones((self.n, 1))], axis=1)  # (n, K + 1)
-            m = K + 1
-            blocks = np.einsum("ij,ik,il->jkl", c[:, None] * P, Xt, Xt)  # (K, m, m)
-            full = np.zeros((K * m, K * m))
-            for j in range(K):
-                full[j * m : (j + 1) * m, j * m : (j + 1) * m] = blocks[j]
-            U = (np.sqrt(c)[:, None, None] * P[:, :, None] * Xt[:, None, :]).reshape(self.n, -1)
-            full -= U.T @ U
-            # reorder (class j, feature l) -> [D rows (j, l < K) ..., b (j, l = K)]
-            order = np.r_[
-                (np.arange(K)[:, None] * m + np.arange(K)[None, :]).ravel(),
-                np.arange(K) * m + K,
-            ]
-            H = full[np.ix_(order, order)]
+            D = np.full((K, K), self.c_o)
+            np.fill_diagonal(D, self.c_d)
+            self.pen = np.r_[D.ravel(), np.full(K, self.c_b)]
+        self.dim = self.pen.shape[0]
+
+    def value_grad(self, theta: FloatArray) -> tuple[float, FloatArray]:
+        parts = self.run("value_grad", theta)
+        loss = _added([p[0] for p in parts])
+        grad = _added([p[1] for p in parts])
+        loss += float(self.pen @ theta**2)
+        return loss, grad + 2.0 * self.pen * theta
+
+    def hessian(self, theta: FloatArray) -> FloatArray:
+        H: FloatArray = _added(self.run("hessian", theta))
         return H + 2.0 * np.diag(self.pen)
 
 
@@ -376,7 +445,28 @@ def fit_linear_softmax(
     ((3, 3), (3,), True)
     """
     c, _ = _normalised_weights(y, sample_weight)
-    obj = _Objective(X, y, c, diagonal, coefs)
+    rows = _Rows(X, y, c, diagonal)
+    return _minimise(
+        lambda name, theta: [getattr(rows, name)(theta)],
+        X.shape[1],
+        diagonal=diagonal,
+        coefs=coefs,
+        max_iter=max_iter,
+        tol=tol,
+    )
+
+
+def _minimise(
+    run: Callable[[str, FloatArray], list[Any]],
+    K: int,
+    *,
+    diagonal: bool,
+    coefs: tuple[float, float, float],
+    max_iter: int,
+    tol: float,
+) -> LinearSoftmaxFit:
+    """The minimiser of :class:`_Objective` over the blocks ``run`` visits (Newton or L-BFGS)."""
+    obj = _Objective(run, K, diagonal, coefs)
     theta = np.zeros(obj.dim)
     if obj.dim <= _NEWTON_MAX_PARAMETERS:
         theta, n_iter, converged = _newton(obj, theta, max_iter, tol)
@@ -392,7 +482,7 @@ def fit_linear_softmax(
         )
         theta, n_iter = res.x, int(res.nit)
         converged = bool(np.abs(res.jac).max() <= 1e3 * tol)
-    D, b = _unpack(theta, X.shape[1], diagonal)
+    D, b = _unpack(theta, K, diagonal)
     return LinearSoftmaxFit(D, np.array(b), int(n_iter), bool(converged))
 
 
@@ -487,24 +577,131 @@ def fit_matrix_scaling(
     if structure not in STRUCTURES:
         raise ValueError(f"'structure' must be one of {STRUCTURES}; got {structure!r}.")
     check_log_floor(log_floor, low=LOG_FLOOR, owner="fit_matrix_scaling")
-    t = np.maximum(t, log_floor)
-    _, total = _normalised_weights(y, sample_weight)
-    a = fit_temperature(t, y, sample_weight)
-    c = 1.0 / (total + 1.0)
-    X = smoothed_log_softmax(a * t, c)
-    coefs = penalty_coefficients(structure, t.shape[1], total, lambdas)
-    if not np.isfinite(coefs).all():
-        raise ValueError(
-            f"fit_matrix_scaling: the penalties lambda K / n overflow with a total weight n of "
-            f"{total:.3g}; scale the weights up (a weight of k counts as k examples)."
-        )
-    fit = fit_linear_softmax(
-        X,
-        y,
-        sample_weight,
+    w = np.ones(t.shape[0]) if sample_weight is None else np.asarray(sample_weight, np.float64)
+    block = (t, y, w)
+    return fit_matrix_scaling_passes(
+        lambda func, *args: [func(block, *args)],
+        t.shape[1],
+        structure=structure,
+        lambdas=lambdas,
+        max_iter=max_iter,
+        tol=tol,
+        log_floor=log_floor,
+        rows_runner=memory_rows_runner(block),
+    )
+
+
+def _block_rows(
+    block: Block, log_floor: float, total: float, a: float | None, smoothing: float, diagonal: bool
+) -> _Rows:
+    """One block's rows of the linear map's objective: the floored class log-scores, or their
+    smoothed temperature-scaled features (``a`` not None), with weights over ``total``."""
+    t, y, w = block
+    tf = np.maximum(t, log_floor)
+    X = tf if a is None else smoothed_log_softmax(a * tf, smoothing)
+    return _Rows(X, y, w / total, diagonal)
+
+
+def _block_call(block: Block, consts: tuple[Any, ...], name: str, theta: FloatArray) -> Any:
+    return getattr(_block_rows(block, *consts), name)(theta)
+
+
+def memory_rows_runner(block: Block) -> Callable[[tuple[Any, ...]], Callable[..., list[Any]]]:
+    """For a fit in memory (one block): its rows are formed once, not at every pass."""
+
+    def runner(consts: tuple[Any, ...]) -> Callable[..., list[Any]]:
+        rows = _block_rows(block, *consts)
+        return lambda name, theta: [getattr(rows, name)(theta)]
+
+    return runner
+
+
+def fit_linear_passes(
+    run: Run,
+    K: int,
+    *,
+    log_floor: float,
+    scaled: bool,
+    diagonal: bool,
+    coefs: Callable[[float], tuple[float, float, float]],
+    max_iter: int,
+    tol: float,
+    rows_runner: Callable[[tuple[Any, ...]], Callable[..., list[Any]]] | None = None,
+) -> tuple[float, float, LinearSoftmaxFit]:
+    """Fit ``softmax((I + D) x + b)`` by passes over blocks of rows: ``(a, c, fit)``.
+
+    ``x`` is the floored class log-scores, or (``scaled``) their smoothed temperature-scaled
+    features with the inverse temperature ``a`` and smoothing ``c = 1 / (n + 1)`` fitted
+    first; ``coefs(n)`` gives the penalties for the total weight ``n``. Every sum over the
+    rows is a sum of per-block sums in block order; the in-memory fit is the one-block case.
+    ``run(func, *args)`` returns ``[func(block, *args) for block in blocks]``, a block a tuple
+    (class log-scores, class indices, weights); ``rows_runner`` as in
+    :func:`venncal.core.temperature.fit_temperature_passes`.
+    """
+    extents = run(_block_extent, log_floor)
+    total = _added([e[0] for e in extents])
+    a: float | None = None
+    smoothing = 0.0
+    if scaled:
+        a = _fit_temperature_passes(run, log_floor, extents)
+        smoothing = 1.0 / (total + 1.0)
+    consts = (float(log_floor), total, a, smoothing, diagonal)
+    if rows_runner is None:
+
+        def run_rows(name: str, theta: FloatArray) -> list[Any]:
+            return run(_block_call, consts, name, theta)
+    else:
+        run_rows = rows_runner(consts)
+    fit = _minimise(run_rows, K, diagonal=diagonal, coefs=coefs(total), max_iter=max_iter, tol=tol)
+    return (1.0 if a is None else a), smoothing, fit
+
+
+def fit_matrix_scaling_passes(
+    run: Run,
+    K: int,
+    *,
+    structure: str = "sms",
+    lambdas: tuple[float, ...] = (1.0, 1.0, 1.0),
+    max_iter: int = 1000,
+    tol: float = 1e-10,
+    log_floor: float = LOG_FLOOR,
+    rows_runner: Callable[[tuple[Any, ...]], Callable[..., list[Any]]] | None = None,
+) -> tuple[MatrixScalingMap, LinearSoftmaxFit]:
+    """:func:`fit_matrix_scaling` by passes over the blocks ``run`` visits (see
+    :func:`fit_linear_passes`); ``fit_matrix_scaling`` is the one-block case.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> t = np.log(rng.dirichlet(np.ones(3), size=300))
+    >>> y, w = rng.integers(0, 3, size=300), np.ones(300)
+    >>> blocks = [(t[:100], y[:100], w[:100]), (t[100:], y[100:], w[100:])]
+    >>> m, _ = fit_matrix_scaling_passes(lambda f, *a: [f(b, *a) for b in blocks], 3)
+    >>> bool(np.allclose(m.bias, fit_matrix_scaling(t, y)[0].bias, atol=1e-8))
+    True
+    """
+    if structure not in STRUCTURES:
+        raise ValueError(f"'structure' must be one of {STRUCTURES}; got {structure!r}.")
+    check_log_floor(log_floor, low=LOG_FLOOR, owner="fit_matrix_scaling")
+
+    def coefs(total: float) -> tuple[float, float, float]:
+        c = penalty_coefficients(structure, K, total, lambdas)
+        if not np.isfinite(c).all():
+            raise ValueError(
+                f"fit_matrix_scaling: the penalties lambda K / n overflow with a total weight n "
+                f"of {total:.3g}; scale the weights up (a weight of k counts as k examples)."
+            )
+        return c
+
+    a, c, fit = fit_linear_passes(
+        run,
+        K,
+        log_floor=log_floor,
+        scaled=True,
         diagonal=structure in ("svs", "vector"),
         coefs=coefs,
         max_iter=max_iter,
         tol=tol,
+        rows_runner=rows_runner,
     )
     return MatrixScalingMap(structure, float(a), c, fit.delta, fit.bias, float(log_floor)), fit
