@@ -141,3 +141,21 @@ def test_export_takes_the_k_score_columns(tmp_path):
     session = ort.InferenceSession(str(tmp_path / "m.onnx"), providers=["CPUExecutionProvider"])
     out = session.run(None, {session.get_inputs()[0].name: p})[0]
     np.testing.assert_allclose(out, want, rtol=0, atol=1e-9)
+
+
+def test_compare_takes_k_columns_and_saves_a_model_apply_reads(tmp_path):
+    p, y = _data(3, n=150)
+    _write(tmp_path / "cal.csv", p, y, ["p_cat", "p_dog", "p_eel"], ["cat", "dog", "eel"])
+    model = tmp_path / "best.json"
+    result = run("compare", tmp_path / "cal.csv", "--score", "p_cat,p_dog,p_eel", "--label", "y",
+                 "--cv", "3", "--n-boot", "20", "--method", "matrix-scaling", "--method",
+                 "dirichlet", "--save-model", model, "--out-dir", tmp_path / "out")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "3 classes" in result.output and (tmp_path / "out" / "reliability.png").exists()
+    result = run("apply", model, tmp_path / "cal.csv", "-o", tmp_path / "o.csv", "--prefix", "c_")
+    assert result.exit_code == 0, result.output
+    got = pd.read_csv(tmp_path / "o.csv")[["c_p_cat", "c_p_dog", "c_p_eel"]].to_numpy()
+    np.testing.assert_allclose(got, venncal.load(model).predict_proba(p), rtol=0, atol=1e-12)
+    result = run("compare", tmp_path / "cal.csv", "--score", "p_cat,p_dog,p_eel", "--label", "y",
+                 "--method", "platt")  # fmt: skip
+    expect_usage_error(result, "binary")

@@ -18,6 +18,7 @@ from venncal.cli._io import (
     scores_column,
     write_table,
 )
+from venncal.cli._kclass import read_kclass_calibration, split_columns
 from venncal.cli._options import (
     force_option,
     label_option,
@@ -89,7 +90,8 @@ def _plot(oof, names, path, overwrite=False):
         for ax in axes.flat[k:]:
             ax.set_visible(False)
         for ax, name in zip(axes.flat, names):
-            ReliabilityDisplay.from_predictions(oof["y"], oof[name], name=name, ax=ax)
+            y, p = _top_label(oof, name)
+            ReliabilityDisplay.from_predictions(y, p, name=name, ax=ax)
             ax.set_title(f"{name} (out-of-fold)")
         fig.tight_layout()
         write_figure(fig, path, overwrite, dpi=110, bbox_inches="tight")
@@ -97,10 +99,26 @@ def _plot(oof, names, path, overwrite=False):
         plt.close(fig)
 
 
+def _top_label(oof, name):
+    """Labels and probabilities of a diagram: binary ones as they are; for K classes, whether
+    the predicted class was right and its probability."""
+    if name in oof.columns:
+        return oof["y"], oof[name]
+    P = oof[[c for c in oof.columns if c.startswith(name + "[")]].to_numpy()
+    return (P.argmax(axis=1) == oof["y"].to_numpy()).astype(int), P.max(axis=1)
+
+
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("cal_file", type=click.Path(dir_okay=False))
-@score_option()
-@label_option("Column of true labels (two values).")
+@score_option(
+    "Column of classifier scores; for K classes, the K columns, comma-separated, one per class."
+)
+@label_option("Column of true labels (two values, or the K classes of K score columns).")
+@click.option(
+    "--classes",
+    default=None,
+    help="K score columns: the label of each column, comma-separated (as for venncal fit).",
+)
 @click.option(
     "--positive",
     default=None,
@@ -143,6 +161,7 @@ def compare(
     cal_file: str,
     score_col: str,
     label_col: str,
+    classes: str | None,
     positive: str | None,
     methods: tuple[str, ...],
     cv: int,
@@ -168,6 +187,10 @@ def compare(
     say each calibrator's configuration where it differs from the defaults of venncal fit.
     --save-model writes the recommended calibrator, fitted on all rows of CAL_FILE.
 
+    K classes: --score p_cat,p_dog,p_eel compares K-class calibrators (default: those of
+    venncal.selection.compare_calibrators); the reliability diagram is then that of the
+    predicted class (its probability against whether it was right).
+
     \b
     Example:
       venncal compare cal.csv --score score --label y --out-dir choice
@@ -190,16 +213,28 @@ def compare(
             )
         check_not_an_input(save_model, [cal_file], "--save-model")
         check_output_free(save_model, force, "--save-model")
-    frame = read_table(cal_file, "CAL_FILE", sep)
-    s = scores_column(frame, score_col, cal_file)
-    y = labels_column(frame, label_col, cal_file, positive=positive)
-    smallest = int(min(np.sum(y == 0), np.sum(y == 1)))
+    k_class = "," in score_col
+    if k_class:
+        if positive is not None:
+            raise InputError("--positive does not apply to K score columns.")
+        columns = split_columns(score_col)
+        names = None if classes is None else split_columns(classes, "--classes")
+        s, y, _, class_names = read_kclass_calibration(cal_file, columns, label_col, names, sep=sep)
+        smallest = int(np.bincount(y, minlength=len(columns)).min())
+    else:
+        if classes is not None:
+            raise InputError("--classes applies to K score columns only (--score a,b,...).")
+        frame = read_table(cal_file, "CAL_FILE", sep)
+        s = scores_column(frame, score_col, cal_file)
+        y = labels_column(frame, label_col, cal_file, positive=positive)
+        class_names = None
+        smallest = int(min(np.sum(y == 0), np.sum(y == 1)))
     if smallest < cv:
         raise InputError(
             f"--cv {cv} needs at least {cv} rows of each class in {cal_file!r}; the smaller "
             f"class has {smallest}: pass a smaller --cv."
         )
-    calibrators = {m: make_calibrator(m) for m in methods} if methods else None
+    calibrators = {m: make_calibrator(m, k_class=k_class) for m in methods} if methods else None
     try:
         with np.errstate(all="ignore"):
             result = compare_calibrators(
@@ -209,8 +244,9 @@ def compare(
     except (ValueError, ArithmeticError) as exc:
         text = str(exc) or type(exc).__name__
         raise InputError(f"cannot compare calibrators on {cal_file!r}: {text}") from None
+    what = f"{len(class_names)} classes" if class_names else f"{int(y.sum())} positive"
     click.echo(
-        f"{cal_file}: {len(y)} rows, {int(y.sum())} positive; {cv}-fold cross-validation, "
+        f"{cal_file}: {len(y)} rows, {what}; {cv}-fold cross-validation, "
         f"{n_boot} bootstrap resamples"
     )
     click.echo(format_comparison(result))
@@ -219,7 +255,7 @@ def compare(
     detail = "" if chosen is None else f" = {chosen!r}"
     click.echo(f"Recommended: {result.label(result.recommended)}{detail}. {result.rule}")
     if save_model is not None:
-        _save(result, save_model, force, cal_file, score_col, label_col, positive)
+        _save(result, save_model, force, cal_file, score_col, label_col, positive, class_names)
     if out_dir is None:
         return
     try:
@@ -243,6 +279,7 @@ def _save(
     score_col: str,
     label_col: str,
     positive: str | None,
+    class_names: list[str] | None = None,
 ) -> None:
     """Write the recommended calibrator as a model file, or say why there is none."""
     import venncal
@@ -262,6 +299,11 @@ def _save(
     }
     if positive is not None:
         metadata["positive"] = positive
+    if class_names is not None:  # as venncal fit writes a K-class model
+        import json
+
+        metadata["score"] = ",".join(split_columns(score_col))
+        metadata["classes"] = json.dumps(class_names)
     try:
         venncal.save(model, path, overwrite=force, metadata=metadata)
     except FileExistsError:
