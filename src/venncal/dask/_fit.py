@@ -15,6 +15,12 @@ from venncal._distributed import (
     fill_engine_doc,
     weighted_table,
 )
+from venncal._distributed_classes import (
+    class_apply_columns,
+    class_calibrated,
+    class_score_columns,
+    fit_class_passes,
+)
 from venncal.core.counts import check_decimals, round_scores, table_from_sums
 from venncal.dask._labels import frame_classes
 
@@ -127,7 +133,12 @@ def _counts(dask, frame, score, label, weight, classes, decimals):
 
 @fill_engine_doc
 def fit(
-    calibrator: Any, frame: dd.DataFrame, *, score: str, label: str, weight: str | None = None
+    calibrator: Any,
+    frame: dd.DataFrame,
+    *,
+    score: str | list[str],
+    label: str,
+    weight: str | None = None,
 ) -> Any:
     """Fit a calibrator on the columns of a Dask DataFrame.
 
@@ -147,6 +158,12 @@ def fit(
     rows and one row per exact sum. :class:`~venncal.PlattCalibrator` is fitted by Newton
     steps whose gradient and Hessian are summed over the partitions (see :func:`fit_platt`).
 
+    K-class calibrators (:class:`~venncal.TemperatureCalibrator` without a bias,
+    :class:`~venncal.MatrixScalingCalibrator`, :class:`~venncal.DirichletCalibrator`) take a
+    list of K score columns, one per class in the sorted order of the labels, and are fitted
+    by the passes of the in-memory fit, each sum over the rows a sum over the partitions: the
+    result equals the in-memory fit up to the rounding of those sums.
+
     The aggregate has one row per distinct score: it must fit in the memory of the calling
     process (use the calibrator's ``decimals`` to bound it).
 
@@ -155,8 +172,10 @@ def fit(
     {calibrator_to_fit}
     frame : dask.dataframe.DataFrame
         The calibration data.
-    score, label : str
-        Columns of the scores and of the labels (any two values).
+    score : str or list of str
+        Column of the scores, or the K columns of a K-class calibrator's scores.
+    label : str
+        Column of the labels (any two values; K classes with K score columns).
     {weight}
 
     {returns_fitted}
@@ -173,6 +192,18 @@ def fit(
     from venncal.calibration.platt import PlattCalibrator
 
     dask = _require_dask("venncal.dask.fit")
+    columns = class_score_columns(score, "venncal.dask.fit")
+    if columns is not None:
+        _check_frame(frame, {"label": label, "weight": weight}, "venncal.dask.fit")
+        _check_frame(frame, {f"score[{i}]": c for i, c in enumerate(columns)}, "venncal.dask.fit")
+        parts = frame.to_delayed()
+
+        def run(func, *args):
+            return list(dask.compute(*[dask.delayed(func)(p, *args) for p in parts]))
+
+        return fit_class_passes(
+            calibrator, run, score=columns, label=label, weight=weight, what="venncal.dask.fit"
+        )
     _check_frame(frame, {"score": score, "label": label, "weight": weight}, "venncal.dask.fit")
     if isinstance(calibrator, PlattCalibrator):
         from venncal.dask._platt import fit_platt
@@ -185,6 +216,12 @@ def fit(
     return calibrator._fit_table_checked(table, classes, rows)
 
 
+def _apply_classes(pdf, calibrator, score, columns):
+    S = pdf[score].to_numpy(dtype=np.float64, na_value=np.nan).reshape(-1, len(score))
+    out = class_calibrated(calibrator, S, columns)
+    return pdf.assign(**{c: out[c] for c in columns})
+
+
 def _apply_partition(pdf, calibrator, score, columns):
     s = pdf[score].to_numpy(dtype=np.float64, na_value=np.nan)
     out = calibrated(calibrator, s, columns)
@@ -192,20 +229,23 @@ def _apply_partition(pdf, calibrator, score, columns):
 
 
 @fill_engine_doc
-def apply(calibrator: Any, frame: dd.DataFrame, *, score: str) -> dd.DataFrame:
+def apply(calibrator: Any, frame: dd.DataFrame, *, score: str | list[str]) -> dd.DataFrame:
     """Add calibrated probabilities to a Dask DataFrame, partition by partition (lazily).
 
     The result is a new Dask DataFrame with the column ``p`` (the probability of
     ``calibrator.classes_[1]``, as ``predict_proba(scores)[:, 1]``), and ``p0`` and ``p1`` for
     Venn-Abers (``predict_interval``), computed when the frame is (e.g. by ``to_parquet``).
+    A K-class calibrator takes its K score columns and adds one column ``p_<class>`` per
+    class of ``classes_``, as ``predict_proba(scores)`` (the same code, so the same values).
 
     Parameters
     ----------
     {fitted_calibrator}
     frame : dask.dataframe.DataFrame
         Holds the scores; its other columns are kept.
-    score : str
-        Column of the scores (finite; a NaN or infinite score fails the partition with the
+    score : str or list of str
+        Column of the scores, or the K columns of a K-class calibrator in the order of its
+        ``classes_`` (finite; a NaN or infinite score fails the partition with the
         calibrator's one-line error).
 
     Returns
@@ -224,6 +264,12 @@ def apply(calibrator: Any, frame: dd.DataFrame, *, score: str) -> dd.DataFrame:
     1  0.35  1.0
     """
     _require_dask("venncal.dask.apply")
+    names = class_score_columns(score, "venncal.dask.apply")
+    if names is not None:
+        _check_frame(frame, {f"score[{i}]": c for i, c in enumerate(names)}, "venncal.dask.apply")
+        columns = class_apply_columns(calibrator, names, frame.columns, "venncal.dask.apply")
+        meta = frame._meta.assign(**{c: np.empty(0) for c in columns})
+        return frame.map_partitions(_apply_classes, calibrator, names, columns, meta=meta)
     _check_frame(frame, {"score": score}, "venncal.dask.apply")
     columns = apply_columns(calibrator, frame.columns, "venncal.dask.apply")
     meta = frame._meta.assign(**{c: np.empty(0) for c in columns})
