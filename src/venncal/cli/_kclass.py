@@ -148,7 +148,7 @@ def read_kclass_calibration(
             )
     names = list(dict.fromkeys([*columns, label] + ([weight] if weight else [])))
     numbers = [(c, "--score") for c in columns] + ([(weight, "--weight")] if weight else [])
-    frame = _read_columns(path, names, what, numbers, sep)
+    frame = _read_columns(path, names, what, numbers, sep)  # type: ignore[no-untyped-call]
     if frame.shape[0] * len(columns) > MAX_CELLS:
         raise InputError(
             f"{what} {str(path)!r} has {frame.shape[0]} rows of {len(columns)} scores, more "
@@ -244,11 +244,11 @@ def apply_kclass(
                     P = calibrator.predict_proba(S)
                     iv = calibrator.predict_interval(S) if _has_interval(calibrator) else None
             except ValueError as exc:
-                raise InputError(f"{str(path)!r}: {_first_line(exc)}") from None
+                raise InputError(f"{str(path)!r}: {_first_line(exc)}") from None  # type: ignore[no-untyped-call]
             arrays = [np.ascontiguousarray(P[:, j], dtype=np.float64) for j in range(K)]
             if iv is not None:
                 arrays += [np.ascontiguousarray(iv[:, j, e]) for j in range(K) for e in (0, 1)]
-            sink.write(_select(chunk, keep) if keep else None, dict(zip(new, arrays)))
+            sink.write(_select(chunk, keep) if keep else None, dict(zip(new, arrays)))  # type: ignore[no-untyped-call]
             offset += S.shape[0]
             rows += S.shape[0]
             bar.update(S.shape[0])

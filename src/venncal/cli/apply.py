@@ -352,8 +352,23 @@ def apply(
         click.echo(decision.summary)
 
 
-def _apply_kclass(calibrator, metadata, model, inputs, out, score_col, keep, prefix, force, sep,
-                  out_sep, progress, backend, interval, abstain):  # fmt: skip
+def _apply_kclass(
+    calibrator: Any,
+    metadata: dict[str, Any],
+    model: str,
+    inputs: Sequence[str],
+    out: str,
+    score_col: str | None,
+    keep: Sequence[str],
+    prefix: str,
+    force: bool,
+    sep: str | None,
+    out_sep: str | None,
+    progress: bool | None,
+    backend: str,
+    interval: Sequence[str] | None,
+    abstain: Sequence[object],
+) -> None:
     """``venncal apply`` of a K-class model: one column ``p_<class>`` per class, in chunks."""
     if interval is not None or any(v is not None for v in abstain):
         option = "--score-interval" if interval is not None else "--abstain-*"
@@ -382,15 +397,16 @@ def _apply_kclass(calibrator, metadata, model, inputs, out, score_col, keep, pre
         )
     source = open_source(inputs, "INPUT", sep)
     check_not_an_input(out, [model, *source.files()], "--out")
-    _check_not_inside(out, inputs)
+    _check_not_inside(out, inputs)  # type: ignore[no-untyped-call]
     check_output_free(out, force, "--out")
     overwrite = force and os.path.lexists(out)
     where = str(source.files()[0])
-    for name in [*columns, *(_keep_list(keep) or ())]:
+    wanted: list[str] = _keep_list(keep) or []  # type: ignore[no-untyped-call]
+    for name in [*columns, *wanted]:
         if name not in source.columns:
             shown = ", ".join(repr(str(c)) for c in source.columns[:12])
             raise InputError(f"{name!r}: no such column in {where!r}; its columns are {shown}.")
-    kept = list(source.columns) if not keep else list(dict.fromkeys(_keep_list(keep) or ()))
+    kept = list(source.columns) if not wanted else list(dict.fromkeys(wanted))
     new = kclass_column_names(calibrator, names, prefix)
     clash = [c for c in new if c in kept]
     if clash:

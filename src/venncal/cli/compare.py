@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 import numpy as np
@@ -99,7 +99,7 @@ def _plot(oof, names, path, overwrite=False):
         plt.close(fig)
 
 
-def _top_label(oof, name):
+def _top_label(oof: Any, name: str) -> tuple[Any, Any]:
     """Labels and probabilities of a diagram: binary ones as they are; for K classes, whether
     the predicted class was right and its probability."""
     if name in oof.columns:
@@ -214,20 +214,23 @@ def compare(
         check_not_an_input(save_model, [cal_file], "--save-model")
         check_output_free(save_model, force, "--save-model")
     k_class = "," in score_col
+    class_names: list[str] | None = None
     if k_class:
         if positive is not None:
             raise InputError("--positive does not apply to K score columns.")
         columns = split_columns(score_col)
         names = None if classes is None else split_columns(classes, "--classes")
-        s, y, _, class_names = read_kclass_calibration(cal_file, columns, label_col, names, sep=sep)
-        smallest = int(np.bincount(y, minlength=len(columns)).min())
+        s, y_k, _, class_names = read_kclass_calibration(
+            cal_file, columns, label_col, names, sep=sep
+        )
+        smallest = int(np.bincount(y_k, minlength=len(columns)).min())
+        y: Any = y_k
     else:
         if classes is not None:
             raise InputError("--classes applies to K score columns only (--score a,b,...).")
         frame = read_table(cal_file, "CAL_FILE", sep)
         s = scores_column(frame, score_col, cal_file)
         y = labels_column(frame, label_col, cal_file, positive=positive)
-        class_names = None
         smallest = int(min(np.sum(y == 0), np.sum(y == 1)))
     if smallest < cv:
         raise InputError(

@@ -186,7 +186,7 @@ def fit(
     )
 
 
-def _save(calibrator, out, force, metadata):
+def _save(calibrator: Any, out: str, force: bool, metadata: dict[str, Any]) -> None:
     import venncal
 
     try:
@@ -197,7 +197,17 @@ def _save(calibrator, out, force, metadata):
         raise InputError(f"cannot write --out {out!r}: {exc.strerror or exc}.") from None
 
 
-def fit_kclass(cal_file, score_col, label_col, classes, method, weight_col, out, force, sep):
+def fit_kclass(
+    cal_file: str,
+    score_col: str,
+    label_col: str,
+    classes: str | None,
+    method: str,
+    weight_col: str | None,
+    out: str,
+    force: bool,
+    sep: str | None,
+) -> None:
     """Fit a K-class calibrator on the score columns ``score_col`` (comma-separated) and save
     it with its columns and class names (``venncal.cli._kclass``)."""
     from venncal.cli._fitting import fit_calibrator
@@ -211,7 +221,7 @@ def fit_kclass(cal_file, score_col, label_col, classes, method, weight_col, out,
     calibrator = fit_calibrator(calibrator, S, y, w, method=method, source=cal_file)  # type: ignore[arg-type]
     import json
 
-    metadata = {"score": ",".join(columns), "classes": json.dumps(class_names)}
+    metadata: dict[str, Any] = {"score": ",".join(columns), "classes": json.dumps(class_names)}
     metadata.update(label=label_col, method=method)
     metadata["rows"] = int(S.shape[0])
     if weight_col is not None:
