@@ -159,3 +159,17 @@ def test_compare_takes_k_columns_and_saves_a_model_apply_reads(tmp_path):
     result = run("compare", tmp_path / "cal.csv", "--score", "p_cat,p_dog,p_eel", "--label", "y",
                  "--method", "platt")  # fmt: skip
     expect_usage_error(result, "binary")
+
+
+def test_apply_refuses_rows_that_are_not_probabilities_in_one_line(tmp_path):
+    p, y = _data(3)
+    columns = _write(tmp_path / "cal.csv", p, y)
+    model = tmp_path / "m.json"
+    run("fit", tmp_path / "cal.csv", "--score", ",".join(columns), "--label", "y",
+        "--method", "dirichlet", "-o", model)  # fmt: skip
+    frame = pd.DataFrame(p, columns=columns)
+    frame.loc[7, "s1"] = 3.0
+    frame.to_csv(tmp_path / "bad.csv", index=False)
+    result = run("apply", model, tmp_path / "bad.csv", "-o", tmp_path / "o.csv")
+    expect_usage_error(result, "probabilities")
+    assert not (tmp_path / "o.csv").exists()
