@@ -406,14 +406,17 @@ def _numeric_labels(col, name, path, positive, option, one_class_ok):
     shown = _shown(text)
     if text.size > 2:
         raise _too_many(text, shown, name, path, option)
+    if positive is not None and col.dtype.kind in "iuf":
+        positive = _as_number_text(positive, distinct, text)
     if positive is not None and positive not in set(text.tolist()):
         if not (one_class_ok and text.size == 1):
             raise _not_a_value(positive, text, name)
     if text.size == 1:
         numeric01 = set(distinct.tolist()) <= {0, 1}
-        if one_class_ok and (positive is not None or numeric01):
-            target = distinct[0] if positive is not None else 1
-            return np.asarray(values == target, dtype=np.int8)
+        if one_class_ok and positive is not None:  # the one class is positive or it is not
+            return np.full(values.shape, int(text[0] == positive), dtype=np.int8)
+        if one_class_ok and numeric01:
+            return np.asarray(values == 1, dtype=np.int8)
         raise _one_class(shown, name, path, option, one_class_ok)
     numbers = distinct.astype(np.float64)
     if col.dtype.kind in "iuf" and not np.all(numbers == np.round(numbers)):
@@ -431,6 +434,18 @@ def _numeric_labels(col, name, path, positive, option, one_class_ok):
             )
     # two distinct values: the larger one (in numeric order) is the positive class
     return np.asarray(values == distinct.max(), dtype=np.int8)
+
+
+def _as_number_text(positive, distinct, text):
+    """``positive`` as the text of the numeric label equal to it (``2`` names ``2.0``)."""
+    if positive in set(text.tolist()):
+        return positive
+    try:
+        number = float(positive)
+    except ValueError:
+        return positive
+    same = np.flatnonzero(distinct.astype(np.float64) == number)
+    return str(text[same[0]]) if same.size else positive
 
 
 def probabilities_column(

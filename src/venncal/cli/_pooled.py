@@ -221,32 +221,15 @@ def _label_keys(col, csv, pa, pc):
 
 
 def _resolve_labels(keys, label, kind, path, positive):
-    """0/1 of each label key as the in-memory reading gives it, and the keys as it shows them.
-
-    The keys become a table read as the whole column would be (CSV text by pandas, which
-    infers the type from the values, Parquet values by their own type), then
-    :func:`~venncal.cli._io.labels_column` decides: the same classes, positive class and errors.
+    """0/1 of each label key as the in-memory reading gives it, and the keys as it shows them:
+    :func:`~venncal.cli._io.labels_column` decides on the keys read as the whole column would
+    be (:func:`~venncal.cli._labels.keys_frame`): the same classes, positive class and errors.
     """
     from venncal.cli._io import labels_column
+    from venncal.cli._labels import keys_frame
 
-    if kind == "csv":
-        import csv
-        import io
-
-        import pandas as pd
-
-        text = io.StringIO()
-        writer = csv.writer(text, lineterminator="\n")
-        writer.writerow([label])
-        writer.writerows([k] for k in keys)
-        frame = pd.read_csv(io.StringIO(text.getvalue()), index_col=False)
-    else:
-        import pyarrow as pa
-
-        from venncal.cli._stream import arrow_frame
-
-        frame = arrow_frame(pa.table({label: pa.array(keys, type=kind)}))
-    if frame.shape[0] != len(keys) or frame[label].isna().any():
+    frame = keys_frame(keys, label, kind)
+    if frame is None:
         raise Unpoolable()
     y = labels_column(frame, label, path, positive=positive)
     return np.asarray(y, dtype=np.int8), frame[label]

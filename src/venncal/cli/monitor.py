@@ -9,6 +9,7 @@ import click
 import numpy as np
 
 from venncal.cli._io import InputError, check_not_an_input, check_output_free, check_table_file
+from venncal.cli._labels import StreamLabels
 from venncal.cli._options import (
     force_option,
     label_option,
@@ -18,97 +19,16 @@ from venncal.cli._options import (
     score_option,
     sep_option,
 )
-from venncal.cli._stream import Sink, _column, open_source, score_array
+from venncal.cli._stream import Sink, open_source, score_array
 from venncal.core.betting import MAX_BINS
 
 if TYPE_CHECKING:
-    import os
-
-    import numpy.typing as npt
-    import pandas as pd
-    import pyarrow as pa
-
     from venncal._typing import AnyArray, FloatArray
 
-__all__ = ["monitor", "label_array", "PathSketch", "martingale_text"]
+__all__ = ["monitor", "PathSketch", "martingale_text"]
 
 #: points of the martingale path kept for the plot (thinned by halves beyond this)
 PLOT_POINTS = 1 << 14
-
-_TRUE = {"1", "1.0", "true", "t", "yes"}
-_FALSE = {"0", "0.0", "false", "f", "no"}
-
-
-def label_array(
-    chunk: pa.RecordBatch | pd.DataFrame,
-    name: str,
-    path: str | os.PathLike[str],
-    offset: int,
-    positive: str | None = None,
-) -> npt.NDArray[np.int8]:
-    """0/1 labels of a chunk (a pyarrow batch or a pandas frame); one line naming a bad row.
-
-    Accepted without ``positive``: 0/1, booleans, or the text ``0``/``1``/``true``/``false``.
-    With ``positive``: 1 where the value, as text, is ``positive``.
-    """
-    col = _column(chunk, name)
-    if hasattr(col, "type"):  # pyarrow
-        if col.null_count:
-            import pyarrow.compute as pc
-
-            first = int(pc.index(pc.is_null(col), True).as_py())
-            raise InputError(
-                f"{str(path)!r}: column {name!r} (--label) has a missing label at row "
-                f"{offset + first}; every row needs a label."
-            )
-        values = col.to_numpy(zero_copy_only=False)
-    else:
-        values = col.to_numpy()
-        missing = col.isna().to_numpy()
-        if missing.any():
-            first = int(np.flatnonzero(missing)[0])
-            raise InputError(
-                f"{str(path)!r}: column {name!r} (--label) has a missing label at row "
-                f"{offset + first}; every row needs a label."
-            )
-    if values.dtype.kind in "OUS":  # text, as a CSV stores it: an empty field is missing
-        empty = np.char.strip(values.astype(str)) == ""
-        if empty.any():
-            first = int(np.flatnonzero(empty)[0])
-            raise InputError(
-                f"{str(path)!r}: column {name!r} (--label) has a missing label at row "
-                f"{offset + first}; every row needs a label."
-            )
-    if positive is not None:
-        if values.dtype.kind in "iuf":  # 2 and 2.0 name the same class
-            try:
-                return (values == float(positive)).astype(np.int8)
-            except ValueError:
-                pass
-        return (values.astype(str) == positive).astype(np.int8)
-    if values.dtype.kind == "b":
-        return values.astype(np.int8)
-    if values.dtype.kind in "iuf":
-        bad = (values != 0) & (values != 1)
-        if bad.any():
-            raise _label_error(path, name, values, bad, offset, str_value=False)
-        return (values == 1).astype(np.int8)
-    text = np.char.lower(np.char.strip(values.astype(str)))
-    ones, zeros = np.isin(text, list(_TRUE)), np.isin(text, list(_FALSE))
-    bad = ~(ones | zeros)
-    if bad.any():
-        raise _label_error(path, name, values, bad, offset, str_value=True)
-    return ones.astype(np.int8)
-
-
-def _label_error(path, name, values, bad, offset, *, str_value):
-    """The error that names the first label of ``values`` flagged in ``bad``."""
-    first = int(np.flatnonzero(bad)[0])
-    value = str(values[first]) if str_value else values[first]
-    return InputError(
-        f"{str(path)!r}: column {name!r} (--label) holds {value!r} at row {offset + first}; "
-        "labels must be 0/1 or true/false, or name the positive class with --positive."
-    )
 
 
 class PathSketch:
@@ -177,8 +97,12 @@ def _plot(sketch, threshold, alarm, alpha, out, overwrite):
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("stream", nargs=-1, required=True, type=click.Path())
 @score_option("Column of the deployed probabilities of the positive class.")
-@label_option("Column of the labels (0/1 or true/false).")
-@click.option("--positive", default=None, help="The label value of the positive class, if not 0/1.")
+@label_option("Column of the labels (any two values, read as fit and evaluate read them).")
+@click.option(
+    "--positive",
+    default=None,
+    help="The label value of the positive class [default: the larger label, e.g. 1].",
+)
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05,
               show_default=True, help="Probability of a false alarm over the whole stream.")  # fmt: skip
 @click.option("--n-bins", type=click.IntRange(min=1, max=MAX_BINS), default=1, show_default=True,
@@ -257,6 +181,7 @@ def monitor(
     offset, file_offset, current = 0, 0, None
     from venncal.cli._progress import progress_bar
 
+    labels = StreamLabels(source, label_col, positive)  # the rule of fit and evaluate
     bar = progress_bar(source.num_rows, progress, desc="monitoring")
     out_sink: _NoSink | Sink = _NoSink()
     if out is not None:
@@ -273,7 +198,7 @@ def monitor(
                     f"{str(path)!r}: column {score_col!r} (--score) must hold probabilities in "
                     f"[0, 1]; row {file_offset + first} holds {p[first]!r}."
                 )
-            y = label_array(chunk, label_col, path, file_offset, positive)
+            y = labels.codes(path, chunk)
             before = mon.alarm_index_ if hasattr(mon, "state_") else None
             values = mon.advance(p, y)
             if before is None and mon.alarm_index_ is not None:
