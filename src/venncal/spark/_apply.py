@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from venncal._distributed import apply_columns, calibrated, fill_engine_doc
+from venncal._distributed_classes import class_score_columns
 from venncal.spark._frames import check_frame, require_spark
 
 if TYPE_CHECKING:
@@ -34,7 +35,9 @@ def _shipped(frame, calibrator):
 
 
 @fill_engine_doc
-def apply(calibrator: Any, frame: pyspark.sql.DataFrame, *, score: str) -> pyspark.sql.DataFrame:
+def apply(
+    calibrator: Any, frame: pyspark.sql.DataFrame, *, score: str | list[str]
+) -> pyspark.sql.DataFrame:
     """Add calibrated probabilities to a Spark DataFrame, Arrow batch by batch (lazily).
 
     The result is a new Spark DataFrame with the column ``p`` (the probability of
@@ -43,16 +46,18 @@ def apply(calibrator: Any, frame: pyspark.sql.DataFrame, *, score: str) -> pyspa
     The fitted calibrator is broadcast to the executors once, and each Arrow batch of scores
     goes through the same prediction code as in memory (``mapInArrow``): the values are those
     of ``predict_proba`` (and ``predict_interval``), bit for bit, and the other columns pass
-    through as Arrow data, unconverted.
+    through as Arrow data, unconverted. A K-class calibrator takes its K score columns and
+    adds one column ``p_<class>`` per class of ``classes_``, as ``predict_proba(scores)``.
 
     Parameters
     ----------
     {fitted_calibrator}
     frame : pyspark.sql.DataFrame
         Holds the scores; its other columns are kept.
-    score : str
-        Column of the scores (numeric and finite; a null, NaN or infinite score fails the job
-        with the calibrator's one-line error).
+    score : str or list of str
+        Column of the scores, or the K columns of a K-class calibrator in the order of its
+        ``classes_`` (numeric and finite; a null, NaN or infinite score fails the job with the
+        calibrator's one-line error).
 
     Returns
     -------
@@ -76,6 +81,11 @@ def apply(calibrator: Any, frame: pyspark.sql.DataFrame, *, score: str) -> pyspa
     require_spark("venncal.spark.apply")
     from pyspark.sql.types import DoubleType, StructField, StructType
 
+    names = class_score_columns(score, "venncal.spark.apply")
+    if names is not None:
+        from venncal.spark._classes import apply_classes
+
+        return apply_classes(calibrator, frame, score=names, ship=_shipped)
     check_frame(frame, {"score": score}, "venncal.spark.apply", numeric=("score",))
     columns = apply_columns(calibrator, frame.columns, "venncal.spark.apply")
     schema = StructType(

@@ -13,6 +13,7 @@ from venncal._distributed import (
     fill_engine_doc,
     weighted_table,
 )
+from venncal._distributed_classes import class_score_columns
 from venncal.calibration._base import warn_if_reversed
 from venncal.core.counts import check_decimals, table_from_sums
 from venncal.spark._frames import check_frame, collect_pandas, label_classes, require_spark
@@ -123,7 +124,7 @@ def fit(
     calibrator: Any,
     frame: pyspark.sql.DataFrame,
     *,
-    score: str,
+    score: str | list[str],
     label: str,
     weight: str | None = None,
 ) -> Any:
@@ -149,6 +150,12 @@ def fit(
     and equal to the in-memory fit to the rounding of those sums (far inside the fit's own
     tolerance).
 
+    K-class calibrators (:class:`~venncal.TemperatureCalibrator` without a bias,
+    :class:`~venncal.MatrixScalingCalibrator`, :class:`~venncal.DirichletCalibrator`) take a
+    list of K numeric score columns, one per class in the sorted order of the labels, and are
+    fitted by the passes of the in-memory fit, each sum over the rows a sum over the
+    partitions (as Platt scaling): equal to the in-memory fit up to the rounding of those sums.
+
     The aggregate has one row per distinct (score, label): it must fit in the memory of the
     driver (use the calibrator's ``decimals`` to bound it). The frame is read twice when some
     fractional weights need their rows; it must give the same rows each time (no
@@ -159,8 +166,10 @@ def fit(
     {calibrator_to_fit}
     frame : pyspark.sql.DataFrame
         The calibration data.
-    score, label : str
-        Columns of the scores (numeric) and of the labels (any two values).
+    score : str or list of str
+        Column of the scores (numeric), or the K columns of a K-class calibrator's scores.
+    label : str
+        Column of the labels (any two values; K classes with K score columns).
     {weight}
 
     {returns_fitted}
@@ -180,6 +189,11 @@ def fit(
     from venncal.calibration.platt import PlattCalibrator
 
     F = require_spark("venncal.spark.fit")
+    columns = class_score_columns(score, "venncal.spark.fit")
+    if columns is not None:
+        from venncal.spark._classes import fit_classes
+
+        return fit_classes(calibrator, frame, score=columns, label=label, weight=weight)
     check_frame(
         frame,
         {"score": score, "label": label, "weight": weight},
