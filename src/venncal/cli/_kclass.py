@@ -225,7 +225,7 @@ def apply_kclass(
 ) -> int:
     """Stream ``source`` through a K-class ``calibrator`` into ``out`` (atomically)."""
     from venncal.cli._progress import progress_bar
-    from venncal.cli._stream import Sink, _first_line, _select, score_array
+    from venncal.cli._stream import BATCH_ROWS, Sink, _first_line, _select, score_array
 
     keep = list(source.columns) if keep is None else list(keep)
     needed = list(dict.fromkeys([*keep, *columns]))
@@ -235,7 +235,8 @@ def apply_kclass(
         Sink(out, overwrite=overwrite, sep=out_sep) as sink,
         progress_bar(source.num_rows, progress) as bar,
     ):
-        for path, chunk in source.chunks(needed):
+        # chunks of about BATCH_ROWS scores, as a binary apply reads: memory does not grow with K
+        for path, chunk in source.chunks(needed, max(1024, BATCH_ROWS // K)):
             if path != current:
                 offset, current = 0, path
             S = np.column_stack([score_array(chunk, c, path, offset) for c in columns])

@@ -130,8 +130,10 @@ class Source:
                 )
         return columns, (total if counted else None)
 
-    def chunks(self, columns):
-        """Yield ``(path, chunk)`` with the given columns, in order, ``BATCH_ROWS`` at a time."""
+    def chunks(self, columns, batch_rows=None):
+        """Yield ``(path, chunk)`` with the given columns, in order, ``batch_rows`` (default
+        ``BATCH_ROWS``) at a time."""
+        batch_rows = batch_rows or BATCH_ROWS
         for kind, path in self.parts:
             if kind == "parquet":
                 import pyarrow.parquet as pq
@@ -139,16 +141,16 @@ class Source:
                 # without pre-buffering: pyarrow would keep every chunk it read until the end
                 reader = pq.ParquetFile(path, pre_buffer=False)
                 try:
-                    for batch in reader.iter_batches(batch_size=BATCH_ROWS, columns=columns):
+                    for batch in reader.iter_batches(batch_size=batch_rows, columns=columns):
                         yield path, batch
                 except OSError as exc:
                     raise InputError(
                         f"cannot read {self.what} {str(path)!r} as PARQUET: {_first_line(exc)}"
                     ) from None
             else:
-                yield from ((path, c) for c in self._csv_chunks(path, columns))
+                yield from ((path, c) for c in self._csv_chunks(path, columns, batch_rows))
 
-    def _csv_chunks(self, path, columns):
+    def _csv_chunks(self, path, columns, batch_rows=BATCH_ROWS):
         """Record batches of text: a CSV value is copied as the file stores it (see _csv)."""
         from venncal.cli._csv import csv_batches
 
@@ -158,7 +160,7 @@ class Source:
             columns,
             self.what,
             header_bytes=header_bytes,
-            batch_rows=BATCH_ROWS,
+            batch_rows=batch_rows,
             sep=self.sep,
         )
 
