@@ -35,6 +35,7 @@ _LAZY = {
     "QuadraticCalibrator": "venncal.calibration.quadratic",
     "ScalingBinningCalibrator": "venncal.calibration.scaling_binning",
     "TemperatureCalibrator": "venncal.calibration.temperature",
+    "MulticalibrationCalibrator": "venncal.calibration.multicalibration",
     "logistic_wald_interval": "venncal.calibration.acp",
     # abstention with a guarantee on the error of the answers
     "AbstentionRule": "venncal.calibration.abstention",

@@ -200,6 +200,15 @@ SUPPORT: dict[tuple[str, str], dict[str, Entry]] = {
         spark=_K_ENGINES,
         chooser=True,
     ),
+    ("MulticalibrationCalibrator", "binary"): _row(
+        file="its boosted trees (plain arrays) are not written to model files yet",
+        cli="the command line has no segment columns yet",
+        sql="its boosted trees on segment columns are not exported yet",
+        onnx="its boosted trees on segment columns are not exported yet",
+        dask="it needs segment columns, which the engines do not pass yet",
+        spark="it needs segment columns, which the engines do not pass yet",
+        chooser="it needs segment columns, which the chooser does not pass yet",
+    ),
     ("VennAbersClassifier", "binary"): _row(
         file=_NO_PICKLE,
         cli=_FEATURES,

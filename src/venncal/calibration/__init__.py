@@ -13,6 +13,7 @@ from venncal.calibration.histogram import HistogramCalibrator
 from venncal.calibration.isotonic import IsotonicCalibrator
 from venncal.calibration.matrix_scaling import MatrixScalingCalibrator
 from venncal.calibration.multiclass import MulticlassVennAbersCalibrator
+from venncal.calibration.multicalibration import MulticalibrationCalibrator
 from venncal.calibration.platt import PlattCalibrator
 from venncal.calibration.quadratic import QuadraticCalibrator
 from venncal.calibration.regression import VennAbersDistribution
@@ -34,6 +35,7 @@ __all__ = [
     "TemperatureCalibrator",
     "MatrixScalingCalibrator",
     "DirichletCalibrator",
+    "MulticalibrationCalibrator",
     "VennAbersDistribution",
     "logistic_wald_interval",
     "AbstentionRule",

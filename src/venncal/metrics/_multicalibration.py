@@ -108,7 +108,7 @@ def ecce_pvalue(sigma: ArrayLike) -> FloatArray:
     return out.reshape(x.shape)
 
 
-def _as_frame(segments: object) -> pd.DataFrame:
+def as_segment_frame(segments: object) -> pd.DataFrame:
     import pandas as pd
 
     if isinstance(segments, pd.DataFrame):
@@ -346,7 +346,7 @@ def multicalibration_error(
 
     owner = "multicalibration_error"
     y, p, w = prepare(y_true, y_proba, sample_weight, pos_label=pos_label)
-    frame = _as_frame(segments)
+    frame = as_segment_frame(segments)
     if frame.shape[0] != y.shape[0]:
         raise ValueError(
             f"{owner}: 'segments' has {frame.shape[0]} rows for {y.shape[0]} predictions; "

@@ -1,0 +1,437 @@
+"""Calibration within every segment: boosting on segment features, then Venn-Abers."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from venncal._params import check_in_range, check_option, check_positive_int
+from venncal.calibration._base import BaseScoreCalibrator, _scalar, positive_index, warn_if_reversed
+from venncal.core.merge import MERGES, merge
+from venncal.core.multicalibration import (
+    MISSING_LEVEL,
+    SegmentCoding,
+    TreeEnsemble,
+    score_logit,
+)
+from venncal.core.venn_abers import ivap_fit
+from venncal.metrics._multicalibration import as_segment_frame, split_columns
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from sklearn.utils import Tags
+    from typing_extensions import Self
+
+    from venncal._typing import AnyArray, ArrayLike, FloatArray
+    from venncal.core.venn_abers import IVAPTables
+
+__all__ = ["MulticalibrationCalibrator"]
+
+#: a categorical level is kept when it has at least this many calibration rows ...
+MIN_LEVEL_ROWS = 10
+#: ... and is among this many most frequent levels of its column
+MAX_LEVELS = 50
+
+SCORE_SCALES = ("probability", "logit")
+
+
+def _text(column: pd.Series) -> AnyArray:
+    """A categorical column as text, missing values as :data:`MISSING_LEVEL`."""
+    values = column.to_numpy(dtype=object)
+    missing = column.isna().to_numpy()
+    out = np.array([str(v) for v in values], dtype=object)
+    out[missing] = MISSING_LEVEL
+    return out.astype(str)
+
+
+def _columns(
+    frame: pd.DataFrame, categorical: list[str], numerical: list[str], *, owner: str
+) -> dict[str, AnyArray]:
+    """The segment columns of ``frame`` as arrays: text (categorical) and float (numerical)."""
+    from pandas.api.types import is_bool_dtype, is_numeric_dtype
+
+    missing = [c for c in categorical + numerical if c not in frame.columns]
+    if missing:
+        raise ValueError(
+            f"{owner}: 'segments' lacks the columns {missing!r} seen at fit; pass a frame "
+            "with every segment column."
+        )
+    out = {c: _text(frame[c]) for c in categorical}
+    for c in numerical:
+        col = frame[c]
+        if not is_numeric_dtype(col) or is_bool_dtype(col):
+            raise TypeError(f"{owner}: the numerical segment column {c!r} is not numeric.")
+        x = col.to_numpy(dtype=np.float64, na_value=np.nan)
+        if np.isinf(x).any():
+            raise ValueError(f"{owner}: the numerical segment column {c!r} holds infinity.")
+        out[c] = x
+    return out
+
+
+def _coding(
+    cols: dict[str, AnyArray], categorical: list[str], numerical: list[str], n_bins: int
+) -> SegmentCoding:
+    """The levels and cut points learnt from the calibration data (rules in the class
+    docstring)."""
+    levels = []
+    for c in categorical:
+        values, counts = np.unique(cols[c], return_counts=True)
+        order = np.lexsort((values, -counts))[:MAX_LEVELS]
+        levels.append(tuple(str(values[k]) for k in order if counts[k] >= MIN_LEVEL_ROWS))
+    edges = []
+    for c in numerical:
+        x = cols[c][~np.isnan(cols[c])]
+        distinct = np.unique(x)
+        if distinct.shape[0] <= n_bins:
+            edges.append(distinct[1:].astype(np.float64))
+        else:
+            q = np.quantile(x, np.linspace(0.0, 1.0, n_bins + 1)[1:-1])
+            edges.append(np.unique(q))
+    return SegmentCoding(tuple(categorical), tuple(levels), tuple(numerical), tuple(edges))
+
+
+def _log_loss(y: FloatArray, f: FloatArray, w: FloatArray) -> float:
+    """Weighted mean log loss of log-odds ``f``."""
+    return float(np.average(np.logaddexp(0.0, f) - y * f, weights=w))
+
+
+def _boost(
+    X: FloatArray,
+    f0: FloatArray,
+    y: FloatArray,
+    w: FloatArray,
+    held: tuple[FloatArray, FloatArray, FloatArray, FloatArray],
+    est: MulticalibrationCalibrator,
+    seed: int,
+) -> TreeEnsemble:
+    """Newton boosting of the log-odds from the offset ``f0``; the rounds kept are those up to
+    the lowest log loss on the held-out rows ``held = (X, f0, y, w)`` (none if no round lowers
+    it)."""
+    from sklearn.tree import DecisionTreeRegressor
+
+    Xv, fv, yv, wv = held
+    f, fv = f0.copy(), fv.copy()
+    best, best_round = _log_loss(yv, fv, wv), 0
+    trees: list[TreeEnsemble] = []
+    for r in range(est.max_iter):
+        p = 1.0 / (1.0 + np.exp(-f))
+        g, h = y - p, p * (1.0 - p)
+        tree = DecisionTreeRegressor(
+            max_leaf_nodes=est.max_leaf_nodes,
+            min_samples_leaf=est.min_samples_leaf,
+            random_state=seed + r,
+        ).fit(X, g, sample_weight=w)
+        t = tree.tree_
+        leaf = tree.apply(X)
+        sum_g = np.bincount(leaf, weights=w * g, minlength=t.node_count)
+        sum_h = np.bincount(leaf, weights=w * h, minlength=t.node_count)
+        value = est.learning_rate * sum_g / (sum_h + est.l2_regularization)
+        is_leaf = t.children_left < 0
+        value[~is_leaf] = 0.0
+        f += value[leaf]
+        fv += value[tree.apply(Xv)]
+        trees.append(
+            TreeEnsemble(
+                feature=np.where(is_leaf, -1, t.feature).astype(np.int64),
+                threshold=np.where(is_leaf, 0.0, t.threshold),
+                left=t.children_left.astype(np.int64),
+                right=t.children_right.astype(np.int64),
+                value=value,
+                roots=np.zeros(1, dtype=np.int64),
+                max_depth=int(t.max_depth),
+            )
+        )
+        loss = _log_loss(yv, fv, wv)
+        if loss < best - 1e-9:
+            best, best_round = loss, r + 1
+        elif r + 1 - best_round >= est.n_iter_no_change:
+            break
+    return TreeEnsemble.concatenate(trees[:best_round])
+
+
+class MulticalibrationCalibrator(BaseScoreCalibrator):
+    """Calibrated within every segment: boosting on segment features, then Venn-Abers.
+
+    A model can be calibrated on average and wrong for women, the over-60s or one product
+    line. This calibrator corrects the base model's log-odds by gradient-boosted regression
+    trees on the segment features (categorical and numerical columns, and the base log-odds
+    itself), as MCGrad does (Tax et al. 2025), then puts a Venn-Abers predictor on the
+    corrected score, which gives a probability and an interval [p0, p1] with the Venn-Abers
+    validity guarantee (Vovk & Petej 2014).
+
+    **Never worse than the input.** The calibration rows are split into ``n_folds`` folds;
+    for each, trees are grown on the other folds and kept only up to the round with the
+    lowest log loss on the fold itself (early stopping: no tree at all when none helps, as
+    for a model already calibrated in every segment). The Venn-Abers step is fitted on
+    every row's corrected score from the trees that did not see it (cross-fitting); a test
+    score is corrected by the mean of the folds' trees.
+
+    **Segment columns.** A categorical column keeps each level with at least 10 calibration
+    rows (at most its 50 most frequent), as an indicator; the other levels, and levels
+    unknown at prediction, fall back to "other" (every indicator 0: the trees treat them
+    alike, as a row outside every kept level). Missing values are a level of their own. A
+    numerical column is cut into ``n_bins`` buckets at the quantiles of its calibration
+    values (or one bucket per value when it has at most ``n_bins`` distinct values); a value
+    outside the calibration range falls into the first or last bucket, and missing values
+    into a bucket of their own below the first.
+
+    Parameters
+    ----------
+    categorical, numerical : list of str, default=None
+        The categorical and numerical segment columns. Both None: every column of the
+        ``segments`` frame given to ``fit``, numerical when its dtype is numeric.
+    score_scale : {"probability", "logit"}, default="probability"
+        What the scores are: probabilities in [0, 1] (their logit is the offset; clipped to
+        [1e-12, 1 - 1e-12]) or log-odds.
+    n_bins : int, default=16
+        Buckets of a numerical segment column.
+    learning_rate : float, default=0.2
+        Shrinkage of each tree's Newton step.
+    max_leaf_nodes : int, default=8
+        Leaves of each tree.
+    min_samples_leaf : int, default=100
+        Fewest calibration rows in a leaf.
+    l2_regularization : float, default=1.0
+        Added to the leaf's sum of Hessians (weights normalised to mean 1).
+    max_iter : int, default=300
+        Most trees per fold.
+    n_iter_no_change : int, default=20
+        Boosting stops after this many rounds without a lower held-out log loss.
+    n_folds : int, default=2
+        Folds of the cross-fitting (at least 2).
+    merge : {"log", "square", "mean"}, default="log"
+        How ``predict_proba`` merges the Venn-Abers pair (see :class:`VennAbersCalibrator`).
+    random_state : int, default=0
+        Seed of the split into folds and of the trees' tie-breaking.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+    categorical_, numerical_ : list of str
+        The segment columns used.
+    coding_ : SegmentCoding
+        Levels and cut points of the segment columns.
+    trees_ : TreeEnsemble
+        The trees of every fold, values divided by ``n_folds`` (their decision is the mean
+        correction of the log-odds).
+    n_trees_ : list of int
+        Trees kept in each fold (0: that fold's boosting found nothing to correct).
+    tables_ : IVAPTables
+        The Venn-Abers step tables on the corrected score.
+
+    References
+    ----------
+    Hébert-Johnson, Kim, Reingold & Rothblum, "Multicalibration: calibration for the
+    (computationally-identifiable) masses", ICML 2018. Tax et al., "MCGrad: Multicalibration
+    at web scale", arXiv:2509.19884 (2025). Vovk & Petej, "Venn-Abers predictors", UAI 2014.
+
+    Examples
+    --------
+    A base model blind to a segment: right on average, too low in group "b", too high in
+    "a"; after calibration every group is right.
+
+    >>> import pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> n = 6000
+    >>> seg = pd.DataFrame({"group": rng.choice(["a", "b"], n)})
+    >>> p = rng.uniform(0.1, 0.9, n)
+    >>> y = rng.random(n) < np.clip(p + np.where(seg["group"] == "b", 0.15, -0.15), 0, 1)
+    >>> cal = MulticalibrationCalibrator().fit(p[:4000], y[:4000], segments=seg[:4000])
+    >>> q = cal.predict_proba(p[4000:], segments=seg[4000:])[:, 1]
+    >>> b = (seg["group"] == "b").to_numpy()[4000:]
+    >>> bool(abs(q[b].mean() - y[4000:][b].mean()) < 0.03)
+    True
+    >>> cal.predict_interval(p[4000:], segments=seg[4000:]).shape
+    (2000, 2)
+    """
+
+    def __init__(
+        self,
+        *,
+        categorical: list[str] | None = None,
+        numerical: list[str] | None = None,
+        score_scale: str = "probability",
+        n_bins: int = 16,
+        learning_rate: float = 0.2,
+        max_leaf_nodes: int = 8,
+        min_samples_leaf: int = 100,
+        l2_regularization: float = 1.0,
+        max_iter: int = 300,
+        n_iter_no_change: int = 20,
+        n_folds: int = 2,
+        merge: str = "log",
+        random_state: int = 0,
+    ) -> None:
+        self.categorical = categorical
+        self.numerical = numerical
+        self.score_scale = score_scale
+        self.n_bins = n_bins
+        self.learning_rate = learning_rate
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_samples_leaf = min_samples_leaf
+        self.l2_regularization = l2_regularization
+        self.max_iter = max_iter
+        self.n_iter_no_change = n_iter_no_change
+        self.n_folds = n_folds
+        self.merge = merge
+        self.random_state = random_state
+
+    def __sklearn_tags__(self) -> Tags:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.one_d_array = False  # scores alone are not enough: segments too
+        return tags
+
+    def _check_params(self) -> None:
+        owner = type(self).__name__
+        check_option(self.score_scale, SCORE_SCALES, name="score_scale", owner=owner)
+        check_option(self.merge, MERGES, name="merge", owner=owner)
+        check_positive_int(self.n_bins, name="n_bins", owner=owner, minimum=2)
+        check_in_range(self.learning_rate, 0, 1, name="learning_rate", owner=owner, closed="right")
+        check_positive_int(self.max_leaf_nodes, name="max_leaf_nodes", owner=owner, minimum=2)
+        check_positive_int(self.min_samples_leaf, name="min_samples_leaf", owner=owner)
+        check_in_range(
+            self.l2_regularization, 0, np.inf, name="l2_regularization", owner=owner, closed="left"
+        )
+        check_positive_int(self.max_iter, name="max_iter", owner=owner, minimum=0)
+        check_positive_int(self.n_iter_no_change, name="n_iter_no_change", owner=owner)
+        check_positive_int(self.n_folds, name="n_folds", owner=owner, minimum=2)
+        check_positive_int(self.random_state, name="random_state", owner=owner, minimum=0)
+
+    def _frame(self, segments: Any, n: int) -> pd.DataFrame:
+        owner = type(self).__name__
+        if segments is None:
+            raise TypeError(f"{owner} needs segments=: a DataFrame of segment features.")
+        frame = as_segment_frame(segments)
+        if frame.shape[0] != n:
+            raise ValueError(
+                f"{owner}: 'segments' has {frame.shape[0]} rows for {n} scores; they must match."
+            )
+        return frame
+
+    def _logit(self, s: FloatArray) -> FloatArray:
+        if self.score_scale == "probability" and ((s < 0) | (s > 1)).any():
+            raise ValueError(
+                f"{type(self).__name__}: scores must be probabilities in [0, 1] with "
+                "score_scale='probability'; pass score_scale='logit' for log-odds."
+            )
+        return score_logit(s, self.score_scale)
+
+    def fit(
+        self,
+        scores: ArrayLike,
+        y: ArrayLike,
+        sample_weight: ArrayLike | None = None,
+        *,
+        segments: Any = None,
+        pos_label: object = None,
+    ) -> Self:
+        """Fit the trees and the Venn-Abers step on calibration data.
+
+        Parameters
+        ----------
+        scores : array-like of shape (n,) or (n, 1)
+            The base model's scores (see ``score_scale``).
+        y : array-like of shape (n,)
+            Labels, any two values.
+        sample_weight : array-like of shape (n,), default=None
+            Non-negative weights.
+        segments : pandas.DataFrame or dict of array-like
+            Segment features of the calibration rows (required).
+        pos_label : int, float, bool or str, default=None
+            The label the scores point to; None: the larger label.
+
+        Returns
+        -------
+        self : object
+            The fitted calibrator.
+        """
+        owner = type(self).__name__
+        self._check_params()
+        s, y01, classes, w = self._check_fit_input(scores, y, sample_weight, pos_label)
+        pos = positive_index(classes, pos_label, owner=owner)
+        warn_if_reversed(s, y01, w, classes[pos], classes[1 - pos], stacklevel=3)
+        frame = self._frame(segments, s.shape[0])
+        cat, num = split_columns(frame, self.categorical, self.numerical, owner=owner)
+        cols = _columns(frame, cat, num, owner=owner)
+        coding = _coding(cols, cat, num, self.n_bins)
+        f0 = self._logit(s)
+        X = np.column_stack([coding.encode(cols), f0])
+        yf = y01.astype(np.float64)
+        wn = np.ones(s.shape[0]) if w is None else w / w.mean()
+        folds = np.random.default_rng(self.random_state).permutation(s.shape[0]) % self.n_folds
+        corrected = f0.copy()
+        parts = []
+        for k in range(self.n_folds):
+            a, b = folds != k, folds == k
+            part = _boost(
+                X[a],
+                f0[a],
+                yf[a],
+                wn[a],
+                (X[b], f0[b], yf[b], wn[b]),
+                self,
+                seed=self.random_state * 1000 + k,
+            )
+            corrected[b] += part.decision(X[b])
+            parts.append(part)
+        self.tables_: IVAPTables = ivap_fit(corrected, y01, sample_weight=w)
+        self.trees_ = TreeEnsemble.concatenate(parts, 1.0 / self.n_folds)
+        self.n_trees_ = [p.n_trees for p in parts]
+        self.coding_ = coding
+        self.categorical_, self.numerical_ = cat, num
+        self.classes_ = classes
+        self.pos_label_ = _scalar(classes[pos])
+        self.n_features_in_ = 1
+        return self
+
+    def decision_function(self, scores: ArrayLike, *, segments: Any) -> FloatArray:
+        """The corrected log-odds (before the Venn-Abers step): shape (m,)."""
+        s = self._check_predict_input(scores)
+        frame = self._frame(segments, s.shape[0])
+        cols = _columns(frame, self.categorical_, self.numerical_, owner=type(self).__name__)
+        f0 = self._logit(s)
+        return f0 + self.trees_.decision(np.column_stack([self.coding_.encode(cols), f0]))
+
+    def _pair(self, scores: ArrayLike, segments: Any) -> tuple[FloatArray, FloatArray]:
+        return self.tables_.predict_unchecked(self.decision_function(scores, segments=segments))
+
+    def predict_proba(self, scores: ArrayLike, *, segments: Any = None) -> FloatArray:  # type: ignore[override]
+        """Calibrated probabilities of both classes (the merge of p0 and p1).
+
+        Parameters
+        ----------
+        scores : array-like of shape (m,) or (m, 1)
+        segments : pandas.DataFrame or dict of array-like
+            Segment features of the test rows (the columns seen at fit; others are ignored).
+
+        Returns
+        -------
+        proba : ndarray of shape (m, 2)
+            Columns follow ``classes_``.
+        """
+        p0, p1 = self._pair(scores, segments)
+        return self._proba_columns(merge(p0, p1, self.merge))
+
+    def predict_interval(self, scores: ArrayLike, *, segments: Any = None) -> FloatArray:
+        """The Venn-Abers interval [p0, p1] of the positive class.
+
+        Parameters
+        ----------
+        scores : array-like of shape (m,) or (m, 1)
+        segments : pandas.DataFrame or dict of array-like
+
+        Returns
+        -------
+        interval : ndarray of shape (m, 2)
+        """
+        p0, p1 = self._pair(scores, segments)
+        return np.column_stack([p0, p1])
+
+    def predict(self, scores: ArrayLike, *, segments: Any = None) -> AnyArray:  # type: ignore[override]
+        """The more probable class of each test row (``classes_[0]`` on a tie)."""
+        p = self.predict_proba(scores, segments=segments)[:, 1]
+        return self.classes_[(p > 0.5).astype(np.intp)]
+
+    def _predict_positive(self, s: FloatArray) -> FloatArray:
+        raise TypeError(f"{type(self).__name__} needs segments=: a DataFrame of segment features.")

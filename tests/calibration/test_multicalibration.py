@@ -1,0 +1,157 @@
+"""MulticalibrationCalibrator: segment calibration, never worse, the stored trees, bad input."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.special import expit, logit
+
+from tests._reference import tree_walk_naive
+from venncal import MulticalibrationCalibrator, VennAbersCalibrator
+from venncal.metrics import log_loss, multicalibration_error
+
+
+def _blind(seed, n):
+    """A base model right on average but blind to 'group' (too low for b, too high for a)
+    and to 'age' (too low above 50)."""
+    rng = np.random.default_rng(seed)
+    seg = pd.DataFrame(
+        {
+            "group": rng.choice(["a", "b", "c"], n, p=[0.4, 0.4, 0.2]),
+            "age": rng.integers(18, 80, n).astype(float),
+        }
+    )
+    p = rng.uniform(0.05, 0.95, n)
+    shift = 0.8 * (seg["group"] == "b") - 0.8 * (seg["group"] == "a") + 0.6 * (seg["age"] > 50)
+    y = (rng.random(n) < expit(logit(p) + shift.to_numpy() - 0.1)).astype(int)
+    return p, y, seg
+
+
+def _z(y, p, mask):
+    return abs((y[mask] - p[mask]).sum()) / np.sqrt((p[mask] * (1 - p[mask])).sum())
+
+
+def test_calibrates_segments_the_base_model_is_blind_to():
+    p, y, seg = _blind(0, 8000)
+    fit, test = slice(0, 4000), slice(4000, None)
+    cal = MulticalibrationCalibrator().fit(p[fit], y[fit], segments=seg[fit])
+    q = cal.predict_proba(p[test], segments=seg[test])[:, 1]
+    yt, st = y[test], seg[test].reset_index(drop=True)
+    masks = [(st["group"] == g).to_numpy() for g in "abc"] + [(st["age"] > 50).to_numpy()]
+    assert max(_z(yt, p[test], m) for m in masks) > 8  # the base model is off
+    assert max(_z(yt, q, m) for m in masks) < 4.5  # the bar of the Adult benchmark
+    before = multicalibration_error(yt, p[test], segments=st).mce_sigma
+    after = multicalibration_error(yt, q, segments=st).mce_sigma
+    assert after < 0.3 * before
+    va = VennAbersCalibrator().fit(p[fit], y[fit]).predict_proba(p[test])[:, 1]
+    assert log_loss(yt, q) < log_loss(yt, va) - 0.02
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_never_worse_on_a_model_calibrated_in_every_segment(seed):
+    rng = np.random.default_rng(seed)
+    n = 6000
+    p = rng.uniform(0.02, 0.98, n)
+    y = (rng.random(n) < p).astype(int)
+    seg = pd.DataFrame({"noise": rng.choice(list("wxyz"), n), "x": rng.normal(size=n)})
+    cal = MulticalibrationCalibrator().fit(p[:3000], y[:3000], segments=seg[:3000])
+    q = cal.predict_proba(p[3000:], segments=seg[3000:])[:, 1]
+    va = VennAbersCalibrator().fit(p[:3000], y[:3000]).predict_proba(p[3000:])[:, 1]
+    assert sum(cal.n_trees_) <= 10
+    assert log_loss(y[3000:], q) <= log_loss(y[3000:], va) + 0.002
+
+
+def test_without_trees_it_is_venn_abers_on_the_scores():
+    p, y, seg = _blind(3, 600)
+    cal = MulticalibrationCalibrator(max_iter=0).fit(p, y, segments=seg)
+    va = VennAbersCalibrator().fit(logit(p), y)
+    assert cal.n_trees_ == [0, 0]
+    np.testing.assert_array_equal(
+        cal.predict_interval(p, segments=seg), va.predict_interval(logit(p))
+    )
+
+
+def test_trees_agree_with_a_walk_node_by_node():
+    p, y, seg = _blind(4, 3000)
+    cal = MulticalibrationCalibrator(max_iter=15, min_samples_leaf=50).fit(p, y, segments=seg)
+    assert cal.trees_.n_trees > 5
+    cols = {"group": seg["group"].to_numpy(dtype=str), "age": seg["age"].to_numpy()}
+    X = np.column_stack([cal.coding_.encode(cols), logit(p)])[:300]
+    np.testing.assert_allclose(
+        cal.trees_.decision(X, block=64), tree_walk_naive.decision(cal.trees_, X), atol=1e-12
+    )
+    f = cal.decision_function(p[:300], segments=seg[:300])
+    np.testing.assert_allclose(f, logit(p[:300]) + cal.trees_.decision(X), atol=1e-12)
+
+
+def test_intervals_contain_the_probability_and_unknown_levels_fall_back_to_other():
+    p, y, seg = _blind(5, 3000)
+    seg.loc[:4, "group"] = "rare"  # 5 rows: below the 10 a level needs, so merged into other
+    cal = MulticalibrationCalibrator().fit(p, y, segments=seg)
+    assert "rare" not in cal.coding_.levels[0]
+    interval = cal.predict_interval(p, segments=seg)
+    q = cal.predict_proba(p, segments=seg)[:, 1]
+    assert (interval[:, 0] <= q).all() and (q <= interval[:, 1]).all()
+    row = seg.iloc[[10]].copy()
+    outs = []
+    for level in ("rare", "never-seen", np.nan):
+        row["group"] = level
+        outs.append(cal.predict_proba(p[[10]], segments=row))
+    np.testing.assert_array_equal(outs[0], outs[1])
+    np.testing.assert_array_equal(outs[0], outs[2])  # missing: not a kept level either
+
+
+def test_numerical_buckets_and_missing_values():
+    p, y, seg = _blind(6, 2000)
+    seg.loc[::7, "age"] = np.nan
+    cal = MulticalibrationCalibrator(n_bins=4).fit(p, y, segments=seg)
+    edges = cal.coding_.edges[0]
+    assert len(edges) == 3
+    x = seg["age"].to_numpy()
+    share = [np.mean(np.searchsorted(edges, x[~np.isnan(x)], side="right") == k) for k in range(4)]
+    assert min(share) > 0.2
+    assert np.isfinite(cal.predict_proba(p, segments=seg)).all()
+
+
+def _fitted():
+    p, y, seg = _blind(7, 800)
+    return MulticalibrationCalibrator().fit(p, y, segments=seg), p, y, seg
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "match"),
+    [
+        (lambda c, p, y, s: c.predict_proba(p, segments=s[["age"]]), ValueError, "lacks"),
+        (lambda c, p, y, s: c.predict_proba(p[:5], segments=s), ValueError, "800 rows for 5"),
+        (lambda c, p, y, s: c.predict_proba(p), TypeError, "needs segments="),
+        (lambda c, p, y, s: c.predict_proba(np.r_[np.nan, p[1:]], segments=s), ValueError, "NaN"),
+        (lambda c, p, y, s: c.predict_proba(p + 1, segments=s), ValueError, "score_scale"),
+        (
+            lambda c, p, y, s: c.predict_proba(p, segments=s.assign(age="old")),
+            TypeError,
+            "not numeric",
+        ),
+        (
+            lambda c, p, y, s: MulticalibrationCalibrator().fit(p, y, segments=s[:10]),
+            ValueError,
+            "10 rows for 800",
+        ),
+        (
+            lambda c, p, y, s: MulticalibrationCalibrator(categorical=["sex"]).fit(
+                p, y, segments=s
+            ),
+            ValueError,
+            r"\['sex'\] are not in",
+        ),
+        (
+            lambda c, p, y, s: MulticalibrationCalibrator(n_folds=1).fit(p, y, segments=s),
+            ValueError,
+            "n_folds",
+        ),
+        (lambda c, p, y, s: c.predict_proba(p, segments=[1, 2]), TypeError, "DataFrame"),
+    ],
+)
+def test_bad_input_one_line(call, error, match):
+    cal, p, y, seg = _fitted()
+    with pytest.raises(error, match=match) as info:
+        call(cal, p, y, seg)
+    assert "\n" not in str(info.value)
