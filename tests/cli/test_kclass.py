@@ -70,6 +70,16 @@ def test_the_fit_is_the_python_fit_on_labels_matched_to_columns(tmp_path):
     np.testing.assert_allclose(out[["c_p_dog", "c_p_cat"]].to_numpy(), want, atol=1e-12)
 
 
+def test_labels_match_columns_after_the_prefix_the_labels_say(tmp_path):
+    # p_cat and p_cow share "p_c"; the labels cat and cow say the prefix is "p_"
+    p, y = _data(2)
+    _write(tmp_path / "cal.csv", p, y, ["p_cow", "p_cat"], ["cow", "cat"])
+    result = run("fit", tmp_path / "cal.csv", "--score", "p_cow,p_cat", "--label", "y",
+                 "--method", "temperature", "-o", tmp_path / "m.json")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "classes: cow, cat" in result.output
+
+
 def test_classes_option_names_the_columns(tmp_path):
     p, y = _data(3)
     _write(tmp_path / "cal.csv", p, y, ["a", "b", "c"], ["x", "y", "z"])

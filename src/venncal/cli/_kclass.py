@@ -83,9 +83,15 @@ def _label_text(col: Any) -> npt.NDArray[np.str_]:
     return np.asarray(values).astype(str)
 
 
-def _common_prefix(names: Sequence[str]) -> str:
-    prefix = os.path.commonprefix(list(names))
-    return "" if any(n == prefix for n in names) else prefix
+def _names_after_prefix(columns: Sequence[str], found: set[str]) -> list[str] | None:
+    """The column names without a prefix they all share, when every label is among them (the
+    longest such prefix: ``p_`` of ``p_cat,p_cow``, not ``p_c``, when the labels say so)."""
+    shared = os.path.commonprefix(list(columns))
+    for i in range(len(shared), 0, -1):
+        names = [c[i:] for c in columns]
+        if all(names) and found <= set(names):
+            return names
+    return None
 
 
 def class_indices(
@@ -103,8 +109,8 @@ def class_indices(
         names = list(classes)
     elif set(found) <= set(columns):
         names = list(columns)
-    elif (prefix := _common_prefix(columns)) and set(found) <= {c[len(prefix) :] for c in columns}:
-        names = [c[len(prefix) :] for c in columns]
+    elif (stripped := _names_after_prefix(columns, set(found))) is not None:
+        names = stripped
     elif set(found) <= {str(j) for j in range(K)}:
         names = [str(j) for j in range(K)]
     else:
