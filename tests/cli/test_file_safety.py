@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+from venncal._files import MANIFEST
 from venncal.cli import main
-from venncal.experiments._files import MANIFEST
 
 
 def run(*args):
@@ -148,7 +148,7 @@ def test_read_only_file_system(tmp_path, tiny, monkeypatch):
     def refuse(*args, **kwargs):
         raise OSError(errno.EROFS, os.strerror(errno.EROFS), kwargs.get("dir"))
 
-    monkeypatch.setattr("venncal.experiments._files.tempfile.mkstemp", refuse)
+    monkeypatch.setattr("venncal._files.tempfile.mkstemp", refuse)
     out = one_line_error(reproduce(tmp_path / "out"), "cannot")
     assert os.strerror(errno.EROFS) in out
 
@@ -180,7 +180,7 @@ def test_evaluate_and_calibrate_on_an_unwritable_output(tmp_path, monkeypatch):
     def refuse(*args, **kwargs):
         raise OSError(errno.EROFS, os.strerror(errno.EROFS), kwargs.get("dir"))
 
-    monkeypatch.setattr("venncal.experiments._files.tempfile.mkstemp", refuse)
+    monkeypatch.setattr("venncal._files.tempfile.mkstemp", refuse)
     res = run("calibrate", tmp_path / "d.csv", tmp_path / "d.csv", "--score", "score",
               "--label", "y", "-o", tmp_path / "o.csv")  # fmt: skip
     one_line_error(res, os.strerror(errno.EROFS))

@@ -14,9 +14,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.cli.test_fit_apply import one_line_error, run
+from venncal import _files
+from venncal._files import TMP_PREFIX, make_temporary, remove_leftovers
 from venncal.cli import _csv, _stream
-from venncal.experiments import _files
-from venncal.experiments._files import TMP_PREFIX, make_temporary, remove_leftovers
 
 
 @pytest.fixture

@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 
 from tests.cli.test_fit_apply import _data, _fit, one_line_error, run
+from venncal._files import TMP_PREFIX, atomic_open, move_into_place
 from venncal.cli._io import InputError, write_table
 from venncal.cli._stream import Sink
-from venncal.experiments._files import TMP_PREFIX, atomic_open, move_into_place
 
 
 @pytest.fixture

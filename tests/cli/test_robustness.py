@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+from venncal._files import TMP_PREFIX, atomic_open, write_text
 from venncal.cli import main
-from venncal.experiments._files import TMP_PREFIX, atomic_open, write_text
 
 
 def run(*args):

@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 
 from tests.cli._helpers import expect_usage_error, run
+from venncal._files import TMP_PREFIX, _host_tag
 from venncal.cli import _spill
-from venncal.experiments._files import TMP_PREFIX, _host_tag
 
 
 def _data(tmp_path, n=300):

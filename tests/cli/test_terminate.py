@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from venncal.experiments._files import TMP_PREFIX
+from venncal._files import TMP_PREFIX
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 import click
 import numpy as np
 
+from venncal._files import write_csv, write_parquet
 from venncal._validation import check_binary_labels, check_probabilities, check_scores
 from venncal.cli._extras import require_extra
-from venncal.experiments._files import write_csv, write_parquet
 
 if TYPE_CHECKING:
     from collections.abc import Iterable

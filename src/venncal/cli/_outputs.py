@@ -56,7 +56,7 @@ def write_figure(
     fig: Figure, path: str | os.PathLike[str], overwrite: bool, **savefig_kwargs: Any
 ) -> None:
     """Save a figure atomically; a file that appeared at ``path`` meanwhile is kept (one line)."""
-    from venncal.experiments._files import save_figure
+    from venncal._files import save_figure
 
     try:
         save_figure(fig, path, overwrite=overwrite, **savefig_kwargs)

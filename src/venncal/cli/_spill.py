@@ -9,7 +9,7 @@ bytes per distinct score, twice over during the merge. The folder is made on fir
 temporary folder, :func:`temporary_root`, and removed, with everything in it, when the fit
 ends, failed or not. A temporary folder that cannot be used is a one-line error, never a silent
 move to another folder. The folder's name carries the process and its machine
-(:func:`venncal.experiments._files.make_temporary_folder`, as for the temporary files of
+(:func:`venncal._files.make_temporary_folder`, as for the temporary files of
 ``venncal apply``): a fit killed before it could remove its folder leaves it to the next fit,
 which removes it once that process no longer runs.
 
@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import numpy as np
 
+from venncal._files import make_temporary_folder, remove_leftovers
 from venncal.cli._io import InputError
-from venncal.experiments._files import make_temporary_folder, remove_leftovers
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator

@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from venncal._files import make_temporary, move_into_place
 from venncal.cli._extras import require_extra
 from venncal.cli._io import _CSV, _PARQUET, InputError, _kind, appeared_meanwhile, path_kind
-from venncal.experiments._files import make_temporary, move_into_place
 
 # the predictor of saved models, shared with venncal.load (no scikit-learn)
 from venncal.persistence._predictor import SavedVennAbers
@@ -568,7 +568,7 @@ def _fsync(path):
 
 
 def _umask():
-    from venncal.experiments._files import _umask as umask
+    from venncal._files import _umask as umask
 
     return umask()
 

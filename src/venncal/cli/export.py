@@ -100,7 +100,7 @@ def export(
 
 
 def _write(out, data, mode, overwrite):
-    from venncal.experiments._files import atomic_open
+    from venncal._files import atomic_open
 
     try:
         kwargs = {"encoding": "utf-8", "newline": "\n"} if mode == "w" else {}

@@ -63,7 +63,7 @@ def _plot(sketch, threshold, alarm, alpha, out, overwrite):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from venncal.experiments._files import save_figure
+    from venncal._files import save_figure
 
     rows, values = sketch.arrays()
     fig, ax = plt.subplots(figsize=(7, 4))

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import click
 
+from venncal._files import MANIFEST, TMP_PREFIX, read_manifest, write_manifest
 from venncal.cli._extras import require_extra
 from venncal.exceptions import VenncalWarning
-from venncal.experiments._files import MANIFEST, TMP_PREFIX, read_manifest, write_manifest
 from venncal.experiments.studies import STUDIES
 
 __all__ = ["reproduce"]

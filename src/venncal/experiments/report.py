@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from venncal.experiments._files import write_bytes, write_csv, write_text
+from venncal._files import write_bytes, write_csv, write_text
 from venncal.experiments.claims import as_check, summary_counts, verdict
 
 if TYPE_CHECKING:

@@ -31,8 +31,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from venncal._files import write_bytes, write_text
 from venncal.exceptions import VenncalWarning
-from venncal.experiments._files import write_bytes, write_text
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import math
 import os
 import re
-import secrets
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from venncal._files import atomic_open
 from venncal.core._docs import fill_docstring
 from venncal.persistence._checks import FittedStateError, check_fitted_state
 from venncal.persistence._codec import DecodeError, decode, encode
@@ -301,36 +300,12 @@ def save(
         raise ValueError(f"'path' {str(path)!r} must end in .json (a venncal model file).")
     if not overwrite and os.path.lexists(path):
         raise FileExistsError(f"{str(path)!r} exists; pass overwrite=True to replace it.")
-    folder = path.parent if str(path.parent) else Path(".")
-    tmp = folder / f".venncal-tmp-{path.name}.{secrets.token_hex(6)}"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+    try:  # the writer of every file venncal writes: its leftovers have one name, one cleanup
+        with atomic_open(path, "w", encoding="utf-8", newline="\n", overwrite=overwrite) as fh:
             fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if overwrite:
-            os.replace(tmp, path)
-        else:
-            _move_no_overwrite(tmp, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-    return path
-
-
-def _move_no_overwrite(tmp: Path, path: Path) -> None:
-    """Move ``tmp`` to ``path`` unless ``path`` exists, atomically where links are supported."""
-    try:
-        os.link(tmp, path)  # fails if path exists, whoever created it meanwhile
     except FileExistsError:
         raise FileExistsError(f"{str(path)!r} exists; pass overwrite=True to replace it.") from None
-    except OSError:  # file systems without hard links
-        if os.path.lexists(path):
-            raise FileExistsError(
-                f"{str(path)!r} exists; pass overwrite=True to replace it."
-            ) from None
-        os.replace(tmp, path)
+    return path
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
