@@ -205,12 +205,12 @@ def check_engine(engine, name, task, entry, frame_of):
         est = getattr(venncal, name)()
     columns = [f"s{j}" for j in range(K)] if task == "multiclass" and not wrapper else ["score"]
     frame = frame_of(pd.DataFrame(np.reshape(scores, (N, -1)), columns=columns).assign(y=y))
+    score = columns if len(columns) > 1 else columns[0]  # K-class: one column per class
     if entry is not True:
         with pytest.raises((TypeError, ValueError)) as excinfo:
-            engine.fit(est, frame, score=columns[0], label="y")
+            engine.fit(est, frame, score=score, label="y")
         assert_one_line_refusal(excinfo, name)
         return
-    score = ",".join(columns)
     fitted_there = engine.fit(est, frame, score=score, label="y")
     local = getattr(venncal, name)().fit(scores, y)
     np.testing.assert_allclose(

@@ -48,7 +48,10 @@ _NO_PICKLE = (
     "pickle); save the score calibrator fitted on the classifier's scores"
 )
 _NOT_CHOSEN = "not among the candidates compared by default (pass it in 'calibrators=')"
-_K_ENGINES = "K-class fits are not distributed yet"
+_K_ENGINES = (
+    "its per-class Venn-Abers fit is not distributed yet: fit it in memory, then "
+    "venncal.dask.apply and venncal.spark.apply apply it on K score columns"
+)
 _MONITOR = "a monitor of calibration over time, not a calibrator"
 _ABSTAIN = "a rule that abstains on calibrated probabilities, not a calibrator"
 _ABSTAIN_EXPORT = (
@@ -169,8 +172,8 @@ SUPPORT: dict[tuple[str, str], dict[str, Entry]] = {
         cli=("temperature",),
         sql=True,
         onnx=True,
-        dask=_K_ENGINES,
-        spark=_K_ENGINES,
+        dask=True,
+        spark=True,
         chooser=True,
     ),
     ("MatrixScalingCalibrator", "multiclass"): _row(
@@ -178,8 +181,8 @@ SUPPORT: dict[tuple[str, str], dict[str, Entry]] = {
         cli=("matrix-scaling", "vector-scaling"),
         sql=True,
         onnx=True,
-        dask=_K_ENGINES,
-        spark=_K_ENGINES,
+        dask=True,
+        spark=True,
         chooser=True,
     ),
     ("DirichletCalibrator", "multiclass"): _row(
@@ -187,8 +190,8 @@ SUPPORT: dict[tuple[str, str], dict[str, Entry]] = {
         cli=("dirichlet",),
         sql=True,
         onnx=True,
-        dask=_K_ENGINES,
-        spark=_K_ENGINES,
+        dask=True,
+        spark=True,
         chooser=_NOT_CHOSEN,
     ),
     ("MulticlassVennAbersCalibrator", "multiclass"): _row(
