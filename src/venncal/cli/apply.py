@@ -185,7 +185,8 @@ def _keep_list(keep):
     "--score",
     "score_col",
     default=None,
-    help="Column of classifier scores [default: the column the model was fitted on].",
+    help="Column of classifier scores; for a K-class model, the K columns, comma-separated, "
+    "in the order of its classes [default: the column(s) the model was fitted on].",
 )
 @click.option(
     "--keep",
@@ -247,6 +248,10 @@ def apply(
     columns. They are read in chunks, so memory stays bounded whatever their size, and the
     output is written to a temporary file moved into place at the end: it appears complete or
     not at all.
+
+    A K-class model (venncal fit --score a,b,c) reads its K score columns and writes one
+    column p_<class> per class (and p_<class>_lower, p_<class>_upper for multiclass
+    Venn-Abers), in this process only.
 
     With --abstain-at TARGET, a column 'accept' says which rows to answer: the threshold on
     the probability of the predicted class is fitted on --abstain-data (labelled rows not used
