@@ -11,6 +11,7 @@ from sklearn.svm import SVC
 
 from tests._reference.venn_abers_naive import venn_abers_naive
 from venncal.classifiers.multiclass import MulticlassVennAbersClassifier, couple_pairwise
+from venncal.core.coupling import couple_wu2
 from venncal.core.merge import merge_log
 
 
@@ -69,7 +70,7 @@ def test_pairwise_matches_naive(seed, merge):
             )
             R[:, i, j] = merge_log(p0, p1) if merge == "log" else (p0 + p1) / 2
             R[:, j, i] = 1 - R[:, i, j]
-    np.testing.assert_allclose(clf.predict_proba(Xt), couple_pairwise(R), atol=1e-12)
+    np.testing.assert_allclose(clf.predict_proba(Xt), couple_wu2(R), atol=1e-12)
     iv = clf.predict_interval(Xt)
     assert (iv[..., 0] <= iv[..., 1]).all()
 
@@ -81,7 +82,7 @@ def test_coupling_solves_its_least_squares_problem(seed):
     R = rng.uniform(0.05, 0.95, size=(k, k))
     R = np.triu(R, 1)
     R = R + np.tril(1 - R.T, -1)
-    got = couple_pairwise(R[None])[0]
+    got = couple_wu2(R[None])[0]
 
     def objective(p):
         return sum(
@@ -202,3 +203,15 @@ def test_prediction_of_a_row_does_not_depend_on_the_batch(strategy):
         batch = clf.predict_proba(rows)
         alone = np.vstack([clf.predict_proba(rows[i : i + 1]) for i in range(len(rows))])
         np.testing.assert_array_equal(batch, alone)
+
+
+def test_couple_pairwise_is_a_deprecated_alias_of_couple_wu2():
+    """The alias warns (FutureWarning, naming the replacement and the release that removes it)
+    and gives what couple_wu2 gives, on random pairwise matrices."""
+    rng = np.random.default_rng(3)
+    for k in (2, 3, 5):
+        R = rng.uniform(0.02, 0.98, size=(20, k, k))
+        R = np.triu(R, 1) + np.tril(1 - np.swapaxes(np.triu(R, 1), 1, 2), -1)
+        with pytest.warns(FutureWarning, match="couple_wu2.*|0.3.0"):
+            got = couple_pairwise(R)
+        np.testing.assert_array_equal(got, couple_wu2(R))

@@ -20,6 +20,7 @@ for well-calibrated probability estimation trees", COPA 2018.
 
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -76,10 +77,11 @@ METHODS = ("inductive", "cross", "oob")
 
 
 def couple_pairwise(R: ArrayLike) -> FloatArray:
-    """Couple pairwise probabilities by Wu, Lin & Weng (2004), method 2.
+    """Couple pairwise probabilities by Wu, Lin & Weng (2004), method 2 (deprecated).
 
-    The same as :func:`venncal.core.coupling.couple_wu2`; :mod:`venncal.core.coupling` has
-    the other rules.
+    .. deprecated:: 0.2.0
+        ``couple_pairwise`` is removed in venncal 0.3.0; use
+        :func:`venncal.core.coupling.couple_wu2`, the same function.
 
     Parameters
     ----------
@@ -93,11 +95,20 @@ def couple_pairwise(R: ArrayLike) -> FloatArray:
 
     Examples
     --------
+    The replacement:
+
+    >>> from venncal.core.coupling import couple_wu2
     >>> p = np.array([0.5, 0.3, 0.2])
     >>> R = p[:, None] / (p[:, None] + p[None, :])
-    >>> couple_pairwise(R[None]).round(6)
+    >>> couple_wu2(R[None]).round(6)
     array([[0.5, 0.3, 0.2]])
     """
+    warnings.warn(
+        "venncal.classifiers.multiclass.couple_pairwise is deprecated and will be removed in "
+        "venncal 0.3.0; use venncal.core.coupling.couple_wu2, the same function.",
+        FutureWarning,
+        stacklevel=2,
+    )
     return couple_wu2(R)
 
 
