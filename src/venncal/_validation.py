@@ -537,6 +537,10 @@ def ranking_auc(
     """The weighted share of (positive, negative) pairs the scores order correctly, ties
     counting one half (the Mann-Whitney statistic, ROC AUC).
 
+    The package's one ROC AUC: :func:`venncal.metrics.roc_auc` (which checks its inputs), the
+    command line and the calibrators' direction check call it. Each pair counts with the
+    product of its weights; both classes must have positive weight.
+
     Examples
     --------
     >>> ranking_auc(np.array([0.1, 0.4, 0.35, 0.8]), np.array([0, 0, 1, 1]))

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from venncal._validation import check_in_range
+from venncal._validation import check_in_range, ranking_auc
 from venncal.metrics._common import fill_doc, prepare
 
 if TYPE_CHECKING:
@@ -319,10 +319,4 @@ def roc_auc(
             "roc_auc is undefined when 'y_true' holds one class only; "
             "evaluate on data with both classes."
         )
-    order = np.argsort(p, kind="stable")
-    ps = p[order]
-    start = np.flatnonzero(np.r_[True, ps[1:] != ps[:-1]])
-    pos = np.add.reduceat(w_pos[order], start)
-    neg = np.add.reduceat(w_neg[order], start)
-    neg_below = np.cumsum(neg) - neg
-    return float((pos * (neg_below + 0.5 * neg)).sum() / (total_pos * total_neg))
+    return ranking_auc(p, y, w)  # the one pair count of the package
