@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
 
 from venncal._params import check_in_range, check_option, check_positive_int
 from venncal.calibration._base import BaseScoreCalibrator, _scalar, positive_index, warn_if_reversed
@@ -150,7 +151,7 @@ def _boost(
     return TreeEnsemble.concatenate(trees[:best_round])
 
 
-class MulticalibrationCalibrator(BaseScoreCalibrator):
+class MulticalibrationCalibrator(ClassifierMixin, BaseEstimator):
     """Calibrated within every segment: boosting on segment features, then Venn-Abers.
 
     A model can be calibrated on average and wrong for women, the over-60s or one product
@@ -277,9 +278,17 @@ class MulticalibrationCalibrator(BaseScoreCalibrator):
         self.merge = merge
         self.random_state = random_state
 
+    # not a BaseScoreCalibrator (scores alone are not enough: it needs segments), but its
+    # input checks and output columns are those of the score calibrators
+    _check_fit_input = BaseScoreCalibrator._check_fit_input
+    _check_predict_input = BaseScoreCalibrator._check_predict_input
+    _positive_column = BaseScoreCalibrator._positive_column
+    _proba_columns = BaseScoreCalibrator._proba_columns
+
     def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()
         tags.input_tags.one_d_array = False  # scores alone are not enough: segments too
+        tags.classifier_tags.multi_class = False
         return tags
 
     def _check_params(self) -> None:
@@ -396,7 +405,7 @@ class MulticalibrationCalibrator(BaseScoreCalibrator):
     def _pair(self, scores: ArrayLike, segments: Any) -> tuple[FloatArray, FloatArray]:
         return self.tables_.predict_unchecked(self.decision_function(scores, segments=segments))
 
-    def predict_proba(self, scores: ArrayLike, *, segments: Any = None) -> FloatArray:  # type: ignore[override]
+    def predict_proba(self, scores: ArrayLike, *, segments: Any = None) -> FloatArray:
         """Calibrated probabilities of both classes (the merge of p0 and p1).
 
         Parameters
@@ -428,10 +437,7 @@ class MulticalibrationCalibrator(BaseScoreCalibrator):
         p0, p1 = self._pair(scores, segments)
         return np.column_stack([p0, p1])
 
-    def predict(self, scores: ArrayLike, *, segments: Any = None) -> AnyArray:  # type: ignore[override]
+    def predict(self, scores: ArrayLike, *, segments: Any = None) -> AnyArray:
         """The more probable class of each test row (``classes_[0]`` on a tie)."""
         p = self.predict_proba(scores, segments=segments)[:, 1]
         return self.classes_[(p > 0.5).astype(np.intp)]
-
-    def _predict_positive(self, s: FloatArray) -> FloatArray:
-        raise TypeError(f"{type(self).__name__} needs segments=: a DataFrame of segment features.")
