@@ -57,7 +57,7 @@ TMP_FOLDER_FILE = re.compile(r"^table-[0-9]+\.bin$")
 MANIFEST = ".venncal-manifest.json"
 
 
-def _umask():
+def _umask() -> int:
     try:
         with open("/proc/self/status", encoding="ascii") as fh:
             for line in fh:
@@ -70,7 +70,7 @@ def _umask():
     return mask  # pragma: no cover
 
 
-def _fsync_folder(folder):
+def _fsync_folder(folder: str | os.PathLike[str]) -> None:
     """Make a rename durable (POSIX); silently skipped where folders cannot be opened."""
     try:
         fd = os.open(folder, os.O_RDONLY)
@@ -84,14 +84,14 @@ def _fsync_folder(folder):
         os.close(fd)
 
 
-def _host_tag():
+def _host_tag() -> str:
     import hashlib
     import socket
 
     return hashlib.sha256(socket.gethostname().encode("utf-8", "replace")).hexdigest()[:8]
 
 
-def _process_gone(pid):
+def _process_gone(pid: int) -> bool:
     """Whether no process ``pid`` runs on this machine (a process of another user runs)."""
     if pid <= 0 or pid == os.getpid():
         return False

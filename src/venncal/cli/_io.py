@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     import numpy.typing as npt
     import pandas as pd
 
-    from venncal._typing import FloatArray
+    from venncal._typing import AnyArray, FloatArray
 
 __all__ = [
     "InputError",
@@ -436,7 +436,7 @@ def _numeric_labels(col, name, path, positive, option, one_class_ok):
     return np.asarray(values == distinct.max(), dtype=np.int8)
 
 
-def _as_number_text(positive, distinct, text):
+def _as_number_text(positive: str, distinct: AnyArray, text: AnyArray) -> str:
     """``positive`` as the text of the numeric label equal to it (``2`` names ``2.0``)."""
     if positive in set(text.tolist()):
         return positive

@@ -53,7 +53,7 @@ def keys_frame(keys: list[Any], label: str, kind: Any) -> pd.DataFrame | None:
 
         from venncal.cli._stream import arrow_frame
 
-        frame = arrow_frame(pa.table({label: pa.array(keys, type=kind)}))
+        frame = arrow_frame(pa.table({label: pa.array(keys, type=kind)}))  # type: ignore[no-untyped-call]
     if frame.shape[0] != len(keys) or frame[label].isna().any():
         return None
     return frame
@@ -156,7 +156,7 @@ class StreamLabels:
 
         from venncal.cli._stream import _column
 
-        col = _column(chunk, self.name)
+        col = _column(chunk, self.name)  # type: ignore[no-untyped-call]
         kind = _kind_of(path, col)
         found = pc.is_in(col, value_set=pa.array(self.positives[kind], type=col.type))
         return np.asarray(found.to_numpy(zero_copy_only=False), dtype=np.int8)
