@@ -49,15 +49,16 @@ References
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
 from venncal.core.class_scores import check_log_floor
 
+_Sum = TypeVar("_Sum", float, "np.ndarray[Any, np.dtype[np.float64]]")
+
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any
 
     from venncal._typing import FloatArray, IntArray
 
@@ -175,8 +176,8 @@ def _block_expected(block: Block, log_floor: float, total: float, log_a: float) 
     return float((w / total) @ (P * tf).sum(axis=1))
 
 
-def _added(values: list[float]) -> float:
-    """Per-block sums added in block order."""
+def _added(values: list[_Sum]) -> _Sum:
+    """Per-block sums (numbers or arrays) added in block order."""
     out = values[0]
     for v in values[1:]:
         out = out + v
@@ -192,13 +193,14 @@ def _fit_temperature_passes(
     if extents is None:
         extents = run(_block_extent, log_floor)
     total = _added([e[0] for e in extents])
-    observed = _added(run(_block_observed, log_floor, total))
+    observed: float = _added(run(_block_observed, log_floor, total))
     spread = max(e[1] for e in extents) - min(e[2] for e in extents)
     if spread == 0:
         return 1.0
 
     def slope(log_a: float) -> float:
-        return _added(run(_block_expected, log_floor, total, log_a)) - observed
+        expected: float = _added(run(_block_expected, log_floor, total, log_a))
+        return expected - observed
 
     lo, hi = -_LOG_TEMPERATURE_BOUND, _LOG_TEMPERATURE_BOUND
     s_lo, s_hi = slope(lo), slope(hi)
@@ -308,8 +310,8 @@ class _Rows:
             (np.arange(K)[:, None] * m + np.arange(K)[None, :]).ravel(),
             np.arange(K) * m + K,
         ]
-        H = full[np.ix_(order, order)]
-        return H
+        ordered: FloatArray = full[np.ix_(order, order)]
+        return ordered
 
 
 class _Objective:

@@ -25,12 +25,14 @@ from venncal.core.counts import check_decimals, round_scores, table_from_sums
 from venncal.dask._labels import frame_classes
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import dask.dataframe as dd
 
 __all__ = ["fit", "apply"]
 
 
-def _require_dask(what):
+def _require_dask(what: str) -> Any:
     try:
         import dask.dataframe  # noqa: F401
 
@@ -192,13 +194,13 @@ def fit(
     from venncal.calibration.platt import PlattCalibrator
 
     dask = _require_dask("venncal.dask.fit")
-    columns = class_score_columns(score, "venncal.dask.fit")
-    if columns is not None:
-        _check_frame(frame, {"label": label, "weight": weight}, "venncal.dask.fit")
-        _check_frame(frame, {f"score[{i}]": c for i, c in enumerate(columns)}, "venncal.dask.fit")
+    if not isinstance(score, str):  # K score columns
+        columns = class_score_columns(score, "venncal.dask.fit") or []
+        roles = {f"score[{i}]": c for i, c in enumerate(columns)}
+        _check_frame(frame, {**roles, "label": label, "weight": weight}, "venncal.dask.fit")
         parts = frame.to_delayed()
 
-        def run(func, *args):
+        def run(func: Callable[..., Any], *args: Any) -> list[Any]:
             return list(dask.compute(*[dask.delayed(func)(p, *args) for p in parts]))
 
         return fit_class_passes(
@@ -216,7 +218,7 @@ def fit(
     return calibrator._fit_table_checked(table, classes, rows)
 
 
-def _apply_classes(pdf, calibrator, score, columns):
+def _apply_classes(pdf: Any, calibrator: Any, score: list[str], columns: list[str]) -> Any:
     S = pdf[score].to_numpy(dtype=np.float64, na_value=np.nan).reshape(-1, len(score))
     out = class_calibrated(calibrator, S, columns)
     return pdf.assign(**{c: out[c] for c in columns})
@@ -264,8 +266,8 @@ def apply(calibrator: Any, frame: dd.DataFrame, *, score: str | list[str]) -> dd
     1  0.35  1.0
     """
     _require_dask("venncal.dask.apply")
-    names = class_score_columns(score, "venncal.dask.apply")
-    if names is not None:
+    if not isinstance(score, str):  # K score columns
+        names = class_score_columns(score, "venncal.dask.apply") or []
         _check_frame(frame, {f"score[{i}]": c for i, c in enumerate(names)}, "venncal.dask.apply")
         columns = class_apply_columns(calibrator, names, frame.columns, "venncal.dask.apply")
         meta = frame._meta.assign(**{c: np.empty(0) for c in columns})

@@ -81,9 +81,10 @@ def apply(
     require_spark("venncal.spark.apply")
     from pyspark.sql.types import DoubleType, StructField, StructType
 
-    names = class_score_columns(score, "venncal.spark.apply")
-    if names is not None:
+    if not isinstance(score, str):  # K score columns
         from venncal.spark._classes import apply_classes
+
+        names = class_score_columns(score, "venncal.spark.apply") or []
 
         return apply_classes(calibrator, frame, score=names, ship=_shipped)
     check_frame(frame, {"score": score}, "venncal.spark.apply", numeric=("score",))

@@ -11,6 +11,8 @@ from venncal._distributed_classes import class_apply_columns, class_calibrated, 
 from venncal.spark._frames import check_frame, run_partitions
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     import pyspark.sql
 
 __all__ = ["apply_classes", "fit_classes"]
@@ -66,7 +68,7 @@ def apply_classes(
     )
     shipped = ship(frame, calibrator)
 
-    def calibrate(batches):
+    def calibrate(batches: Iterator[Any]) -> Iterator[Any]:
         import pyarrow as pa
 
         model = shipped()

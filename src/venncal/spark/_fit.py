@@ -189,9 +189,10 @@ def fit(
     from venncal.calibration.platt import PlattCalibrator
 
     F = require_spark("venncal.spark.fit")
-    columns = class_score_columns(score, "venncal.spark.fit")
-    if columns is not None:
+    if not isinstance(score, str):  # K score columns
         from venncal.spark._classes import fit_classes
+
+        columns = class_score_columns(score, "venncal.spark.fit") or []
 
         return fit_classes(calibrator, frame, score=columns, label=label, weight=weight)
     check_frame(
