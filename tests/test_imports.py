@@ -151,7 +151,9 @@ def test_the_run_time_reader_sees_imports_inside_functions():
 
 def test_no_two_modules_import_each_other_at_run_time():
     graph = {name: imports_of(name, run_time=True) for name in MODULES}
-    pairs = sorted({tuple(sorted((a, b))) for a in graph for b in graph[a] if a in graph.get(b, ())})
+    pairs = sorted(
+        {tuple(sorted((a, b))) for a in graph for b in graph[a] if a in graph.get(b, ())}
+    )
     assert pairs == [], f"modules that import each other: {pairs}"
 
 

@@ -140,7 +140,7 @@ def _fitted():
                 p, y, segments=s
             ),
             ValueError,
-            r"\['sex'\] are not in",
+            r"'categorical' names columns \['sex'\]",
         ),
         (
             lambda c, p, y, s: MulticalibrationCalibrator(n_folds=1).fit(p, y, segments=s),

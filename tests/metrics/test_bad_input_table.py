@@ -103,6 +103,13 @@ CALLS = {
         ),
         YP,
     ),
+    "multicalibration_error": (
+        lambda y_true=Y, y_proba=P, **kw: metrics.multicalibration_error(
+            y_true, y_proba, **{"segments": {"g": [0, 1, 0, 1, 1, 0]}, "min_samples": 1, **kw}
+        ),
+        YP,
+    ),
+    "ecce_pvalue": (lambda sigma=(0.0, 1.5, 3.0): metrics.ecce_pvalue(sigma), ("sigma",)),
     "average_ranks": (_table(ranking.average_ranks), ("table",)),
     "friedman_test": (_table(ranking.friedman_test), ("table",)),
     "nemenyi_posthoc": (_table(ranking.nemenyi_posthoc), ("table",)),
@@ -166,6 +173,14 @@ BAD_TABLES = {
     "none": None,
     "pandas-NA": pd.DataFrame(TABLE, dtype="Float64").mask(TABLE == 0.4),
 }
+#: statistics in standard deviations (non-negative numbers, +inf allowed)
+BAD_STATISTICS = {
+    "nan": [0.0, np.nan, 1.0],
+    "negative": [0.0, -1.0, 1.0],
+    "strings": ["1", "x"],
+    "none": None,
+    "complex": np.array([1.0, 2.0]) + 1j,
+}
 BAD_COUNTS = {"zero": 0, "negative": -3, "float": 2.5, "string": "3", "none": None, "bool": True}
 
 #: per function: (options, the parameter the error must name)
@@ -202,6 +217,15 @@ BAD_OPTIONS = {
         ({"random_state": "seed"}, "random_state"),
     ],
     "nemenyi_critical_difference": [({"alpha": 0}, "alpha"), ({"alpha": 1.5}, "alpha")],
+    "multicalibration_error": [
+        ({"segments": [0, 1, 0, 1, 1, 0]}, "segments"),
+        ({"segments": {"g": [0, 1, 0]}}, "segments"),
+        ({"segments": {"g": [0, 1, 0, 1, 1, 0]}, "categorical": ["h"]}, "categorical"),
+        ({"max_depth": -1}, "max_depth"),
+        ({"max_values": 1}, "max_values"),
+        ({"min_samples": 0}, "min_samples"),
+        ({"max_segments": 0}, "max_segments"),
+    ],
 }
 for _name in ("reliability_curve", "ece", "mce", "debiased_ece", "brier_decomposition"):
     BAD_OPTIONS.setdefault(_name, []).extend(
@@ -248,6 +272,8 @@ def _cases():
                 table = BAD_PROBABILITIES
             elif param == "table":
                 table = BAD_TABLES
+            elif param == "sigma":
+                table = BAD_STATISTICS
             else:
                 table = BAD_COUNTS
             for label, value in table.items():

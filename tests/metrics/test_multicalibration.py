@@ -114,7 +114,11 @@ def test_pvalue_is_that_of_the_brownian_range():
     ("kwargs", "error", "match"),
     [
         ({"segments": {"g": [0, 1]}}, ValueError, "2 rows for 4 predictions"),
-        ({"segments": {"g": [0, 1, 0, 1]}, "categorical": ["h"]}, ValueError, r"\['h'\] are not"),
+        (
+            {"segments": {"g": [0, 1, 0, 1]}, "categorical": ["h"]},
+            ValueError,
+            r"'categorical' names columns \['h'\]",
+        ),
         ({"segments": [0, 1, 0, 1]}, TypeError, "must be a pandas DataFrame"),
         ({"segments": {"g": ["a"] * 4}, "numerical": ["g"]}, TypeError, "not numeric"),
         ({"segments": {"g": [0, 1, 0, 1]}, "max_values": 1}, ValueError, "max_values"),

@@ -41,6 +41,8 @@ def _call(func, y, **kw):
         return func(P, P1, P, y_true=y, **kw)  # merge_regret
     if "p0" in params:
         return func(y, P, P1, **kw)  # interval_validity
+    if "segments" in params:  # multicalibration_error
+        return func(y, P, segments={"g": np.arange(len(P)) % 3}, **kw)
     return func(y, P, **kw)
 
 
@@ -53,6 +55,8 @@ def _plain(value):
         return {i: _plain(v) for i, v in enumerate(value)}
     if value is None or isinstance(value, str):
         return value
+    if hasattr(value, "to_dict"):  # a table
+        return {k: _plain(list(v.values())) for k, v in value.to_dict().items()}
     if callable(value):
         return _plain(value(np.linspace(0, 1, 11)))
     return np.asarray(value, dtype=float)

@@ -13,6 +13,7 @@ import numpy as np
 
 from venncal._validation import check_sample_weight
 from venncal.cli._io import InputError, get_column, labels_column, read_table, scores_column
+from venncal.cli._columns import read_columns
 from venncal.cli._stream import SavedVennAbers, arrow_frame
 from venncal.exceptions import VenncalWarning
 
@@ -215,66 +216,6 @@ def calibrator_options(command: Callable[..., Any]) -> Callable[..., Any]:
     return wrapped
 
 
-def _read_columns(path, columns, what, numbers=(), sep=None):
-    """The given columns of a CSV or Parquet file, or of a folder of Parquet files; Parquet
-    columns ``numbers`` (``(name, option)`` pairs) must store numbers, as for apply."""
-    from venncal.cli._stream import check_number_columns
-
-    path = Path(path)
-    if not path.is_dir():
-        if path.suffix.lower() in (".parquet", ".pq") and path.is_file():
-            from venncal.cli._stream import open_source
-
-            source = open_source([path], what)  # checks the file and the column names
-            missing = [c for c in columns if c not in source.columns]
-            if not missing:
-                import pyarrow.parquet as pq
-
-                check_number_columns(source, numbers)
-                # the file's own reader: pq.read_table would import pyarrow.dataset (0.25 s)
-                frame = arrow_frame(pq.ParquetFile(path).read(columns=columns))
-                if frame.shape[0] == 0:
-                    raise InputError(f"{what} {str(path)!r} has no data rows.")
-                return frame
-        return read_table(path, what, sep)
-    from venncal.cli._stream import open_source
-
-    source = open_source([path], what)
-    missing = [c for c in columns if c not in source.columns]
-    if missing:
-        import pandas as pd
-
-        get_column(pd.DataFrame(columns=source.columns), missing[0], path, "--score")
-    check_number_columns(source, numbers)
-    import pyarrow as pa
-
-    tables = [batch for _, batch in source.chunks(columns)]
-    frame = arrow_frame(_combined(pa, tables, what, path)) if tables else None
-    if frame is None or frame.shape[0] == 0:
-        raise InputError(f"{what} {str(path)!r} has no data rows.")
-    return frame
-
-
-def _combined(pa, batches, what, path):
-    """One table of record batches whose files may store a column with different types (an
-    integer score in one file, a float score in another): the types are widened when they
-    can be, else one line."""
-    try:
-        return pa.Table.from_batches(batches)
-    except pa.ArrowInvalid:
-        pass
-    try:
-        return pa.concat_tables(
-            [pa.Table.from_batches([b]) for b in batches], promote_options="permissive"
-        )
-    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
-        first = str(exc).strip().splitlines()[0]
-        raise InputError(
-            f"the files of {what} {str(path)!r} store a column with types that cannot be "
-            f"combined ({first}); write it with one type in every file."
-        ) from None
-
-
 def read_calibration(
     path: str | os.PathLike[str],
     score: str,
@@ -288,7 +229,7 @@ def read_calibration(
     field separator of a CSV file (None: by its suffix)."""
     columns = list(dict.fromkeys([score, label] + ([weight] if weight else [])))
     numbers = [(score, "--score")] + ([(weight, "--weight")] if weight else [])
-    frame = _read_columns(path, columns, what, numbers, sep)
+    frame = read_columns(path, columns, what, numbers, sep)
     s = scores_column(frame, score, path)
     y = labels_column(frame, label, path, positive=positive)
     w = None

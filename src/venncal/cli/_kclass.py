@@ -140,7 +140,7 @@ def read_kclass_calibration(
     sep: str | None = None,
 ) -> tuple[FloatArray, npt.NDArray[np.int64], FloatArray | None, list[str]]:
     """Score matrix (n, K), class indices, weights (or None) and class names of a table."""
-    from venncal.cli._fitting import _read_columns
+    from venncal.cli._columns import read_columns
     from venncal.cli._stream import open_source
 
     if len(columns) < 2:
@@ -154,7 +154,7 @@ def read_kclass_calibration(
             )
     names = list(dict.fromkeys([*columns, label] + ([weight] if weight else [])))
     numbers = [(c, "--score") for c in columns] + ([(weight, "--weight")] if weight else [])
-    frame = _read_columns(path, names, what, numbers, sep)  # type: ignore[no-untyped-call]
+    frame = read_columns(path, names, what, numbers, sep)  # type: ignore[no-untyped-call]
     if frame.shape[0] * len(columns) > MAX_CELLS:
         raise InputError(
             f"{what} {str(path)!r} has {frame.shape[0]} rows of {len(columns)} scores, more "

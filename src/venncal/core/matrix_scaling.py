@@ -38,6 +38,10 @@ L-BFGS otherwise, both to a gradient of about 1e-10 or the precision of float64.
 The same solver fits Dirichlet calibration (Kull et al. 2019, :mod:`venncal.core.dirichlet`),
 whose penalty leaves the diagonal free.
 
+This module is long because the objective, its exact derivatives, the two minimisers and the
+fit by passes over blocks of rows are one piece: the in-memory fit is the one-block case of the
+fit that Dask and Spark run, and splitting them would make two copies of the same sums.
+
 References
 ----------
 .. [1] E. Berta, D. Holzmueller, M. I. Jordan and F. Bach, "Structured matrix scaling for

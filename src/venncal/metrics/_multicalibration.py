@@ -59,7 +59,8 @@ class MulticalibrationResult:
         One row per segment, the worst first (by ``ecce_sigma``): ``segment`` (its
         description, ``"all"`` for the global one), ``depth`` (number of features that define
         it), ``n`` (rows), ``mean_y``, ``mean_p``, ``ecce``, ``ecce_sigma``, ``p_value`` and
-        ``z`` = ``sum(y - p) / sqrt(sum p (1 - p))``, the standardised total error.
+        ``z`` = ``sum w (y - p) / sqrt(sum w^2 p (1 - p))``, the standardised total error (unit
+        weights: ``sum(y - p) / sqrt(sum p (1 - p))``).
     """
 
     mce: float
@@ -93,7 +94,7 @@ def ecce_pvalue(sigma: ArrayLike) -> FloatArray:
     >>> [round(float(v), 4) for v in ecce_pvalue([0.0, 1.0, 2.0, 3.0])]
     [1.0, 0.9366, 0.1815, 0.0108]
     """
-    x = np.asarray(sigma, dtype=np.float64)
+    x = _statistics(sigma)
     flat = x.ravel()
     out = np.ones_like(flat)
     live = (flat > 1e-20) & np.isfinite(flat) & (flat < 40.0)
@@ -106,6 +107,22 @@ def ecce_pvalue(sigma: ArrayLike) -> FloatArray:
         )
         out[live] = np.clip(1.0 - terms.sum(axis=1), 0.0, 1.0)
     return out.reshape(x.shape)
+
+
+def _statistics(sigma: ArrayLike) -> FloatArray:
+    """``sigma`` as float64, refused in one line unless every entry is a number >= 0 (+inf
+    allowed: a segment whose errors are not random)."""
+    if sigma is None or np.iscomplexobj(sigma):
+        raise TypeError(f"ecce_pvalue: 'sigma' must be real numbers; got {type(sigma).__name__}.")
+    try:
+        x = np.asarray(sigma, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError("ecce_pvalue: 'sigma' must be real numbers.") from None
+    if np.asarray(sigma).dtype.kind not in "biuf" and x.size:
+        raise TypeError("ecce_pvalue: 'sigma' must be real numbers, not text or objects.")
+    if np.isnan(x).any() or (x < 0).any():
+        raise ValueError("ecce_pvalue: 'sigma' must hold numbers >= 0 (no NaN).")
+    return x
 
 
 def as_segment_frame(segments: object) -> pd.DataFrame:
@@ -145,15 +162,16 @@ def split_columns(
     both = set(cat) & set(num)
     if both:
         raise ValueError(f"{owner}: columns {sorted(both)!r} are both categorical and numerical.")
-    missing = [c for c in cat + num if c not in frame.columns]
-    if missing:
-        raise ValueError(
-            f"{owner}: segment columns {missing!r} are not in 'segments' (it has "
-            f"{[str(c) for c in frame.columns]!r})."
-        )
+    for option, names in (("categorical", cat), ("numerical", num)):
+        missing = [c for c in names if c not in frame.columns]
+        if missing:
+            raise ValueError(
+                f"{owner}: '{option}' names columns {missing!r} that are not in 'segments' "
+                f"(it has {[str(c) for c in frame.columns]!r})."
+            )
     bad = [c for c in num if not is_numeric_dtype(frame[c])]
     if bad:
-        raise TypeError(f"{owner}: numerical segment columns {bad!r} are not numeric.")
+        raise TypeError(f"{owner}: 'numerical' segment columns {bad!r} are not numeric.")
     if not cat + num:
         raise ValueError(f"{owner}: no segment columns given.")
     return cat, num
@@ -346,6 +364,9 @@ def multicalibration_error(
 
     owner = "multicalibration_error"
     y, p, w = prepare(y_true, y_proba, sample_weight, pos_label=pos_label)
+    # every statistic is invariant to the scale of the weights; scaled to a largest weight of
+    # 1, their squares neither overflow (1e308) nor vanish (subnormal weights)
+    w = w / w.max()
     frame = as_segment_frame(segments)
     if frame.shape[0] != y.shape[0]:
         raise ValueError(
@@ -373,7 +394,9 @@ def multicalibration_error(
         masks = np.stack(chunk)
         e, s = _segment_statistics(y, p, w, masks)
         sw = masks * w
-        sums.append(np.column_stack([sw.sum(1), sw @ y, sw @ p, sw @ (p * (1 - p)), masks.sum(1)]))
+        sums.append(
+            np.column_stack([sw.sum(1), sw @ y, sw @ p, (sw * w) @ (p * (1 - p)), masks.sum(1)])
+        )
         ecce.append(e)
         std.append(s)
         chunk.clear()
