@@ -12,8 +12,8 @@ from venncal.calibration.dirichlet import DirichletCalibrator
 from venncal.calibration.histogram import HistogramCalibrator
 from venncal.calibration.isotonic import IsotonicCalibrator
 from venncal.calibration.matrix_scaling import MatrixScalingCalibrator
-from venncal.calibration.multiclass import MulticlassVennAbersCalibrator
 from venncal.calibration.multicalibration import MulticalibrationCalibrator
+from venncal.calibration.multiclass import MulticlassVennAbersCalibrator
 from venncal.calibration.platt import PlattCalibrator
 from venncal.calibration.quadratic import QuadraticCalibrator
 from venncal.calibration.regression import VennAbersDistribution

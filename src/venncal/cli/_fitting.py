@@ -5,16 +5,15 @@ from __future__ import annotations
 import functools
 import warnings
 from importlib import import_module
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 import numpy as np
 
 from venncal._validation import check_sample_weight
-from venncal.cli._io import InputError, get_column, labels_column, read_table, scores_column
 from venncal.cli._columns import read_columns
-from venncal.cli._stream import SavedVennAbers, arrow_frame
+from venncal.cli._io import InputError, labels_column, scores_column
+from venncal.cli._stream import SavedVennAbers
 from venncal.exceptions import VenncalWarning
 
 if TYPE_CHECKING:
