@@ -3,15 +3,28 @@ files whose parts may store a column with different number types."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from venncal.cli._io import InputError, get_column, read_table
 from venncal.cli._stream import arrow_frame, check_number_columns, open_source
 
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    import pandas as pd
+
 __all__ = ["read_columns"]
 
 
-def read_columns(path, columns, what, numbers=(), sep=None):
+def read_columns(
+    path: str | os.PathLike[str],
+    columns: Sequence[str],
+    what: str,
+    numbers: Iterable[tuple[str, str]] = (),
+    sep: str | None = None,
+) -> pd.DataFrame:
     """The given columns of a CSV or Parquet file, or of a folder of Parquet files; Parquet
     columns ``numbers`` (``(name, option)`` pairs) must store numbers, as for apply."""
     path = Path(path)
@@ -45,7 +58,7 @@ def read_columns(path, columns, what, numbers=(), sep=None):
     return frame
 
 
-def _combined(pa, batches, what, path):
+def _combined(pa: Any, batches: list[Any], what: str, path: Path) -> Any:
     """One table of record batches whose files may store a column with different types (an
     integer score in one file, a float score in another): the types are widened when they
     can be, else one line."""

@@ -25,7 +25,10 @@ from venncal.cli._io import _CSV, _PARQUET, InputError, _kind, appeared_meanwhil
 from venncal.persistence._predictor import SavedVennAbers
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping, Sequence
+    from collections.abc import Iterable, Iterator, Mapping, Sequence
+
+    import numpy.typing as npt
+    import pandas as pd
 
     from venncal._typing import FloatArray
 
@@ -44,7 +47,7 @@ __all__ = [
 BATCH_ROWS = 1 << 20
 
 
-def _parquet_files(folder, what):
+def _parquet_files(folder: str | os.PathLike[str], what: str) -> list[Path]:
     files = sorted(
         p
         for p in Path(folder).rglob("*")
@@ -93,7 +96,7 @@ class Source:
         """Every file read (folders expanded)."""
         return [p for _, p in self.parts]
 
-    def _inspect(self):
+    def _inspect(self) -> tuple[list[str] | None, int | None]:
         columns, total, counted = None, 0, True
         for kind, path in self.parts:
             if kind == "parquet":
@@ -130,7 +133,9 @@ class Source:
                 )
         return columns, (total if counted else None)
 
-    def chunks(self, columns, batch_rows=None):
+    def chunks(
+        self, columns: Sequence[str] | None, batch_rows: int | None = None
+    ) -> Iterator[tuple[Any, Any]]:
         """Yield ``(path, chunk)`` with the given columns, in order, ``batch_rows`` (default
         ``BATCH_ROWS``) at a time."""
         batch_rows = batch_rows or BATCH_ROWS
@@ -150,7 +155,9 @@ class Source:
             else:
                 yield from ((path, c) for c in self._csv_chunks(path, columns, batch_rows))
 
-    def _csv_chunks(self, path, columns, batch_rows=BATCH_ROWS):
+    def _csv_chunks(
+        self, path: Path, columns: Sequence[str] | None, batch_rows: int = BATCH_ROWS
+    ) -> Iterator[Any]:
         """Record batches of text: a CSV value is copied as the file stores it (see _csv)."""
         from venncal.cli._csv import csv_batches
 
@@ -165,7 +172,7 @@ class Source:
         )
 
 
-def _first_line(exc):
+def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__
 
@@ -177,7 +184,7 @@ def open_source(
     return Source(paths, what, sep)
 
 
-def _column(chunk, name):
+def _column(chunk: Any, name: str) -> Any:
     """Column ``name`` of a chunk as a numpy array (float64 when numeric)."""
     if hasattr(chunk, "schema"):  # pyarrow record batch
         return chunk.column(chunk.schema.get_field_index(name))
@@ -229,7 +236,9 @@ def score_array(
     return values
 
 
-def check_number_type(arrow_type, name, path, option="--score"):
+def check_number_type(
+    arrow_type: Any, name: str, path: str | os.PathLike[str], option: str = "--score"
+) -> None:
     """Refuse a Parquet column that does not store numbers (integers or floats)."""
     import pyarrow as pa
 
@@ -240,7 +249,7 @@ def check_number_type(arrow_type, name, path, option="--score"):
         )
 
 
-def check_number_columns(source, columns):
+def check_number_columns(source: Source, columns: Iterable[tuple[str, str]]) -> None:
     """Refuse, before reading, a Parquet input whose ``(name, option)`` columns do not store
     numbers: the same one line as :func:`score_array` gives while reading."""
     for kind, path in source.parts:
@@ -254,7 +263,7 @@ def check_number_columns(source, columns):
                 check_number_type(schema.field(name).type, name, path, option)
 
 
-def _arrow_numbers(col):
+def _arrow_numbers(col: Any) -> Any:
     """The values of a numeric pyarrow array without nulls, as a numpy array.
 
     Read from its data buffer (no copy) where the type is a plain number of fixed width:
@@ -268,7 +277,7 @@ def _arrow_numbers(col):
 
 
 #: pyarrow's names of the fixed-width number types, and their numpy types
-_ARROW_NUMPY = {
+_ARROW_NUMPY: dict[str, np.dtype[Any]] = {
     "halffloat": np.dtype(np.float16),
     "float": np.dtype(np.float32),
     "double": np.dtype(np.float64),
@@ -277,7 +286,7 @@ _ARROW_NUMPY = {
 }
 
 
-def arrow_frame(table):
+def arrow_frame(table: Any) -> pd.DataFrame:
     """A pandas frame of a pyarrow table; numeric columns without nulls are not copied.
 
     pyarrow's ``to_pandas`` copies every column into pandas' blocks (0.4 s for two columns of
@@ -297,7 +306,7 @@ def arrow_frame(table):
     return pd.DataFrame(columns, copy=False)
 
 
-def arrow_float64(values):
+def arrow_float64(values: npt.ArrayLike) -> Any:
     """A pyarrow float64 array over a numpy float64 array, without a copy (nor pandas)."""
     import pyarrow as pa
 
@@ -336,7 +345,7 @@ def calibrated_columns(
     return {prefix + "p": np.ascontiguousarray(p, dtype=np.float64)}
 
 
-def _has_interval(calibrator):
+def _has_interval(calibrator: object) -> bool:
     """Whether the calibrator gives (p0, p1) merged into p (Venn-Abers)."""
     return hasattr(calibrator, "predict_interval") and isinstance(
         getattr(calibrator, "merge", None), str
@@ -559,7 +568,7 @@ def _record_batch(kept, new):
     return pa.record_batch(arrays, names=names)
 
 
-def _fsync(path):
+def _fsync(path: str | os.PathLike[str]) -> None:
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
@@ -567,7 +576,7 @@ def _fsync(path):
         os.close(fd)
 
 
-def _umask():
+def _umask() -> int:
     from venncal._files import _umask as umask
 
     return umask()
@@ -649,7 +658,7 @@ def apply_stream(
     return rows
 
 
-def _select(chunk, columns):
+def _select(chunk: Any, columns: list[str]) -> Any:
     if hasattr(chunk, "schema"):
         if list(chunk.schema.names) == columns:
             return chunk

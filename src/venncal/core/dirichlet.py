@@ -34,8 +34,8 @@ from venncal.core.class_scores import check_log_floor
 from venncal.core.matrix_scaling import (
     LOG_FLOOR,
     _softmax,
+    fit_in_memory,
     fit_linear_passes,
-    memory_rows_runner,
 )
 
 if TYPE_CHECKING:
@@ -134,17 +134,16 @@ def fit_dirichlet(
     >>> np.diag(m.weights).round(1)
     array([0.5, 0.5, 0.5])
     """
-    w = np.ones(t.shape[0]) if sample_weight is None else np.asarray(sample_weight, np.float64)
-    block = (t, y, w)
-    return fit_dirichlet_passes(
-        lambda func, *args: [func(block, *args)],
-        t.shape[1],
+    return fit_in_memory(
+        fit_dirichlet_passes,
+        t,
+        y,
+        sample_weight,
         reg_lambda=reg_lambda,
         reg_mu=reg_mu,
         max_iter=max_iter,
         tol=tol,
         log_floor=log_floor,
-        rows_runner=memory_rows_runner(block),
     )
 
 

@@ -60,6 +60,7 @@ import numpy as np
 from venncal.core.class_scores import check_log_floor
 
 _Sum = TypeVar("_Sum", float, "np.ndarray[Any, np.dtype[np.float64]]")
+_T = TypeVar("_T")
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -583,17 +584,16 @@ def fit_matrix_scaling(
     if structure not in STRUCTURES:
         raise ValueError(f"'structure' must be one of {STRUCTURES}; got {structure!r}.")
     check_log_floor(log_floor, low=LOG_FLOOR, owner="fit_matrix_scaling")
-    w = np.ones(t.shape[0]) if sample_weight is None else np.asarray(sample_weight, np.float64)
-    block = (t, y, w)
-    return fit_matrix_scaling_passes(
-        lambda func, *args: [func(block, *args)],
-        t.shape[1],
+    return fit_in_memory(
+        fit_matrix_scaling_passes,
+        t,
+        y,
+        sample_weight,
         structure=structure,
         lambdas=lambdas,
         max_iter=max_iter,
         tol=tol,
         log_floor=log_floor,
-        rows_runner=memory_rows_runner(block),
     )
 
 
@@ -610,6 +610,25 @@ def _block_rows(
 
 def _block_call(block: Block, consts: tuple[Any, ...], name: str, theta: FloatArray) -> Any:
     return getattr(_block_rows(block, *consts), name)(theta)
+
+
+def fit_in_memory(
+    fit_passes: Callable[..., _T],
+    t: FloatArray,
+    y: IntArray,
+    sample_weight: FloatArray | None,
+    **options: Any,
+) -> _T:
+    """``fit_passes`` (a fit by passes over blocks of rows) run on one block held in memory:
+    the class log-scores ``t``, the class indices ``y`` and the weights (None: all 1)."""
+    w = np.ones(t.shape[0]) if sample_weight is None else np.asarray(sample_weight, np.float64)
+    block = (t, y, w)
+    return fit_passes(
+        lambda func, *args: [func(block, *args)],
+        t.shape[1],
+        rows_runner=memory_rows_runner(block),
+        **options,
+    )
 
 
 def memory_rows_runner(block: Block) -> Callable[[tuple[Any, ...]], Callable[..., list[Any]]]:
