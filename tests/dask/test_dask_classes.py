@@ -2,7 +2,6 @@
 fit, apply equals predict_proba, and bad input gets a one-line error."""
 
 import json
-import warnings
 
 import numpy as np
 import pytest
@@ -18,19 +17,6 @@ from venncal.calibration import (  # noqa: E402
     MulticlassVennAbersCalibrator,
     TemperatureCalibrator,
 )
-
-
-@pytest.fixture(scope="module")
-def client():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        cluster = distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
-        )
-        c = distributed.Client(cluster)
-    yield c
-    c.close()
-    cluster.close()
 
 
 def new(cal):

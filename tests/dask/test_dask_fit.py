@@ -26,19 +26,6 @@ from venncal.calibration import (  # noqa: E402
 )
 
 
-@pytest.fixture(scope="module")
-def client():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        cluster = distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
-        )
-        c = distributed.Client(cluster)
-    yield c
-    c.close()
-    cluster.close()
-
-
 def new(cal, **extra):
     return cal.__class__(**{**cal.get_params(), **extra})
 
@@ -279,7 +266,6 @@ except ImportError as exc:
 
 
 def test_platt_on_dask_warns_at_the_users_call_and_agrees_when_stopped_early():
-    import warnings
 
     from venncal import VenncalWarning
     from venncal.dask import fit as dask_fit

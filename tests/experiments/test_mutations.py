@@ -369,40 +369,9 @@ def _tasche_checks(raw):
 
 # ----------------------------------------------------------------------------- Johansson et al.
 def _johansson_checks(raw):
-    from venncal.experiments.studies.johansson_2018 import (
-        VENN_SETUPS,
-        accuracy_checks,
-        interval_checks,
-    )
+    from venncal.experiments.studies._johansson_results import checks_from_results
 
-    metrics = ["accuracy", "lower", "upper", "interval_size"]
-    per_ds = raw.groupby(["dataset", "setup"], sort=False)[metrics].mean()
-    datasets = list(dict.fromkeys(raw["dataset"]))
-    n_objects = raw.groupby("dataset")["n_objects"].first().reindex(datasets)
-
-    def wide(metric):
-        return per_ds[metric].unstack("setup").reindex(index=datasets)
-
-    per_setup = {
-        s: pd.DataFrame(
-            {
-                "lower": wide("lower")[s],
-                "upper": wide("upper")[s],
-                "accuracy": wide("accuracy")[s],
-                "interval_size": wide("interval_size")[s],
-                "n_objects": n_objects,
-            }
-        )
-        for s in VENN_SETUPS
-        if s in set(raw["setup"])
-    }
-    n_repeats = int(raw["repeat"].nunique())
-    checks, _ = interval_checks(per_setup, n_folds=10, n_repeats=n_repeats, n_sim=100, seed=0)
-    checks.update(accuracy_checks(wide("accuracy")))
-    from venncal.experiments.studies._johansson_checks import text_checks
-
-    checks.update(text_checks(raw))
-    return checks
+    return checks_from_results(raw)
 
 
 def johansson_outside(raw, head):
