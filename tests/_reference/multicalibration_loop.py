@@ -2,8 +2,8 @@
 
 Every segment is listed by hand (all rows, then each value of each feature, then each pair
 and triple of values of distinct features), its rows sorted by probability, and the ECCE is
-the range of the running mean error walked row by row. Only for features with few distinct
-values (no merging or quantile bins) and probabilities without ties.
+the range of the running mean error walked row by row, read after the last row of each run of
+tied probabilities. Only for features with few distinct values (no merging or quantile bins).
 """
 
 import itertools
@@ -15,9 +15,10 @@ def ecce_and_sigma(y, p, w):
     rows = sorted(range(len(p)), key=lambda i: p[i])
     total = sum(w)
     walk, lo, hi = 0.0, 0.0, 0.0
-    for i in rows:
+    for k, i in enumerate(rows):
         walk += w[i] * (y[i] - p[i]) / total
-        lo, hi = min(lo, walk), max(hi, walk)
+        if k == len(rows) - 1 or p[rows[k + 1]] != p[i]:
+            lo, hi = min(lo, walk), max(hi, walk)
     var = sum(w[i] ** 2 * p[i] * (1 - p[i]) for i in rows) / total**2
     return hi - lo, math.sqrt(var)
 

@@ -25,9 +25,12 @@ def _data(seed, n=400):
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("weighted", [False, True])
-def test_agrees_with_a_loop_over_segments(seed, weighted):
+@pytest.mark.parametrize("tied", [False, True])
+def test_agrees_with_a_loop_over_segments(seed, weighted, tied):
     frame, y, p, w = _data(seed)
     w = w if weighted else None
+    if tied:  # probabilities on a grid of 0.05: runs of tied rows
+        p = np.clip(np.round(p * 20) / 20, 0.05, 0.95)
     res = multicalibration_error(
         y, p, segments=frame, categorical=["colour", "size"], numerical=["level"], sample_weight=w
     )
@@ -139,3 +142,24 @@ def test_bad_input_one_line(kwargs, error, match):
 def test_nan_probabilities_refused():
     with pytest.raises(ValueError, match="y_proba"):
         multicalibration_error([0, 1], [0.2, np.nan], segments={"g": [0, 1]}, min_samples=1)
+
+
+def test_rows_in_any_order_give_the_same_result_on_tied_probabilities():
+    rng = np.random.default_rng(3)
+    n = 3000
+    p = np.round(rng.random(n), 1)  # eleven values: every row tied with hundreds
+    y = (rng.random(n) < p).astype(int)
+    seg = pd.DataFrame({"c": rng.choice(["a", "b", "c", "d", "e"], n), "x": rng.normal(size=n)})
+    first = multicalibration_error(y, p, segments=seg, max_values=3)
+    for seed in range(3):
+        perm = np.random.default_rng(seed).permutation(n)
+        again = multicalibration_error(y[perm], p[perm], segments=seg.iloc[perm])
+        # equal up to the order of the sums (walking tied rows one by one moves them by 1e-3)
+        np.testing.assert_allclose(
+            [again.mce, again.mce_sigma], [first.mce, first.mce_sigma], rtol=1e-12
+        )
+        pd.testing.assert_frame_equal(
+            again.segments.set_index("segment").sort_index(),
+            first.segments.set_index("segment").sort_index(),
+            rtol=1e-10,
+        )

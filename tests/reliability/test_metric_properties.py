@@ -60,6 +60,8 @@ def numbers(result, n, perm=None):
     for key, value in fields.items():
         if callable(value) or isinstance(value, str):
             continue
+        if hasattr(value, "select_dtypes"):  # a table: its numbers, rows in order of its key
+            value = value.set_index(value.columns[0]).sort_index().select_dtypes("number")
         value = np.asarray(value, dtype=np.float64)
         if perm is not None:
             assert value.shape == (n,), value.shape
@@ -70,11 +72,17 @@ def numbers(result, n, perm=None):
     return out
 
 
-def call(name, y, p, w):
+def call(name, y, p, w, groups=None):
+    """``name(y, p)`` with weights ``w`` where it takes them; a metric over segments gets the
+    segment column ``groups`` (default: rows alternating between two segments)."""
     f = getattr(metrics, name)
+    kw = {}
     if w is not None and "sample_weight" in inspect.signature(f).parameters:
-        return f(y, p, sample_weight=w)
-    return f(y, p)
+        kw["sample_weight"] = w
+    if "segments" in inspect.signature(f).parameters:
+        groups = np.arange(len(y)) % 2 if groups is None else groups
+        kw.update(segments={"g": groups}, min_samples=1)
+    return f(y, p, **kw)
 
 
 def test_metrics_are_found():
@@ -91,19 +99,20 @@ def test_metric_ignores_row_order_and_leaves_inputs_alone(name, data, weighted, 
     w = w if weighted else None
     copies = y.copy(), p.copy(), None if w is None else w.copy()
     n = y.shape[0]
+    groups = np.arange(n) % 2
     try:
-        first = numbers(call(name, y, p, w), n)
+        first = numbers(call(name, y, p, w, groups), n)
     except ValueError as exc:  # e.g. a statistic undefined on this sample: say so in one line
         assert "\n" not in str(exc)
         return
-    again = numbers(call(name, y, p, w), n)
+    again = numbers(call(name, y, p, w, groups), n)
     for key in first:
         assert first[key].tobytes() == again[key].tobytes(), key
     for a, b in zip((y, p, w), copies):
         if a is not None:
             assert np.array_equal(a, b), "an input was modified"
     perm = np.random.default_rng(seed).permutation(n)
-    result = call(name, y[perm], p[perm], None if w is None else w[perm])
+    result = call(name, y[perm], p[perm], None if w is None else w[perm], groups[perm])
     shuffled = numbers(result, n, perm if name in PER_SAMPLE else None)
     assert first.keys() == shuffled.keys()
     tol = 1e-5 if name in ITERATIVE else 1e-9

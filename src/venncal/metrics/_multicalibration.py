@@ -177,23 +177,37 @@ def split_columns(
     return cat, num
 
 
+def _value_key(value: object) -> tuple[int, float, str]:
+    """A sort key of segment values of any type: numbers in numerical order, then text."""
+    if isinstance(value, (bool, np.bool_)):
+        return (1, 0.0, str(value))
+    try:
+        return (0, float(value), "")  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return (1, 0.0, str(value))
+
+
 def _categorical_levels(col: pd.Series, max_values: int) -> list[tuple[Any, str, BoolArray]]:
     """(value, label, mask) of each level: the ``max_values - 1`` most frequent values kept
-    (ties by first appearance), the rest merged; missing entries are a value of their own."""
+    (ties in frequency by value), the rest merged; missing entries are a value of their own.
+    Levels come in order of value, the merged level last: nothing depends on the row order."""
     from pandas.api.types import is_numeric_dtype
 
     values = col.fillna(MISSING) if col.isna().any() else col
-    counts = values.value_counts(sort=False)  # in order of first appearance
+    counts = values.value_counts(sort=False)
     other: object = None
     if counts.shape[0] > max_values:
-        order = np.argsort(-counts.to_numpy(), kind="stable")
-        merged = counts.index[order[max_values - 1 :]]
+        ranked = sorted(
+            zip(counts.index, counts.to_numpy()), key=lambda vc: (-vc[1], _value_key(vc[0]))
+        )
+        merged = [v for v, _ in ranked[max_values - 1 :]]
         other = OTHER
         if is_numeric_dtype(values):
             other = np.nanmin(values.to_numpy(dtype=np.float64)) - 1
         values = values.where(~values.isin(merged), other)
+    kept = sorted((v for v in values.unique() if other is None or v != other), key=_value_key)
     levels = []
-    for v in values.unique():
+    for v in kept + ([] if other is None else [other]):
         label = f"{col.name}=other" if other is not None and v == other else f"{col.name}={v}"
         levels.append((v, label, (values == v).to_numpy()))
     return levels
@@ -218,7 +232,8 @@ def _numerical_levels(col: pd.Series, max_values: int) -> list[tuple[Any, str, B
             for k in range(len(kept) - 1)
         }
     levels = []
-    for v in codes.unique():
+    found = codes.unique()
+    for v in sorted(v for v in found if not pd.isna(v)) + [v for v in found if pd.isna(v)][:1]:
         if pd.isna(v):
             levels.append((np.nan, f"{col.name}=missing", codes.isna().to_numpy()))
         else:
@@ -239,7 +254,7 @@ def segment_masks(
     """Yield ``(description, depth, mask)`` of each segment with at least ``min_samples``
     rows: all rows first, then every intersection of one level of each of 1, 2, ...,
     ``max_depth`` distinct features (categorical columns first, in the order given; levels in
-    order of first appearance in ``frame``), stopping after ``max_segments``."""
+    order of value, the merged level last), stopping after ``max_segments``."""
     n = frame.shape[0]
     features = [_categorical_levels(frame[c], max_values) for c in categorical]
     features += [_numerical_levels(frame[c], max_values) for c in numerical]
@@ -266,7 +281,11 @@ def _segment_statistics(
     sw = masks * w  # (k, n)
     total = sw.sum(axis=1)
     safe = np.where(total > 0, total, 1.0)
-    walk = np.cumsum(sw * (y - p), axis=1) / safe[:, None]
+    # the walk is read where the probability changes (the last row of each run of ties), so
+    # that rows with equal probabilities count as one step and the order of the rows, which
+    # no user chose, changes nothing
+    ends = np.flatnonzero(np.append(p[1:] != p[:-1], True))
+    walk = np.cumsum(sw * (y - p), axis=1)[:, ends] / safe[:, None]
     ecce = np.maximum(walk.max(axis=1), 0.0) - np.minimum(walk.min(axis=1), 0.0)
     std = np.sqrt((sw * w * (p * (1.0 - p))).sum(axis=1)) / safe
     return np.where(total > 0, ecce, 0.0), np.where(total > 0, std, 0.0)
@@ -331,9 +350,10 @@ def multicalibration_error(
     -----
     The segments, their order, the ``max_segments`` cut and the statistics follow
     ``mcgrad.metrics.MulticalibrationError`` (with ``precision_dtype="float64"``; mcgrad
-    computes in float32 by default, which moves the figures by about 1e-6). Tied
-    probabilities are taken in the order of numpy's default sort, as mcgrad's, and the ECCE
-    can depend on the order within ties.
+    computes in float32 by default, which moves the figures by about 1e-6). Rows with tied
+    probabilities are one step of the running sum (it is read after the last of them), so
+    the result does not depend on the order of the rows; mcgrad walks tied rows one by one
+    in the order of its sort, so on tied probabilities the two can differ.
 
     References
     ----------
