@@ -92,6 +92,14 @@ def test_a_number_beyond_float_range_is_one_line(saved, literal):
     refused_on_load(saved, "out of the range of a float")
 
 
+def test_a_number_beyond_float_range_deep_in_the_fitted_state_is_named(saved):
+    doc = json.loads(saved.read_text())
+    doc["metadata"] = {"note": [0.5, [1.0, 2.0]]}
+    text = json.dumps(doc).replace("2.0]", "2e400]")
+    saved.write_text(text)
+    refused_on_load(saved, "the number at metadata.note[1][1] is out of the range of a float")
+
+
 def test_json_depth_counts_arrays_and_objects():
     assert json_depth(3, limit=0)
     assert json_depth({"a": [1, {"b": []}]}, limit=4)

@@ -21,14 +21,13 @@ from venncal.persistence._reading import (
     MAX_DEPTH,
     ReadError,
     check_max_bytes,
-    finite_float,
     json_depth,
     read_bytes,
 )
 from venncal.persistence._registry import model_class, model_types, registered_names
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
     from typing import TypeVar
 
     from venncal.persistence._registry import ModelClass
@@ -332,7 +331,6 @@ def _parse(raw: bytes, where: str) -> Any:
             text,
             object_pairs_hook=_no_duplicates,
             parse_constant=_no_constants,
-            parse_float=finite_float,
         )
     except json.JSONDecodeError as exc:
         raise ModelFileError(
@@ -353,7 +351,36 @@ def _parse(raw: bytes, where: str) -> Any:
     return doc
 
 
-def _check_header(doc: object, where: str) -> None:
+def _content_digest(doc: object, where: str) -> str | None:
+    """The checksum of a parsed file's content (None if it is not an object). Numbers beyond
+    the range of a float, read as infinities, are refused here: the canonical JSON has no
+    infinity. One pass over the values, in C, where a check of every number as it is read
+    (a Python call per number) took as long again as the parsing."""
+    if not isinstance(doc, dict):
+        return None
+    try:
+        return checksum({k: v for k, v in doc.items() if k != "sha256"})
+    except ValueError:
+        bad = next(_infinite_numbers(doc), "a number")
+        raise ModelFileError(
+            f"{where} is not a venncal model file: {bad} is out of the range of a float."
+        ) from None
+
+
+def _infinite_numbers(doc: object) -> Iterator[str]:
+    """Where the infinite numbers of a parsed document are, as ``the number at <path>``."""
+    stack: list[tuple[object, str]] = [(doc, "")]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, float) and not math.isfinite(node):
+            yield f"the number at {path or 'the top'}"
+        elif isinstance(node, dict):
+            stack.extend((v, f"{path}.{k}" if path else str(k)) for k, v in node.items())
+        elif isinstance(node, list):
+            stack.extend((v, f"{path}[{i}]") for i, v in enumerate(node))
+
+
+def _check_header(doc: object, where: str, digest: str | None) -> None:
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise ModelFileError(f'{where} is not a venncal model file (no "format": "{FORMAT}").')
     version = doc.get("format_version")
@@ -369,8 +396,7 @@ def _check_header(doc: object, where: str) -> None:
         raise ModelFileError(
             f"{where} is not a venncal model file: key {odd!r} is missing or unknown."
         )
-    content = {k: v for k, v in doc.items() if k != "sha256"}
-    if not isinstance(doc["sha256"], str) or doc["sha256"] != checksum(content):
+    if not isinstance(doc["sha256"], str) or doc["sha256"] != digest:
         raise ModelFileError(
             f"{where}: the checksum does not match the content; the file was changed after "
             "venncal wrote it (or damaged)."
@@ -523,7 +549,7 @@ def read_model_state(path: str | os.PathLike[str], *, max_bytes: int = MAX_BYTES
     except ReadError as exc:
         raise ModelFileError(f"{where} {exc}.") from None
     doc = _parse(raw, where)
-    _check_header(doc, where)
+    _check_header(doc, where, _content_digest(doc, where))
     name = doc["class"]
     types = model_types(name) if isinstance(name, str) else None
     if types is None:
