@@ -169,7 +169,7 @@ def test_refit_forgets_and_clone_keeps_parameters():
     vad = VennAbersDistribution(merge="log").fit([0.0, 1.0, 2.0], [0.0, 1.0, 2.0])
     vad.fit([5.0, 6.0], [3.0, 4.0])
     np.testing.assert_array_equal(vad.labels_, [3.0, 4.0])
-    assert clone(vad).get_params() == {"merge": "log"}
+    assert clone(vad).get_params() == {"merge": "log", "group_fallback": "error"}
 
 
 def test_pit_is_the_randomised_transform_of_the_merged_cdf():

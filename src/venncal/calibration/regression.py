@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import warnings
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -15,11 +16,13 @@ from venncal._validation import (
     check_sample_weight,
     check_scores,
 )
+from venncal.core.groups import GROUP_FALLBACKS, check_groups, group_parts, group_rows
 from venncal.core.merge import MERGES, merge
 from venncal.core.venn_abers_distribution import vad_fit
+from venncal.exceptions import VenncalWarning
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
 
     from typing_extensions import Self
 
@@ -77,15 +80,28 @@ class VennAbersDistribution(BaseEstimator):
         to F0, which widens both tails: on the regression benchmark their 90% intervals
         covered 0.91-0.96 (0.96 with 110 calibration rows) where the midpoint's covered
         0.90-0.92, with a CRPS lower by 0.1-0.5%; hence the midpoint by default.
+    group_fallback : {"error", "pooled"}, default="error"
+        With ``groups`` (a distribution per group): what a group gets that is unknown at
+        prediction, or whose calibration rows all have weight zero at fit. ``"error"``: a
+        ValueError naming the group. ``"pooled"``: the distribution fitted on all groups
+        together, with a warning naming the groups (at fit for groups of weight zero, listed
+        in ``pooled_groups_``; at prediction for unknown ones).
 
     Attributes
     ----------
     tables_ : VADistributionTables
-        The sorted calibration data the distribution is computed from.
+        The sorted calibration data the distribution is computed from (of all groups
+        together when fitted within groups).
     labels_ : ndarray of shape (K,)
         The distinct calibration labels: the pair changes only there.
     n_features_in_ : int
         Always 1.
+    groups_ : list or None
+        The groups with a distribution of their own (None when fitted without ``groups``).
+    group_tables_ : list of VADistributionTables or None
+        Their calibration data, in the order of ``groups_``.
+    pooled_groups_ : list or None
+        Groups seen at fit that use the pooled distribution (``group_fallback="pooled"``).
 
     Notes
     -----
@@ -107,6 +123,13 @@ class VennAbersDistribution(BaseEstimator):
     by the upper bound of the band, and the mass below the smallest, are put on those
     labels). Its quantiles, mean and CRPS need the CDF at every calibration label: K cuts,
     O(K k) work in all (about 0.2 s for 3,000 calibration rows).
+
+    **Within groups.** With ``groups=`` at fit and at every prediction, each group of a
+    categorical variable (region, product line, patient group) gets its own distribution,
+    fitted on that group's calibration rows only: the Venn-Abers distribution of the Mondrian
+    taxonomy "group", so the guarantee holds within every group, not only on average over
+    them. A test object of group g gets exactly what ``VennAbersDistribution()`` fitted on the
+    rows of g alone gives it.
 
     References
     ----------
@@ -134,13 +157,36 @@ class VennAbersDistribution(BaseEstimator):
     >>> lo, hi = vad.predict_interval(pred[2000:], confidence=0.9).T
     >>> bool(0.87 <= np.mean((lo <= y[2000:]) & (y[2000:] <= hi)) <= 0.93)
     True
+
+    Within groups, where the noise is twice as large for x > 0, the intervals of that group
+    are wider, and each group's intervals cover about 90% of its own test objects:
+
+    >>> y2 = x + rng.normal(scale=np.where(x > 0, 1.0, 0.5), size=4000)
+    >>> side = np.where(x > 0, "right", "left")
+    >>> vad = VennAbersDistribution().fit(pred[:2000], y2[:2000], groups=side[:2000])
+    >>> lo, hi = vad.predict_interval(pred[2000:], groups=side[2000:]).T
+    >>> right = side[2000:] == "right"
+    >>> bool(np.mean((hi - lo)[right]) > 1.5 * np.mean((hi - lo)[~right]))
+    True
+    >>> inside = (lo <= y2[2000:]) & (y2[2000:] <= hi)
+    >>> bool(0.86 <= inside[right].mean() <= 0.94 and 0.86 <= inside[~right].mean() <= 0.94)
+    True
     """
 
-    def __init__(self, *, merge: str = "mean") -> None:
+    def __init__(self, *, merge: str = "mean", group_fallback: str = "error") -> None:
         self.merge = merge
+        self.group_fallback = group_fallback
 
-    def fit(self, scores: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
-        """Fit the distribution on calibration predictions and labels.
+    def fit(
+        self,
+        scores: ArrayLike,
+        y: ArrayLike,
+        sample_weight: ArrayLike | None = None,
+        *,
+        groups: ArrayLike | None = None,
+    ) -> Self:
+        """Fit the distribution on calibration predictions and labels, within groups if
+        ``groups`` is given.
 
         Parameters
         ----------
@@ -151,20 +197,53 @@ class VennAbersDistribution(BaseEstimator):
         sample_weight : array-like of shape (n,), default=None
             Non-negative weights; a weight of 2 is the same as a duplicated example, and the
             test object always has weight one (as in :class:`~venncal.VennAbersCalibrator`).
+        groups : array-like of shape (n,), default=None
+            Group of each calibration row (integers or strings): each group gets the
+            distribution of its own rows, and prediction then needs the groups of the test
+            objects.
 
         Returns
         -------
         self : object
             The fitted distribution.
         """
-        check_option(self.merge, MERGES, name="merge", owner=type(self).__name__)
+        owner = type(self).__name__
+        check_option(self.merge, MERGES, name="merge", owner=owner)
+        check_option(self.group_fallback, GROUP_FALLBACKS, name="group_fallback", owner=owner)
         s = check_scores(scores, name="scores")
         labels = check_scores(y, name="y", allow_column=False, noun="labels")
         check_consistent_length(scores=s, y=labels)
         w = check_sample_weight(sample_weight, s.shape[0])
+        g = None if groups is None else check_groups(groups, s.shape[0])
         self.tables_ = vad_fit(s, labels, w)
         self.labels_ = self.tables_.labels
         self.n_features_in_ = 1
+        self.groups_ = self.group_tables_ = self.pooled_groups_ = None
+        if g is None:
+            return self
+        fitted: list[Any] = []
+        tables: list[VADistributionTables] = []
+        pooled: list[Any] = []
+        for label, rows in group_rows(g):
+            if w is not None and not (w[rows] > 0).any():
+                if self.group_fallback == "error":
+                    raise ValueError(
+                        f"{owner}: group {label!r} has calibration rows of weight zero only "
+                        f"({rows.shape[0]}); give them weight, leave the group out, or pass "
+                        "group_fallback='pooled'."
+                    )
+                pooled.append(label)
+                continue
+            fitted.append(label)
+            tables.append(vad_fit(s[rows], labels[rows], None if w is None else w[rows]))
+        if pooled:
+            warnings.warn(
+                f"{owner}: groups {pooled!r} have calibration rows of weight zero only and use "
+                "the distribution of all groups pooled (group_fallback='pooled').",
+                VenncalWarning,
+                stacklevel=2,
+            )
+        self.groups_, self.group_tables_, self.pooled_groups_ = fitted, tables, pooled
         return self
 
     def _tables(self) -> VADistributionTables:
@@ -173,7 +252,44 @@ class VennAbersDistribution(BaseEstimator):
         tables: VADistributionTables = self.tables_
         return tables
 
-    def predict_cdf(self, scores: ArrayLike, thresholds: ArrayLike) -> FloatArray:
+    def _parts(
+        self, n: int, groups: ArrayLike | None
+    ) -> list[tuple[VADistributionTables, IntArray | None]]:
+        """The tables that serve each part of ``n`` test objects (rows None: all of them),
+        within groups when the distribution was fitted so."""
+        pooled = self._tables()
+        parts = group_parts(
+            n,
+            groups,
+            fitted_groups=getattr(self, "groups_", None),
+            pooled_groups=getattr(self, "pooled_groups_", None),
+            fallback=self.group_fallback,
+            owner=type(self).__name__,
+        )
+        own: list[VADistributionTables] = getattr(self, "group_tables_", None) or []
+        return [(pooled if k is None else own[k], rows) for k, rows in parts]
+
+    def _by_part(
+        self,
+        n: int,
+        groups: ArrayLike | None,
+        compute: Callable[[VADistributionTables, slice | IntArray], FloatArray],
+        tail: tuple[int, ...] = (),
+    ) -> FloatArray:
+        """``compute(tables, rows)`` for each part of the test objects, put together: an array
+        of shape ``(n, *tail)``."""
+        parts = self._parts(n, groups)
+        if len(parts) == 1 and parts[0][1] is None:
+            return compute(parts[0][0], slice(None))
+        out = np.empty((n, *tail))
+        for tables, rows in parts:
+            assert rows is not None  # within groups every part has its rows
+            out[rows] = compute(tables, rows)
+        return out
+
+    def predict_cdf(
+        self, scores: ArrayLike, thresholds: ArrayLike, *, groups: ArrayLike | None = None
+    ) -> FloatArray:
         """Return the lower and upper CDF values ``(F0(t), F1(t))`` at every threshold.
 
         Parameters
@@ -182,6 +298,8 @@ class VennAbersDistribution(BaseEstimator):
             Predictions of the test objects.
         thresholds : array-like of shape (T,)
             Finite thresholds in increasing order.
+        groups : array-like of shape (m,), default=None
+            Their groups; required when the distribution was fitted within groups.
 
         Returns
         -------
@@ -189,34 +307,46 @@ class VennAbersDistribution(BaseEstimator):
             ``cdf[i, j]`` is the pair (F0, F1) of test object i at ``thresholds[j]``:
             ``0 <= F0 <= F1 <= 1``, both non-decreasing in the threshold.
         """
-        tables = self._tables()
         s = check_scores(scores, name="scores", min_samples=0)
         t = check_thresholds(thresholds)
+        return self._by_part(
+            s.shape[0], groups, lambda tables, rows: self._cdf(tables, s[rows], t), (t.shape[0], 2)
+        )
+
+    def _cdf(self, tables: VADistributionTables, s: FloatArray, t: FloatArray) -> FloatArray:
+        """The pairs of checked scores at checked thresholds, from ``tables``."""
         cuts, which = np.unique(tables.cuts(t), return_inverse=True)
-        p0, p1, objects = self._pairs(s, cuts)
+        p0, p1, objects = self._pairs(tables, s, cuts)
         out = np.empty((s.shape[0], t.shape[0], 2))
         out[..., 0] = p0[which][:, objects].T
         out[..., 1] = p1[which][:, objects].T
         return out
 
-    def _columns(self, s: FloatArray) -> tuple[IntArray, IntArray, IntArray]:
+    @staticmethod
+    def _columns(
+        tables: VADistributionTables, s: FloatArray
+    ) -> tuple[IntArray, IntArray, IntArray]:
         """The distinct gap positions (of p0, of p1) of the test scores, and the column of
         each test object among them."""
-        right, left = self._tables().positions(s)
+        right, left = tables.positions(s)
         pairs, objects = np.unique(np.column_stack([right, left]), axis=0, return_inverse=True)
         return pairs[:, 0], pairs[:, 1], objects.reshape(-1)
 
-    def _pairs(self, s: FloatArray, cuts: IntArray) -> tuple[FloatArray, FloatArray, IntArray]:
+    def _pairs(
+        self, tables: VADistributionTables, s: FloatArray, cuts: IntArray
+    ) -> tuple[FloatArray, FloatArray, IntArray]:
         """p0 and p1 at the distinct cuts ``cuts`` (increasing) for the distinct gap
         positions of the test scores: arrays of shape (C, G), and the column of each object."""
-        right, left, objects = self._columns(s)
+        right, left, objects = self._columns(tables, s)
         p0 = np.empty((cuts.shape[0], right.shape[0]))
         p1 = np.empty((cuts.shape[0], left.shape[0]))
-        for lo, hi, q0, q1 in self._tables().pair_chunks(cuts, right, left):
+        for lo, hi, q0, q1 in tables.pair_chunks(cuts, right, left):
             p0[lo:hi], p1[lo:hi] = q0, q1
         return p0, p1, objects
 
-    def predict_merged_cdf(self, scores: ArrayLike, thresholds: ArrayLike) -> FloatArray:
+    def predict_merged_cdf(
+        self, scores: ArrayLike, thresholds: ArrayLike, *, groups: ArrayLike | None = None
+    ) -> FloatArray:
         """Return the CDF of the merged distribution at every threshold.
 
         Parameters
@@ -224,6 +354,8 @@ class VennAbersDistribution(BaseEstimator):
         scores : array-like of shape (m,) or (m, 1)
         thresholds : array-like of shape (T,)
             Finite thresholds in increasing order.
+        groups : array-like of shape (m,), default=None
+            Required when the distribution was fitted within groups.
 
         Returns
         -------
@@ -231,24 +363,32 @@ class VennAbersDistribution(BaseEstimator):
             The merge of the pair (see ``merge``), 0 below the smallest calibration label and
             1 from the largest.
         """
-        pair = self.predict_cdf(scores, thresholds)
-        cuts = self.tables_.cuts(check_thresholds(thresholds))
-        out = merge(pair[..., 0], pair[..., 1], self.merge)
-        out[:, cuts < 0] = 0.0
-        out[:, cuts >= self.labels_.shape[0] - 1] = 1.0
-        return out
+        s = check_scores(scores, name="scores", min_samples=0)
+        t = check_thresholds(thresholds)
+
+        def merged(tables: VADistributionTables, rows: slice | IntArray) -> FloatArray:
+            pair = self._cdf(tables, s[rows], t)
+            cuts = tables.cuts(t)
+            out = merge(pair[..., 0], pair[..., 1], self.merge)
+            out[:, cuts < 0] = 0.0
+            out[:, cuts >= tables.labels.shape[0] - 1] = 1.0
+            return out
+
+        return self._by_part(s.shape[0], groups, merged, (t.shape[0],))
 
     def _merged_blocks(
-        self, s: FloatArray, cuts: IntArray
+        self, tables: VADistributionTables, s: FloatArray, cuts: IntArray
     ) -> Iterator[tuple[int, int, FloatArray, IntArray]]:
         """Blocks ``(lo, hi, F, objects)`` of the merged CDF at ``cuts[lo:hi]`` (calibration
         labels below the largest), one column per distinct gap position of the test scores
         (``objects`` maps each test object to its column)."""
-        right, left, objects = self._columns(s)
-        for lo, hi, p0, p1 in self._tables().pair_chunks(cuts, right, left):
+        right, left, objects = self._columns(tables, s)
+        for lo, hi, p0, p1 in tables.pair_chunks(cuts, right, left):
             yield lo, hi, merge(p0, p1, self.merge), objects
 
-    def predict_quantiles(self, scores: ArrayLike, q: ArrayLike) -> FloatArray:
+    def predict_quantiles(
+        self, scores: ArrayLike, q: ArrayLike, *, groups: ArrayLike | None = None
+    ) -> FloatArray:
         """Return quantiles of the merged distribution.
 
         Parameters
@@ -256,6 +396,8 @@ class VennAbersDistribution(BaseEstimator):
         scores : array-like of shape (m,) or (m, 1)
         q : float or array-like of shape (Q,)
             Levels strictly between 0 and 1.
+        groups : array-like of shape (m,), default=None
+            Required when the distribution was fitted within groups.
 
         Returns
         -------
@@ -265,16 +407,28 @@ class VennAbersDistribution(BaseEstimator):
         """
         s = check_scores(scores, name="scores", min_samples=0)
         levels = check_levels(q)
-        z = self._tables().labels
+        return self._by_part(
+            s.shape[0],
+            groups,
+            lambda tables, rows: self._quantiles(tables, s[rows], levels),
+            (levels.shape[0],),
+        )
+
+    def _quantiles(
+        self, tables: VADistributionTables, s: FloatArray, levels: FloatArray
+    ) -> FloatArray:
+        z = tables.labels
         # the merged CDF rises with the label: the quantile is the label after those below q
         below = np.zeros((s.shape[0], levels.shape[0]), dtype=np.intp)
-        for _, _, cdf, objects in self._merged_blocks(s, np.arange(z.shape[0] - 1)):
+        for _, _, cdf, objects in self._merged_blocks(tables, s, np.arange(z.shape[0] - 1)):
             counts = (cdf[:, :, None] < levels[None, None, :]).sum(axis=0)
             below += counts[objects]
         out: FloatArray = z[below]
         return out
 
-    def predict_interval(self, scores: ArrayLike, *, confidence: float = 0.9) -> FloatArray:
+    def predict_interval(
+        self, scores: ArrayLike, *, confidence: float = 0.9, groups: ArrayLike | None = None
+    ) -> FloatArray:
         """Return the central interval of the merged distribution.
 
         Parameters
@@ -282,6 +436,8 @@ class VennAbersDistribution(BaseEstimator):
         scores : array-like of shape (m,) or (m, 1)
         confidence : float, default=0.9
             The probability inside the interval, in (0, 1).
+        groups : array-like of shape (m,), default=None
+            Required when the distribution was fitted within groups.
 
         Returns
         -------
@@ -289,42 +445,52 @@ class VennAbersDistribution(BaseEstimator):
             The quantiles at ``(1 - confidence) / 2`` and ``(1 + confidence) / 2``.
         """
         c = check_in_range(confidence, 0, 1, name="confidence", owner=type(self).__name__)
-        return self.predict_quantiles(scores, [(1 - c) / 2, (1 + c) / 2])
+        return self.predict_quantiles(scores, [(1 - c) / 2, (1 + c) / 2], groups=groups)
 
-    def predict_mean(self, scores: ArrayLike) -> FloatArray:
+    def predict_mean(self, scores: ArrayLike, *, groups: ArrayLike | None = None) -> FloatArray:
         """Return the mean of the merged distribution of every test object.
 
         Parameters
         ----------
         scores : array-like of shape (m,) or (m, 1)
+        groups : array-like of shape (m,), default=None
+            Required when the distribution was fitted within groups.
 
         Returns
         -------
         mean : ndarray of shape (m,)
         """
         s = check_scores(scores, name="scores", min_samples=0)
-        z = self._tables().labels
+        return self._by_part(s.shape[0], groups, lambda tables, rows: self._mean(tables, s[rows]))
+
+    def _mean(self, tables: VADistributionTables, s: FloatArray) -> FloatArray:
+        z = tables.labels
         steps = np.diff(z)
         # summation by parts: sum of z_c (F_c - F_{c-1}) = z_{K-1} - sum of F_c (z_{c+1} - z_c)
         out = np.full(s.shape[0], z[-1])
-        for lo, hi, cdf, objects in self._merged_blocks(s, np.arange(z.shape[0] - 1)):
+        for lo, hi, cdf, objects in self._merged_blocks(tables, s, np.arange(z.shape[0] - 1)):
             out -= (steps[lo:hi] @ cdf)[objects]
         return out
 
-    def _merged_at(self, s: FloatArray, cuts: IntArray) -> FloatArray:
+    def _merged_at(self, tables: VADistributionTables, s: FloatArray, cuts: IntArray) -> FloatArray:
         """The merged CDF of each test object at its own cut."""
-        last = self._tables().labels.shape[0] - 1
+        last = tables.labels.shape[0] - 1
         out = np.where(cuts < 0, 0.0, 1.0)
         inner = (cuts >= 0) & (cuts < last)
         wanted, at = np.unique(cuts[inner], return_inverse=True)
         rows = np.flatnonzero(inner)
-        for lo, hi, cdf, objects in self._merged_blocks(s[rows], wanted):
+        for lo, hi, cdf, objects in self._merged_blocks(tables, s[rows], wanted):
             mine = (at >= lo) & (at < hi)
             out[rows[mine]] = cdf[at[mine] - lo, objects[mine]]
         return out
 
     def predict_pit(
-        self, scores: ArrayLike, y: ArrayLike, *, random_state: SeedLike = None
+        self,
+        scores: ArrayLike,
+        y: ArrayLike,
+        *,
+        random_state: SeedLike = None,
+        groups: ArrayLike | None = None,
     ) -> FloatArray:
         """Return the randomised probability integral transform of the merged distribution.
 
@@ -339,7 +505,9 @@ class VennAbersDistribution(BaseEstimator):
         y : array-like of shape (m,)
             Their true values.
         random_state : int, numpy Generator or None, default=None
-            Seeds ``V``.
+            Seeds ``V`` (one draw per test object, in their order, within groups too).
+        groups : array-like of shape (m,), default=None
+            Required when the distribution was fitted within groups.
 
         Returns
         -------
@@ -348,14 +516,21 @@ class VennAbersDistribution(BaseEstimator):
         s = check_scores(scores, name="scores", min_samples=0)
         truth = check_scores(y, name="y", allow_column=False, min_samples=0, noun="labels")
         check_consistent_length(scores=s, y=truth)
-        z = self._tables().labels
-        at = self._merged_at(s, np.searchsorted(z, truth, side="right") - 1)
-        below = self._merged_at(s, np.searchsorted(z, truth, side="left") - 1)
+
+        def steps(tables: VADistributionTables, rows: slice | IntArray) -> FloatArray:
+            z, here, value = tables.labels, s[rows], truth[rows]
+            at = self._merged_at(tables, here, np.searchsorted(z, value, side="right") - 1)
+            below = self._merged_at(tables, here, np.searchsorted(z, value, side="left") - 1)
+            return np.column_stack([below, at])
+
+        below, at = self._by_part(s.shape[0], groups, steps, (2,)).T
         v = np.random.default_rng(random_state).random(s.shape[0])
         pit: FloatArray = below + v * (at - below)
         return pit
 
-    def crps(self, scores: ArrayLike, y: ArrayLike) -> FloatArray:
+    def crps(
+        self, scores: ArrayLike, y: ArrayLike, *, groups: ArrayLike | None = None
+    ) -> FloatArray:
         """Return the continuous ranked probability score of the merged distribution.
 
         ``CRPS(F, y) = integral of (F(t) - 1{t >= y})^2 dt``, computed exactly for the step
@@ -368,6 +543,8 @@ class VennAbersDistribution(BaseEstimator):
             Predictions of the test objects.
         y : array-like of shape (m,)
             Their true values.
+        groups : array-like of shape (m,), default=None
+            Required when the distribution was fitted within groups.
 
         Returns
         -------
@@ -376,7 +553,12 @@ class VennAbersDistribution(BaseEstimator):
         s = check_scores(scores, name="scores", min_samples=0)
         truth = check_scores(y, name="y", allow_column=False, min_samples=0, noun="labels")
         check_consistent_length(scores=s, y=truth)
-        z = self._tables().labels
+        return self._by_part(
+            s.shape[0], groups, lambda tables, rows: self._crps(tables, s[rows], truth[rows])
+        )
+
+    def _crps(self, tables: VADistributionTables, s: FloatArray, truth: FloatArray) -> FloatArray:
+        z = tables.labels
         last = z.shape[0] - 1
         steps = np.diff(z)
         own = np.searchsorted(z, truth, side="right") - 1  # the cut of each true value
@@ -384,7 +566,7 @@ class VennAbersDistribution(BaseEstimator):
         # a = clip(y - z_c, 0, w_c): the whole width below the cut of y, part of it at it
         out: FloatArray = np.maximum(z[0] - truth, 0.0) + np.maximum(truth - z[-1], 0.0)
         before: FloatArray | None = None  # the sum of w_c (2F_c - 1) over the cuts done
-        for lo, hi, cdf, objects in self._merged_blocks(s, np.arange(last)):
+        for lo, hi, cdf, objects in self._merged_blocks(tables, s, np.arange(last)):
             w = steps[lo:hi, None]
             out += ((1.0 - cdf) ** 2 * w).sum(axis=0)[objects]
             slope = w * (2.0 * cdf - 1.0)

@@ -21,11 +21,20 @@ from venncal._validation import (
     check_sample_weight,
     check_scores,
 )
+from venncal.calibration._groups import GROUP_FALLBACKS, check_groups, unseen_groups
 from venncal.calibration.regression import VennAbersDistribution, check_thresholds
-from venncal.classifiers._common import check_cal_size, copy_fitted_attributes, fit_weighted
+from venncal.classifiers._common import (
+    check_cal_size,
+    check_groups_match,
+    copy_fitted_attributes,
+    fit_weighted,
+)
 from venncal.core.merge import MERGES
+from venncal.exceptions import VenncalWarning
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import numpy.typing as npt
     from sklearn.utils import Tags
     from typing_extensions import Self
@@ -44,15 +53,17 @@ def _fit_part(
     weight: FloatArray | None,
     train: npt.NDArray[np.intp],
     cal: npt.NDArray[np.intp],
-    merge_rule: str,
+    distribution: VennAbersDistribution,
+    groups: npt.NDArray[Any] | None,
 ) -> tuple[Any, VennAbersDistribution]:
-    """Fit a clone of ``estimator`` on ``train`` and a distribution on its predictions of
-    ``cal``."""
+    """Fit a clone of ``estimator`` on ``train`` and a clone of ``distribution`` on its
+    predictions of ``cal`` (within their ``groups`` if given)."""
     w_train = None if weight is None else weight[train]
     est = fit_weighted(clone(estimator), _safe_indexing(X, train), y[train], w_train, stacklevel=4)
     pred = np.asarray(est.predict(_safe_indexing(X, cal)), dtype=np.float64)
     w_cal = None if weight is None else weight[cal]
-    dist = VennAbersDistribution(merge=merge_rule).fit(pred, y[cal], sample_weight=w_cal)
+    g_cal = None if groups is None else groups[cal]
+    dist = clone(distribution).fit(pred, y[cal], sample_weight=w_cal, groups=g_cal)
     return est, dist
 
 
@@ -90,6 +101,12 @@ class VennAbersRegressor(RegressorMixin, MetaEstimatorMixin, BaseEstimator):
         Seeds the calibration split and the folds.
     n_jobs : int, default=None
         Folds fitted in parallel (joblib) when ``method="cross"``.
+    group_fallback : {"error", "pooled"}, default="error"
+        With ``calibration_groups`` at fit: what a group gets that is unknown at prediction
+        (or, with ``"cross"``, absent from the calibration fold of a fitted regressor), or
+        whose calibration rows all have weight zero (as in
+        :class:`~venncal.VennAbersDistribution`): an error naming it, or the distribution of
+        all groups pooled, with a warning.
 
     Attributes
     ----------
@@ -134,6 +151,7 @@ class VennAbersRegressor(RegressorMixin, MetaEstimatorMixin, BaseEstimator):
         merge: str = "mean",
         random_state: int | np.random.RandomState | None = None,
         n_jobs: int | None = None,
+        group_fallback: str = "error",
     ) -> None:
         self.estimator = estimator
         self.method = method
@@ -142,13 +160,21 @@ class VennAbersRegressor(RegressorMixin, MetaEstimatorMixin, BaseEstimator):
         self.merge = merge
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.group_fallback = group_fallback
 
     def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()
         tags.input_tags = get_tags(self.estimator).input_tags
         return tags
 
-    def fit(self, X: Any, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
+    def fit(
+        self,
+        X: Any,
+        y: ArrayLike,
+        sample_weight: ArrayLike | None = None,
+        *,
+        calibration_groups: ArrayLike | None = None,
+    ) -> Self:
         """Fit the regressor and the predictive distribution(s).
 
         Parameters
@@ -160,6 +186,12 @@ class VennAbersRegressor(RegressorMixin, MetaEstimatorMixin, BaseEstimator):
         sample_weight : array-like of shape (n,), default=None
             Non-negative weights, passed to the estimator when its ``fit`` takes them and to
             the calibration (a weight of 2 counts as a duplicated calibration example).
+        calibration_groups : array-like of shape (n,), default=None
+            Group of each object (integers or strings): each calibration part is fitted within
+            groups (one distribution per group, as ``VennAbersDistribution(groups=...)``), so
+            the guarantee holds in every group; prediction then needs the groups of the test
+            objects (``calibration_groups=`` of the predict methods). The regressor is fitted
+            on all groups together.
 
         Returns
         -------
@@ -169,6 +201,7 @@ class VennAbersRegressor(RegressorMixin, MetaEstimatorMixin, BaseEstimator):
         owner = type(self).__name__
         check_option(self.method, METHODS, name="method", owner=owner)
         check_option(self.merge, MERGES, name="merge", owner=owner)
+        check_option(self.group_fallback, GROUP_FALLBACKS, name="group_fallback", owner=owner)
         if y is None:
             raise ValueError(f"{owner} requires y to be passed, but the target y is None.")
         X, y = indexable(X, y)
@@ -182,6 +215,10 @@ class VennAbersRegressor(RegressorMixin, MetaEstimatorMixin, BaseEstimator):
         n = _num_samples(X)
         check_consistent_length(X=range(n), y=target)
         weight = check_sample_weight(sample_weight, n)
+        groups = None
+        if calibration_groups is not None:
+            groups = check_groups(calibration_groups, n, name="calibration_groups", what="rows")
+        dist = VennAbersDistribution(merge=self.merge, group_fallback=self.group_fallback)
         if self.method == "cross":
             check_positive_int(self.n_splits, name="n_splits", owner=owner, minimum=2)
             if isinstance(self.estimator, FrozenEstimator):
@@ -196,32 +233,60 @@ class VennAbersRegressor(RegressorMixin, MetaEstimatorMixin, BaseEstimator):
                 )
             folds = KFold(self.n_splits, shuffle=True, random_state=self.random_state)
             parts = Parallel(n_jobs=self.n_jobs)(
-                delayed(_fit_part)(self.estimator, X, target, weight, train, cal, self.merge)
+                delayed(_fit_part)(self.estimator, X, target, weight, train, cal, dist, groups)
                 for train, cal in folds.split(np.zeros(n))
             )
         elif isinstance(self.estimator, FrozenEstimator):
             pred = np.asarray(self.estimator.predict(X), dtype=np.float64)
-            dist = VennAbersDistribution(merge=self.merge).fit(pred, target, weight)
-            parts = [(self.estimator, dist)]
+            parts = [(self.estimator, dist.fit(pred, target, weight, groups=groups))]
         else:
             test_size = check_cal_size(self.cal_size, n, owner=owner)
             train, cal = train_test_split(
                 np.arange(n), test_size=test_size, random_state=self.random_state
             )
-            parts = [_fit_part(self.estimator, X, target, weight, train, cal, self.merge)]
+            parts = [_fit_part(self.estimator, X, target, weight, train, cal, dist, groups)]
         self.estimators_ = [est for est, _ in parts]
         self.distributions_ = [dist for _, dist in parts]
+        self.grouped_ = groups is not None
         if self.method == "inductive":
             self.estimator_ = self.estimators_[0]
         copy_fitted_attributes(self, self.estimators_[0])
         return self
 
-    def _predictions(self, X: Any) -> list[FloatArray]:
-        """Each fitted regressor's predictions of ``X``."""
+    def _average(
+        self,
+        X: Any,
+        groups: ArrayLike | None,
+        predict: Callable[[VennAbersDistribution, FloatArray, dict[str, Any]], FloatArray],
+    ) -> FloatArray:
+        """The average over the fitted regressors of ``predict(distribution, predictions,
+        {"groups": ...})``; groups unknown to any of them are an error or one warning, naming
+        this class."""
         check_is_fitted(self, "distributions_")
-        return [np.asarray(est.predict(X), dtype=np.float64) for est in self.estimators_]
+        grouped = getattr(self, "grouped_", False)
+        check_groups_match(type(self).__name__, grouped, groups)
+        preds = [np.asarray(est.predict(X), dtype=np.float64) for est in self.estimators_]
+        kwargs: dict[str, Any] = {}
+        if groups is not None:  # fitted within groups (checked above)
+            g = check_groups(groups, preds[0].shape[0], name="calibration_groups", what="objects")
+            unknown: dict[Any, None] = {}
+            for label in np.unique(g).tolist():
+                for d in self.distributions_:
+                    if label not in d.groups_ and label not in d.pooled_groups_:
+                        unknown[label] = None
+            unseen_groups(type(self).__name__, list(unknown), self.group_fallback)
+            kwargs["groups"] = g
+        with warnings.catch_warnings():
+            # the groups a fold did not see were said once above, naming this class
+            warnings.filterwarnings("ignore", message=".*not seen at fit", category=VenncalWarning)
+            out = sum(
+                predict(d, p, kwargs) for d, p in zip(self.distributions_, preds, strict=True)
+            )
+        return np.asarray(out) / len(preds)
 
-    def predict_distribution(self, X: Any, thresholds: ArrayLike) -> FloatArray:
+    def predict_distribution(
+        self, X: Any, thresholds: ArrayLike, *, calibration_groups: ArrayLike | None = None
+    ) -> FloatArray:
         """Return the band ``(F0(t), F1(t))`` of predictive CDFs at every threshold.
 
         Parameters
@@ -229,6 +294,8 @@ class VennAbersRegressor(RegressorMixin, MetaEstimatorMixin, BaseEstimator):
         X : array-like of shape (m, n_features)
         thresholds : array-like of shape (T,)
             Finite thresholds in increasing order.
+        calibration_groups : array-like of shape (m,), default=None
+            The groups of the test objects; required when fitted with ``calibration_groups``.
 
         Returns
         -------
@@ -236,11 +303,11 @@ class VennAbersRegressor(RegressorMixin, MetaEstimatorMixin, BaseEstimator):
             Lower and upper CDF values (averaged over the folds for ``"cross"``).
         """
         t = check_thresholds(thresholds)
-        preds = self._predictions(X)
-        out = sum(d.predict_cdf(p, t) for d, p in zip(self.distributions_, preds, strict=True))
-        return np.asarray(out) / len(preds)
+        return self._average(X, calibration_groups, lambda d, p, kw: d.predict_cdf(p, t, **kw))
 
-    def predict_quantiles(self, X: Any, q: ArrayLike) -> FloatArray:
+    def predict_quantiles(
+        self, X: Any, q: ArrayLike, *, calibration_groups: ArrayLike | None = None
+    ) -> FloatArray:
         """Return quantiles of the merged distribution.
 
         Parameters
@@ -248,19 +315,25 @@ class VennAbersRegressor(RegressorMixin, MetaEstimatorMixin, BaseEstimator):
         X : array-like of shape (m, n_features)
         q : float or array-like of shape (Q,)
             Levels strictly between 0 and 1.
+        calibration_groups : array-like of shape (m,), default=None
+            The groups of the test objects; required when fitted with ``calibration_groups``.
 
         Returns
         -------
         quantiles : ndarray of shape (m, Q)
             For ``"cross"``, the average of the folds' quantiles.
         """
-        preds = self._predictions(X)
-        out = sum(
-            d.predict_quantiles(p, q) for d, p in zip(self.distributions_, preds, strict=True)
+        return self._average(
+            X, calibration_groups, lambda d, p, kw: d.predict_quantiles(p, q, **kw)
         )
-        return np.asarray(out) / len(preds)
 
-    def predict_interval(self, X: Any, *, confidence: float = 0.9) -> FloatArray:
+    def predict_interval(
+        self,
+        X: Any,
+        *,
+        confidence: float = 0.9,
+        calibration_groups: ArrayLike | None = None,
+    ) -> FloatArray:
         """Return the central interval of the merged distribution.
 
         Parameters
@@ -268,30 +341,31 @@ class VennAbersRegressor(RegressorMixin, MetaEstimatorMixin, BaseEstimator):
         X : array-like of shape (m, n_features)
         confidence : float, default=0.9
             The probability inside the interval, in (0, 1).
+        calibration_groups : array-like of shape (m,), default=None
+            The groups of the test objects; required when fitted with ``calibration_groups``.
 
         Returns
         -------
         interval : ndarray of shape (m, 2)
             The quantiles at ``(1 - confidence) / 2`` and ``(1 + confidence) / 2``.
         """
-        preds = self._predictions(X)
-        parts = [
-            d.predict_interval(p, confidence=confidence)
-            for d, p in zip(self.distributions_, preds, strict=True)
-        ]
-        return np.asarray(sum(parts)) / len(parts)
+        return self._average(
+            X,
+            calibration_groups,
+            lambda d, p, kw: d.predict_interval(p, confidence=confidence, **kw),
+        )
 
-    def predict(self, X: Any) -> FloatArray:
+    def predict(self, X: Any, calibration_groups: ArrayLike | None = None) -> FloatArray:
         """Return the mean of the merged predictive distribution of each object.
 
         Parameters
         ----------
         X : array-like of shape (m, n_features)
+        calibration_groups : array-like of shape (m,), default=None
+            The groups of the test objects; required when fitted with ``calibration_groups``.
 
         Returns
         -------
         y_pred : ndarray of shape (m,)
         """
-        preds = self._predictions(X)
-        out = sum(d.predict_mean(p) for d, p in zip(self.distributions_, preds, strict=True))
-        return np.asarray(out) / len(preds)
+        return self._average(X, calibration_groups, lambda d, p, kw: d.predict_mean(p, **kw))

@@ -21,7 +21,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "GROUP_FALLBACKS",
+    "assign_groups",
     "check_groups",
+    "group_parts",
     "group_rows",
     "unseen_groups",
     "venn_abers_interval",
@@ -59,6 +61,8 @@ def check_groups(
         raise ValueError(f"'{name}' must be 1-D, one label per row; got shape {arr.shape}.")
     if arr.shape[0] != n:
         raise ValueError(f"'{name}' has {arr.shape[0]} labels for {n} {what}; they must match.")
+    if n == 0 and arr.dtype.kind == "f":  # an empty list: no labels, of no kind
+        arr = arr.astype(np.int64)
     if arr.dtype.kind == "O":
         kinds = {type(v) for v in arr.tolist()}
         if kinds <= {str}:
@@ -114,6 +118,93 @@ def unseen_groups(owner: str, unknown: Sequence[Any], fallback: str) -> None:
     )
 
 
+def assign_groups(
+    g: AnyArray, fitted_groups: Sequence[Any], pooled_groups: Collection[Any]
+) -> tuple[list[tuple[int | None, IntArray]], list[Any]]:
+    """Which fitted group predicts each group of checked labels ``g``.
+
+    Returns ``(parts, unseen)``: ``parts`` is ``[(k, rows)]``, one per distinct label of
+    ``g``, with ``k`` its index in ``fitted_groups``, or None for a group that gets the pooled
+    predictor (pooled at fit, or not seen at fit); ``unseen`` lists the groups not seen at fit.
+
+    Examples
+    --------
+    >>> parts, unseen = assign_groups(np.array(["b", "c", "a", "b"]), ["a", "b"], [])
+    >>> [(k, rows.tolist()) for k, rows in parts], unseen
+    ([(0, [2]), (1, [0, 3]), (None, [1])], ['c'])
+    """
+    index = {label: k for k, label in enumerate(fitted_groups)}
+    parts: list[tuple[int | None, IntArray]] = []
+    unknown: list[Any] = []
+    for label, rows in group_rows(g):
+        k = index.get(label)
+        if k is None and label not in pooled_groups:
+            unknown.append(label)
+        parts.append((k, rows))
+    return parts, unknown
+
+
+def group_parts(
+    n: int,
+    groups: ArrayLike | None,
+    *,
+    fitted_groups: Sequence[Any] | None,
+    pooled_groups: Collection[Any] | None,
+    fallback: str,
+    owner: str,
+) -> list[tuple[int | None, IntArray | None]]:
+    """The parts of ``n`` test objects that one predictor each serves, for an estimator fitted
+    within groups or not, with the one-line errors and the warning of unseen groups.
+
+    Parameters
+    ----------
+    n : int
+        The number of test objects.
+    groups : array-like of shape (n,) or None
+        Their groups.
+    fitted_groups, pooled_groups : list or None
+        The groups predicted on their own and those pooled at fit (both None when the
+        estimator was fitted without groups).
+    fallback : {"error", "pooled"}
+        What a group not seen at fit gets (:func:`unseen_groups`).
+    owner : str
+        The name in the error messages.
+
+    Returns
+    -------
+    parts : list of (k, rows)
+        ``k`` the index of a group in ``fitted_groups``, or None for the pooled predictor;
+        ``rows`` the indices of its test objects, or None for all of them (fitted without
+        groups).
+
+    Examples
+    --------
+    >>> group_parts(3, None, fitted_groups=None, pooled_groups=None, fallback="error",
+    ...             owner="VennAbersDistribution")
+    [(None, None)]
+    >>> parts = group_parts(3, ["x", "y", "x"], fitted_groups=["x", "y"], pooled_groups=[],
+    ...                     fallback="error", owner="VennAbersDistribution")
+    >>> [(k, rows.tolist()) for k, rows in parts]
+    [(0, [0, 2]), (1, [1])]
+    """
+    if fitted_groups is None:
+        if groups is not None:
+            raise ValueError(
+                f"{owner} was fitted without groups; pass groups= to fit to calibrate "
+                "within groups."
+            )
+        return [(None, None)]
+    if groups is None:
+        raise ValueError(
+            f"{owner} was fitted within groups: pass groups= with the group of each test object."
+        )
+    parts, unknown = assign_groups(
+        check_groups(groups, n), fitted_groups, () if pooled_groups is None else pooled_groups
+    )
+    unseen_groups(owner, unknown, fallback)
+    return list(parts)
+
+
 def grouped_interval(
     s: FloatArray,
     g: AnyArray,
@@ -126,16 +217,10 @@ def grouped_interval(
     """(p0, p1, unseen) of checked scores and group labels, each group by its own Venn-Abers
     tables; the groups not seen at fit (listed in ``unseen``) and those pooled at fit get the
     pooled ``tables``."""
-    index = {label: k for k, label in enumerate(fitted_groups)}
     p0, p1 = np.empty(s.shape[0]), np.empty(s.shape[0])
-    unknown: list[Any] = []
-    for label, rows in group_rows(g):
-        if label in index:
-            part = group_tables[index[label]]
-        else:
-            if label not in pooled_groups:
-                unknown.append(label)
-            part = tables
+    parts, unknown = assign_groups(g, fitted_groups, pooled_groups)
+    for k, rows in parts:
+        part = tables if k is None else group_tables[k]
         p0[rows], p1[rows] = part.predict_unchecked(s[rows])
     return p0, p1, unknown
 
@@ -174,26 +259,20 @@ def venn_abers_interval(
     -------
     p0, p1 : ndarray of shape (m,)
     """
-    if fitted_groups is None:
-        if groups is not None:
-            raise ValueError(
-                f"{owner} was fitted without groups; pass groups= to fit to calibrate "
-                "within groups."
-            )
-        return tables.predict_unchecked(s)
-    if groups is None:
-        raise ValueError(
-            f"{owner} was fitted within groups: pass groups= with the group of each test score."
-        )
-    # fitted within groups: the groups' tables and the pooled groups are set with the groups
-    assert group_tables is not None and pooled_groups is not None
-    p0, p1, unknown = grouped_interval(
-        s,
-        check_groups(groups, s.shape[0]),
-        tables=tables,
+    parts = group_parts(
+        s.shape[0],
+        groups,
         fitted_groups=fitted_groups,
-        group_tables=group_tables,
         pooled_groups=pooled_groups,
+        fallback=fallback,
+        owner=owner,
     )
-    unseen_groups(owner, unknown, fallback)
+    if fitted_groups is None:
+        return tables.predict_unchecked(s)
+    # fitted within groups: the groups' tables are set with the groups
+    assert group_tables is not None
+    p0, p1 = np.empty(s.shape[0]), np.empty(s.shape[0])
+    for k, rows in parts:
+        part = tables if k is None else group_tables[k]
+        p0[rows], p1[rows] = part.predict_unchecked(s[rows])
     return p0, p1
