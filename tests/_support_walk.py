@@ -91,6 +91,12 @@ def assert_one_line_refusal(excinfo, name):
 def predictions(est, scores):
     if hasattr(est, "accept"):  # an abstention rule
         return {"accept": est.accept(scores), "predict": est.predict(scores)}
+    if hasattr(est, "predict_cdf"):  # a predictive distribution
+        return {
+            "cdf": est.predict_cdf(scores, np.linspace(-2, 2, 9)),
+            "quantiles": est.predict_quantiles(scores, [0.05, 0.5, 0.95]),
+            "interval": est.predict_interval(scores, confidence=0.8),
+        }
     out = {"proba": est.predict_proba(scores)}
     if hasattr(est, "predict_interval") and np.ndim(scores) == 1:
         out["interval"] = est.predict_interval(scores)

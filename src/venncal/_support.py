@@ -249,7 +249,7 @@ SUPPORT: dict[tuple[str, str], dict[str, Entry]] = {
         chooser=_FEATURES,
     ),
     ("VennAbersDistribution", "regression"): _row(
-        file=_REGRESSION,
+        file=True,
         cli=_REGRESSION,
         sql=_REGRESSION,
         onnx=_REGRESSION,

@@ -27,7 +27,11 @@ SETTINGS = {
     "abb_v1": ("BayesianBinningCalibrator", {"method": "averaging", "lam": 5.0}, False),
     "sbb_v1": ("BayesianBinningCalibrator", {"method": "selection"}, False),
     "acp_v1": ("ACPCalibrator", {"alpha": 1.0}, False),
+    "venn_abers_distribution_v1": ("VennAbersDistribution", {}, False),
+    "venn_abers_distribution_groups_v1": ("VennAbersDistribution", {"merge": "log"}, True),
 }
+#: the predictive distributions fitted within groups (the labels 'neg' and 'pos' as groups)
+GROUPED = {"venn_abers_distribution_groups_v1"}
 
 
 def read_data():
@@ -49,7 +53,18 @@ def scores_to_check():
 def fit(stem):
     cls, params, weighted = SETTINGS[stem]
     s, y, w = read_data()
-    return getattr(venncal, cls)(**params).fit(s, y, sample_weight=w if weighted else None)
+    est = getattr(venncal, cls)(**params)
+    if cls == "VennAbersDistribution":  # a regression target of the same rows
+        groups = y if stem in GROUPED else None
+        return est.fit(s, regression_target(), sample_weight=w if weighted else None, groups=groups)
+    return est.fit(s, y, sample_weight=w if weighted else None)
+
+
+def regression_target():
+    """A real label per row of the committed data, for the predictive distributions: the
+    score plus the weight column, shifted (ties among the labels included)."""
+    s, _, w = read_data()
+    return np.round(s + w - 1.75, 2)
 
 
 def main():

@@ -139,6 +139,8 @@ def predictions(cal, t, on=None):
     """Every prediction a calibrator offers, as a dict of arrays: those of ``on`` (e.g. the
     stand-in a model file was loaded as), which ``cal`` (the estimator) chooses."""
     on = cal if on is None else on
+    if hasattr(cal, "predict_cdf"):  # a predictive distribution
+        return distribution_predictions(on, t)
     out = {"proba": on.predict_proba(t), "predict": on.predict(t)}
     if hasattr(cal, "predict_interval"):
         out["interval"] = on.predict_interval(t)
@@ -147,6 +149,24 @@ def predictions(cal, t, on=None):
         out["proba_given_interval"] = on.predict_proba(t, interval=iv)
         out["score_interval"] = on.score_interval(t)
     return out
+
+
+def distribution_predictions(dist, s):
+    """What a predictive distribution predicts for the test predictions ``s`` (within its
+    groups, taken in turn, when it was fitted so)."""
+    kw = {}
+    if dist.groups_ is not None:
+        known = list(dist.groups_) + list(dist.pooled_groups_)
+        kw["groups"] = np.array([known[i % len(known)] for i in range(len(s))])
+    t = np.linspace(-4.0, 4.0, 41)
+    return {
+        "cdf": dist.predict_cdf(s, t, **kw),
+        "merged": dist.predict_merged_cdf(s, t, **kw),
+        "quantiles": dist.predict_quantiles(s, [0.05, 0.5, 0.95], **kw),
+        "interval": dist.predict_interval(s, **kw),
+        "mean": dist.predict_mean(s, **kw),
+        "crps": dist.crps(s, np.round(s, 1), **kw),
+    }
 
 
 def assert_same(a, b, where="value"):

@@ -45,6 +45,36 @@ def check_predictions(cal, wide, multiclass):
     assert np.isin(pred, classes).all(), "predict returns an unknown class"
 
 
+def check_distribution(dist):
+    """A predictive distribution's band, merged CDF, quantiles, mean and CRPS on test
+    predictions: CDF values in [0, 1], F0 <= F1, both non-decreasing in the threshold,
+    quantiles among the calibration labels and in order, finite means and scores."""
+    rng = np.random.default_rng(3)
+    s = np.r_[np.round(rng.normal(size=40), 1), -1e300, 1e300, 0.0]
+    kwargs = {}
+    if dist.groups_ is not None:
+        known = list(dist.groups_) + list(dist.pooled_groups_)
+        kwargs = {"groups": np.array([known[i % len(known)] for i in range(s.shape[0])])}
+    t = np.r_[-1e300, np.linspace(-4, 4, 33), 1e300]
+    with np.errstate(all="raise"):
+        band = dist.predict_cdf(s, t, **kwargs)
+        merged = dist.predict_merged_cdf(s, t, **kwargs)
+        q = dist.predict_quantiles(s, [0.05, 0.5, 0.95], **kwargs)
+        mean = dist.predict_mean(s, **kwargs)
+        crps = dist.crps(s, np.round(s + 0.3, 1), **kwargs)
+    assert band.shape == (s.shape[0], t.shape[0], 2), band.shape
+    assert np.isfinite(band).all() and ((band >= 0) & (band <= 1)).all(), "CDF outside [0, 1]"
+    assert (band[..., 0] <= band[..., 1]).all(), "F0 > F1"
+    # fractional weights sum in floats: a CDF may step down by rounding (3.5e-16 seen)
+    assert (np.diff(band, axis=1) >= -1e-12).all(), "a CDF that decreases"
+    assert ((merged >= 0) & (merged <= 1)).all() and (np.diff(merged, axis=1) >= -1e-12).all()
+    labels = dist.labels_ if dist.groups_ is None else None
+    assert np.isfinite(q).all() and (np.diff(q, axis=1) >= 0).all(), "quantiles out of order"
+    if labels is not None:
+        assert np.isin(q, labels).all(), "a quantile that is not a calibration label"
+    assert np.isfinite(mean).all() and np.isfinite(crps).all() and (crps >= 0).all()
+
+
 def check_monitor(monitor):
     """A monitor's state is consistent, and stays so when the stream goes on."""
     for _ in range(2):
@@ -81,6 +111,8 @@ def check_loaded(cal, wide):
     monitor."""
     if hasattr(cal, "predict_proba"):
         check_predictions(cal, wide, getattr(cal, "n_features_in_", 1) > 1)
+    elif hasattr(cal, "predict_cdf"):
+        check_distribution(cal)
     elif hasattr(cal, "accept"):
         check_abstention(cal)
     else:

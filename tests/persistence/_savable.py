@@ -40,9 +40,16 @@ def confident_data(seed=0, n=300):
     return np.round(np.where(y == 1, 0.99, 0.01) + rng.uniform(-0.009, 0.009, n), 3), y
 
 
+def regression_data(seed=0, n=160):
+    """Rounded predictions and real labels (ties in both): a regressor's calibration data."""
+    rng = np.random.default_rng(seed)
+    s = np.round(rng.normal(size=n), 1)
+    return s, np.round(s + rng.normal(size=n), 1)
+
+
 #: classes fitted on other data than binary_data (an abstention rule meets no small target
-#: on it)
-DATA = {"AbstentionRule": confident_data}
+#: on it; a predictive distribution needs real labels)
+DATA = {"AbstentionRule": confident_data, "VennAbersDistribution": regression_data}
 
 
 def _fit_generic(est, seed=0):
@@ -94,8 +101,26 @@ def _abstention_classes(cls, seed):
     return cls(target_error=0.2, confidence="lower").fit(np.stack([P, P], axis=2), k)
 
 
+def _distribution(cls, seed, weights, **params):
+    """A predictive distribution within three groups, with integer weights (of zero in one
+    group, pooled) or float weights."""
+    s, y = regression_data(seed)
+    rng = np.random.default_rng(seed)
+    g = np.array(["a", "b", "c"])[np.arange(s.shape[0]) % 3]
+    if weights == "integer":
+        w = rng.integers(1, 4, s.shape[0]).astype(float)
+        w[g == "c"] = 0.0
+    else:
+        w = rng.uniform(0.1, 3.0, s.shape[0])
+    return cls(**params).fit(s, y, sample_weight=w, groups=g)
+
+
 #: more ways to fit a class than its defaults on small data: name -> [fit(cls, seed)]
 VARIANTS = {
+    "VennAbersDistribution": [
+        lambda cls, seed: _distribution(cls, seed, "integer", group_fallback="pooled"),
+        lambda cls, seed: _distribution(cls, seed, "float", merge="log"),
+    ],
     "AbstentionRule": [_abstention_groups, _abstention_classes],
     "VennAbersCalibrator": [
         _va_groups,

@@ -16,7 +16,7 @@ import venncal
 from tests.persistence._savable import BUILTIN, fitted_attributes, fitted_instances, refit
 from venncal.persistence._checks import _EXPECTED, expectations
 from venncal.persistence._fields import FittedStateError
-from venncal.persistence._registry import _BUILTIN, COMMON_FITTED
+from venncal.persistence._registry import _BUILTIN, required_fitted
 
 
 @pytest.mark.parametrize("name", BUILTIN)
@@ -30,7 +30,7 @@ def test_every_fitted_attribute_and_parameter_has_a_row(name):
         )
         params = [p for p in est.get_params(deep=False) if p not in rows]
         assert not params, f"{name} has parameters without a row in _EXPECTED: {params}"
-    for attr in COMMON_FITTED + tuple(_BUILTIN[name][1]):
+    for attr in required_fitted(name):
         assert attr in rows, f"{name}.{attr} is registered as fitted but has no row"
 
 

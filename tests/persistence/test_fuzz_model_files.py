@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 import venncal
-from tests.persistence._invariants import check_predictions, wide_ok
+from tests.persistence._invariants import check_distribution, check_predictions, wide_ok
 from tests.persistence._savable import BUILTIN, fitted_instances
 from venncal.persistence import ModelFileError, checksum
 
@@ -209,6 +209,8 @@ def _fuzz(name, tmp_path, n_edits, seed=0):
                     continue
                 if hasattr(cal, "predict_proba"):
                     check_predictions(cal, wide, multiclass)
+                elif hasattr(cal, "predict_cdf"):
+                    check_distribution(cal)
             peak = tracemalloc.get_traced_memory()[1]
             assert peak <= _BASE_BYTES + _PER_FILE_BYTE * size, f"{peak} bytes for {size}"
         except Exception as exc:  # noqa: BLE001 - every failure is collected and reported

@@ -266,11 +266,13 @@ def vad_fit(
     else:
         route = _route(w)
         row_weight = w[order]
-        weight = np.bincount(row_value, weights=w, minlength=k)
+        # summed in the order the tables keep the rows: the tables are a function of their own
+        # rows, so a model file's tables can be checked by fitting them again
+        weight = np.bincount(row_value[order], weights=row_weight, minlength=k)
         if route == "int64":
             weight = weight.astype(np.int64)
         with np.errstate(over="ignore"):
-            total = float(np.sum(w))
+            total = float(np.sum(row_weight))
     return VADistributionTables(
         values=values,
         labels=labels,

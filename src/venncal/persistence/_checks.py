@@ -14,7 +14,9 @@ semi-definite), and the beta map (finite non-negative a and b, a finite c, a kno
 parametrisation and score scale, a = b for "am" and the midpoint 1/2 for "ab", and the
 calibrator's copies of a, b and c equal to the map's), the multiclass tables (K classes, K or
 K(K - 1)/2 binary tables of the kind above, at most 100 classes for pairwise ones, p1 > 0 and
-p0 < 1), and the pooled counts kept for ``partial_fit`` (non-negative).
+p0 < 1), the pooled counts kept for ``partial_fit`` (non-negative), and the tables of a
+Venn-Abers predictive distribution (the fit of their own rows, bit for bit:
+:mod:`venncal.persistence._distribution_checks`).
 
 The checks of each core object are in :mod:`venncal.persistence._object_checks`. Which check
 applies to which value is one table, ``_EXPECTED``: a row per class and fitted
@@ -34,6 +36,7 @@ import numpy as np
 from venncal._validation import check_bool, check_in_range, check_option, check_positive_int
 from venncal.persistence import _fields as f
 from venncal.persistence._abstention_checks import ABSTENTION_ROWS
+from venncal.persistence._distribution_checks import DISTRIBUTION_OBJECT_CHECKS, DISTRIBUTION_ROWS
 from venncal.persistence._fields import FittedStateError
 from venncal.persistence._object_checks import (
     _MC,
@@ -43,7 +46,7 @@ from venncal.persistence._object_checks import (
     _float_vector,
     _type_name,
 )
-from venncal.persistence._registry import _BUILTIN, COMMON_FITTED
+from venncal.persistence._registry import required_fitted
 
 if TYPE_CHECKING:
     from typing import Any, TypeAlias
@@ -99,7 +102,7 @@ def _monitor(fitted: dict[str, Any], params: dict[str, Any], where: str) -> None
         raise FittedStateError(f"{where}.state_ must keep its path exactly when keep_path")
 
 
-_CHECKS = OBJECT_CHECKS
+_CHECKS = {**OBJECT_CHECKS, **DISTRIBUTION_OBJECT_CHECKS}
 
 
 def _binary_rows(name: str, *, counts: bool = False) -> dict[tuple[str, str], Row]:
@@ -189,24 +192,6 @@ def _needs(attr: str, param: str) -> Relation:
             raise FittedStateError(f"{where}.{attr} is missing")
 
     return check
-
-
-def _groups(fitted: dict[str, Any], params: dict[str, Any], where: str) -> None:
-    groups, tables = fitted.get("groups_"), fitted.get("group_tables_")
-    pooled = fitted.get("pooled_groups_")
-    if groups is None and tables is None and pooled is None:
-        return
-    if groups is None or tables is None or pooled is None:
-        raise FittedStateError(
-            f"{where}.groups_, .group_tables_ and .pooled_groups_ must all be None or all set"
-        )
-    if len(tables) != len(groups):
-        raise FittedStateError(f"{where}.group_tables_ must hold one table per group of groups_")
-    kinds = {type(g) for g in groups + pooled}
-    if not (kinds <= {str} or kinds <= {int, bool}):
-        raise FittedStateError(f"{where}.groups_ and .pooled_groups_ must be of one kind")
-    if set(groups) & set(pooled):
-        raise FittedStateError(f"{where}: a group is both in groups_ and in pooled_groups_")
 
 
 def _two_by_two(cov: Any, where: str) -> None:
@@ -374,7 +359,7 @@ _EXPECTED: dict[tuple[str, str], Row] = {
     ("VennAbersCalibrator", "group_fallback"): f.param(check_option, ("error", "pooled")),
     ("VennAbersCalibrator", "*"): (
         _needs("decimals_", "decimals"),
-        _groups,
+        f.groups_together,
     ),
     **_binary_rows("IsotonicCalibrator", counts=True),
     ("IsotonicCalibrator", "rule"): f.param(check_option, ("interpolate", "nearest")),
@@ -524,6 +509,7 @@ _EXPECTED: dict[tuple[str, str], Row] = {
     ("DirichletCalibrator", "reg_mu"): _penalty,
     ("DirichletCalibrator", "*"): (_linear_softmax_size("weights"),),
     **ABSTENTION_ROWS,
+    **DISTRIBUTION_ROWS,
 }
 
 
@@ -544,7 +530,7 @@ def check_fitted_state(
     rows = expectations(class_name)
     params = {} if params is None else params
     if rows:
-        required = COMMON_FITTED + tuple(_BUILTIN.get(class_name, (None, ()))[1])
+        required = required_fitted(class_name)
         missing = [a for a in required if a not in state]
         if missing:
             raise FittedStateError(

@@ -37,6 +37,7 @@ __all__ = [
     "decimals_value",
     "count_table",
     "group_labels",
+    "groups_together",
     "same_as",
     "number",
     "finite",
@@ -184,6 +185,27 @@ def group_labels(value: Any, where: str) -> None:
         raise FittedStateError(f"{where} must hold integers or strings of one kind")
     if len(set(value)) != len(value):
         raise FittedStateError(f"{where} must hold distinct groups")
+
+
+def groups_together(fitted: dict[str, Any], params: dict[str, Any], where: str) -> None:
+    """A whole-model check of a fit within groups: ``groups_``, ``group_tables_`` and
+    ``pooled_groups_`` all None or all set, one table per group, labels of one kind, and no
+    group both calibrated on its own and pooled."""
+    groups, tables = fitted.get("groups_"), fitted.get("group_tables_")
+    pooled = fitted.get("pooled_groups_")
+    if groups is None and tables is None and pooled is None:
+        return
+    if groups is None or tables is None or pooled is None:
+        raise FittedStateError(
+            f"{where}.groups_, .group_tables_ and .pooled_groups_ must all be None or all set"
+        )
+    if len(tables) != len(groups):
+        raise FittedStateError(f"{where}.group_tables_ must hold one table per group of groups_")
+    kinds = {type(g) for g in groups + pooled}
+    if not (kinds <= {str} or kinds <= {int, bool}):
+        raise FittedStateError(f"{where}.groups_ and .pooled_groups_ must be of one kind")
+    if set(groups) & set(pooled):
+        raise FittedStateError(f"{where}: a group is both in groups_ and in pooled_groups_")
 
 
 def same_as(attr: str, table_attr: str, field: str) -> Relation:

@@ -242,7 +242,9 @@ def save(
         A :class:`~venncal.VennAbersCalibrator`, :class:`~venncal.IsotonicCalibrator`,
         :class:`~venncal.PlattCalibrator`, :class:`~venncal.HistogramCalibrator`,
         :class:`~venncal.BayesianBinningCalibrator` or :class:`~venncal.ACPCalibrator` (or a
-        class registered with :func:`venncal.persistence.register_model_class`).
+        class registered with :func:`venncal.persistence.register_model_class`); a
+        regressor's :class:`~venncal.VennAbersDistribution` (within groups too) is saved the
+        same way.
     path : str or path-like
         The model file to write, ending in ``.json`` (e.g. ``"model.json"``), as for
         ``venncal fit --out``. Its folder must exist.

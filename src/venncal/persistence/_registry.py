@@ -22,10 +22,18 @@ __all__ = [
     "model_class",
     "model_types",
     "registered_names",
+    "required_fitted",
 ]
 
 #: fitted attributes every score calibrator has (set by ``BaseScoreCalibrator.fit``)
 COMMON_FITTED = ("classes_", "n_features_in_")
+#: the built-in classes that predict no classes (a regressor's predictive distributions):
+#: their files need ``n_features_in_`` of the common attributes only
+_WITHOUT_CLASSES = frozenset({"VennAbersDistribution"})
+
+
+def _common_fitted(name: str) -> tuple[str, ...]:
+    return ("n_features_in_",) if name in _WITHOUT_CLASSES else COMMON_FITTED
 
 
 @dataclass(frozen=True)
@@ -109,7 +117,7 @@ def register_model_class(
         raise ValueError(
             f"a class named {cls.__name__!r} ({known.cls.__module__}) is registered already."
         )
-    required = tuple(dict.fromkeys(COMMON_FITTED + fitted_names))
+    required = tuple(dict.fromkeys(_common_fitted(cls.__name__) + fitted_names))
     _REGISTRY[cls.__name__] = ModelClass(cls, required, type_list, data_names)
     return cls
 
@@ -203,6 +211,12 @@ _BUILTIN: dict[str, tuple[str, list[str], list[str], list[str]]] = {
         ["venncal.core.dirichlet:DirichletMap"],
         [],
     ),
+    "VennAbersDistribution": (
+        "venncal.calibration.regression",
+        ["tables_", "labels_"],
+        ["venncal.core.venn_abers_distribution:VADistributionTables"],
+        [],
+    ),
     "AbstentionRule": (
         "venncal.calibration.abstention",
         ["threshold_", "coverage_", "error_bound_"],
@@ -262,6 +276,20 @@ def model_types(name: str) -> tuple[type, ...] | None:
         except (ImportError, AttributeError):  # pragma: no cover - e.g. no partial_fit yet
             continue
     return tuple(found)
+
+
+def required_fitted(name: str) -> tuple[str, ...]:
+    """The fitted attributes a model file of the built-in class ``name`` must hold.
+
+    Examples
+    --------
+    >>> required_fitted("PlattCalibrator")[:3]
+    ('classes_', 'n_features_in_', 'sigmoid_')
+    >>> required_fitted("VennAbersDistribution")
+    ('n_features_in_', 'tables_', 'labels_')
+    """
+    fitted = tuple(_BUILTIN[name][1]) if name in _BUILTIN else ()
+    return tuple(dict.fromkeys(_common_fitted(name) + fitted))
 
 
 def registered_names() -> list[str]:
