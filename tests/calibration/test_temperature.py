@@ -279,3 +279,44 @@ def test_model_file_round_trip(tmp_path, bias):
         assert loaded.get_params() == cal.get_params()
         np.testing.assert_array_equal(loaded.predict_proba(s), cal.predict_proba(s))
         np.testing.assert_array_equal(loaded.predict(s), cal.predict(s))
+
+
+def _four_class_logits(seed=0, n=500):
+    rng = np.random.default_rng(seed)
+    Z = rng.normal(size=(n, 4)) * 2
+    P = np.exp(Z) / np.exp(Z).sum(axis=1, keepdims=True)
+    y = (rng.random((n, 1)) > P.cumsum(axis=1)).sum(axis=1)
+    return Z, y
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        [1e308, -1e308, 0.0, 0.0],
+        [1e300, -1e300, 0.0, 5e-324],
+        [1e200, 0.0, 0.0, 0.0],
+        [1e20, 0.0, 0.0, 0.0],
+        [0.0, 1e308, 0.0, -1e308],
+    ],
+)
+def test_a_far_out_row_the_model_gets_right_leaves_the_temperature_alone(row):
+    Z, y = _four_class_logits()
+    label = int(np.argmax(row))
+    base = venncal.TemperatureCalibrator().fit(Z, y)
+    cal = venncal.TemperatureCalibrator().fit(np.vstack([Z, [row]]), np.append(y, label))
+    # a row whose class has a probability of 1 at every temperature adds nothing to the
+    # likelihood: the maximum-likelihood temperature is the same (it was 0 with NaN outputs
+    # at gaps near 1e308, and off by 6% at 1e20)
+    assert cal.temperature_ == pytest.approx(base.temperature_, rel=1e-12)
+    beta, _ = temperature_mle(Z, y)
+    assert cal.temperature_ == pytest.approx(1.0 / beta, rel=1e-6)
+    p = cal.predict_proba(np.vstack([Z, [row]]))
+    assert np.isfinite(p).all()
+
+
+@pytest.mark.parametrize("magnitude", [1e-300, 1e300])
+def test_logits_of_any_magnitude_fit_alike(magnitude):
+    Z, y = _four_class_logits(1)
+    base = venncal.TemperatureCalibrator().fit(Z, y).temperature_
+    scaled = venncal.TemperatureCalibrator().fit(Z * magnitude, y).temperature_
+    assert scaled / magnitude == pytest.approx(base, rel=1e-12)

@@ -57,6 +57,7 @@ __all__ = [
     "probability_floor",
     "rows_off_one",
     "ShiftedColumns",
+    "finite_difference",
 ]
 
 #: the logarithm of the smallest normal float64, where the logarithms of probabilities stop
@@ -130,7 +131,9 @@ def class_log_scores(S: FloatArray, score_type: str) -> FloatArray:
     if score_type == "probabilities":
         with np.errstate(divide="ignore"):
             return np.maximum(np.log(S), LOG_TINY)
-    return np.subtract(S, log_sum_exp(S)[:, None])
+    # logits 1e308 apart: a log-probability below the float range is held at the most
+    # negative float, in order, as a probability of 0 (the fits floor it further)
+    return finite_difference(S, log_sum_exp(S)[:, None])
 
 
 def probability_floor(P: FloatArray, y: IntArray, sample_weight: FloatArray | None = None) -> float:
@@ -225,8 +228,26 @@ def log_sum_exp(S: FloatArray) -> FloatArray:
     for lo in range(0, S.shape[0], step):
         block = S[lo : lo + step]
         top = block.max(axis=1, keepdims=True)
-        lse[lo : lo + step] = top[:, 0] + np.log(np.exp(block - top).sum(axis=1))
+        with np.errstate(over="ignore"):  # block - top below -1e308: exp of -inf is 0
+            lse[lo : lo + step] = top[:, 0] + np.log(np.exp(block - top).sum(axis=1))
     return lse
+
+
+def finite_difference(a: FloatArray, b: FloatArray) -> FloatArray:
+    """``a - b``, a difference beyond the float range held at the largest float of its sign.
+
+    Log-scores 1e308 apart keep their order, beyond every ordinary difference, and stay finite
+    for the Venn-Abers fits, which refuse infinite scores.
+
+    Examples
+    --------
+    >>> finite_difference(np.array([1e308, 1.0]), np.array([-1e308, 3.0]))
+    array([ 1.79769313e+308, -2.00000000e+000])
+    """
+    with np.errstate(over="ignore"):
+        d = np.subtract(a, b)
+    big = np.finfo(np.float64).max
+    return np.clip(d, -big, big, out=d)
 
 
 class ShiftedColumns:
@@ -241,7 +262,7 @@ class ShiftedColumns:
         self.shape = S.shape
 
     def column(self, k: int) -> FloatArray:
-        return self.S[:, k] - self.shift
+        return finite_difference(self.S[:, k], self.shift)
 
     def __getitem__(self, rows: slice | IntArray | BoolArray) -> ShiftedColumns:
         return ShiftedColumns(self.S[rows], self.shift[rows])

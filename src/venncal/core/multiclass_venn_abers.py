@@ -21,6 +21,7 @@ from venncal.core.class_scores import (
     check_probabilities_as_fitted,
     check_score_matrix,
     class_log_scores,
+    finite_difference,
     log_sum_exp,
 )
 from venncal.core.coupling import couple
@@ -175,7 +176,8 @@ class PairwiseTables(_Pairs):
         p0 = np.empty((m, n_pairs))
         p1 = np.empty((m, n_pairs))
         for q, (i, j, tab) in enumerate(zip(*self.iu, self.tables)):
-            p0[:, q], p1[:, q] = tab.predict_unchecked(t[:, i] - t[:, j])
+            D = finite_difference(t[:, i], t[:, j])
+            p0[:, q], p1[:, q] = tab.predict_unchecked(D)
         return p0, p1
 
 
@@ -186,9 +188,8 @@ def _fit_pairwise(t: FloatArray, y: IntArray, w: FloatArray | None, K: int) -> P
         idx = np.concatenate([members[i], members[j]])
         y01 = np.zeros(idx.shape[0], dtype=np.int8)
         y01[: members[i].shape[0]] = 1
-        tables.append(
-            ivap_fit(t[idx, i] - t[idx, j], y01, sample_weight=None if w is None else w[idx])
-        )
+        d = finite_difference(t[idx, i], t[idx, j])
+        tables.append(ivap_fit(d, y01, sample_weight=None if w is None else w[idx]))
     return PairwiseTables(int(K), tuple(tables))
 
 
@@ -234,7 +235,7 @@ class PooledPairwiseTables(_Pairs):
     def pairs(self, t: FloatArray) -> tuple[FloatArray, FloatArray]:
         """(p0, p1), each of shape (m, n_pairs): P(y = i | y in {i, j}) for i < j."""
         i, j = self.iu
-        D = t[:, i] - t[:, j]
+        D = finite_difference(t[:, i], t[:, j])
         p0, p1 = self.table.predict_unchecked(D.ravel())
         return p0.reshape(D.shape), p1.reshape(D.shape)
 
@@ -243,7 +244,7 @@ def _fit_pooled_pairwise(
     t: FloatArray, y: IntArray, w: FloatArray | None, K: int
 ) -> PooledPairwiseTables:
     n = t.shape[0]
-    d = t[np.arange(n), y][:, None] - t
+    d = finite_difference(t[np.arange(n), y][:, None], t)
     other = np.arange(K)[None, :] != y[:, None]
     d = d[other]
     scores = np.concatenate([d, -d])

@@ -79,14 +79,29 @@ __all__ = [
 
 # standardised logits below this are clipped (no overflow in beta * x; exp of it is 0)
 _X_FLOOR = -1e300
+#: in a fit, gaps of a logit to its row's maximum are capped at this many times their geometric
+#: mean (over the nonzero gaps): one row of logits 1e308 apart among ordinary ones would
+#: otherwise set a scale that leaves every other row's standardised logits subnormal, their
+#: precision lost; a gap so far beyond the others has a softmax probability of exactly 0 at
+#: every temperature the other rows allow. Relative, so that scores of any magnitude fit alike.
+GAP_CAP_FACTOR = 1e150
+#: and the standardising scale is at most this many times that mean, so that the rows that
+#: carry the fit have standardised logits near 1 (the joint fit with a bias solves with them)
+SCALE_CAP_FACTOR = 1e3
 # mean excess log loss at which a fit on separated classes stops
 _SEPARATED_EXCESS = 1e-10
 # the linear program for separation with a bias is solved up to this many constraints
 _LP_MAX_ROWS = 1_000_000
 
 
-def standardised_logits(Z: FloatArray, scale: float | None = None) -> tuple[FloatArray, float]:
+def standardised_logits(
+    Z: FloatArray, scale: float | None = None, cap: float = np.inf
+) -> tuple[FloatArray, float]:
     """Shift each row of ``Z`` by its maximum and divide by ``scale`` (half-units, no overflow).
+
+    Gaps to the row's maximum are capped at ``cap`` half-units first (with ``scale`` None, at
+    :data:`GAP_CAP_FACTOR` times their geometric mean, and the scale at most
+    :data:`SCALE_CAP_FACTOR` times it: :func:`gap_limits`).
 
     Parameters
     ----------
@@ -98,7 +113,8 @@ def standardised_logits(Z: FloatArray, scale: float | None = None) -> tuple[Floa
     Returns
     -------
     X : ndarray of shape (n, K)
-        Non-positive, 0 at each row's maximum, at least -1 when ``scale`` was computed.
+        Non-positive, 0 at each row's maximum; at least -1 when ``scale`` was computed, unless
+        a gap is more than :data:`SCALE_CAP_FACTOR` times their geometric mean.
     scale : float
 
     Examples
@@ -110,12 +126,35 @@ def standardised_logits(Z: FloatArray, scale: float | None = None) -> tuple[Floa
     """
     top = Z.max(axis=1, keepdims=True)
     half = 0.5 * Z - 0.5 * top
+    most = np.inf
     if scale is None:
-        scale = float(-half.min()) if half.size else 0.0
+        most, cap = gap_limits(*_log_gaps(half))
+    if cap < np.inf:
+        half = np.maximum(half, -cap)
+    if scale is None:
+        scale = min(float(-half.min()), most) if half.size else 0.0
         scale = scale if scale > 0.0 else 1.0
     with np.errstate(over="ignore"):
         X = half / scale
     return np.maximum(X, _X_FLOOR), float(scale)
+
+
+def _log_gaps(half: FloatArray) -> tuple[float, int]:
+    """The sum of the logarithms of the nonzero gaps ``-half`` and their number."""
+    gaps = -half[half < 0.0]
+    gaps = gaps[np.isfinite(gaps)]
+    return float(np.log(gaps).sum()), int(gaps.size)
+
+
+def gap_limits(log_sum: float, count: int) -> tuple[float, float]:
+    """The largest scale and the cap of the gaps: :data:`SCALE_CAP_FACTOR` and
+    :data:`GAP_CAP_FACTOR` times the geometric mean of ``count`` gaps whose logarithms sum to
+    ``log_sum`` (infinite when there are none, or beyond the largest float)."""
+    if count == 0:
+        return float(np.inf), float(np.inf)
+    mean = np.exp(log_sum / count)
+    with np.errstate(over="ignore"):
+        return float(SCALE_CAP_FACTOR * mean), float(GAP_CAP_FACTOR * mean)
 
 
 def _softmax(L: FloatArray) -> FloatArray:
@@ -267,11 +306,12 @@ def _root_in_beta(derivs: Derivatives, total: float) -> tuple[float, int]:
         lo, hi = hi, 2.0 * hi
         doublings += 1
     beta = 0.5 * (lo + hi) if lo > 0 else min(1.0, hi)
-    gtol = 1e-13 * total
     it = doublings
     for it in range(doublings + 1, doublings + 2200):  # noqa: B007 - the count is reported
         _, g, h = derivs(beta)
-        if abs(g) <= gtol:
+        # converged when the Newton step is below 1e-15 of beta: a test on g alone depends
+        # on the scale of the logits (one row far out makes every g tiny at once)
+        if g == 0.0 or (h > 0.0 and abs(g) <= 1e-15 * h * beta):
             break
         if g < 0.0:
             lo = beta
@@ -523,17 +563,21 @@ def fit_temperature_scaling(
     return _finish(beta, b, scale, n_iter, converged, separated, log_floor)
 
 
-def _block_extent(block: Block, log_floor: float) -> tuple[float, int, float]:
-    """Of one block's rows of positive weight: the largest weight, their number, and the
-    largest gap of a floored logit to its row's maximum (in half-units)."""
+def _block_extent(block: Block, log_floor: float) -> tuple[float, int, float, float, int]:
+    """Of one block's rows of positive weight: the largest weight, their number, the largest
+    gap of a floored logit to its row's maximum (in half-units), and the sum of the logarithms
+    of the nonzero gaps and their number (for :func:`gap_limits`)."""
     Z, _, w = block
     keep = w > 0
     Zk = np.maximum(Z[keep], log_floor)
     half = 0.5 * Zk - 0.5 * Zk.max(axis=1, keepdims=True) if Zk.shape[0] else Zk
+    log_sum, count = _log_gaps(half)
     return (
         float(w[keep].max()) if keep.any() else 0.0,
         int(keep.sum()),
         float(-half.min()) if half.size else 0.0,
+        log_sum,
+        count,
     )
 
 
@@ -543,13 +587,13 @@ def _block_weight_sum(block: Block, wmax: float) -> float:
 
 
 def _block_rows(
-    block: Block, log_floor: float, scale: float, wmax: float, mean: float
+    block: Block, log_floor: float, scale: float, wmax: float, mean: float, cap: float
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
     """One block's standardised logits, those of each row's class, and scaled weights."""
     Z, y, w = block
     keep = w > 0
     Z = np.maximum(Z[keep], log_floor)
-    X, _ = standardised_logits(Z, scale)
+    X, _ = standardised_logits(Z, scale, cap)
     return X, X[np.arange(X.shape[0]), y[keep]], w[keep] / mean / wmax
 
 
@@ -625,11 +669,12 @@ def fit_temperature_passes(
     n_keep = sum(e[1] for e in extents)
     if not wmax > 0.0:
         raise ValueError("Temperature scaling needs rows of positive weight.")
-    scale = max(e[2] for e in extents)
+    most, cap = gap_limits(_summed([[e[3]] for e in extents])[0], sum(e[4] for e in extents))
+    scale = min(max(e[2] for e in extents), most)
     scale = scale if scale > 0.0 else 1.0
     # only the ratios of the weights matter: scale them to average one (no overflow)
     mean = _summed([[s] for s in run(_block_weight_sum, wmax)])[0] / n_keep
-    consts = (float(log_floor), scale, wmax, mean)
+    consts = (float(log_floor), scale, wmax, mean, cap)
     if rows_runner is None:
 
         def run_rows(func: Callable[..., Any], *args: Any) -> list[Any]:

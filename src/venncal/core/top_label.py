@@ -40,7 +40,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from venncal.core.class_scores import LOG_TINY, check_log_floor, class_log_scores
+from venncal.core.class_scores import (
+    LOG_TINY,
+    check_log_floor,
+    class_log_scores,
+    finite_difference,
+)
 from venncal.core.merge import merge
 from venncal.core.venn_abers import IVAPTables, ivap_fit
 
@@ -105,7 +110,7 @@ def top_label_scores(S: FloatArray, score_type: str, score_scale: str) -> TopLab
     if score_type == "probabilities":
         s = np.ascontiguousarray(S[rows, top])
     else:  # the top softmax probability, exp(0) / sum_k exp(z_k - z_top)
-        s = 1.0 / np.exp(S - S[rows, top][:, None]).sum(axis=1)
+        s = 1.0 / np.exp(finite_difference(S, S[rows, top][:, None])).sum(axis=1)
     return TopLabelScores(t, top, s)
 
 
