@@ -98,7 +98,12 @@ def test_labels_for_a_missing_class_and_zero_probability():
     [
         ([0, 1], [0.2, 0.8], {}, "matrix"),
         ([0, 1], [[0.2, 0.8]], {}, "inconsistent|length"),
-        ([0, 1], [[0.2, 0.7], [0.5, 0.5]], {}, "sum to one; row 0"),
+        (
+            [0, 1],
+            [[0.2, 0.7], [0.5, 0.5]],
+            {},
+            r"sum to one \(within 0.005 per class, 0.01 here\); row 0 sums to 0.9",
+        ),
         ([0, 1], [[np.nan, 1.0], [0.5, 0.5]], {}, "NaN"),
         ([0, 1], [[-0.5, 1.5], [0.5, 0.5]], {}, r"\[0, 1\]"),
         ([0, 1], [[0.2, 0.3, 0.5], [0.5, 0.25, 0.25]], {}, "labels="),

@@ -32,6 +32,10 @@ same holds when some ``beta z + b`` ranks every example's class first (for two c
 threshold on the log-odds puts every negative below and every positive above it; for more,
 found by a linear program).
 
+This module is long because the one-parameter fit by passes over blocks of rows (which Dask
+and Spark run, the in-memory fit being its one-block case), the joint fit with a bias, and the
+standardisation both of them and the fitted map share are one piece of arithmetic.
+
 References
 ----------
 .. [1] C. Guo, G. Pleiss, Y. Sun and K. Q. Weinberger, "On calibration of modern neural

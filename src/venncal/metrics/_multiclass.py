@@ -26,6 +26,7 @@ from venncal._validation import (
     check_consistent_length,
     check_sample_weight,
 )
+from venncal.core.class_scores import SUM_TOLERANCE_PER_CLASS, rows_off_one
 from venncal.metrics._calibration import ReliabilityCurve, ece, reliability_curve
 
 if TYPE_CHECKING:
@@ -43,8 +44,6 @@ __all__ = [
     "top_label_reliability_curve",
     "classwise_reliability_curves",
 ]
-
-_SUM_TOL = 1e-6
 
 
 def _check(
@@ -71,12 +70,13 @@ def _check(
         raise ValueError(f"'y_proba' of {owner} holds NaN or infinite values.")
     if (P < 0).any() or (P > 1).any():
         raise ValueError(f"'y_proba' of {owner} must hold probabilities in [0, 1].")
-    bad = np.abs(P.sum(axis=1) - 1.0) > _SUM_TOL
-    if bad.any():
-        row = int(np.flatnonzero(bad)[0])
+    off = rows_off_one(P)  # the calibrators' rule: probabilities rounded to two decimals pass
+    if off.size:
+        row = int(off[0])
         raise ValueError(
-            f"The rows of 'y_proba' of {owner} must sum to one; row {row} sums to "
-            f"{P[row].sum():.6g}."
+            f"The rows of 'y_proba' of {owner} must sum to one (within "
+            f"{SUM_TOLERANCE_PER_CLASS:g} per class, {SUM_TOLERANCE_PER_CLASS * P.shape[1]:g} "
+            f"here); row {row} sums to {P[row].sum():.12g}."
         )
     K = P.shape[1]
     if labels is None:
