@@ -31,7 +31,7 @@ def read_columns(
     if not path.is_dir():
         if path.suffix.lower() in (".parquet", ".pq") and path.is_file():
             source = open_source([path], what)  # checks the file and the column names
-            missing = [c for c in columns if c not in source.columns]
+            missing = [c for c in columns if c not in (source.columns or [])]
             if not missing:
                 import pyarrow.parquet as pq
 
@@ -43,7 +43,7 @@ def read_columns(
                 return frame
         return read_table(path, what, sep)
     source = open_source([path], what)
-    missing = [c for c in columns if c not in source.columns]
+    missing = [c for c in columns if c not in (source.columns or [])]
     if missing:
         import pandas as pd
 
