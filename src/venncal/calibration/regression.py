@@ -18,7 +18,12 @@ from venncal._validation import (
 )
 from venncal.core.groups import GROUP_FALLBACKS, check_groups, group_parts, group_rows
 from venncal.core.merge import MERGES, merge
-from venncal.core.venn_abers_distribution import vad_fit
+from venncal.core.venn_abers_distribution import (
+    gap_columns,
+    merged_blocks,
+    merged_quantiles,
+    vad_fit,
+)
 from venncal.exceptions import VenncalWarning
 
 if TYPE_CHECKING:
@@ -322,22 +327,12 @@ class VennAbersDistribution(BaseEstimator):
         out[..., 1] = p1[which][:, objects].T
         return out
 
-    @staticmethod
-    def _columns(
-        tables: VADistributionTables, s: FloatArray
-    ) -> tuple[IntArray, IntArray, IntArray]:
-        """The distinct gap positions (of p0, of p1) of the test scores, and the column of
-        each test object among them."""
-        right, left = tables.positions(s)
-        pairs, objects = np.unique(np.column_stack([right, left]), axis=0, return_inverse=True)
-        return pairs[:, 0], pairs[:, 1], objects.reshape(-1)
-
     def _pairs(
         self, tables: VADistributionTables, s: FloatArray, cuts: IntArray
     ) -> tuple[FloatArray, FloatArray, IntArray]:
         """p0 and p1 at the distinct cuts ``cuts`` (increasing) for the distinct gap
         positions of the test scores: arrays of shape (C, G), and the column of each object."""
-        right, left, objects = self._columns(tables, s)
+        right, left, objects = gap_columns(tables, s)
         p0 = np.empty((cuts.shape[0], right.shape[0]))
         p1 = np.empty((cuts.shape[0], left.shape[0]))
         for lo, hi, q0, q1 in tables.pair_chunks(cuts, right, left):
@@ -382,9 +377,7 @@ class VennAbersDistribution(BaseEstimator):
         """Blocks ``(lo, hi, F, objects)`` of the merged CDF at ``cuts[lo:hi]`` (calibration
         labels below the largest), one column per distinct gap position of the test scores
         (``objects`` maps each test object to its column)."""
-        right, left, objects = self._columns(tables, s)
-        for lo, hi, p0, p1 in tables.pair_chunks(cuts, right, left):
-            yield lo, hi, merge(p0, p1, self.merge), objects
+        return merged_blocks(tables, s, cuts, self.merge)
 
     def predict_quantiles(
         self, scores: ArrayLike, q: ArrayLike, *, groups: ArrayLike | None = None
@@ -410,21 +403,9 @@ class VennAbersDistribution(BaseEstimator):
         return self._by_part(
             s.shape[0],
             groups,
-            lambda tables, rows: self._quantiles(tables, s[rows], levels),
+            lambda tables, rows: merged_quantiles(tables, s[rows], levels, self.merge),
             (levels.shape[0],),
         )
-
-    def _quantiles(
-        self, tables: VADistributionTables, s: FloatArray, levels: FloatArray
-    ) -> FloatArray:
-        z = tables.labels
-        # the merged CDF rises with the label: the quantile is the label after those below q
-        below = np.zeros((s.shape[0], levels.shape[0]), dtype=np.intp)
-        for _, _, cdf, objects in self._merged_blocks(tables, s, np.arange(z.shape[0] - 1)):
-            counts = (cdf[:, :, None] < levels[None, None, :]).sum(axis=0)
-            below += counts[objects]
-        out: FloatArray = z[below]
-        return out
 
     def predict_interval(
         self, scores: ArrayLike, *, confidence: float = 0.9, groups: ArrayLike | None = None

@@ -26,6 +26,7 @@ import numpy as np
 
 from venncal.core._ivap_kernels import hull_sweep
 from venncal.core._vad_kernels import sweep_cuts
+from venncal.core.merge import merge
 from venncal.core.venn_abers import _cumulative, _cumulative_float, _route, ivap_fit
 
 if TYPE_CHECKING:
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
 
     from venncal._typing import FloatArray, IntArray
 
-__all__ = ["VADistributionTables", "vad_fit"]
+__all__ = ["VADistributionTables", "gap_columns", "merged_blocks", "merged_quantiles", "vad_fit"]
 
 
 @dataclass(frozen=True)
@@ -283,3 +284,68 @@ def vad_fit(
         route=route,
         n_calibration=total,
     )
+
+
+def gap_columns(tables: VADistributionTables, s: FloatArray) -> tuple[IntArray, IntArray, IntArray]:
+    """The distinct gap positions (of p0, of p1) of clean test scores, and the column of each
+    test object among them.
+
+    The values are distinct, so the position of p0 is that of p1 or one more, and their sum
+    tells the pair: the distinct sums are found in O(m + k) for m test objects (a sort of the
+    objects took two thirds of the time of the quantiles of 10^6 of them).
+    """
+    right, left = tables.positions(s)
+    key = right + left
+    present = np.zeros(2 * tables.values.shape[0] + 1, dtype=bool)
+    present[key] = True
+    found = np.flatnonzero(present)
+    objects: IntArray = (np.cumsum(present) - 1)[key]
+    return (found + 1) // 2, found // 2, objects
+
+
+def merged_blocks(
+    tables: VADistributionTables, s: FloatArray, cuts: IntArray, merge_rule: str
+) -> Iterator[tuple[int, int, FloatArray, IntArray]]:
+    """Blocks ``(lo, hi, F, objects)`` of the merged CDF at ``cuts[lo:hi]`` (distinct cuts,
+    increasing, below the largest label) of clean test scores: ``F[j, g]`` for the g-th
+    distinct gap position, ``objects`` the column of each test object."""
+    right, left, objects = gap_columns(tables, s)
+    for lo, hi, p0, p1 in tables.pair_chunks(cuts, right, left):
+        yield lo, hi, merge(p0, p1, merge_rule), objects
+
+
+def merged_quantiles(
+    tables: VADistributionTables, s: FloatArray, levels: FloatArray, merge_rule: str
+) -> FloatArray:
+    """Quantiles of the merged distributions of clean test scores at probability levels in
+    (0, 1): the smallest calibration label at which the merged CDF reaches each level.
+
+    Parameters
+    ----------
+    tables : VADistributionTables
+    s : ndarray of shape (m,)
+        Finite test scores.
+    levels : ndarray of shape (Q,)
+        Levels strictly between 0 and 1.
+    merge_rule : {"mean", "square", "log"}
+        How the pair is merged (:func:`venncal.core.merge.merge`).
+
+    Returns
+    -------
+    ndarray of shape (m, Q)
+
+    Examples
+    --------
+    >>> tables = vad_fit(np.array([0.0, 1.0, 2.0, 3.0]), np.array([0.5, 1.5, 2.5, 3.5]))
+    >>> merged_quantiles(tables, np.array([-9.0, 9.0]), np.array([0.5]), "mean")
+    array([[0.5],
+           [3.5]])
+    """
+    z = tables.labels
+    # the merged CDF rises with the label: the quantile is the label after those below q
+    below = np.zeros((s.shape[0], levels.shape[0]), dtype=np.intp)
+    for _, _, cdf, objects in merged_blocks(tables, s, np.arange(z.shape[0] - 1), merge_rule):
+        counts = (cdf[:, :, None] < levels[None, None, :]).sum(axis=0)
+        below += counts[objects]
+    out: FloatArray = z[below]
+    return out
