@@ -60,3 +60,14 @@ def test_a_parquet_folder_whose_files_store_a_column_with_two_types(tmp_path):
     result = run("fit", folder, "--score", "score", "--label", "y", "-o", tmp_path / "n.json")
     # a file storing the scores as text is refused as apply refuses it, naming the file
     one_line_error(result, "c.parquet", "column 'score' (--score) must hold numbers")
+
+
+def test_a_column_named_y_is_named_once(tmp_path):
+    """The message of a NaN in a score column called y (or scores) names it once."""
+    pd.DataFrame({"y": [0.1, np.nan, 0.3, 0.4], "lab": [0, 1, 0, 1]}).to_csv(
+        tmp_path / "cal.csv", index=False
+    )
+    result = run("fit", tmp_path / "cal.csv", "--score", "y", "--label", "lab", "--method",
+                 "platt", "-o", tmp_path / "m.json")  # fmt: skip
+    message = one_line_error(result, "column 'y' (--score) holds 1 NaN value(s)")
+    assert message.count("(--score)") == 1, message

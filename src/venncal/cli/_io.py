@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import os
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -282,9 +283,8 @@ def get_column(
 
 
 def _reword(exc, option, name, path):
-    text = str(exc)
-    for token in ("'scores'", "'y'", "'y_proba'"):
-        text = text.replace(token, f"column {name!r} ({option})")
+    # one pass: a column named y or scores is not replaced again inside its own replacement
+    text = re.sub("'scores'|'y_proba'|'y'", lambda _: f"column {name!r} ({option})", str(exc))
     return InputError(f"{str(path)!r}: {text}")
 
 
