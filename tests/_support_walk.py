@@ -146,6 +146,13 @@ def check_cli(name, task, entry, tmp_path):
         assert result.exit_code == 0, result.output
         loaded = venncal.load(model)
         assert type(loaded).__name__ in (name, "LoadedCalibrator")
+        if task == "regression":  # the median and the 90% interval of each distribution
+            written = pd.read_csv(out)[["median", "lower", "upper"]].to_numpy()
+            want = np.column_stack(
+                [loaded.predict_quantiles(scores, 0.5), loaded.predict_interval(scores)]
+            )
+            np.testing.assert_allclose(written, want, rtol=0, atol=1e-12)
+            continue
         expected = loaded.predict_proba(np.reshape(scores, (N, -1)) if task != "binary" else scores)
         written = pd.read_csv(out)
         new = ["p"] if task == "binary" else [f"p_{j}" for j in range(K)]

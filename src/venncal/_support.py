@@ -66,6 +66,10 @@ _REGRESSION = "regression (predictive distributions) is not supported there yet"
 _NO_PICKLE_REGRESSOR = (
     "it keeps the regressor it wraps, which a model file cannot hold (model files hold no pickle)"
 )
+_REGRESSOR_CLI = (
+    "it wraps a regressor of features; fit a VennAbersDistribution on its predictions "
+    "(`venncal fit --task regression`)"
+)
 
 
 def _row(**entries: Entry) -> dict[str, Entry]:
@@ -250,7 +254,7 @@ SUPPORT: dict[tuple[str, str], dict[str, Entry]] = {
     ),
     ("VennAbersDistribution", "regression"): _row(
         file=True,
-        cli=_REGRESSION,
+        cli=("venn-abers-distribution",),
         sql=_REGRESSION,
         onnx=_REGRESSION,
         dask=_REGRESSION,
@@ -277,7 +281,7 @@ SUPPORT: dict[tuple[str, str], dict[str, Entry]] = {
     ),
     ("VennAbersRegressor", "regression"): _row(
         file=_NO_PICKLE_REGRESSOR,
-        cli=_REGRESSION,
+        cli=_REGRESSOR_CLI,
         sql=_REGRESSION,
         onnx=_REGRESSION,
         dask=_REGRESSION,

@@ -22,12 +22,13 @@ if TYPE_CHECKING:
 
     import numpy.typing as npt
 
-    from venncal._typing import ArrayLike, FloatArray
+    from venncal._typing import AnyArray, ArrayLike, FloatArray
 
 __all__ = [
     "CALIBRATORS",
     "make_calibrator",
     "calibrator_options",
+    "fit_calibrator_options",
     "read_calibration",
     "fit_calibrator",
     "ranked_below_warning",
@@ -163,11 +164,35 @@ def make_calibrator(
     return cls(**params)
 
 
-_METHOD_HELP = "Calibrator: " + "; ".join(f"{k} = {v[2]}" for k, v in CALIBRATORS.items()) + "."
+def _method_help(methods: dict[str, tuple[str, dict[str, Any], str]]) -> str:
+    return "Calibrator: " + "; ".join(f"{k} = {v[2]}" for k, v in methods.items()) + "."
 
 
 def calibrator_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """The options that choose and set up the calibrator: --method, --merge, --n-bins, ..."""
+    return _with_calibrator_options(command, regression=False)
+
+
+def fit_calibrator_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """:func:`calibrator_options` whose --method also takes the regression methods
+    (``venncal fit``)."""
+    return _with_calibrator_options(command, regression=True)
+
+
+def _with_calibrator_options(
+    command: Callable[..., Any], *, regression: bool
+) -> Callable[..., Any]:
+    methods = dict(CALIBRATORS)
+    if regression:
+        from venncal.cli._regression import REGRESSION_METHODS
+
+        methods.update(REGRESSION_METHODS)
+    merge_help = "venn-abers: how p0 and p1 are merged into p [default: log]."
+    if regression:
+        merge_help = (
+            "venn-abers: how p0 and p1 are merged into p [default: log]; "
+            "venn-abers-distribution: how the CDF pair is merged [default: mean]."
+        )
     options = [
         click.option(
             "--positive",
@@ -178,16 +203,16 @@ def calibrator_options(command: Callable[..., Any]) -> Callable[..., Any]:
         ),
         click.option(
             "--method",
-            type=click.Choice(list(CALIBRATORS)),
+            type=click.Choice(list(methods)),
             default="venn-abers",
             show_default=True,
-            help=_METHOD_HELP,
+            help=_method_help(methods),
         ),
         click.option(
             "--merge",
             type=click.Choice(["log", "square", "mean"]),
             default=None,
-            help="venn-abers: how p0 and p1 are merged into p [default: log].",
+            help=merge_help,
         ),
         click.option(
             "--n-bins",
@@ -283,13 +308,14 @@ def ranked_below_warning(
 def fit_calibrator(
     calibrator: Any,
     scores: FloatArray,
-    y01: npt.NDArray[np.int8],
+    y01: AnyArray,
     weights: FloatArray | None,
     *,
     method: str,
     source: str | os.PathLike[str],
 ) -> Any:
-    """Fit ``calibrator`` (in this process); a failure is one line naming the data."""
+    """Fit ``calibrator`` (in this process) to scores and labels ``y01`` (0/1, class
+    indices, or a regression's real labels); a failure is one line naming the data."""
     try:
         with np.errstate(all="ignore"), warnings.catch_warnings():
             # said once, with the file's label names, by read_calibration

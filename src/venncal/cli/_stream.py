@@ -325,8 +325,13 @@ def calibrated_columns(
     """The calibrated columns for clean scores: ``p``, and ``p0``, ``p1`` when there are.
 
     Venn-Abers computes (p0, p1) once and merges them into p (no second prediction).
-    ``interval`` (an (m, 2) array) goes to an ACP calibrator's ``predict_proba``.
+    ``interval`` (an (m, 2) array) goes to an ACP calibrator's ``predict_proba``. A
+    regressor's predictive distribution (:class:`venncal.cli._regression.DistributionColumns`)
+    gives its own columns (the median, an interval, quantiles).
     """
+    if _is_distribution(calibrator):
+        columns: dict[str, FloatArray] = calibrator.distribution_columns(scores, prefix)
+        return columns
     if _has_interval(calibrator):
         from venncal.core.merge import merge
 
@@ -352,8 +357,17 @@ def _has_interval(calibrator: object) -> bool:
     )
 
 
+def _is_distribution(calibrator: object) -> bool:
+    """Whether the columns are values of predictive distributions, not probabilities."""
+    return hasattr(calibrator, "distribution_columns")
+
+
 def new_column_names(calibrator: object, prefix: str = "") -> list[str]:
     """Names of the columns :func:`calibrated_columns` adds."""
+    if _is_distribution(calibrator):
+        distribution: Any = calibrator
+        names: list[str] = distribution.column_names(prefix)
+        return names
     extra = [prefix + "p0", prefix + "p1"] if _has_interval(calibrator) else []
     return [prefix + "p", *extra]
 
@@ -643,7 +657,8 @@ def apply_stream(
                     new: dict[str, Any] = calibrated_columns(calibrator, s, prefix, iv)
                 except ValueError as exc:
                     raise InputError(f"{str(path)!r}: {_first_line(exc)}") from None
-            _check_probabilities(new, method, fitted_on, weighted)
+            if not _is_distribution(calibrator):
+                _check_probabilities(new, method, fitted_on, weighted)
             if accept_threshold is not None:  # as AbstentionRule.accept computes it
                 if accept_lower:
                     conf = np.maximum(1.0 - new[prefix + "p1"], new[prefix + "p0"])

@@ -27,6 +27,12 @@ from venncal.cli._options import (
     progress_option,
     sep_option,
 )
+from venncal.cli._regression import (
+    DistributionColumns,
+    SavedDistribution,
+    is_distribution,
+    parse_levels,
+)
 from venncal.cli._stream import (
     Sink,
     apply_stream,
@@ -50,8 +56,9 @@ def read_model(
 
     A model whose prediction needs only ``venncal.core`` comes back as its
     :class:`~venncal.persistence._predictor.SavedPredictor` (the predictor behind
-    :func:`venncal.load`, no scikit-learn import) unless ``full``; any other model as the
-    calibrator itself. A file
+    :func:`venncal.load`, no scikit-learn import) unless ``full``, and a predictive
+    distribution as a :class:`~venncal.cli._regression.SavedDistribution`; any other model as
+    the calibrator itself. A file
     larger than ``max_bytes`` (default: that of :func:`venncal.load`) is refused unread.
     """
     from venncal.persistence import ModelFileError, read_model_file, read_model_state
@@ -60,6 +67,8 @@ def read_model(
     limit = {} if max_bytes is None else {"max_bytes": max_bytes}
     try:
         state = read_model_state(path, **limit)
+        if not full and state.class_name == "VennAbersDistribution":
+            return SavedDistribution(state), state.metadata
         light = None if full else saved_predictor(state)
         if light is not None:
             return light, state.metadata
@@ -68,7 +77,7 @@ def read_model(
         raise InputError(str(exc)) from None
     except OSError as exc:
         raise InputError(f"cannot read MODEL {str(path)!r}: {exc.strerror or exc}.") from None
-    if not hasattr(model.calibrator, "predict_proba"):
+    if not (hasattr(model.calibrator, "predict_proba") or is_distribution(model.calibrator)):
         raise InputError(
             f"MODEL {str(path)!r} holds a {type(model.calibrator).__name__}, not a calibrator; "
             "give a file written by venncal fit or by venncal.save of a calibrator."
@@ -205,6 +214,20 @@ def _keep_list(keep):
 )
 @click.option("--interval", "old_interval", nargs=2, default=None, hidden=True,
               help="Old name of --score-interval.")  # fmt: skip
+@click.option(
+    "--confidence",
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    default=None,
+    help="Regression models: the probability inside the interval [lower, upper] of each "
+    "row's predictive distribution [default: 0.9].",
+)
+@click.option(
+    "--quantiles",
+    default=None,
+    metavar="LEVELS",
+    help="Regression models: more quantiles of each row's predictive distribution, as "
+    "levels between 0 and 1, comma-separated (e.g. 0.05,0.95); one column q_<level> each.",
+)
 @force_option()
 @sep_option()
 @out_sep_option()
@@ -228,6 +251,8 @@ def apply(
     prefix: str,
     interval: tuple[str, str] | None,
     old_interval: tuple[str, str] | None,
+    confidence: float | None,
+    quantiles: str | None,
     force: bool,
     sep: str | None,
     out_sep: str | None,
@@ -259,11 +284,17 @@ def apply(
     TARGET (venncal.AbstentionRule); --abstain-rule applies a rule saved by venncal.save
     instead.
 
+    A regression model (venncal fit --task regression) reads a column of a regressor's
+    predictions and writes, from each row's predictive distribution, its median and the
+    lower and upper ends of its central interval of --confidence (columns median, lower,
+    upper), and a column q_<level> per level of --quantiles; in chunks, in this process.
+
     \b
     Example:
       venncal apply model.json scores/ -o calibrated.parquet --keep id
       venncal apply model.json new.csv -o new_calibrated.csv
       venncal apply model.json new.csv -o out.csv --abstain-at 0.05 --abstain-data held.csv
+      venncal apply dist.json new.csv -o intervals.csv --confidence 0.8 --quantiles 0.5
     """
     check_table_file(out, "--out", doing="writing")
     if scheduler is not None and backend != "dask":
@@ -272,6 +303,34 @@ def apply(
         if not Path(path).is_dir():
             check_table_file(path, "INPUT")
     calibrator, metadata = read_model(model, full=backend != "local", max_bytes=max_model_bytes)
+    if is_distribution(calibrator):
+        given = [
+            name
+            for name, value in (
+                ("--score-interval", interval or old_interval),
+                ("--abstain-at", abstain_at),
+                ("--abstain-rule", abstain_rule),
+                ("--abstain-data", abstain_data),
+            )
+            if value is not None
+        ]
+        if backend != "local":
+            given.insert(0, f"--backend {backend}")
+        if given:
+            raise InputError(f"{given[0]} does not apply to regression models.")
+        if getattr(calibrator, "groups_", None) is not None:
+            raise InputError(
+                f"MODEL {model!r} holds a distribution fitted within groups, which needs the "
+                "group of each row: apply it in Python (venncal.load(...).predict_interval("
+                "predictions, groups=...))."
+            )
+        levels = [] if quantiles is None else parse_levels(quantiles)
+        calibrator = DistributionColumns(calibrator, 0.9 if confidence is None else confidence,
+                                         levels)  # fmt: skip
+    elif confidence is not None or quantiles is not None:
+        option = "--confidence" if confidence is not None else "--quantiles"
+        raise InputError(f"{option} applies to regression models only (venncal fit --task "
+                         f"regression), not {model_name(calibrator)}.")  # fmt: skip
     if is_kclass_model(calibrator, metadata):
         _apply_kclass(calibrator, metadata, model, inputs, out, score_col, keep, prefix, force,
                       sep, out_sep, progress, backend, interval or old_interval,

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from venncal.cli._extras import require_extra
-from venncal.cli._fitting import calibrator_options, make_calibrator
+from venncal.cli._fitting import fit_calibrator_options, make_calibrator
 from venncal.cli._io import InputError, check_not_an_input, check_output_free, check_table_file
 from venncal.cli._kclass import K_ONLY, read_kclass_calibration, split_columns
 from venncal.cli._options import (
@@ -21,6 +21,7 @@ from venncal.cli._options import (
     sep_option,
 )
 from venncal.cli._pooled import fit_file
+from venncal.cli._regression import REGRESSION_METHODS, read_regression_calibration
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -85,7 +86,19 @@ def _check_model_path(out, force, inputs):
     "Column of classifier scores; for K classes, a comma-separated list of K columns, one per "
     "class (see --classes)."
 )
-@label_option("Column of true labels (any two values; for K score columns, the K classes).")
+@label_option(
+    "Column of true labels (any two values; for K score columns, the K classes; for "
+    "--task regression, real numbers)."
+)
+@click.option(
+    "--task",
+    type=click.Choice(["classification", "regression"]),
+    default=None,
+    help="classification: calibrate a classifier's scores; regression: --score holds a "
+    "regressor's predictions and --label real numbers, and venn-abers-distribution fits "
+    "their predictive distributions [default: regression for --method "
+    "venn-abers-distribution, else classification].",
+)
 @click.option(
     "--classes",
     default=None,
@@ -93,7 +106,7 @@ def _check_model_path(out, force, inputs):
     "[default: labels equal to the column names, or to the names without their common prefix "
     "(p_cat,p_dog for labels cat, dog), or 0 .. K-1 as column positions].",
 )
-@calibrator_options
+@fit_calibrator_options
 @out_option("The model file to write (.json).")
 @force_option()
 @sep_option()
@@ -107,6 +120,7 @@ def fit(
     cal_file: str,
     score_col: str,
     label_col: str,
+    task: str | None,
     classes: str | None,
     positive: str | None,
     method: str,
@@ -143,15 +157,34 @@ def fit(
     (8 bytes per score and row, and the calibrator's working copies; more than 2^28 scores is
     refused), in this process only.
 
+    Regression: --task regression with a column of a regressor's predictions (--score) and
+    of real labels (--label) fits a Venn-Abers predictive distribution
+    (venn-abers-distribution); venncal apply then writes the median and a central interval
+    of each row's distribution. The fit reads every row into memory, in this process only.
+
     \b
     Example:
       venncal fit cal.parquet --score score --label y --method venn-abers -o model.json
       venncal apply model.json scores/ -o calibrated.parquet
       venncal fit cal.csv --score p_cat,p_dog --label y --method matrix-scaling -o k.json
+      venncal fit cal.csv --score pred --label y --task regression -o dist.json
     """
     if not Path(cal_file).is_dir():
         check_table_file(cal_file, "CAL_FILE")
     _check_model_path(out, force, [cal_file])
+    method = _method_of_task(task, method)
+    if method in REGRESSION_METHODS:
+        options = {"--positive": positive, "--classes": classes, "--n-bins": n_bins}
+        options.update({"--strategy": strategy, "--scheduler": scheduler})
+        given = [o for o, v in options.items() if v is not None]
+        if backend != "local":
+            given.insert(0, "--backend " + backend)
+        if "," in score_col:
+            given.insert(0, "--score with several columns")
+        if given:
+            raise InputError(f"{given[0]} does not apply to --task regression.")
+        fit_regression(cal_file, score_col, label_col, method, merge, weight_col, out, force, sep)
+        return
     if "," in score_col or method in K_ONLY:
         options = {"--positive": positive, "--merge": merge, "--n-bins": n_bins}
         options.update({"--strategy": strategy, "--scheduler": scheduler})
@@ -183,6 +216,63 @@ def fit(
     click.echo(
         f"Fitted {method} on {info['rows']} rows of {cal_file} ({info['positives']} positive); "
         f"wrote the model to {out}."
+    )
+
+
+def _method_of_task(task: str | None, method: str) -> str:
+    """The --method to fit: venn-abers-distribution for --task regression without a
+    --method; a method of the other task is one line."""
+    given = click.get_current_context().get_parameter_source("method")
+    chosen = given is not None and given.name not in ("DEFAULT", "DEFAULT_MAP")
+    if method in REGRESSION_METHODS:
+        if task == "classification":
+            raise InputError(
+                f"--method {method} fits a regressor's predictions: pass --task regression "
+                "(or leave --task out)."
+            )
+        return method
+    if task == "regression":
+        if chosen:
+            raise InputError(
+                f"--method {method} calibrates a classifier's scores; --task regression takes "
+                f"--method {', '.join(REGRESSION_METHODS)} (the default)."
+            )
+        return next(iter(REGRESSION_METHODS))
+    return method
+
+
+def fit_regression(
+    cal_file: str,
+    score_col: str,
+    label_col: str,
+    method: str,
+    merge: str | None,
+    weight_col: str | None,
+    out: str,
+    force: bool,
+    sep: str | None,
+) -> None:
+    """Fit a predictive distribution of the predictions ``score_col`` and real labels
+    ``label_col`` and save it (``venncal.cli._regression``)."""
+    from importlib import import_module
+
+    from venncal.cli._fitting import fit_calibrator
+
+    public, fixed, _ = REGRESSION_METHODS[method]
+    params = {**fixed, **({} if merge is None else {"merge": merge})}
+    calibrator = getattr(import_module("venncal"), public)(**params)
+    s, y, w = read_regression_calibration(cal_file, score_col, label_col, weight_col, sep=sep)
+    calibrator = fit_calibrator(calibrator, s, y, w, method=method, source=cal_file)
+    metadata: dict[str, Any] = {"score": score_col, "label": label_col, "method": method}
+    metadata.update(task="regression", rows=int(s.shape[0]))
+    if weight_col is not None:
+        metadata["weight"] = weight_col
+    _save(calibrator, out, force, metadata)
+    k = calibrator.labels_.shape[0]
+    click.echo(
+        f"Fitted {method} on {s.shape[0]} rows of {cal_file} ({k} distinct "
+        f"label{'s' if k != 1 else ''}, from {float(y.min()):g} to {float(y.max()):g}); wrote "
+        f"the model to {out}."
     )
 
 
@@ -218,7 +308,7 @@ def fit_kclass(
     S, y, w, class_names = read_kclass_calibration(
         cal_file, columns, label_col, names, weight_col, sep=sep
     )
-    calibrator = fit_calibrator(calibrator, S, y, w, method=method, source=cal_file)  # type: ignore[arg-type]
+    calibrator = fit_calibrator(calibrator, S, y, w, method=method, source=cal_file)
     import json
 
     metadata: dict[str, Any] = {"score": ",".join(columns), "classes": json.dumps(class_names)}
