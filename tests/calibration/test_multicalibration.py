@@ -62,7 +62,7 @@ def test_never_worse_on_a_model_calibrated_in_every_segment(seed):
 
 def test_without_trees_it_is_venn_abers_on_the_scores():
     p, y, seg = _blind(3, 600)
-    cal = MulticalibrationCalibrator(max_iter=0).fit(p, y, segments=seg)
+    cal = MulticalibrationCalibrator(max_iter=0, interval="pooled").fit(p, y, segments=seg)
     va = VennAbersCalibrator().fit(logit(p), y)
     assert cal.n_trees_ == [0, 0]
     np.testing.assert_array_equal(
@@ -155,3 +155,49 @@ def test_bad_input_one_line(call, error, match):
     with pytest.raises(error, match=match) as info:
         call(cal, p, y, seg)
     assert "\n" not in str(info.value)
+
+
+def test_segment_intervals_are_the_hull_of_venn_abers_within_each_level():
+    # without trees the corrected score is logit(p), so each level's predictor is a
+    # VennAbersCalibrator fitted on that level's rows alone
+    p, y, seg = _blind(8, 3000)
+    seg.loc[:59, "group"] = "small"  # 60 rows: a kept level, below min_samples_leaf=100
+    cal = MulticalibrationCalibrator(max_iter=0).fit(p, y, segments=seg)
+    pooled = MulticalibrationCalibrator(max_iter=0, interval="pooled").fit(p, y, segments=seg)
+    assert pooled.level_predictors_ is None
+    t = logit(p)
+    lo, hi = VennAbersCalibrator().fit(t, y).predict_interval(t).T
+    age = seg["age"].to_numpy()
+    tertile = np.searchsorted(np.quantile(age, [1 / 3, 2 / 3]), age, side="right")
+    for levels in (seg["group"].to_numpy(dtype=str), tertile):
+        for level in np.unique(levels):
+            rows = levels == level
+            if rows.sum() < 100:
+                continue
+            a, b = VennAbersCalibrator().fit(t[rows], y[rows]).predict_interval(t[rows]).T
+            lo[rows], hi[rows] = np.minimum(lo[rows], a), np.maximum(hi[rows], b)
+    np.testing.assert_allclose(cal.predict_interval(p, segments=seg), np.c_[lo, hi], atol=1e-12)
+    np.testing.assert_array_equal(
+        cal.predict_proba(p, segments=seg), pooled.predict_proba(p, segments=seg)
+    )
+    assert [len(k) for k in cal.level_predictors_.levels] == [3, 3]  # a, b, c; tertiles
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_segment_intervals_cover_the_frequency_of_segments_the_trees_left_alone(seed):
+    # no trees: the pooled intervals are right on average only; within group "b" the base
+    # model is far too low and the pooled interval misses, the segment interval does not
+    p, y, seg = _blind(10 + seed, 8000)
+    fit, test = slice(0, 4000), slice(4000, None)
+    yt, st = y[test], seg[test].reset_index(drop=True)
+    b = (st["group"] == "b").to_numpy()
+    freq = yt[b].mean()
+    se = np.sqrt(freq * (1 - freq) / b.sum())
+    for interval, covers in (("pooled", False), ("segments", True)):
+        cal = MulticalibrationCalibrator(max_iter=0, interval=interval)
+        cal.fit(p[fit], y[fit], segments=seg[fit])
+        out = cal.predict_interval(p[test], segments=st)
+        q = cal.predict_proba(p[test], segments=st)[:, 1]
+        assert (out[:, 0] <= q).all() and (q <= out[:, 1]).all()
+        lo, hi = out[b].mean(axis=0)
+        assert bool(lo - 2 * se <= freq <= hi + 2 * se) == covers

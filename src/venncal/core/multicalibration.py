@@ -1,8 +1,9 @@
 """Multicalibration by boosting on segment features: the fitted state and its prediction.
 
-The fitted state is plain data: how segment columns become numbers (:class:`SegmentCoding`)
-and the boosted trees as arrays (:class:`TreeEnsemble`). Prediction needs numpy only; the
-trees are grown by the estimator layer (:class:`venncal.MulticalibrationCalibrator`).
+The fitted state is plain data: how segment columns become numbers (:class:`SegmentCoding`),
+the boosted trees as arrays (:class:`TreeEnsemble`) and the Venn-Abers predictors fitted
+within the levels of each segment column (:class:`LevelPredictors`). Prediction needs numpy
+only; the trees are grown by the estimator layer (:class:`venncal.MulticalibrationCalibrator`).
 """
 
 from __future__ import annotations
@@ -12,12 +13,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from venncal.core.venn_abers import ivap_fit
+
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from venncal._typing import AnyArray, FloatArray, IntArray
+    from venncal.core.venn_abers import IVAPTables
 
-__all__ = ["SegmentCoding", "TreeEnsemble", "score_logit", "MISSING_LEVEL"]
+__all__ = ["SegmentCoding", "TreeEnsemble", "LevelPredictors", "score_logit", "MISSING_LEVEL"]
 
 #: the level of a missing categorical value
 MISSING_LEVEL = "<missing>"
@@ -173,3 +177,119 @@ class TreeEnsemble:
             roots=cat(roots, np.int64),
             max_depth=max((p.max_depth for p in parts), default=0),
         )
+
+
+def level_edges(x: FloatArray, n_bins: int) -> FloatArray:
+    """Cut points of ``n_bins`` buckets at the quantiles of the non-missing values of ``x``
+    (one bucket per value when it has at most ``n_bins`` distinct values)."""
+    x = x[~np.isnan(x)]
+    distinct = np.unique(x)
+    if distinct.shape[0] <= n_bins:
+        return distinct[1:].astype(np.float64)
+    return np.unique(np.quantile(x, np.linspace(0.0, 1.0, n_bins + 1)[1:-1]))
+
+
+@dataclass(frozen=True)
+class LevelPredictors:
+    """Venn-Abers predictors fitted within the levels of each segment column.
+
+    The levels of a categorical column are the kept levels of its :class:`SegmentCoding`
+    (code ``k`` for ``levels[k]``) and "other" (code ``len(levels)``: every other value,
+    unknown or missing ones included). A numerical column has the buckets of its own cut
+    points ``edges`` (code 0 to ``len(edges)``) and -1 for a missing value. A level has a
+    predictor of its own when it had enough calibration rows; :meth:`widen` stretches an
+    interval [p0, p1] to contain the interval of every level the row is in: a Venn predictor
+    valid within each of those levels is then inside it.
+
+    Attributes
+    ----------
+    edges : tuple of ndarray
+        Cut points of the levels of each numerical column (in the coding's order).
+    levels : tuple of ndarray of int
+        For each column (categorical first, then numerical), the codes that have a predictor.
+    tables : tuple of tuple of IVAPTables
+        Their predictors, in the order of ``levels``.
+
+    Examples
+    --------
+    One categorical column with levels "a" and "b"; level "a" has a predictor of its own,
+    whose interval at score 0.5 is [1/3, 2/3]:
+
+    >>> coding = SegmentCoding(("g",), (("a", "b"),), (), ())
+    >>> within_a = ivap_fit(np.arange(-2.0, 4.0), np.array([0, 0, 1, 0, 1, 1]))
+    >>> preds = LevelPredictors((), (np.array([0]),), ((within_a,),))
+    >>> codes = preds.codes(coding, {"g": np.array(["a", "b"])})
+    >>> codes.ravel().tolist()
+    [0, 1]
+
+    The pooled interval [0.4, 0.5] of both rows: row "a" takes in a's interval, row "b"
+    keeps its own.
+
+    >>> p0, p1 = preds.widen(np.full(2, 0.5), codes, np.full(2, 0.4), np.full(2, 0.5))
+    >>> np.round(p0, 3).tolist(), np.round(p1, 3).tolist()
+    ([0.333, 0.4], [0.667, 0.5])
+    """
+
+    edges: tuple[FloatArray, ...]
+    levels: tuple[IntArray, ...]
+    tables: tuple[tuple[IVAPTables, ...], ...]
+
+    def codes(self, coding: SegmentCoding, columns: Mapping[str, AnyArray]) -> IntArray:
+        """The (n, number of columns) level codes of the rows (columns as for
+        :meth:`SegmentCoding.encode`)."""
+        parts: list[IntArray] = []
+        for name, levels in zip(coding.categorical, coding.levels, strict=True):
+            values = columns[name]
+            code = np.full(values.shape[0], len(levels), dtype=np.int64)
+            for k, level in enumerate(levels):
+                code[values == level] = k
+            parts.append(code)
+        for name, edges in zip(coding.numerical, self.edges, strict=True):
+            x = columns[name]
+            code = np.searchsorted(edges, x, side="right").astype(np.int64)
+            parts.append(np.where(np.isnan(x), -1, code))
+        n = len(next(iter(columns.values()))) if columns else 0
+        if not parts:
+            return np.zeros((n, 0), dtype=np.int64)
+        return np.column_stack(parts)
+
+    @classmethod
+    def fit(
+        cls,
+        edges: tuple[FloatArray, ...],
+        codes: IntArray,
+        t: FloatArray,
+        y01: AnyArray,
+        sample_weight: FloatArray | None,
+        min_rows: int,
+    ) -> LevelPredictors:
+        """A predictor within each level with at least ``min_rows`` calibration rows, fitted
+        on their scores ``t`` (the scores the pooled predictor was fitted on)."""
+        levels: list[IntArray] = []
+        tables: list[tuple[IVAPTables, ...]] = []
+        for j in range(codes.shape[1]):
+            found, counts = np.unique(codes[:, j], return_counts=True)
+            kept = found[counts >= min_rows]
+            fits = []
+            for k in kept:
+                rows = codes[:, j] == k
+                w = None if sample_weight is None else sample_weight[rows]
+                fits.append(ivap_fit(t[rows], y01[rows], sample_weight=w))
+            levels.append(kept.astype(np.int64))
+            tables.append(tuple(fits))
+        return cls(tuple(edges), tuple(levels), tuple(tables))
+
+    def widen(
+        self, t: FloatArray, codes: IntArray, p0: FloatArray, p1: FloatArray
+    ) -> tuple[FloatArray, FloatArray]:
+        """[p0, p1] stretched to contain the interval of each level of each row (its score
+        ``t``, its level codes ``codes``)."""
+        lo, hi = p0.copy(), p1.copy()
+        for j, (levels, tables) in enumerate(zip(self.levels, self.tables, strict=True)):
+            for k, table in zip(levels, tables, strict=True):
+                rows = np.flatnonzero(codes[:, j] == k)
+                if rows.shape[0]:
+                    a, b = table.predict_unchecked(t[rows])
+                    lo[rows] = np.minimum(lo[rows], a)
+                    hi[rows] = np.maximum(hi[rows], b)
+        return lo, hi
