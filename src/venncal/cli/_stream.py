@@ -96,8 +96,9 @@ class Source:
         """Every file read (folders expanded)."""
         return [p for _, p in self.parts]
 
-    def _inspect(self) -> tuple[list[str] | None, int | None]:
-        columns, total, counted = None, 0, True
+    def _inspect(self) -> tuple[list[str], int | None]:
+        columns: list[str] | None = None
+        total, counted = 0, True
         for kind, path in self.parts:
             if kind == "parquet":
                 import pyarrow.parquet as pq
@@ -131,6 +132,8 @@ class Source:
                     f"{self.what} {str(path)!r} has the columns {names[:8]}, unlike "
                     f"{str(self.parts[0][1])!r} ({columns[:8]}); every input needs the same columns."
                 )
+        if columns is None:
+            raise InputError(f"{self.what}: no input table given.")
         return columns, (total if counted else None)
 
     def chunks(
