@@ -97,9 +97,12 @@ def predictions(est, scores):
             "quantiles": est.predict_quantiles(scores, [0.05, 0.5, 0.95]),
             "interval": est.predict_interval(scores, confidence=0.8),
         }
-    out = {"proba": est.predict_proba(scores)}
+    kw = {}
+    if hasattr(est, "coding_"):  # a multicalibration calibrator: the segments of its fit
+        kw["segments"] = {"g": np.arange(np.shape(scores)[0]) % 3}
+    out = {"proba": est.predict_proba(scores, **kw)}
     if hasattr(est, "predict_interval") and np.ndim(scores) == 1:
-        out["interval"] = est.predict_interval(scores)
+        out["interval"] = est.predict_interval(scores, **kw)
     return out
 
 

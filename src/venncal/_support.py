@@ -208,7 +208,7 @@ SUPPORT: dict[tuple[str, str], dict[str, Entry]] = {
         chooser=True,
     ),
     ("MulticalibrationCalibrator", "binary"): _row(
-        file="its boosted trees (plain arrays) are not written to model files yet",
+        file=True,
         cli="the command line has no segment columns yet",
         sql="its boosted trees on segment columns are not exported yet",
         onnx="its boosted trees on segment columns are not exported yet",

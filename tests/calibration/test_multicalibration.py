@@ -148,6 +148,13 @@ def _fitted():
             "n_folds",
         ),
         (lambda c, p, y, s: c.predict_proba(p, segments=[1, 2]), TypeError, "DataFrame"),
+        (
+            lambda c, p, y, s: MulticalibrationCalibrator(n_folds=5).fit(
+                p[:4], y[:4], segments=s[:4]
+            ),
+            ValueError,
+            "n_folds=5 is more than the 4 calibration rows",
+        ),
     ],
 )
 def test_bad_input_one_line(call, error, match):

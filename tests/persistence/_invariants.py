@@ -5,6 +5,7 @@ monitor's state consistent (the alarm exactly when the martingale reached its le
 import warnings
 
 import numpy as np
+import pandas as pd
 
 from tests.persistence._savable import multiclass_data
 
@@ -30,6 +31,8 @@ def check_predictions(cal, wide, multiclass):
         if groups is not None:
             known = list(groups) + list(cal.pooled_groups_ or [])
             kwargs = {"groups": np.array([known[i % len(known)] for i in range(X.shape[0])])}
+        if hasattr(cal, "coding_"):  # a multicalibration calibrator needs segments
+            kwargs = {"segments": segment_frame(cal.coding_, X.shape[0])}
     proba = cal.predict_proba(X, **kwargs)
     m = X.shape[0]
     assert proba.shape == (m, classes.shape[0]), proba.shape
@@ -43,6 +46,19 @@ def check_predictions(cal, wide, multiclass):
         assert (iv[..., 0] <= iv[..., 1]).all(), "intervals with p0 > p1"
     pred = cal.predict(X, **kwargs)
     assert np.isin(pred, classes).all(), "predict returns an unknown class"
+
+
+def segment_frame(coding, m):
+    """``m`` rows of the segment columns of ``coding``: every kept level, an unknown one and
+    missing values; numbers at and around the cut points, extremes and missing values."""
+    frame = {}
+    for name, levels in zip(coding.categorical, coding.levels, strict=True):
+        values = [*levels, "never seen", None]
+        frame[name] = pd.Series([values[i % len(values)] for i in range(m)], dtype=object)
+    for name, edges in zip(coding.numerical, coding.edges, strict=True):
+        values = np.r_[edges, edges + 0.5, -1e300, 1e300, np.nan, 0.0]
+        frame[name] = values[np.arange(m) % values.shape[0]]
+    return pd.DataFrame(frame, index=range(m))
 
 
 def check_distribution(dist):

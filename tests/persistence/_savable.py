@@ -9,6 +9,7 @@ that needs another route gets an entry in ``VARIANTS``.
 import warnings
 
 import numpy as np
+import pandas as pd
 from sklearn.base import clone
 
 from venncal.persistence import registered_names
@@ -47,12 +48,36 @@ def regression_data(seed=0, n=160):
     return s, np.round(s + rng.normal(size=n), 1)
 
 
+def segment_data(seed=0, n=320):
+    """Probabilities, labels and segments (a categorical column, a numerical one with missing
+    values) that the base probabilities miss by group: a multicalibration calibrator keeps
+    trees on them."""
+    rng = np.random.default_rng(seed)
+    g = rng.choice(["a", "b", "c"], n)
+    x = np.round(rng.normal(size=n), 1)
+    x[::17] = np.nan
+    s = np.round(rng.uniform(0.05, 0.95, n), 2)
+    shift = np.where(g == "a", 0.25, np.where(g == "b", -0.25, 0.0))
+    y = (rng.random(n) < np.clip(s + shift, 0, 1)).astype(int)
+    return s, y, pd.DataFrame({"g": g, "x": x})
+
+
+def _fit_segments(est, seed=0):
+    s, y, seg = segment_data(seed)
+    return est.fit(s, y, segments=seg)
+
+
+#: classes fitted with more than scores and labels: name -> fit(estimator, seed)
+ROUTES = {"MulticalibrationCalibrator": _fit_segments}
+
 #: classes fitted on other data than binary_data (an abstention rule meets no small target
 #: on it; a predictive distribution needs real labels)
 DATA = {"AbstentionRule": confident_data, "VennAbersDistribution": regression_data}
 
 
 def _fit_generic(est, seed=0):
+    if type(est).__name__ in ROUTES:
+        return ROUTES[type(est).__name__](est, seed)
     if type(est).__name__ in DATA:
         return est.fit(*DATA[type(est).__name__](seed))
     s, y = binary_data(seed)
@@ -132,6 +157,10 @@ VARIANTS = {
         lambda cls, seed: _partial(cls, seed, method="selection", lam=3.0)
     ],
     "ACPCalibrator": [lambda cls, seed: _fit_generic(cls(alpha=1.0), seed)],
+    "MulticalibrationCalibrator": [
+        lambda cls, seed: _fit_segments(cls(min_samples_leaf=20, max_iter=30), seed),
+        lambda cls, seed: _fit_segments(cls(interval="pooled", n_folds=3, merge="mean"), seed),
+    ],
     "MulticlassVennAbersCalibrator": [
         lambda cls, seed: _multiclass(cls, seed, strategy="ovr"),
         lambda cls, seed: _multiclass(cls, seed, strategy="ovr", pooled=False, merge="log"),

@@ -11,10 +11,14 @@ from venncal._params import check_in_range, check_option, check_positive_int
 from venncal.calibration._base import BaseScoreCalibrator, _scalar, positive_index, warn_if_reversed
 from venncal.core.merge import MERGES, merge
 from venncal.core.multicalibration import (
+    INTERVAL_BINS,
+    MAX_LEVELS,
+    MIN_LEVEL_ROWS,
     MISSING_LEVEL,
     LevelPredictors,
     SegmentCoding,
     TreeEnsemble,
+    check_n_folds,
     level_edges,
     score_logit,
 )
@@ -31,16 +35,8 @@ if TYPE_CHECKING:
 
 __all__ = ["MulticalibrationCalibrator"]
 
-#: a categorical level is kept when it has at least this many calibration rows ...
-MIN_LEVEL_ROWS = 10
-#: ... and is among this many most frequent levels of its column
-MAX_LEVELS = 50
-
 SCORE_SCALES = ("probability", "logit")
 INTERVALS = ("segments", "pooled")
-#: with interval="segments", a numerical column's levels are its tertiles (the levels of
-#: multicalibration_error's default max_values=3)
-INTERVAL_BINS = 3
 
 
 def _text(column: pd.Series) -> AnyArray:
@@ -209,7 +205,7 @@ class MulticalibrationCalibrator(ClassifierMixin, BaseEstimator):
     n_iter_no_change : int, default=20
         Boosting stops after this many rounds without a lower held-out log loss.
     n_folds : int, default=2
-        Folds of the cross-fitting (at least 2).
+        Folds of the cross-fitting: 2 to 100, and at most the number of calibration rows.
     merge : {"log", "square", "mean"}, default="log"
         How ``predict_proba`` merges the Venn-Abers pair (see :class:`VennAbersCalibrator`).
     interval : {"segments", "pooled"}, default="segments"
@@ -330,7 +326,7 @@ class MulticalibrationCalibrator(ClassifierMixin, BaseEstimator):
         )
         check_positive_int(self.max_iter, name="max_iter", owner=owner, minimum=0)
         check_positive_int(self.n_iter_no_change, name="n_iter_no_change", owner=owner)
-        check_positive_int(self.n_folds, name="n_folds", owner=owner, minimum=2)
+        check_n_folds(self.n_folds, name="n_folds", owner=owner)
         check_positive_int(self.random_state, name="random_state", owner=owner, minimum=0)
 
     def _frame(self, segments: Any, n: int) -> pd.DataFrame:
@@ -384,6 +380,11 @@ class MulticalibrationCalibrator(ClassifierMixin, BaseEstimator):
         owner = type(self).__name__
         self._check_params()
         s, y01, classes, w = self._check_fit_input(scores, y, sample_weight, pos_label)
+        if self.n_folds > s.shape[0]:
+            raise ValueError(
+                f"{owner}: n_folds={self.n_folds} is more than the {s.shape[0]} calibration "
+                "rows; every fold needs a row."
+            )
         pos = positive_index(classes, pos_label, owner=owner)
         warn_if_reversed(s, y01, w, classes[pos], classes[1 - pos], stacklevel=3)
         frame = self._frame(segments, s.shape[0])

@@ -8,11 +8,13 @@ only; the trees are grown by the estimator layer (:class:`venncal.Multicalibrati
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from venncal._params import owner_prefix
 from venncal.core.venn_abers import ivap_fit
 
 if TYPE_CHECKING:
@@ -25,6 +27,37 @@ __all__ = ["SegmentCoding", "TreeEnsemble", "LevelPredictors", "score_logit", "M
 
 #: the level of a missing categorical value
 MISSING_LEVEL = "<missing>"
+#: a categorical level is kept when it has at least this many calibration rows ...
+MIN_LEVEL_ROWS = 10
+#: ... and is among this many most frequent levels of its column
+MAX_LEVELS = 50
+#: the levels of a numerical column for the intervals within segments: its tertiles (the
+#: levels of multicalibration_error's default max_values=3)
+INTERVAL_BINS = 3
+#: the most folds of the cross-fitting (each fold boosts its own trees)
+MAX_FOLDS = 100
+
+
+def check_n_folds(value: object, *, name: str, owner: str | None) -> int:
+    """Raise unless ``value`` is an integer from 2 to :data:`MAX_FOLDS`.
+
+    Examples
+    --------
+    >>> check_n_folds(300, name="n_folds", owner="MulticalibrationCalibrator")
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'n_folds' parameter of MulticalibrationCalibrator must be an integer from 2 to 100. Got 300 instead.
+    """
+    folds = -1
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        folds = int(value)
+    if not 2 <= folds <= MAX_FOLDS:
+        raise ValueError(
+            f"{owner_prefix(name, owner)} must be an integer from 2 to {MAX_FOLDS}. "
+            f"Got {value!r} instead."
+        )
+    return folds
+
 
 #: probabilities are clipped to [EPS, 1 - EPS] before their logit is taken
 EPS = 1e-12

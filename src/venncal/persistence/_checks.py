@@ -16,7 +16,9 @@ calibrator's copies of a, b and c equal to the map's), the multiclass tables (K 
 K(K - 1)/2 binary tables of the kind above, at most 100 classes for pairwise ones, p1 > 0 and
 p0 < 1), the pooled counts kept for ``partial_fit`` (non-negative), and the tables of a
 Venn-Abers predictive distribution (the fit of their own rows, bit for bit:
-:mod:`venncal.persistence._distribution_checks`).
+:mod:`venncal.persistence._distribution_checks`), and the segment coding, boosted trees and
+Venn-Abers predictors within levels of a multicalibration calibrator
+(:mod:`venncal.persistence._multicalibration_checks`).
 
 The checks of each core object are in :mod:`venncal.persistence._object_checks`. Which check
 applies to which value is one table, ``_EXPECTED``: a row per class and fitted
@@ -38,6 +40,10 @@ from venncal.persistence import _fields as f
 from venncal.persistence._abstention_checks import ABSTENTION_ROWS
 from venncal.persistence._distribution_checks import DISTRIBUTION_OBJECT_CHECKS, DISTRIBUTION_ROWS
 from venncal.persistence._fields import FittedStateError
+from venncal.persistence._multicalibration_checks import (
+    MULTICALIBRATION_OBJECT_CHECKS,
+    MULTICALIBRATION_ROWS,
+)
 from venncal.persistence._object_checks import (
     _MC,
     OBJECT_CHECKS,
@@ -102,7 +108,7 @@ def _monitor(fitted: dict[str, Any], params: dict[str, Any], where: str) -> None
         raise FittedStateError(f"{where}.state_ must keep its path exactly when keep_path")
 
 
-_CHECKS = {**OBJECT_CHECKS, **DISTRIBUTION_OBJECT_CHECKS}
+_CHECKS = {**OBJECT_CHECKS, **DISTRIBUTION_OBJECT_CHECKS, **MULTICALIBRATION_OBJECT_CHECKS}
 
 
 def _binary_rows(name: str, *, counts: bool = False) -> dict[tuple[str, str], Row]:
@@ -510,6 +516,7 @@ _EXPECTED: dict[tuple[str, str], Row] = {
     ("DirichletCalibrator", "*"): (_linear_softmax_size("weights"),),
     **ABSTENTION_ROWS,
     **DISTRIBUTION_ROWS,
+    **MULTICALIBRATION_ROWS,
 }
 
 

@@ -217,6 +217,26 @@ _BUILTIN: dict[str, tuple[str, list[str], list[str], list[str]]] = {
         ["venncal.core.venn_abers_distribution:VADistributionTables"],
         [],
     ),
+    "MulticalibrationCalibrator": (
+        "venncal.calibration.multicalibration",
+        [
+            "tables_",
+            "coding_",
+            "trees_",
+            "n_trees_",
+            "categorical_",
+            "numerical_",
+            "pos_label_",
+            "level_predictors_",
+        ],
+        [
+            "venncal.core.venn_abers:IVAPTables",
+            "venncal.core.multicalibration:SegmentCoding",
+            "venncal.core.multicalibration:TreeEnsemble",
+            "venncal.core.multicalibration:LevelPredictors",
+        ],
+        [],
+    ),
     "AbstentionRule": (
         "venncal.calibration.abstention",
         ["threshold_", "coverage_", "error_bound_"],
