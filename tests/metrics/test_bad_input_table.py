@@ -225,6 +225,7 @@ BAD_OPTIONS = {
         ({"max_values": 1}, "max_values"),
         ({"min_samples": 0}, "min_samples"),
         ({"max_segments": 0}, "max_segments"),
+        ({"ties": "first"}, "ties"),
     ],
 }
 for _name in ("reliability_curve", "ece", "mce", "debiased_ece", "brier_decomposition"):
