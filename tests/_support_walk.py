@@ -126,22 +126,27 @@ def check_file(name, task, entry, tmp_path):
 def check_cli(name, task, entry, tmp_path):
     from tests.cli._helpers import run
     from venncal.cli._fitting import CALIBRATORS
+    from venncal.cli._segments import SEGMENT_METHODS
 
     declared = set(entry) if isinstance(entry, tuple) else set()
-    # binary methods: the command line's table names exactly the declared ones
+    # binary methods: the command line's tables name exactly the declared ones
     if task == "binary":
-        assert {m for m, (public, _, _) in CALIBRATORS.items() if public == name} == declared
+        tables = {**CALIBRATORS, **SEGMENT_METHODS}
+        assert {m for m, (public, _, _) in tables.items() if public == name} == declared
     if not declared:
         return
     scores, y = data(task)
     columns = [f"s{j}" for j in range(K)] if task == "multiclass" else ["score"]
     frame = pd.DataFrame(np.reshape(scores, (N, -1)), columns=columns).assign(y=y)
+    segments = {"g": np.arange(N) % 3}  # those of ``fitted``: one numerical column
+    frame = frame.assign(**segments) if name == "MulticalibrationCalibrator" else frame
     frame.to_csv(tmp_path / "cal.csv", index=False)
     for method in sorted(declared):
         model = tmp_path / f"{method}.json"
+        extra = ["--segments", "g"] if method in SEGMENT_METHODS else []
         result = run(
             "fit", tmp_path / "cal.csv", "--score", ",".join(columns), "--label", "y",
-            "--method", method, "-o", model,
+            "--method", method, "-o", model, *extra,
         )  # fmt: skip
         assert result.exit_code == 0, result.output
         out = tmp_path / f"{method}.csv"
@@ -153,6 +158,16 @@ def check_cli(name, task, entry, tmp_path):
             written = pd.read_csv(out)[["median", "lower", "upper"]].to_numpy()
             want = np.column_stack(
                 [loaded.predict_quantiles(scores, 0.5), loaded.predict_interval(scores)]
+            )
+            np.testing.assert_allclose(written, want, rtol=0, atol=1e-12)
+            continue
+        if method in SEGMENT_METHODS:  # p, and the interval [p0, p1], within the segments
+            written = pd.read_csv(out)[["p", "p0", "p1"]].to_numpy()
+            want = np.column_stack(
+                [
+                    loaded.predict_proba(scores, segments=segments)[:, 1],
+                    loaded.predict_interval(scores, segments=segments),
+                ]
             )
             np.testing.assert_allclose(written, want, rtol=0, atol=1e-12)
             continue

@@ -209,7 +209,7 @@ SUPPORT: dict[tuple[str, str], dict[str, Entry]] = {
     ),
     ("MulticalibrationCalibrator", "binary"): _row(
         file=True,
-        cli="the command line has no segment columns yet",
+        cli=("multicalibration",),
         sql="its boosted trees on segment columns are not exported yet",
         onnx="its boosted trees on segment columns are not exported yet",
         dask="it needs segment columns, which the engines do not pass yet",

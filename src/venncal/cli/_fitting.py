@@ -185,12 +185,14 @@ def _with_calibrator_options(
     methods = dict(CALIBRATORS)
     if regression:
         from venncal.cli._regression import REGRESSION_METHODS
+        from venncal.cli._segments import SEGMENT_METHODS
 
+        methods.update(SEGMENT_METHODS)
         methods.update(REGRESSION_METHODS)
     merge_help = "venn-abers: how p0 and p1 are merged into p [default: log]."
     if regression:
         merge_help = (
-            "venn-abers: how p0 and p1 are merged into p [default: log]; "
+            "venn-abers, multicalibration: how p0 and p1 are merged into p [default: log]; "
             "venn-abers-distribution: how the CDF pair is merged [default: mean]."
         )
     options = [

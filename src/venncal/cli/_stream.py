@@ -367,9 +367,9 @@ def _is_distribution(calibrator: object) -> bool:
 
 def new_column_names(calibrator: object, prefix: str = "") -> list[str]:
     """Names of the columns :func:`calibrated_columns` adds."""
-    if _is_distribution(calibrator):
-        distribution: Any = calibrator
-        names: list[str] = distribution.column_names(prefix)
+    if hasattr(calibrator, "column_names"):  # a wrapper that names its own columns
+        wrapper: Any = calibrator
+        names: list[str] = wrapper.column_names(prefix)
         return names
     extra = [prefix + "p0", prefix + "p1"] if _has_interval(calibrator) else []
     return [prefix + "p", *extra]
@@ -641,7 +641,8 @@ def apply_stream(
         ``max(p0, 1 - p1)``, instead of ``max(p, 1 - p)``.
     """
     keep = list(source.columns) if keep is None else list(keep)
-    needed = list(dict.fromkeys([*keep, score, *(interval or ())]))
+    extra = list(getattr(calibrator, "input_columns", ()))  # read besides the scores (segments)
+    needed = list(dict.fromkeys([*keep, score, *(interval or ()), *extra]))
     offset, rows, current = 0, 0, None  # offset: rows of the current file before the chunk
     from venncal.cli._progress import progress_bar
 
@@ -656,8 +657,12 @@ def apply_stream(
                     [score_array(chunk, c, path, offset, "--interval") for c in interval]
                 )
             with np.errstate(all="ignore"):
-                try:
-                    new: dict[str, Any] = calibrated_columns(calibrator, s, prefix, iv)
+                try:  # a model that needs more columns of the chunk (segments) reads them
+                    new: dict[str, Any] = (
+                        calibrator.chunk_columns(s, chunk, path, offset, prefix)
+                        if extra
+                        else calibrated_columns(calibrator, s, prefix, iv)
+                    )
                 except ValueError as exc:
                     raise InputError(f"{str(path)!r}: {_first_line(exc)}") from None
             if not _is_distribution(calibrator):

@@ -33,6 +33,7 @@ from venncal.cli._regression import (
     is_distribution,
     parse_levels,
 )
+from venncal.cli._segments import SegmentColumns, check_segment_columns, is_segment_model
 from venncal.cli._stream import (
     Sink,
     apply_stream,
@@ -331,6 +332,15 @@ def apply(
         option = "--confidence" if confidence is not None else "--quantiles"
         raise InputError(f"{option} applies to regression models only (venncal fit --task "
                          f"regression), not {model_name(calibrator)}.")  # fmt: skip
+    if is_segment_model(calibrator):
+        refused: list[tuple[str, object]] = [
+            ("--score-interval", interval or old_interval), ("--abstain-at", abstain_at),
+            ("--abstain-rule", abstain_rule), ("--abstain-data", abstain_data),
+            ("--backend " + backend, None if backend == "local" else backend)]  # fmt: skip
+        for option, value in refused:
+            if value is not None:
+                raise InputError(f"{option} does not apply to {model_name(calibrator)} models.")
+        calibrator = SegmentColumns(calibrator)
     if is_kclass_model(calibrator, metadata):
         _apply_kclass(calibrator, metadata, model, inputs, out, score_col, keep, prefix, force,
                       sep, out_sep, progress, backend, interval or old_interval,
@@ -376,6 +386,10 @@ def apply(
     check_output_free(out, force, "--out")
     # decided now, once: a file that appears at --out later is never replaced
     overwrite = force and os.path.lexists(out)
+    if isinstance(calibrator, SegmentColumns):
+        check_segment_columns(
+            source, calibrator.input_columns, f"MODEL {model!r} reads the segment column"
+        )
     keep_cols, new_cols = plan_columns(
         source,
         calibrator,

@@ -22,6 +22,7 @@ from venncal.cli._options import (
 )
 from venncal.cli._pooled import fit_file
 from venncal.cli._regression import REGRESSION_METHODS, read_regression_calibration
+from venncal.cli._segments import SEGMENT_METHODS
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -106,6 +107,27 @@ def _check_model_path(out, force, inputs):
     "[default: labels equal to the column names, or to the names without their common prefix "
     "(p_cat,p_dog for labels cat, dog), or 0 .. K-1 as column positions].",
 )
+@click.option(
+    "--segments",
+    default=None,
+    metavar="COLUMNS",
+    help="multicalibration: the segment columns of CAL_FILE, comma-separated (venncal apply "
+    "reads the same columns of its inputs).",
+)
+@click.option(
+    "--categorical",
+    default=None,
+    metavar="COLUMNS",
+    help="multicalibration: the columns of --segments that are categorical [default: those "
+    "the file does not store as numbers].",
+)
+@click.option(
+    "--numerical",
+    default=None,
+    metavar="COLUMNS",
+    help="multicalibration: the columns of --segments that are numerical [default: those "
+    "the file stores as numbers].",
+)
 @fit_calibrator_options
 @out_option("The model file to write (.json).")
 @force_option()
@@ -122,6 +144,9 @@ def fit(
     label_col: str,
     task: str | None,
     classes: str | None,
+    segments: str | None,
+    categorical: str | None,
+    numerical: str | None,
     positive: str | None,
     method: str,
     merge: str | None,
@@ -157,6 +182,11 @@ def fit(
     (8 bytes per score and row, and the calibrator's working copies; more than 2^28 scores is
     refused), in this process only.
 
+    Segments: --method multicalibration --segments region,age fits a calibrator that is
+    calibrated within every segment of those columns (categorical, or numerical: see
+    --categorical, --numerical); venncal apply then reads the same columns of its inputs. The
+    fit reads every row into memory, in this process only.
+
     Regression: --task regression with a column of a regressor's predictions (--score) and
     of real labels (--label) fits a Venn-Abers predictive distribution
     (venn-abers-distribution); venncal apply then writes the median and a central interval
@@ -168,11 +198,21 @@ def fit(
       venncal apply model.json scores/ -o calibrated.parquet
       venncal fit cal.csv --score p_cat,p_dog --label y --method matrix-scaling -o k.json
       venncal fit cal.csv --score pred --label y --task regression -o dist.json
+      venncal fit cal.csv --score s --label y --method multicalibration --segments g,age -o m.json
     """
     if not Path(cal_file).is_dir():
         check_table_file(cal_file, "CAL_FILE")
     _check_model_path(out, force, [cal_file])
     method = _method_of_task(task, method)
+    if method in SEGMENT_METHODS or (segments, categorical, numerical) != (None, None, None):
+        others: dict[str, object] = {"--classes": classes, "--n-bins": n_bins}
+        others.update({"--strategy": strategy, "--scheduler": scheduler})
+        others["--backend"] = None if backend == "local" else backend
+        _check_segment_options(method, (segments, categorical, numerical), others,
+                               "," in score_col)  # fmt: skip
+        fit_segments(cal_file, score_col, label_col, method, merge, weight_col, positive,
+                     (str(segments), categorical, numerical), out, force, sep)  # fmt: skip
+        return
     if method in REGRESSION_METHODS:
         options = {"--positive": positive, "--classes": classes, "--n-bins": n_bins}
         options.update({"--strategy": strategy, "--scheduler": scheduler})
@@ -274,6 +314,124 @@ def fit_regression(
         f"label{'s' if k != 1 else ''}, from {float(y.min()):g} to {float(y.max()):g}); wrote "
         f"the model to {out}."
     )
+
+
+def _check_segment_options(
+    method: str,
+    columns: tuple[str | None, str | None, str | None],
+    given: dict[str, object],
+    several_scores: bool,
+) -> None:
+    """One line for --segments (--categorical, --numerical) without multicalibration,
+    multicalibration without --segments, or an option that does not apply to it."""
+    if method not in SEGMENT_METHODS:
+        options = ("--segments", "--categorical", "--numerical")
+        option = next(o for o, v in zip(options, columns) if v is not None)
+        raise InputError(
+            f"{option} applies to --method {', '.join(SEGMENT_METHODS)} only, not {method!r}."
+        )
+    if not columns[0]:
+        raise InputError(
+            f"--method {method} needs --segments: the segment columns of CAL_FILE, "
+            "comma-separated (e.g. --segments region,age)."
+        )
+    if several_scores:
+        raise InputError(f"--method {method} takes one column of binary scores (--score).")
+    for option, value in given.items():
+        if value is not None:
+            shown = f"{option} {value}" if option == "--backend" else option
+            raise InputError(f"{shown} does not apply to --method {method}.")
+
+
+def fit_segments(
+    cal_file: str,
+    score_col: str,
+    label_col: str,
+    method: str,
+    merge: str | None,
+    weight_col: str | None,
+    positive: str | None,
+    columns: tuple[str, str | None, str | None],
+    out: str,
+    force: bool,
+    sep: str | None,
+) -> None:
+    """Fit a calibrator within the segments ``columns`` (--segments, --categorical,
+    --numerical) and save it (``venncal.cli._segments``)."""
+    from importlib import import_module
+
+    from venncal.cli._columns import read_columns
+    from venncal.cli._fitting import fit_calibrator, warn_if_ranked_below
+    from venncal.cli._io import labels_column, scores_column
+    from venncal.cli._segments import (
+        check_segment_columns,
+        read_segments,
+        segment_kinds,
+        split_names,
+    )
+    from venncal.cli._stream import open_source
+
+    names = split_names(columns[0], "--segments")
+    cat = [] if columns[1] is None else split_names(columns[1], "--categorical")
+    num = [] if columns[2] is None else split_names(columns[2], "--numerical")
+    check_segment_columns(open_source([cal_file], "CAL_FILE", sep), names, "--segments")
+    used = [score_col, label_col, *([weight_col] if weight_col else [])]
+    clash = [c for c in names if c in used]
+    if clash:
+        raise InputError(f"--segments {clash[0]!r} is the score, label or weight column.")
+    numbers = [(score_col, "--score")] + ([(weight_col, "--weight")] if weight_col else [])
+    frame = read_columns(cal_file, [*used, *names], "CAL_FILE", numbers, sep)
+    s = scores_column(frame, score_col, cal_file)
+    y = labels_column(frame, label_col, cal_file, positive=positive)
+    w = _weights(frame, weight_col, cal_file)
+    warn_if_ranked_below(frame[label_col], y, s, w, column=score_col, positive=positive)
+    cat, num = segment_kinds(frame, names, cat, num)
+    segments = read_segments(cal_file, cat, num, s.shape[0], sep)
+    public, fixed, _ = SEGMENT_METHODS[method]
+    params = {**fixed, "categorical": cat, "numerical": num}
+    if merge is not None:
+        params["merge"] = merge
+    calibrator = getattr(import_module("venncal"), public)(**params)
+    fitted = fit_calibrator(
+        _WithSegments(calibrator, segments), s, y, w, method=method, source=cal_file
+    )
+    metadata: dict[str, Any] = {"score": score_col, "label": label_col, "method": method}
+    metadata.update(segments=",".join(names), rows=int(s.shape[0]))
+    if positive is not None:
+        metadata["positive"] = positive
+    if weight_col is not None:
+        metadata["weight"] = weight_col
+    _save(fitted, out, force, metadata)
+    kinds = [f"{c} (categorical)" for c in cat] + [f"{c} (numerical)" for c in num]
+    click.echo(
+        f"Fitted {method} on {s.shape[0]} rows of {cal_file} ({int(y.sum())} positive) within "
+        f"the segments {', '.join(kinds)}; wrote the model to {out}."
+    )
+
+
+def _weights(frame: Any, weight_col: str | None, path: str) -> Any:
+    """The checked --weight column, or None."""
+    if weight_col is None:
+        return None
+    from venncal._validation import check_sample_weight
+    from venncal.cli._io import scores_column
+
+    raw = scores_column(frame, weight_col, path, option="--weight")
+    try:
+        return check_sample_weight(raw, raw.shape[0])
+    except ValueError as exc:
+        raise InputError(f"{path!r}: column {weight_col!r} (--weight): {exc}") from None
+
+
+class _WithSegments:
+    """A calibrator whose ``fit(scores, y, sample_weight)`` passes the segment frame too."""
+
+    def __init__(self, calibrator: Any, segments: Any) -> None:
+        self.calibrator = calibrator
+        self.segments = segments
+
+    def fit(self, scores: Any, y: Any, sample_weight: Any = None) -> Any:
+        return self.calibrator.fit(scores, y, sample_weight, segments=self.segments)
 
 
 def _save(calibrator: Any, out: str, force: bool, metadata: dict[str, Any]) -> None:
