@@ -10,9 +10,8 @@ from typing import TYPE_CHECKING, Any
 import click
 import numpy as np
 
-from venncal._validation import check_sample_weight
 from venncal.cli._columns import read_columns
-from venncal.cli._io import InputError, labels_column, scores_column
+from venncal.cli._io import InputError, labels_column, scores_column, weight_column
 from venncal.cli._stream import SavedVennAbers
 from venncal.exceptions import VenncalWarning
 
@@ -258,13 +257,7 @@ def read_calibration(
     frame = read_columns(path, columns, what, numbers, sep)
     s = scores_column(frame, score, path)
     y = labels_column(frame, label, path, positive=positive)
-    w = None
-    if weight is not None:
-        raw = scores_column(frame, weight, path, option="--weight")
-        try:
-            w = check_sample_weight(raw, raw.shape[0])
-        except ValueError as exc:
-            raise InputError(f"{str(path)!r}: column {weight!r} (--weight): {exc}") from None
+    w = weight_column(frame, weight, path)
     warn_if_ranked_below(frame[label], y, s, w, column=score, positive=positive)
     return s, y, w
 

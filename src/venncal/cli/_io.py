@@ -36,6 +36,7 @@ __all__ = [
     "check_not_an_input",
     "get_column",
     "scores_column",
+    "weight_column",
     "labels_column",
     "probabilities_column",
 ]
@@ -316,6 +317,22 @@ def scores_column(
         return check_scores(values, name="scores")
     except (ValueError, TypeError) as exc:
         raise _reword(exc, option, name, path) from None
+
+
+def weight_column(
+    frame: pd.DataFrame, name: str | None, path: str | os.PathLike[str]
+) -> FloatArray | None:
+    """The ``--weight`` column as checked sample weights (None without one); a negative,
+    non-finite or all-zero weight exits with code 2 in one line."""
+    if name is None:
+        return None
+    from venncal._validation import check_sample_weight
+
+    raw = scores_column(frame, name, path, option="--weight")
+    try:
+        return check_sample_weight(raw, raw.shape[0])
+    except ValueError as exc:
+        raise InputError(f"{str(path)!r}: column {name!r} (--weight): {exc}") from None
 
 
 def labels_column(

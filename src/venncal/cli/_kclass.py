@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from venncal.cli._io import InputError, get_column, scores_column
+from venncal.cli._io import InputError, get_column, scores_column, weight_column
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -169,15 +169,7 @@ def read_kclass_calibration(
             f"{first}); every row needs a label."
         )
     y, class_names = class_indices(_label_text(col), columns, classes, f"{str(path)!r}")
-    w = None
-    if weight is not None:
-        from venncal._validation import check_sample_weight
-
-        raw = scores_column(frame, weight, path, option="--weight")
-        try:
-            w = check_sample_weight(raw, raw.shape[0])
-        except ValueError as exc:
-            raise InputError(f"{str(path)!r}: column {weight!r} (--weight): {exc}") from None
+    w = weight_column(frame, weight, path)
     return S, y, w, class_names
 
 

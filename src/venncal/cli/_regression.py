@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from venncal.cli._io import InputError, get_column, scores_column
+from venncal.cli._io import InputError, get_column, scores_column, weight_column
 
 if TYPE_CHECKING:
     import os
@@ -61,7 +61,6 @@ def read_regression_calibration(
 ) -> tuple[FloatArray, FloatArray, FloatArray | None]:
     """Predictions, real labels and weights (or None) of a calibration table, checked: a
     label that is missing, not a number, NaN or infinite is one line naming its row."""
-    from venncal._validation import check_sample_weight
     from venncal.cli._columns import read_columns
 
     columns = list(dict.fromkeys([score, label] + ([weight] if weight else [])))
@@ -69,13 +68,7 @@ def read_regression_calibration(
     frame = read_columns(path, columns, what, numbers, sep)
     s = scores_column(frame, score, path)
     y = _real_labels(frame, label, path)
-    w = None
-    if weight is not None:
-        raw = scores_column(frame, weight, path, option="--weight")
-        try:
-            w = check_sample_weight(raw, raw.shape[0])
-        except ValueError as exc:
-            raise InputError(f"{str(path)!r}: column {weight!r} (--weight): {exc}") from None
+    w = weight_column(frame, weight, path)
     return s, y, w
 
 
