@@ -551,6 +551,7 @@ def read_model_state(path: str | os.PathLike[str], *, max_bytes: int = MAX_BYTES
     except ReadError as exc:
         raise ModelFileError(f"{where} {exc}.") from None
     doc = _parse(raw, where)
+    del raw  # the bytes are not needed again: their memory is free for the checksum's JSON
     _check_header(doc, where, _content_digest(doc, where))
     name = doc["class"]
     types = model_types(name) if isinstance(name, str) else None
