@@ -86,6 +86,9 @@ class VennAbersCalibrator(CountCalibratorMixin, BaseScoreCalibrator):
     label) with their counts, by :meth:`fit_aggregate` or as ``sample_weight`` of :meth:`fit`,
     gives the predictor fitted on the expanded rows, bit for bit (whole-number counts: exact
     integer geometry in both). :meth:`partial_fit` adds data and equals refitting on the union.
+    Weights are therefore frequencies, and the test object always counts once: multiplying
+    every weight by 1000 is a calibration set 1000 times larger (narrower intervals), not the
+    same one; weights of 1e-300 leave the test object alone to decide (p0 near 0, p1 near 1).
 
     **Within groups.** With ``groups=`` at fit and at prediction, each group of a categorical
     variable (patient group, region, product line) gets its own Venn-Abers predictor, fitted
