@@ -19,6 +19,7 @@ from venncal._validation import (
 from venncal.core.groups import GROUP_FALLBACKS, check_groups, group_parts, group_rows
 from venncal.core.merge import MERGES, merge
 from venncal.core.venn_abers_distribution import (
+    band_interval,
     gap_columns,
     merged_blocks,
     merged_quantiles,
@@ -408,9 +409,14 @@ class VennAbersDistribution(BaseEstimator):
         )
 
     def predict_interval(
-        self, scores: ArrayLike, *, confidence: float = 0.9, groups: ArrayLike | None = None
+        self,
+        scores: ArrayLike,
+        *,
+        confidence: float = 0.9,
+        groups: ArrayLike | None = None,
+        kind: str = "merged",
     ) -> FloatArray:
-        """Return the central interval of the merged distribution.
+        """Return a central interval: of the merged distribution, or from the band.
 
         Parameters
         ----------
@@ -419,14 +425,38 @@ class VennAbersDistribution(BaseEstimator):
             The probability inside the interval, in (0, 1).
         groups : array-like of shape (m,), default=None
             Required when the distribution was fitted within groups.
+        kind : {"merged", "band"}, default="merged"
+            ``"merged"``: the quantiles of the merged distribution at ``(1 - confidence) / 2``
+            and ``(1 + confidence) / 2`` (calibration labels; its tails are put on the
+            smallest and largest label, so on few calibration rows it covers less than
+            ``confidence``). ``"band"``: read from the pair itself, leaving at most
+            ``(1 - confidence) / 2`` on each side by the upper bound F1 (below the lower end)
+            and the lower bound F0 (above the upper end); an end is infinite when the
+            calibration rows cannot bound its tail (fewer than about ``2 / (1 - confidence)``
+            of them). Never narrower than needed for ``confidence``, and wider.
 
         Returns
         -------
         interval : ndarray of shape (m, 2)
-            The quantiles at ``(1 - confidence) / 2`` and ``(1 + confidence) / 2``.
+
+        Examples
+        --------
+        >>> rng = np.random.default_rng(0)
+        >>> pred = rng.normal(size=10)
+        >>> dist = VennAbersDistribution().fit(pred, pred + rng.normal(size=10))
+        >>> dist.predict_interval([0.0], kind="band")  # ten rows cannot bound 5% tails
+        array([[-inf,  inf]])
         """
-        c = check_in_range(confidence, 0, 1, name="confidence", owner=type(self).__name__)
-        return self.predict_quantiles(scores, [(1 - c) / 2, (1 + c) / 2], groups=groups)
+        owner = type(self).__name__
+        c = check_in_range(confidence, 0, 1, name="confidence", owner=owner)
+        check_option(kind, ("merged", "band"), name="kind", owner=owner)
+        if kind == "merged":
+            return self.predict_quantiles(scores, [(1 - c) / 2, (1 + c) / 2], groups=groups)
+        s = check_scores(scores, name="scores", min_samples=0)
+        tail = (1 - c) / 2
+        return self._by_part(
+            s.shape[0], groups, lambda tables, rows: band_interval(tables, s[rows], tail), (2,)
+        )
 
     def predict_mean(self, scores: ArrayLike, *, groups: ArrayLike | None = None) -> FloatArray:
         """Return the mean of the merged distribution of every test object.

@@ -36,7 +36,14 @@ if TYPE_CHECKING:
 
     from venncal._typing import FloatArray, IntArray
 
-__all__ = ["VADistributionTables", "gap_columns", "merged_blocks", "merged_quantiles", "vad_fit"]
+__all__ = [
+    "VADistributionTables",
+    "band_interval",
+    "gap_columns",
+    "merged_blocks",
+    "merged_quantiles",
+    "vad_fit",
+]
 
 
 @dataclass(frozen=True)
@@ -348,4 +355,53 @@ def merged_quantiles(
         counts = (cdf[:, :, None] < levels[None, None, :]).sum(axis=0)
         below += counts[objects]
     out: FloatArray = z[below]
+    return out
+
+
+def band_interval(tables: VADistributionTables, s: FloatArray, tail: float) -> FloatArray:
+    """The interval of clean test scores read from the band (F0, F1) itself, ``tail`` the
+    largest probability it leaves on each side.
+
+    The lower end is the label after the last cut whose upper bound F1 is at most ``tail``
+    (P(y < lower) <= F1 there), ``-inf`` when F1 below the smallest label already exceeds it;
+    the upper end is the first label at which the lower bound F0 reaches ``1 - tail`` (P(y >
+    upper) <= 1 - F0), ``+inf`` when F0 at the largest label stays below it. Both bounds are
+    non-decreasing in the threshold, so the counts of cuts on each side give the ends.
+
+    Parameters
+    ----------
+    tables : VADistributionTables
+    s : ndarray of shape (m,)
+        Finite test scores.
+    tail : float
+        In (0, 0.5).
+
+    Returns
+    -------
+    ndarray of shape (m, 2)
+
+    Examples
+    --------
+    Four calibration rows cannot bound a tail of 5%: the interval is the whole line.
+
+    >>> tables = vad_fit(np.array([0.0, 1.0, 2.0, 3.0]), np.array([0.5, 1.5, 2.5, 3.5]))
+    >>> band_interval(tables, np.array([1.5]), 0.05)
+    array([[-inf,  inf]])
+    >>> band_interval(tables, np.array([1.5]), 0.4)
+    array([[0.5, 3.5]])
+    """
+    z = tables.labels
+    K = z.shape[0]
+    cuts = np.arange(-1, K)  # every cut: below z_0, then from each label on
+    right, left, objects = gap_columns(tables, s)
+    n_upper = np.zeros(left.shape[0], dtype=np.intp)  # cuts -1..K-2 with F1 <= tail
+    n_lower = np.zeros(right.shape[0], dtype=np.intp)  # cuts 0..K-1 with F0 < 1 - tail
+    for lo, hi, p0, p1 in tables.pair_chunks(cuts, right, left):
+        c = cuts[lo:hi]
+        n_upper += ((p1 <= tail) & (c <= K - 2)[:, None]).sum(axis=0)
+        n_lower += ((p0 < 1.0 - tail) & (c >= 0)[:, None]).sum(axis=0)
+    out = np.empty((s.shape[0], 2))
+    up, low = n_upper[objects], n_lower[objects]
+    out[:, 0] = np.where(up > 0, z[np.maximum(up - 1, 0)], -np.inf)
+    out[:, 1] = np.where(low < K, z[np.minimum(low, K - 1)], np.inf)
     return out
