@@ -129,6 +129,39 @@ def test_apply_defaults_keep_and_prefix(files):
     np.testing.assert_allclose(out[["y_lower", "y_upper"]], want, rtol=0, atol=1e-12)
 
 
+@pytest.mark.parametrize("inp", ["test.csv", "test.parquet"])
+def test_apply_band_is_the_library_band_interval(files, monkeypatch, inp):
+    tmp, cal, test = files
+    few = cal.iloc[:30]  # thirty rows: some 5% tails cannot be bounded, ends are infinite
+    few.to_csv(tmp / "few.csv", index=False)
+    assert _fit(tmp, "--task", "regression", cal="few.csv").exit_code == 0
+    monkeypatch.setattr(_stream, "BATCH_ROWS", 256)
+    result = run("apply", tmp / "dist.json", tmp / inp, "-o", tmp / "band.parquet", "--band")
+    assert result.exit_code == 0, result.output
+    out = pd.read_parquet(tmp / "band.parquet")
+    want = venncal.load(tmp / "dist.json").predict_interval(test["pred"].to_numpy(), kind="band")
+    np.testing.assert_array_equal(out[["lower", "upper"]].to_numpy(), want)
+    assert np.isinf(want).any() and np.isfinite(want).any()
+    median = venncal.load(tmp / "dist.json").predict_quantiles(test["pred"].to_numpy(), 0.5)
+    np.testing.assert_array_equal(out["median"], median[:, 0])
+
+
+def test_band_is_refused_for_a_classifier_model(files):
+    tmp, _, _ = files
+    pd.DataFrame({"s": np.linspace(0, 1, 50), "y": np.arange(50) % 2}).to_csv(
+        tmp / "bin.csv", index=False
+    )
+    assert (
+        run("fit", tmp / "bin.csv", "--score", "s", "--label", "y", "-o", tmp / "b.json").exit_code
+        == 0
+    )
+    result = run(
+        "apply", tmp / "b.json", tmp / "bin.csv", "-o", tmp / "o.csv", "--score", "s", "--band"
+    )
+    assert result.exit_code == 2 and "--band" in result.output
+    assert not (tmp / "o.csv").exists()
+
+
 def test_apply_of_a_model_saved_in_python(files):
     tmp, cal, test = files
     dist = venncal.VennAbersDistribution(merge="square").fit(cal["pred"], cal["y"])

@@ -7,7 +7,8 @@ distribution (the merged distribution of :meth:`~venncal.VennAbersDistribution.p
 
 * ``median``: the median, a point prediction;
 * ``lower``, ``upper``: the ends of the central interval of ``--confidence`` (0.9 by default),
-  as :meth:`~venncal.VennAbersDistribution.predict_interval` gives them;
+  as :meth:`~venncal.VennAbersDistribution.predict_interval` gives them (``--band``: with
+  ``kind="band"``);
 * ``q_<level>`` for each level of ``--quantiles`` (e.g. ``q_0.05``), the quantile at it.
 
 All of them come from one pass over the distribution per chunk of rows. The fit reads every
@@ -176,6 +177,9 @@ class DistributionColumns:
         The probability inside the interval [lower, upper], in (0, 1).
     quantiles : sequence of float
         More levels, each written as a column ``q_<level>``.
+    band : bool, default=False
+        ``lower`` and ``upper`` from the band (``predict_interval(kind="band")``) instead of
+        the merged distribution's quantiles.
 
     Examples
     --------
@@ -194,10 +198,18 @@ class DistributionColumns:
 
     model_name = "VennAbersDistribution"
 
-    def __init__(self, distribution: Any, confidence: float, quantiles: Sequence[float]) -> None:
+    def __init__(
+        self,
+        distribution: Any,
+        confidence: float,
+        quantiles: Sequence[float],
+        *,
+        band: bool = False,
+    ) -> None:
         self.distribution = distribution
         self.confidence = confidence
         self.quantiles = list(quantiles)
+        self.band = band
         c = confidence
         self._levels = [0.5, (1 - c) / 2, (1 + c) / 2, *self.quantiles]
         self._names = ["median", "lower", "upper", *map(_level_name, self.quantiles)]
@@ -211,6 +223,11 @@ class DistributionColumns:
     def distribution_columns(self, scores: FloatArray, prefix: str = "") -> dict[str, FloatArray]:
         """The new columns for clean predictions, from one call of ``predict_quantiles``."""
         q = self.distribution.predict_quantiles(scores, self._levels)
+        if self.band:  # lower and upper from the pair itself (predict_interval(kind="band"))
+            from venncal.core.venn_abers_distribution import band_interval
+
+            tail = (1 - self.confidence) / 2
+            q[:, 1:3] = band_interval(self.distribution.tables_, scores, tail)
         return {
             name: np.ascontiguousarray(q[:, j]) for j, name in enumerate(self.column_names(prefix))
         }

@@ -223,6 +223,14 @@ def _keep_list(keep):
     "row's predictive distribution [default: 0.9].",
 )
 @click.option(
+    "--band",
+    is_flag=True,
+    default=False,
+    help="Regression models: lower and upper read from the Venn-Abers band (never covering "
+    "less than --confidence; infinite where the calibration rows cannot bound a tail) "
+    "instead of the merged distribution's quantiles.",
+)
+@click.option(
     "--quantiles",
     default=None,
     metavar="LEVELS",
@@ -253,6 +261,7 @@ def apply(
     interval: tuple[str, str] | None,
     old_interval: tuple[str, str] | None,
     confidence: float | None,
+    band: bool,
     quantiles: str | None,
     force: bool,
     sep: str | None,
@@ -288,7 +297,8 @@ def apply(
     A regression model (venncal fit --task regression) reads a column of a regressor's
     predictions and writes, from each row's predictive distribution, its median and the
     lower and upper ends of its central interval of --confidence (columns median, lower,
-    upper), and a column q_<level> per level of --quantiles; in chunks, in this process.
+    upper; --band: read from the Venn-Abers band, never covering less than --confidence), and
+    a column q_<level> per level of --quantiles; in chunks, in this process.
 
     \b
     Example:
@@ -327,9 +337,11 @@ def apply(
             )
         levels = [] if quantiles is None else parse_levels(quantiles)
         calibrator = DistributionColumns(calibrator, 0.9 if confidence is None else confidence,
-                                         levels)  # fmt: skip
-    elif confidence is not None or quantiles is not None:
-        option = "--confidence" if confidence is not None else "--quantiles"
+                                         levels, band=band)  # fmt: skip
+    elif confidence is not None or quantiles is not None or band:
+        option = (
+            "--confidence" if confidence is not None else "--quantiles" if quantiles else "--band"
+        )
         raise InputError(f"{option} applies to regression models only (venncal fit --task "
                          f"regression), not {model_name(calibrator)}.")  # fmt: skip
     if is_segment_model(calibrator):
