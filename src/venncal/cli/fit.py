@@ -362,7 +362,7 @@ def fit_segments(
 
     from venncal.cli._columns import read_columns
     from venncal.cli._fitting import fit_calibrator, warn_if_ranked_below
-    from venncal.cli._io import labels_column, scores_column
+    from venncal.cli._io import labels_column, scores_column, weight_column
     from venncal.cli._segments import (
         check_segment_columns,
         read_segments,
@@ -383,7 +383,7 @@ def fit_segments(
     frame = read_columns(cal_file, [*used, *names], "CAL_FILE", numbers, sep)
     s = scores_column(frame, score_col, cal_file)
     y = labels_column(frame, label_col, cal_file, positive=positive)
-    w = _weights(frame, weight_col, cal_file)
+    w = weight_column(frame, weight_col, cal_file)
     warn_if_ranked_below(frame[label_col], y, s, w, column=score_col, positive=positive)
     cat, num = segment_kinds(frame, names, cat, num)
     segments = read_segments(cal_file, cat, num, s.shape[0], sep)
@@ -407,20 +407,6 @@ def fit_segments(
         f"Fitted {method} on {s.shape[0]} rows of {cal_file} ({int(y.sum())} positive) within "
         f"the segments {', '.join(kinds)}; wrote the model to {out}."
     )
-
-
-def _weights(frame: Any, weight_col: str | None, path: str) -> Any:
-    """The checked --weight column, or None."""
-    if weight_col is None:
-        return None
-    from venncal._validation import check_sample_weight
-    from venncal.cli._io import scores_column
-
-    raw = scores_column(frame, weight_col, path, option="--weight")
-    try:
-        return check_sample_weight(raw, raw.shape[0])
-    except ValueError as exc:
-        raise InputError(f"{path!r}: column {weight_col!r} (--weight): {exc}") from None
 
 
 class _WithSegments:
