@@ -112,14 +112,13 @@ def ecce_pvalue(sigma: ArrayLike) -> FloatArray:
 def _statistics(sigma: ArrayLike) -> FloatArray:
     """``sigma`` as float64, refused in one line unless every entry is a number >= 0 (+inf
     allowed: a segment whose errors are not random)."""
-    if sigma is None or np.iscomplexobj(sigma):
-        raise TypeError(f"ecce_pvalue: 'sigma' must be real numbers; got {type(sigma).__name__}.")
-    try:
-        x = np.asarray(sigma, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError("ecce_pvalue: 'sigma' must be real numbers.") from None
-    if np.asarray(sigma).dtype.kind not in "biuf" and x.size:
-        raise TypeError("ecce_pvalue: 'sigma' must be real numbers, not text or objects.")
+    given = np.asarray(sigma)
+    if given.dtype.kind not in "biuf" and given.size:  # None, text, objects, complex
+        raise TypeError(
+            f"ecce_pvalue: 'sigma' must be real numbers; got {type(sigma).__name__} of "
+            f"{given.dtype}."
+        )
+    x = given.astype(np.float64)
     if np.isnan(x).any() or (x < 0).any():
         raise ValueError("ecce_pvalue: 'sigma' must hold numbers >= 0 (no NaN).")
     return x
