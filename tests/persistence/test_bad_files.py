@@ -11,7 +11,7 @@ from sklearn.naive_bayes import GaussianNB
 
 import venncal
 from tests.persistence._cases import fitted
-from venncal.persistence import ModelFileError, checksum
+from venncal.persistence import FORMAT_VERSION, ModelFileError, checksum
 
 
 @pytest.fixture
@@ -82,10 +82,10 @@ def test_layout_changes_keep_the_checksum(model, tmp_path):
 
 def test_newer_format(model, tmp_path):
     doc = json.loads(model[1])
-    doc["format_version"] = 2
+    doc["format_version"] = FORMAT_VERSION + 1
     doc["venncal_version"] = "9.0"
     message = _load_error(_write(tmp_path, _resign(doc)))
-    assert "format 2" in message and "upgrade venncal" in message
+    assert f"format {FORMAT_VERSION + 1}" in message and "upgrade venncal" in message
 
 
 @pytest.mark.parametrize(

@@ -8,6 +8,7 @@ import pytest
 
 import venncal
 from tests.persistence._files import refused_on_load, rewrite
+from venncal.persistence import FORMAT_VERSION
 
 
 def _saved(tmp_path, cal, name="m.json"):
@@ -28,8 +29,9 @@ def va(tmp_path):
 
 def test_an_integer_too_long_to_convert(va):
     path, doc = va
-    text = path.read_text().replace('"format_version": 1', '"format_version": ' + "9" * 5000)
-    text = text.replace('"format_version":1', '"format_version":' + "9" * 5000)
+    text = path.read_text().replace(
+        f'"format_version": {FORMAT_VERSION}', '"format_version": ' + "9" * 5000
+    )
     path.write_text(text)
     refused_on_load(path, "is not a venncal model file")
 

@@ -13,7 +13,7 @@ import pytest
 
 import venncal
 from tests.persistence._files import refused_on_load, rewrite
-from venncal.persistence import ModelFileError
+from venncal.persistence import FORMAT_VERSION, ModelFileError
 from venncal.persistence._reading import MAX_BYTES, json_depth
 
 
@@ -87,7 +87,9 @@ def test_nesting_900_deep_is_one_line(saved):
 
 @pytest.mark.parametrize("literal", ["1e999", "-1e999", "1e400"])
 def test_a_number_beyond_float_range_is_one_line(saved, literal):
-    text = saved.read_text().replace('"format_version": 1', f'"format_version": {literal}')
+    text = saved.read_text().replace(
+        f'"format_version": {FORMAT_VERSION}', f'"format_version": {literal}'
+    )
     saved.write_text(text)
     refused_on_load(saved, "out of the range of a float")
 

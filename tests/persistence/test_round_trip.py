@@ -11,6 +11,7 @@ import pytest
 import venncal
 from tests.persistence._cases import CALIBRATORS, assert_same, data, fitted, predictions
 from venncal import ACPCalibrator, PlattCalibrator, VennAbersCalibrator
+from venncal.persistence import FORMAT_VERSION
 from venncal.persistence._registry import model_class
 
 
@@ -73,7 +74,7 @@ def test_file_is_strict_json_of_numbers_and_strings(tmp_path):
 def test_header(tmp_path):
     cal, _ = fitted("venn-abers")
     doc = json.loads(venncal.save(cal, tmp_path / "m.json").read_text(encoding="utf-8"))
-    assert doc["format"] == "venncal-model" and doc["format_version"] == 1
+    assert doc["format"] == "venncal-model" and doc["format_version"] == FORMAT_VERSION
     assert doc["venncal_version"] == venncal.__version__
     assert doc["class"] == "VennAbersCalibrator" and doc["params"]["merge"] == "log"
     assert len(doc["sha256"]) == 64
@@ -164,7 +165,7 @@ def test_metadata_round_trips_and_is_checked(tmp_path):
     cal, _ = fitted("venn-abers")
     notes = {"score": "margin", "rows": 300, "rate": 0.25, "positive": None, "weighted": False}
     model = read_model_file(venncal.save(cal, tmp_path / "m.json", metadata=notes))
-    assert model.metadata == notes and model.format_version == 1
+    assert model.metadata == notes and model.format_version == FORMAT_VERSION
     assert model.venncal_version == venncal.__version__
     assert read_model_file(venncal.save(cal, tmp_path / "n.json")).metadata == {}
     with pytest.raises(TypeError, match="metadata"):

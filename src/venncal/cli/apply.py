@@ -65,15 +65,14 @@ def read_model(
     from venncal.persistence import ModelFileError, read_model_file, read_model_state
     from venncal.persistence._predictor import saved_predictor
 
-    limit = {} if max_bytes is None else {"max_bytes": max_bytes}
     try:
-        state = read_model_state(path, **limit)
+        state = read_model_state(path, max_bytes=max_bytes)
         if not full and state.class_name == "VennAbersDistribution":
             return SavedDistribution(state), state.metadata
         light = None if full else saved_predictor(state)
         if light is not None:
             return light, state.metadata
-        model = read_model_file(path, **limit)
+        model = read_model_file(path, max_bytes=max_bytes)
     except ModelFileError as exc:
         raise InputError(str(exc)) from None
     except OSError as exc:
@@ -249,7 +248,10 @@ def _keep_list(keep):
     "--max-model-bytes",
     type=click.IntRange(min=1),
     default=None,
-    help="Refuse a MODEL file larger than this many bytes [default: 268435456, 256 MiB].",
+    help=(
+        "Refuse a MODEL file larger than this many bytes [default: 256 MiB for a file as "
+        "venncal wrote it, 32 MiB for one laid out anew or written by an earlier venncal]."
+    ),
 )
 def apply(
     model: str,

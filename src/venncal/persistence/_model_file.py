@@ -19,6 +19,7 @@ from venncal.persistence._codec import DecodeError, decode, encode
 from venncal.persistence._reading import (
     MAX_BYTES,
     MAX_DEPTH,
+    VALUE_CHECK_BYTES,
     ReadError,
     check_max_bytes,
     json_depth,
@@ -49,15 +50,21 @@ __all__ = [
 
 #: the value of the ``"format"`` key of every model file
 FORMAT = "venncal-model"
-#: the model-file format this version writes; it reads every version up to this one
-FORMAT_VERSION = 1
+#: the model-file format this version writes; it reads every version up to this one (format 2
+#: added the checksum of the file's bytes, ``"bytes_sha256"``)
+FORMAT_VERSION = 2
 _KEYS = {"format", "format_version", "venncal_version", "class", "params", "fitted", "sha256"}
-_OPTIONAL_KEYS = {"metadata"}
+#: the optional keys, by the first format that has them
+_OPTIONAL_KEYS = {"metadata": 1, "bytes_sha256": 2}
+#: how a file venncal wrote ends: the checksum of the values, then that of the bytes before it
+_TRAILER = re.compile(rb',\n "sha256": "[0-9a-f]{64}",\n( "bytes_sha256": "([0-9a-f]{64})"\n}\n)\Z')
+#: the keys no checksum of the values covers
+_CHECKSUMS = ("sha256", "bytes_sha256")
 _ATTRIBUTE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*_$")
 #: the parameters and errors of the readers of a model file, as their docstrings say them
 _READ_DOCS = {
     "read_parameters": (
-        "Parameters\n----------\npath : str or path-like\nmax_bytes : int, default=268435456\n"
+        "Parameters\n----------\npath : str or path-like\nmax_bytes : int, optional\n"
         "    As :func:`load`."
     ),
     "read_raises": "Raises\n------\nModelFileError\n    As :func:`load`.",
@@ -216,7 +223,17 @@ def _document(
     }
     if metadata:
         content["metadata"] = metadata
-    return {**content, "sha256": checksum(content)}
+    return content
+
+
+def _file_text(content: dict[str, Any]) -> str:
+    """The text of a model file: the content laid out, then the SHA-256 of the canonical
+    content (``"sha256"``, checked after the file is parsed; a file laid out anew keeps it)
+    and that of every byte before it (``"bytes_sha256"``, checked before)."""
+    body = _layout({**content, "sha256": checksum(content)})  # "{\n" + the members + "\n}"
+    head = body[: -len("\n}")] + ",\n"
+    digest = hashlib.sha256(head.encode("utf-8")).hexdigest()
+    return f'{head} "bytes_sha256": "{digest}"\n}}\n'
 
 
 def save(
@@ -231,8 +248,10 @@ def save(
 
     The file holds only numbers and strings: the model-file format and its version, the venncal
     version that wrote it, the class name, the parameters (``get_params()``), the fitted tables
-    and a SHA-256 checksum of that content. Floats are written so that they read back bit for
-    bit: :func:`load` gives a calibrator that predicts exactly what this one predicts, in any
+    and two SHA-256 checksums at its end: of the values (checked once the file is parsed; a
+    file laid out anew keeps it) and of every byte before the last one (checked before the file
+    is parsed, so that a damaged file is refused at the speed of the disk). Floats are written
+    so that they read back bit for bit: :func:`load` gives a calibrator that predicts exactly what this one predicts, in any
     process. The file is written to a temporary file in the same folder and moved into place,
     so a reader (or a crash) sees no file or the complete one.
 
@@ -293,7 +312,7 @@ def save(
         if not isinstance(flag, bool):
             raise TypeError(f"'{name}' must be True or False, got {flag!r}.")
     metadata = _check_metadata(metadata)
-    text = _layout(_document(calibrator, with_data, metadata)) + "\n"
+    text = _file_text(_document(calibrator, with_data, metadata))
     path = Path(os.fspath(path))
     if path.is_dir():
         raise IsADirectoryError(f"'path' {str(path)!r} is a folder; give a file name.")
@@ -321,7 +340,7 @@ def _no_constants(name: str) -> NoReturn:
     raise DecodeError(f"{name} is not JSON")
 
 
-def _parse(raw: bytes, where: str) -> Any:
+def _parse(raw: bytes | bytearray, where: str) -> Any:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -353,20 +372,61 @@ def _parse(raw: bytes, where: str) -> Any:
     return doc
 
 
-def _content_digest(doc: object, where: str) -> str | None:
-    """The checksum of a parsed file's content (None if it is not an object). Numbers beyond
-    the range of a float, read as infinities, are refused here: the canonical JSON has no
-    infinity. One pass over the values, in C, where a check of every number as it is read
-    (a Python call per number) took as long again as the parsing."""
+def _content_digest(doc: object, where: str, keep: tuple[str, ...] = ()) -> str | None:
+    """The checksum of a parsed file's values, the checksums left out but for ``keep`` (None
+    if it is not an object). Numbers beyond the range of a float, read as infinities, are
+    refused here: the canonical JSON has no infinity. One pass over the values, in C, where a
+    check of every number as it is read (a Python call per number) took as long again as the
+    parsing."""
     if not isinstance(doc, dict):
         return None
     try:
-        return checksum({k: v for k, v in doc.items() if k != "sha256"})
+        return checksum({k: v for k, v in doc.items() if k not in _CHECKSUMS or k in keep})
     except ValueError:
         bad = next(_infinite_numbers(doc), "a number")
         raise ModelFileError(
             f"{where} is not a venncal model file: {bad} is out of the range of a float."
         ) from None
+
+
+def _values_signed(doc: object, where: str) -> bool:
+    """Whether the ``"sha256"`` of a parsed file is the checksum of its values: of every key
+    but the two checksums, as venncal signs, or but ``"sha256"`` only, as a file re-signed by
+    :func:`checksum` after an edit may be (the checksum of its bytes then left in, stale)."""
+    if not isinstance(doc, dict):
+        return False
+    stored = doc.get("sha256")
+    if not isinstance(stored, str):
+        return False
+    if stored == _content_digest(doc, where):
+        return True
+    return "bytes_sha256" in doc and stored == _content_digest(doc, where, ("bytes_sha256",))
+
+
+def _check_bytes(raw: bytes | bytearray, where: str, value_limit: int) -> None:
+    """Refuse, before it is parsed, a file larger than ``value_limit`` that is not byte for
+    byte as venncal wrote it: its checksum of the values would need it parsed whole (seconds
+    and a few times its size in memory for a file near the cap), that of its bytes is read
+    at the speed of the disk. A smaller file goes on to the check of its values, which
+    accepts a file laid out anew."""
+    found = _TRAILER.search(raw, max(0, len(raw) - 256))
+    if found is not None:
+        head = memoryview(raw)[: found.start(1)]
+        if hashlib.sha256(head).hexdigest() == found.group(2).decode("ascii"):
+            return
+    if len(raw) <= value_limit:
+        return
+    if found is not None:
+        raise ModelFileError(
+            f"{where}: the checksum of its bytes does not match; the file was changed after "
+            "venncal wrote it (or damaged)."
+        )
+    raise ModelFileError(
+        f"{where} holds {len(raw)} bytes and does not end with the checksum of its bytes that "
+        "venncal writes (written by an earlier venncal, laid out anew, or not a model file): "
+        f"such a file is checked value by value once parsed, up to {value_limit} bytes; pass "
+        "max_bytes= to check a larger one."
+    )
 
 
 def _infinite_numbers(doc: object) -> Iterator[str]:
@@ -382,7 +442,8 @@ def _infinite_numbers(doc: object) -> Iterator[str]:
             stack.extend((v, f"{path}[{i}]") for i, v in enumerate(node))
 
 
-def _check_header(doc: object, where: str, digest: str | None) -> None:
+def _check_header(doc: object, where: str) -> None:
+    signed = _values_signed(doc, where)  # first: a number out of range is named, whatever else
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise ModelFileError(f'{where} is not a venncal model file (no "format": "{FORMAT}").')
     version = doc.get("format_version")
@@ -393,19 +454,20 @@ def _check_header(doc: object, where: str, digest: str | None) -> None:
             f"{where} was written by venncal {doc.get('venncal_version')!s} in model-file format "
             f"{version}; this venncal reads formats up to {FORMAT_VERSION}: upgrade venncal."
         )
-    if not _KEYS <= set(doc) <= _KEYS | _OPTIONAL_KEYS:
-        odd = sorted((set(doc) - _OPTIONAL_KEYS) ^ _KEYS)[0]
+    optional = {k for k, first in _OPTIONAL_KEYS.items() if first <= version}
+    if not _KEYS <= set(doc) <= _KEYS | optional:
+        odd = sorted((set(doc) - optional) ^ _KEYS)[0]
         raise ModelFileError(
             f"{where} is not a venncal model file: key {odd!r} is missing or unknown."
         )
-    if not isinstance(doc["sha256"], str) or doc["sha256"] != digest:
+    if not signed:
         raise ModelFileError(
             f"{where}: the checksum does not match the content; the file was changed after "
             "venncal wrote it (or damaged)."
         )
 
 
-def load(path: str | os.PathLike[str], *, max_bytes: int = MAX_BYTES) -> Any:
+def load(path: str | os.PathLike[str], *, max_bytes: int | None = None) -> Any:
     """Load a calibrator saved by :func:`save`.
 
     Loading reads JSON and builds the calibrator from its registered class, parameters and
@@ -416,10 +478,13 @@ def load(path: str | os.PathLike[str], *, max_bytes: int = MAX_BYTES) -> Any:
     path : str or path-like
         A model file: a regular file (a FIFO, a device or a folder is refused at once,
         without waiting or reading).
-    max_bytes : int, default=268435456
-        The largest file read (256 MiB; a model of a million distinct calibration scores
-        takes some tens of MiB): a larger file is refused before it is read. Raise it to load
-        a larger model.
+    max_bytes : int, optional
+        The largest file read; a larger file is refused before it is read. By default 256 MiB
+        for a file as venncal wrote it, whose checksum of its bytes is checked before it is
+        parsed (a model of a million distinct calibration scores takes some tens of MiB), and
+        32 MiB for any other file (written by an earlier venncal, or laid out anew), whose
+        checksum of its values can only be checked once it is parsed (about 40 ms a MiB). A
+        given ``max_bytes`` is the limit for both.
 
     Returns
     -------
@@ -474,7 +539,7 @@ def load(path: str | os.PathLike[str], *, max_bytes: int = MAX_BYTES) -> Any:
 
 
 @_fill_read_doc
-def read_model_file(path: str | os.PathLike[str], *, max_bytes: int = MAX_BYTES) -> ModelFile:
+def read_model_file(path: str | os.PathLike[str], *, max_bytes: int | None = None) -> ModelFile:
     """Load a model file: the calibrator, its metadata and the versions that wrote it.
 
     {read_parameters}
@@ -530,7 +595,7 @@ def _build_calibrator(state: ModelState, where: str) -> Any:
 
 
 @_fill_read_doc
-def read_model_state(path: str | os.PathLike[str], *, max_bytes: int = MAX_BYTES) -> ModelState:
+def read_model_state(path: str | os.PathLike[str], *, max_bytes: int | None = None) -> ModelState:
     """Read and check a model file and decode its values, without building the calibrator.
 
     Only the fitted-state types of the named class are imported (for the built-in classes,
@@ -546,13 +611,15 @@ def read_model_state(path: str | os.PathLike[str], *, max_bytes: int = MAX_BYTES
     {read_raises}
     """
     where = repr(os.fspath(path))
+    value_limit = VALUE_CHECK_BYTES if max_bytes is None else check_max_bytes(max_bytes)
     try:
-        raw = read_bytes(path, check_max_bytes(max_bytes))
+        raw = read_bytes(path, MAX_BYTES if max_bytes is None else value_limit)
     except ReadError as exc:
         raise ModelFileError(f"{where} {exc}.") from None
+    _check_bytes(raw, where, value_limit)
     doc = _parse(raw, where)
     del raw  # the bytes are not needed again: their memory is free for the checksum's JSON
-    _check_header(doc, where, _content_digest(doc, where))
+    _check_header(doc, where)
     name = doc["class"]
     types = model_types(name) if isinstance(name, str) else None
     if types is None:

@@ -9,6 +9,7 @@ and hold finite numbers only (``1e999`` is not a float).
 
 from __future__ import annotations
 
+import io
 import os
 import stat
 from typing import TYPE_CHECKING, Any
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
 __all__ = [
     "MAX_BYTES",
     "MAX_DEPTH",
+    "VALUE_CHECK_BYTES",
     "ReadError",
     "check_max_bytes",
     "read_bytes",
@@ -27,6 +29,9 @@ __all__ = [
 
 #: the largest model file read by default (256 MiB); ``load(path, max_bytes=...)`` raises it
 MAX_BYTES = 256 * 2**20
+#: the largest model file read by default whose bytes are not as venncal wrote them (32 MiB): its
+#: checksum covers its values, checked only once the whole file is parsed
+VALUE_CHECK_BYTES = 32 * 2**20
 #: the deepest nesting of JSON arrays and objects a model file may have
 MAX_DEPTH = 64
 
@@ -69,7 +74,7 @@ def _check_size(size: int, max_bytes: int) -> None:
 
 def read_bytes(
     path: str | bytes | os.PathLike[str] | os.PathLike[bytes], max_bytes: int = MAX_BYTES
-) -> bytes:
+) -> bytearray:
     """The bytes of the regular file ``path``, at most ``max_bytes`` of them.
 
     Raises
@@ -97,17 +102,26 @@ def read_bytes(
         if kind is not None:
             raise ReadError(f"is {kind}; a model file must be a regular file")
         _check_size(info.st_size, max_bytes)
-        chunks: list[bytes] = []
+        # read into one buffer of the size the file has (one byte more, to see it grow): the
+        # bytes are held once, not once in pieces and again joined
+        buf = bytearray(info.st_size + 1)
+        view = memoryview(buf)
+        reader = io.FileIO(fd, closefd=False)
         total = 0
-        while True:  # a file that grows while it is read stops one byte past the cap
-            chunk = os.read(fd, min(max_bytes + 1 - total, 2**24))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            total += len(chunk)
-            if total > max_bytes:
+        while True:
+            if total == len(buf):  # the file grew while it was read: room for more, to the cap
                 _check_size(total, max_bytes)
-        return b"".join(chunks)
+                view.release()
+                buf.extend(bytes(min(len(buf), max_bytes + 1 - total)))
+                view = memoryview(buf)
+            count = reader.readinto(view[total:])
+            if not count:
+                break
+            total += count
+        view.release()
+        _check_size(total, max_bytes)
+        del buf[total:]
+        return buf
     finally:
         os.close(fd)
 
