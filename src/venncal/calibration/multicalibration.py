@@ -8,6 +8,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from venncal._params import check_in_range, check_option, check_positive_int
+from venncal._validation import scaled_sample_weight
 from venncal.calibration._base import BaseScoreCalibrator, _scalar, positive_index, warn_if_reversed
 from venncal.core.merge import MERGES, merge
 from venncal.core.multicalibration import (
@@ -84,6 +85,14 @@ def _coding(
         levels.append(tuple(str(values[k]) for k in order if counts[k] >= MIN_LEVEL_ROWS))
     edges = tuple(level_edges(cols[c], n_bins) for c in numerical)
     return SegmentCoding(tuple(categorical), tuple(levels), tuple(numerical), edges)
+
+
+def _mean_one(w: FloatArray) -> FloatArray:
+    """Weights divided by their mean, summed in units of a power of two (exact: the same
+    numbers as ``w / w.mean()``, also where the sum of the weights exceeds the largest float)."""
+    scaled, _ = scaled_sample_weight(w)
+    out: FloatArray = scaled / scaled.mean()
+    return out
 
 
 def _log_loss(y: FloatArray, f: FloatArray, w: FloatArray) -> float:
@@ -394,7 +403,7 @@ class MulticalibrationCalibrator(ClassifierMixin, BaseEstimator):
         f0 = self._logit(s)
         X = np.column_stack([coding.encode(cols), f0])
         yf = y01.astype(np.float64)
-        wn = np.ones(s.shape[0]) if w is None else w / w.mean()
+        wn = np.ones(s.shape[0]) if w is None else _mean_one(w)
         folds = np.random.default_rng(self.random_state).permutation(s.shape[0]) % self.n_folds
         corrected = f0.copy()
         parts = []

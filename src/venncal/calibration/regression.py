@@ -38,6 +38,17 @@ if TYPE_CHECKING:
 __all__ = ["VennAbersDistribution"]
 
 
+def _label_unit(labels: FloatArray) -> int:
+    """The power of two ``e`` such that ``labels / 2**e`` lie within +-2^1000 (0 when they do
+    already): the steps between labels and their sums then stay finite for labels as far apart
+    as -1e308 and 1e308. Scaling by a power of two is exact, so ordinary labels give the same
+    numbers bit for bit."""
+    big = float(np.max(np.abs(labels)))
+    if not big > 2.0**1000:
+        return 0
+    return int(np.frexp(big)[1]) - 1000
+
+
 def check_thresholds(thresholds: ArrayLike) -> FloatArray:
     """Thresholds as a finite, non-decreasing 1-D float64 array (one-line errors)."""
     t = check_scores(thresholds, name="thresholds", allow_column=False, noun="thresholds")
@@ -475,13 +486,14 @@ class VennAbersDistribution(BaseEstimator):
         return self._by_part(s.shape[0], groups, lambda tables, rows: self._mean(tables, s[rows]))
 
     def _mean(self, tables: VADistributionTables, s: FloatArray) -> FloatArray:
-        z = tables.labels
+        unit = _label_unit(tables.labels)
+        z = np.ldexp(tables.labels, -unit)
         steps = np.diff(z)
         # summation by parts: sum of z_c (F_c - F_{c-1}) = z_{K-1} - sum of F_c (z_{c+1} - z_c)
         out = np.full(s.shape[0], z[-1])
         for lo, hi, cdf, objects in self._merged_blocks(tables, s, np.arange(z.shape[0] - 1)):
             out -= (steps[lo:hi] @ cdf)[objects]
-        return out
+        return np.ldexp(out, unit)  # a mean of labels: finite
 
     def _merged_at(self, tables: VADistributionTables, s: FloatArray, cuts: IntArray) -> FloatArray:
         """The merged CDF of each test object at its own cut."""
@@ -546,7 +558,8 @@ class VennAbersDistribution(BaseEstimator):
 
         ``CRPS(F, y) = integral of (F(t) - 1{t >= y})^2 dt``, computed exactly for the step
         CDF of the merged distribution; smaller is better, and its mean over test objects is
-        the usual summary.
+        the usual summary. Labels and true values near the ends of the float range (-1e308 and
+        1e308) are fine; the score is ``inf`` only where it exceeds the largest float.
 
         Parameters
         ----------
@@ -569,7 +582,16 @@ class VennAbersDistribution(BaseEstimator):
         )
 
     def _crps(self, tables: VADistributionTables, s: FloatArray, truth: FloatArray) -> FloatArray:
-        z = tables.labels
+        unit = _label_unit(tables.labels)
+        z = np.ldexp(tables.labels, -unit)
+        truth = np.ldexp(truth, -unit)
+        out = self._crps_in_units(tables, s, truth, z)
+        with np.errstate(over="ignore"):
+            return np.ldexp(out, unit)  # inf only where the score exceeds the largest float
+
+    def _crps_in_units(
+        self, tables: VADistributionTables, s: FloatArray, truth: FloatArray, z: FloatArray
+    ) -> FloatArray:
         last = z.shape[0] - 1
         steps = np.diff(z)
         own = np.searchsorted(z, truth, side="right") - 1  # the cut of each true value

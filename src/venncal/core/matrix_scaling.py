@@ -123,8 +123,39 @@ def _softmax(Z: FloatArray) -> FloatArray:
 def _normalised_weights(y: IntArray, w: FloatArray | None) -> tuple[FloatArray, float]:
     n = y.shape[0]
     w = np.ones(n) if w is None else np.asarray(w, dtype=np.float64)
-    total = float(w.sum())
-    return w / total, total
+    total = _weight_total([_weight_sum(w)])
+    return _shares(w, total), _total_weight(total)
+
+
+#: a total weight ``s * 2**e`` as ``(s, e)``: weights past the float range add up without overflow
+_Total = tuple[float, int]
+
+
+def _weight_sum(w: FloatArray) -> list[float]:
+    """The sum of ``w`` as ``[s, e]``, ``s`` the sum of ``w / 2**e`` and ``2**e`` just above the
+    largest weight (scaling by a power of two is exact: the same shares as ``w / w.sum()``)."""
+    e = int(np.frexp(w.max())[1]) if w.size else 0
+    return [float(np.sum(np.ldexp(w, -e))), float(e)]
+
+
+def _weight_total(sums: list[list[float]]) -> _Total:
+    """Per-block ``[s, e]`` of :func:`_weight_sum` added in block order, as ``(s, e)``."""
+    e = int(max(part[1] for part in sums))
+    s: float = _added([float(np.ldexp(part[0], int(part[1]) - e)) for part in sums])
+    return s, e
+
+
+def _total_weight(total: _Total) -> float:
+    """The total weight as a float (``inf`` past the largest float: penalties ``lambda / n`` of
+    0 and a smoothing ``1 / (n + 1)`` of 0, their limits)."""
+    with np.errstate(over="ignore"):
+        return float(np.ldexp(total[0], total[1]))
+
+
+def _shares(w: FloatArray, total: _Total) -> FloatArray:
+    """The weights divided by their total (summing to one)."""
+    out: FloatArray = np.ldexp(w, -total[1]) / total[0]
+    return out
 
 
 def fit_temperature(t: FloatArray, y: IntArray, sample_weight: FloatArray | None = None) -> float:
@@ -162,23 +193,24 @@ def fit_temperature(t: FloatArray, y: IntArray, sample_weight: FloatArray | None
 
 
 def _block_extent(block: Block, log_floor: float) -> list[float]:
-    """A block's weight total and the extremes of its floored class log-scores."""
+    """A block's weight total (``[s, e]`` of :func:`_weight_sum`) and the extremes of its
+    floored class log-scores."""
     t, _, w = block
     tf = np.maximum(t, log_floor)
-    return [float(w.sum()), float(tf.max()), float(tf.min())]
+    return [*_weight_sum(w), float(tf.max()), float(tf.min())]
 
 
-def _block_observed(block: Block, log_floor: float, total: float) -> float:
+def _block_observed(block: Block, log_floor: float, total: _Total) -> float:
     t, y, w = block
     tf = np.maximum(t, log_floor)
-    return float((w / total) @ tf[np.arange(tf.shape[0]), y])
+    return float(_shares(w, total) @ tf[np.arange(tf.shape[0]), y])
 
 
-def _block_expected(block: Block, log_floor: float, total: float, log_a: float) -> float:
+def _block_expected(block: Block, log_floor: float, total: _Total, log_a: float) -> float:
     t, _, w = block
     tf = np.maximum(t, log_floor)
     P = _softmax(np.exp(log_a) * tf)
-    return float((w / total) @ (P * tf).sum(axis=1))
+    return float(_shares(w, total) @ (P * tf).sum(axis=1))
 
 
 def _added(values: list[_Sum]) -> _Sum:
@@ -197,9 +229,9 @@ def _fit_temperature_passes(
     results of the pass of :func:`_block_extent`, if made)."""
     if extents is None:
         extents = run(_block_extent, log_floor)
-    total = _added([e[0] for e in extents])
+    total = _weight_total([e[:2] for e in extents])
     observed: float = _added(run(_block_observed, log_floor, total))
-    spread = max(e[1] for e in extents) - min(e[2] for e in extents)
+    spread = max(e[2] for e in extents) - min(e[3] for e in extents)
     if spread == 0:
         return 1.0
 
@@ -598,14 +630,14 @@ def fit_matrix_scaling(
 
 
 def _block_rows(
-    block: Block, log_floor: float, total: float, a: float | None, smoothing: float, diagonal: bool
+    block: Block, log_floor: float, total: _Total, a: float | None, smoothing: float, diagonal: bool
 ) -> _Rows:
     """One block's rows of the linear map's objective: the floored class log-scores, or their
     smoothed temperature-scaled features (``a`` not None), with weights over ``total``."""
     t, y, w = block
     tf = np.maximum(t, log_floor)
     X = tf if a is None else smoothed_log_softmax(a * tf, smoothing)
-    return _Rows(X, y, w / total, diagonal)
+    return _Rows(X, y, _shares(w, total), diagonal)
 
 
 def _block_call(block: Block, consts: tuple[Any, ...], name: str, theta: FloatArray) -> Any:
@@ -664,12 +696,13 @@ def fit_linear_passes(
     :func:`venncal.core.temperature.fit_temperature_passes`.
     """
     extents = run(_block_extent, log_floor)
-    total = _added([e[0] for e in extents])
+    total = _weight_total([e[:2] for e in extents])
+    n = _total_weight(total)
     a: float | None = None
     smoothing = 0.0
     if scaled:
         a = _fit_temperature_passes(run, log_floor, extents)
-        smoothing = 1.0 / (total + 1.0)
+        smoothing = 1.0 / (n + 1.0)
     consts = (float(log_floor), total, a, smoothing, diagonal)
     if rows_runner is None:
 
@@ -677,7 +710,7 @@ def fit_linear_passes(
             return run(_block_call, consts, name, theta)
     else:
         run_rows = rows_runner(consts)
-    fit = _minimise(run_rows, K, diagonal=diagonal, coefs=coefs(total), max_iter=max_iter, tol=tol)
+    fit = _minimise(run_rows, K, diagonal=diagonal, coefs=coefs(n), max_iter=max_iter, tol=tol)
     return (1.0 if a is None else a), smoothing, fit
 
 

@@ -43,7 +43,8 @@ class MulticalibrationResult:
     ----------
     mce : float
         The multicalibration error on the probability scale: ``mce_sigma`` times the standard
-        deviation of the global ECCE under perfect calibration.
+        deviation of the global ECCE under perfect calibration; ``inf`` when ``mce_sigma`` is
+        (a segment whose probabilities are all 0 or 1 is wrong somewhere).
     mce_sigma : float
         The largest ECCE over the segments, each divided by its standard deviation under
         perfect calibration (values above about 5 flag miscalibration).
@@ -60,7 +61,8 @@ class MulticalibrationResult:
         description, ``"all"`` for the global one), ``depth`` (number of features that define
         it), ``n`` (rows), ``mean_y``, ``mean_p``, ``ecce``, ``ecce_sigma``, ``p_value`` and
         ``z`` = ``sum w (y - p) / sqrt(sum w^2 p (1 - p))``, the standardised total error (unit
-        weights: ``sum(y - p) / sqrt(sum p (1 - p))``).
+        weights: ``sum(y - p) / sqrt(sum p (1 - p))``; where every probability of the segment
+        is 0 or 1, 0 without error and an infinity of its sign with one).
     """
 
     mce: float
@@ -70,6 +72,15 @@ class MulticalibrationResult:
     global_ecce: float
     n_segments: int
     segments: pd.DataFrame = field(repr=False)
+
+
+def _standardised(error: FloatArray, variance: FloatArray) -> FloatArray:
+    """``error / sqrt(variance)``; where the variance is 0 (every probability 0 or 1), 0 for no
+    error and an infinity of its sign otherwise, as ``ecce_sigma`` (never 0 / 0)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = error / np.sqrt(variance)
+    out: FloatArray = np.where(variance > 0, z, np.where(error == 0, 0.0, np.sign(error) * np.inf))
+    return out
 
 
 def ecce_pvalue(sigma: ArrayLike) -> FloatArray:
@@ -451,7 +462,7 @@ def multicalibration_error(
     with np.errstate(divide="ignore", invalid="ignore"):
         sig = np.where(s_all > 0, e_all / np.where(s_all > 0, s_all, 1.0), 0.0)
         sig = np.where((s_all == 0) & (e_all != 0), np.inf, sig)
-        z = (tot[:, 1] - tot[:, 2]) / np.sqrt(tot[:, 3])
+        z = _standardised(tot[:, 1] - tot[:, 2], tot[:, 3])
     pv = ecce_pvalue(sig)
     report = pd.DataFrame(
         {
@@ -470,7 +481,8 @@ def multicalibration_error(
     worst = float(sig.max())
     global_std = float(s_all[0])  # the first segment is all rows
     return MulticalibrationResult(
-        mce=worst * global_std,
+        # an error where every prediction is 0 or 1 is infinitely many sigmas (0 * inf is NaN)
+        mce=worst * global_std if worst < np.inf else np.inf,
         mce_sigma=worst,
         p_value=float(pv.min()),
         mde=5.0 * global_std,

@@ -45,15 +45,40 @@ __all__ = ["prior_em"]
 _NEWTON_WORK = 2**30
 
 
+def _mean_ratio(ratio: FloatArray, inverse: FloatArray, n: int) -> FloatArray:
+    """``ratio.T @ inverse / n``, the mean over the rows of ``r_ik / (r_i . q)`` per class.
+
+    Each term is at most ``1 / q_k``, which reaches 1e307 for a class whose prior is near the
+    smallest normal double: where their sum overflows, the terms are divided by ``n`` first."""
+    with np.errstate(over="ignore"):
+        out: FloatArray = ratio.T @ inverse
+    if np.isfinite(out).all():
+        return out / n
+    out = ratio.T @ (inverse / n)
+    return out
+
+
+def _row_scaled(ratio: FloatArray) -> FloatArray:
+    """The rows of ``ratio`` divided by a power of two, their largest entry in [0.5, 1).
+
+    The likelihood changes by a constant and the EM step, the gradient and the Hessian do not
+    (each uses ``r_ik / (r_i . q)``); scaling by a power of two is exact. With rows at most 1,
+    ``1 / (r_i . q)`` does not become subnormal when a prior near the smallest normal double
+    makes ``r_ik`` near 1e308."""
+    _, e = np.frexp(ratio.max(axis=1))
+    out: FloatArray = np.ldexp(ratio, -e[:, None])
+    return out
+
+
 def _em_step(ratio: FloatArray, probs: FloatArray, q: FloatArray) -> FloatArray:
     """One EM step; rows whose every likely class has prior 0 keep their posterior."""
     n = probs.shape[0]
     total = ratio @ q
     if (total > 0).all():
-        new = q * (ratio.T @ (1.0 / total)) / n
+        new = q * _mean_ratio(ratio, 1.0 / total, n)
     else:
         ok = total > 0
-        new = (q * (ratio[ok].T @ (1.0 / total[ok])) + probs[~ok].sum(axis=0)) / n
+        new = q * _mean_ratio(ratio[ok], 1.0 / total[ok], n) + probs[~ok].sum(axis=0) / n
     out: FloatArray = new / new.sum()
     return out
 
@@ -98,7 +123,7 @@ def _newton(ratio: FloatArray, q: FloatArray, tol: float, max_steps: int = 50) -
     total = ratio @ q
     if not (total > 0).all():
         return None
-    grad = ratio.T @ (1.0 / total) / n
+    grad = _mean_ratio(ratio, 1.0 / total, n)
     free = (q > tol) | (grad >= 1.0)
     m = int(free.sum())
     if m == 0 or n * m * m > _NEWTON_WORK:
@@ -149,7 +174,7 @@ def _newton(ratio: FloatArray, q: FloatArray, tol: float, max_steps: int = 50) -
             free[idx[blocking]] = False
             continue
         if size == 1.0 and np.max(np.abs(step)) <= tol:
-            grad = ratio.T @ (1.0 / (ratio @ x)) / n
+            grad = _mean_ratio(ratio, 1.0 / (ratio @ x), n)
             return x if (grad[~free] <= 1.0 + 1e-9).all() else None
     return None
 
@@ -176,7 +201,7 @@ def prior_em(
     >>> converged, q.round(4)
     (True, array([0.4177, 0.5823]))
     """
-    ratio = probs / source
+    ratio = _row_scaled(probs / source)
     q = source.copy() if start is None else start.copy()
     q, n_iter, converged = _squarem(ratio, probs, q, max_iter, tol)
     polished = _newton(ratio, q, tol)
