@@ -10,6 +10,7 @@ import click
 import numpy as np
 
 from venncal.cli._io import InputError
+from venncal.cli._options import Probability
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -41,7 +42,7 @@ def abstain_options(command: Callable[..., Any]) -> Callable[..., Any]:
         click.option(
             "--abstain-at",
             "abstain_at",
-            type=click.FloatRange(0, 1, min_open=True, max_open=True),
+            type=Probability(),
             default=None,
             help="Add a column 'accept': true where the calibrated probability is confident "
             "enough that the error among accepted rows is at most this (with probability "
@@ -65,10 +66,10 @@ def abstain_options(command: Callable[..., Any]) -> Callable[..., Any]:
         ),
         click.option(
             "--delta",
-            type=click.FloatRange(0, 1, min_open=True, max_open=True),
-            default=0.1,
-            show_default=True,
-            help="With --abstain-at: the probability allowed that the guarantee fails.",
+            type=Probability(),
+            default=None,
+            help="With --abstain-at: the probability allowed that the guarantee fails "
+            "[default: 0.1].",
         ),
         click.option(
             "--label",
@@ -137,7 +138,7 @@ def abstention(
     at: float | None,
     rule_path: str | None,
     data: str | None,
-    delta: float,
+    delta: float | None,
     score: str,
     label: str | None,
     positive: str | None,
@@ -146,8 +147,9 @@ def abstention(
 ) -> Decision | None:
     """The :class:`Decision` that ``--abstain-at`` or ``--abstain-rule`` asks for (None when
     neither is given); every refusal is one line (exit code 2)."""
-    if at is None and (data or label or positive):
-        raise InputError("--abstain-data, --label and --positive go with --abstain-at.")
+    if at is None and (data or label or positive or delta is not None):
+        raise InputError("--abstain-data, --delta, --label and --positive go with --abstain-at.")
+    delta = 0.1 if delta is None else delta
     if at is None and rule_path is None:
         return None
     if at is not None and rule_path is not None:

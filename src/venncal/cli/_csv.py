@@ -104,20 +104,22 @@ def csv_batches(
     header_bytes: int = 0,
     batch_rows: int = 1 << 20,
     sep: str | None = None,
+    one_column: bool = False,
 ) -> Iterator[pa.RecordBatch]:
     """Yield record batches of ``columns`` of a CSV file, every value as the text it stores.
 
     Nothing is guessed: an empty field is the empty string, never a missing value. Quoted
-    fields may hold separators and line breaks. A file whose rows are longer than a block is
-    read again with larger blocks, from the row it had reached. Batches hold at most
-    ``batch_rows`` rows.
+    fields may hold separators and line breaks. An empty line is skipped, unless the file has
+    ``one_column``: there it is a row whose value is empty (as ``cut`` writes one), not nothing.
+    A file whose rows are longer than a block is read again with larger blocks, from the row it
+    had reached. Batches hold at most ``batch_rows`` rows.
     """
     block = max(BLOCK_BYTES, 4 * header_bytes)
     done = 0  # rows yielded so far
     while True:
         skip = done
         try:
-            for batch in _read_blocks(path, columns, block, separator(path, sep)):
+            for batch in _read_blocks(path, columns, block, separator(path, sep), one_column):
                 if skip >= batch.num_rows:
                     skip -= batch.num_rows
                     continue
@@ -144,7 +146,7 @@ class _LongRow(Exception):
     """A row longer than the block being parsed."""
 
 
-def _read_blocks(path, columns, block, sep):
+def _read_blocks(path, columns, block, sep, one_column=False):
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
@@ -153,7 +155,9 @@ def _read_blocks(path, columns, block, sep):
             path,
             # one thread: pyarrow's messages then give the row (no slower for one stream)
             read_options=pcsv.ReadOptions(block_size=block, use_threads=False),
-            parse_options=pcsv.ParseOptions(delimiter=sep, newlines_in_values=True),
+            parse_options=pcsv.ParseOptions(
+                delimiter=sep, newlines_in_values=True, ignore_empty_lines=not one_column
+            ),
             convert_options=pcsv.ConvertOptions(
                 include_columns=list(columns),
                 column_types={c: pa.string() for c in columns},

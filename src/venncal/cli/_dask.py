@@ -77,7 +77,11 @@ def _frame(source: Source, columns: list[str], as_text: bool = False) -> Any:
     if kinds == {"parquet"}:
         return dd.read_parquet(files, columns=columns)
     if "parquet" not in kinds:
-        text = {"dtype": str, "keep_default_na": False, "na_filter": False} if as_text else {}
+        text: dict[str, Any] = (
+            {"dtype": str, "keep_default_na": False, "na_filter": False} if as_text else {}
+        )
+        # an empty line of a one-column file is a row whose value is missing (as locally)
+        text["skip_blank_lines"] = len(source.columns) > 1
         seps = [separator(f, source.sep) for f in files]
         if len(set(seps)) == 1:
             return dd.read_csv(files, usecols=columns, sep=seps[0], blocksize="64MB", **text)

@@ -12,6 +12,7 @@ import numpy as np
 
 from venncal.cli._columns import read_columns
 from venncal.cli._io import InputError, labels_column, scores_column, weight_column
+from venncal.cli._options import Bins
 from venncal.cli._stream import SavedVennAbers
 from venncal.exceptions import VenncalWarning
 
@@ -217,7 +218,7 @@ def _with_calibrator_options(
         ),
         click.option(
             "--n-bins",
-            type=click.IntRange(min=1),
+            type=Bins(),
             default=None,
             help="histogram, scaling-binning: bins.",
         ),

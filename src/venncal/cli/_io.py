@@ -81,9 +81,9 @@ def check_table_file(path: str | os.PathLike[str], what: str, doing: str = "read
 
 def _check_csv_layout(path, sep, what):
     """Refuse what pandas would read silently wrong: ragged rows, repeated column names, and
-    text that is not UTF-8."""
+    text that is not UTF-8; return the number of columns."""
     try:
-        _check_csv_rows(path, sep, what)
+        return _check_csv_rows(path, sep, what)
     except UnicodeDecodeError as exc:
         raise InputError(
             f"cannot read {what} {str(path)!r}: it is not UTF-8 text (byte {exc.start} cannot "
@@ -115,6 +115,7 @@ def _check_csv_rows(path, sep, what):
                     f"{len(row)} fields but the header has {len(header)}; every row needs one "
                     "value per column."
                 )
+        return len(header)
 
 
 def read_table(
@@ -136,8 +137,10 @@ def read_table(
             frame = pd.read_parquet(path)
         else:
             sep = sep or ("\t" if path.suffix.lower() == ".tsv" else ",")
-            _check_csv_layout(path, sep, what)
-            frame = pd.read_csv(path, sep=sep, encoding="utf-8-sig", index_col=False)
+            n_columns = _check_csv_layout(path, sep, what)
+            # an empty line of a one-column file is a row whose value is missing, not nothing
+            frame = pd.read_csv(path, sep=sep, encoding="utf-8-sig", index_col=False,
+                                skip_blank_lines=n_columns > 1)  # fmt: skip
     except ImportError:
         raise InputError(
             f'reading Parquet ({what} {str(path)!r}) needs pyarrow; pip install "venncal[parquet]".'

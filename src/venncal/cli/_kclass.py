@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from venncal.cli._csv import repeated_name
 from venncal.cli._io import InputError, get_column, scores_column, weight_column
 
 if TYPE_CHECKING:
@@ -100,6 +101,11 @@ def class_indices(
     """The column index of each label and the class name of each column (module docstring)."""
     found = np.unique(labels)
     K = len(columns)
+    if found.size == 1:  # named here: the calibrator would name its index, not the label
+        raise InputError(
+            f"{what}: the labels hold one class only ({str(found[0])!r}); a K-class fit needs "
+            "examples of at least two classes."
+        )
     if classes is not None:
         if len(classes) != K:
             raise InputError(
@@ -202,10 +208,18 @@ def _has_interval(calibrator: Any) -> bool:
 
 
 def kclass_column_names(calibrator: Any, names: Sequence[str], prefix: str = "") -> list[str]:
-    """The columns ``venncal apply`` adds for a K-class model."""
+    """The columns ``venncal apply`` adds for a K-class model; class names that give a column
+    name twice (classes ``a`` and ``a_lower`` with intervals) are one line."""
     new = [f"{prefix}p_{c}" for c in names]
     if _has_interval(calibrator):
         new += [f"{prefix}p_{c}_{end}" for c in names for end in ("lower", "upper")]
+    repeated = repeated_name(new)
+    if repeated is not None:
+        raise InputError(
+            f"the classes {list(names)} give the output column {repeated!r} twice (p_<class>, "
+            "p_<class>_lower, p_<class>_upper); rename the classes (their labels) so that they "
+            "differ."
+        )
     return new
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import click
@@ -13,6 +14,9 @@ if TYPE_CHECKING:
     from click.decorators import FC
 
 __all__ = [
+    "MAX_BINS",
+    "Bins",
+    "Probability",
     "backend_options",
     "force_option",
     "label_option",
@@ -25,6 +29,38 @@ __all__ = [
     "score_option",
     "sep_option",
 ]
+
+
+#: the most bins a command takes (the library's limit on ``n_bins``, 2**52): a larger count is
+#: refused by the option, not by the calibrator or metric after the input was read
+MAX_BINS = 2**52
+
+
+class Probability(click.FloatRange):
+    """A number strictly between 0 and 1, NaN refused (click's FloatRange lets NaN through:
+    every comparison with it is false)."""
+
+    def __init__(self) -> None:
+        super().__init__(0, 1, min_open=True, max_open=True)
+
+    def convert(self, value, param, ctx):  # type: ignore[no-untyped-def]
+        number = super().convert(value, param, ctx)
+        if math.isnan(number):
+            self.fail(f"{value!r} is not a number in the range 0<x<1.", param, ctx)
+        return number
+
+
+class Bins(click.IntRange):
+    """A count of bins, 1 to :data:`MAX_BINS` (the help shows ``x>=1``)."""
+
+    def __init__(self) -> None:
+        super().__init__(min=1)
+
+    def convert(self, value, param, ctx):  # type: ignore[no-untyped-def]
+        number = super().convert(value, param, ctx)
+        if number > MAX_BINS:
+            self.fail(f"{number} is more than 2**52, the most bins venncal takes.", param, ctx)
+        return number
 
 
 def score_option(help: str = "Column of classifier scores.") -> Callable[[FC], FC]:

@@ -13,7 +13,29 @@ if TYPE_CHECKING:
 
     from matplotlib.figure import Figure
 
-__all__ = ["plan_out_dir", "plan_overwrites", "write_figure", "describe_write_error"]
+__all__ = [
+    "check_picture_file",
+    "plan_out_dir",
+    "plan_overwrites",
+    "write_figure",
+    "describe_write_error",
+]
+
+
+def check_picture_file(path: str | os.PathLike[str], option: str) -> None:
+    """Refuse, before any work, a picture file whose suffix names no format matplotlib writes
+    (no suffix: PNG)."""
+    suffix = Path(path).suffix.lstrip(".").lower()
+    if not suffix:
+        return
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    formats = FigureCanvasBase.get_supported_filetypes()
+    if suffix not in formats:
+        raise InputError(
+            f"{option} {str(path)!r}: {suffix!r} is not a picture format venncal can write; "
+            f"end the name in one of {', '.join('.' + f for f in sorted(formats))}."
+        )
 
 
 def plan_out_dir(

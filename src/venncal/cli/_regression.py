@@ -160,7 +160,9 @@ def is_distribution(model: object) -> bool:
 
 
 def _level_name(level: float) -> str:
-    return f"q_{level:g}" if float(f"{level:g}") == level else f"q_{level!r}"
+    # the shortest text that reads back as the level: q_0.05, q_0.30000000000000004, q_1e-320
+    # (six significant digits would name a subnormal level by a rounded value: q_9.99989e-321)
+    return f"q_{level!r}"
 
 
 class DistributionColumns:

@@ -232,6 +232,12 @@ def read_segments(
             f"CAL_FILE {str(path)!r}: the segment columns have {frame.shape[0]} rows but the "
             f"scores {rows}; check the file for blank or malformed lines."
         )
+    for c in names:
+        if frame.shape[0] and frame[c].isna().all():
+            raise InputError(
+                f"CAL_FILE {str(path)!r}: the segment column {c!r} (--segments) is missing in "
+                "every row; a segment column needs values (is it the right column?)."
+            )
     return frame
 
 

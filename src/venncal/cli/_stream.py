@@ -172,6 +172,7 @@ class Source:
             header_bytes=header_bytes,
             batch_rows=batch_rows,
             sep=self.sep,
+            one_column=len(self.columns) == 1,
         )
 
 

@@ -19,6 +19,7 @@ from venncal.cli._kclass import (
     split_columns,
 )
 from venncal.cli._options import (
+    Probability,
     backend_options,
     force_option,
     out_option,
@@ -79,10 +80,15 @@ def read_model(
         raise InputError(f"cannot read MODEL {str(path)!r}: {exc.strerror or exc}.") from None
     if not (hasattr(model.calibrator, "predict_proba") or is_distribution(model.calibrator)):
         raise InputError(
-            f"MODEL {str(path)!r} holds a {type(model.calibrator).__name__}, not a calibrator; "
+            f"MODEL {str(path)!r} holds {_a(type(model.calibrator).__name__)}, not a calibrator; "
             "give a file written by venncal fit or by venncal.save of a calibrator."
         )
     return model.calibrator, model.metadata
+
+
+def _a(name: str) -> str:
+    """``name`` after its indefinite article: 'an AbstentionRule', 'a VennAbersCalibrator'."""
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
 
 
 def plan_columns(
@@ -216,7 +222,7 @@ def _keep_list(keep):
               help="Old name of --score-interval.")  # fmt: skip
 @click.option(
     "--confidence",
-    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    type=Probability(),
     default=None,
     help="Regression models: the probability inside the interval [lower, upper] of each "
     "row's predictive distribution [default: 0.9].",
@@ -275,7 +281,7 @@ def apply(
     abstain_at: float | None = None,
     abstain_rule: str | None = None,
     abstain_data: str | None = None,
-    delta: float = 0.1,
+    delta: float | None = None,
     abstain_label: str | None = None,
     abstain_positive: str | None = None,
 ) -> None:
@@ -316,17 +322,22 @@ def apply(
         if not Path(path).is_dir():
             check_table_file(path, "INPUT")
     calibrator, metadata = read_model(model, full=backend != "local", max_bytes=max_model_bytes)
+    # the options of abstention given, which binary models only take
+    abstain_given = [
+        name
+        for name, value in (
+            ("--abstain-at", abstain_at),
+            ("--abstain-rule", abstain_rule),
+            ("--abstain-data", abstain_data),
+            ("--delta", delta),
+            ("--label", abstain_label),
+            ("--positive", abstain_positive),
+        )
+        if value is not None
+    ]
     if is_distribution(calibrator):
-        given = [
-            name
-            for name, value in (
-                ("--score-interval", interval or old_interval),
-                ("--abstain-at", abstain_at),
-                ("--abstain-rule", abstain_rule),
-                ("--abstain-data", abstain_data),
-            )
-            if value is not None
-        ]
+        scored = interval or old_interval
+        given = (["--score-interval"] if scored is not None else []) + abstain_given
         if backend != "local":
             given.insert(0, f"--backend {backend}")
         if given:
@@ -348,8 +359,7 @@ def apply(
                          f"regression), not {model_name(calibrator)}.")  # fmt: skip
     if is_segment_model(calibrator):
         refused: list[tuple[str, object]] = [
-            ("--score-interval", interval or old_interval), ("--abstain-at", abstain_at),
-            ("--abstain-rule", abstain_rule), ("--abstain-data", abstain_data),
+            ("--score-interval", interval or old_interval), *((o, o) for o in abstain_given),
             ("--backend " + backend, None if backend == "local" else backend)]  # fmt: skip
         for option, value in refused:
             if value is not None:
@@ -358,7 +368,7 @@ def apply(
     if is_kclass_model(calibrator, metadata):
         _apply_kclass(calibrator, metadata, model, inputs, out, score_col, keep, prefix, force,
                       sep, out_sep, progress, backend, interval or old_interval,
-                      (abstain_at, abstain_rule, abstain_data))  # fmt: skip
+                      abstain_given)  # fmt: skip
         return
     score = score_col or metadata.get("score")
     if not isinstance(score, str):
@@ -459,11 +469,12 @@ def _apply_kclass(
     progress: bool | None,
     backend: str,
     interval: Sequence[str] | None,
-    abstain: Sequence[object],
+    abstain: Sequence[str],
 ) -> None:
-    """``venncal apply`` of a K-class model: one column ``p_<class>`` per class, in chunks."""
-    if interval is not None or any(v is not None for v in abstain):
-        option = "--score-interval" if interval is not None else "--abstain-*"
+    """``venncal apply`` of a K-class model: one column ``p_<class>`` per class, in chunks;
+    ``abstain``: the options of abstention given (refused)."""
+    if interval is not None or abstain:
+        option = "--score-interval" if interval is not None else abstain[0]
         raise InputError(f"{option} does not apply to K-class models.")
     saved = metadata.get("score")
     if score_col is not None:

@@ -20,6 +20,7 @@ from venncal.cli._io import (
 )
 from venncal.cli._kclass import read_kclass_calibration, split_columns
 from venncal.cli._options import (
+    Bins,
     force_option,
     label_option,
     no_plots_option,
@@ -134,12 +135,10 @@ def _top_label(oof: Any, name: str) -> tuple[Any, Any]:
 )
 @click.option("--cv", type=click.IntRange(min=2), default=5, show_default=True, help="Folds.")
 @click.option(
-    "--n-boot", type=click.IntRange(min=10), default=1000, show_default=True,
+    "--n-boot", type=click.IntRange(10, 10**6), default=1000, show_default=True,
     help="Bootstrap resamples of the intervals.",
 )  # fmt: skip
-@click.option(
-    "--n-bins", type=click.IntRange(min=1), default=10, show_default=True, help="Bins of the ECE."
-)
+@click.option("--n-bins", type=Bins(), default=10, show_default=True, help="Bins of the ECE.")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed.")
 @out_dir_option(
     "Folder for comparison.csv and reliability.png (the reliability diagram of each "

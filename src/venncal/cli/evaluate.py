@@ -19,6 +19,7 @@ from venncal.cli._io import (
     write_table,
 )
 from venncal.cli._options import (
+    Bins,
     force_option,
     label_option,
     no_plots_option,
@@ -263,7 +264,7 @@ def _plot(y, columns, out_dir, n_bins, strategy, intervals=None, overwrite=None)
     "as venncal apply writes for Venn-Abers): adds its width and coverage, within two "
     "standard errors of sampling, and venn_intervals.png.",
 )
-@click.option("--n-bins", type=click.IntRange(min=1), default=10, show_default=True,
+@click.option("--n-bins", type=Bins(), default=10, show_default=True,
               help="Bins of ECE, MCE, the Brier decomposition and the reliability diagram.")  # fmt: skip
 @click.option("--strategy", type=click.Choice(["uniform", "quantile"]), default="uniform",
               show_default=True, help="Equal-width or equal-mass bins.")  # fmt: skip

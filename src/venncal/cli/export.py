@@ -14,9 +14,15 @@ __all__ = ["export"]
 
 
 def _calibrator(model):
+    from venncal.cli._regression import SavedDistribution
     from venncal.cli.apply import read_model
 
     calibrator, _ = read_model(model)
+    if isinstance(calibrator, SavedDistribution):
+        raise InputError(
+            f"MODEL {model!r} holds a VennAbersDistribution (a regression model), which cannot "
+            "be exported to SQL or ONNX; apply it with venncal apply."
+        )
     return calibrator
 
 
@@ -74,6 +80,13 @@ def export(
             raise InputError(f"--to sql needs {' and '.join(missing)}.")
     elif table is not None or score_column is not None:
         raise InputError("--table and --score-column apply to --to sql only.")
+    # a query in a file named .onnx, or a binary ONNX model in one named .sql, is a mistake
+    suffix = os.path.splitext(out)[1].lower()
+    if suffix in {"sql": (".onnx",), "onnx": (".sql", ".txt")}[target]:
+        what = "a query" if target == "sql" else "a binary ONNX model"
+        raise InputError(
+            f"--out {out!r} ends in {suffix} but --to {target} writes {what}; name it .{target}."
+        )
     check_not_an_input(out, [model], "--out")
     check_output_free(out, force, "--out")
     overwrite = force and os.path.lexists(out)  # decided now: a later file is never replaced

@@ -10,7 +10,12 @@ import click
 from venncal.cli._extras import require_extra
 from venncal.cli._fitting import fit_calibrator_options, make_calibrator
 from venncal.cli._io import InputError, check_not_an_input, check_output_free, check_table_file
-from venncal.cli._kclass import K_ONLY, read_kclass_calibration, split_columns
+from venncal.cli._kclass import (
+    K_ONLY,
+    kclass_column_names,
+    read_kclass_calibration,
+    split_columns,
+)
 from venncal.cli._options import (
     backend_options,
     force_option,
@@ -452,6 +457,7 @@ def fit_kclass(
     S, y, w, class_names = read_kclass_calibration(
         cal_file, columns, label_col, names, weight_col, sep=sep
     )
+    kclass_column_names(calibrator, class_names)  # the columns venncal apply would write
     calibrator = fit_calibrator(calibrator, S, y, w, method=method, source=cal_file)
     import json
 

@@ -11,6 +11,7 @@ import numpy as np
 from venncal.cli._io import InputError, check_not_an_input, check_output_free, check_table_file
 from venncal.cli._labels import StreamLabels
 from venncal.cli._options import (
+    Probability,
     force_option,
     label_option,
     out_sep_option,
@@ -19,6 +20,7 @@ from venncal.cli._options import (
     score_option,
     sep_option,
 )
+from venncal.cli._outputs import check_picture_file
 from venncal.cli._stream import Sink, open_source, score_array
 from venncal.core.betting import MAX_BINS
 
@@ -103,7 +105,7 @@ def _plot(sketch, threshold, alarm, alpha, out, overwrite):
     default=None,
     help="The label value of the positive class [default: the larger label, e.g. 1].",
 )
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05,
+@click.option("--alpha", type=Probability(), default=0.05,
               show_default=True, help="Probability of a false alarm over the whole stream.")  # fmt: skip
 @click.option("--n-bins", type=click.IntRange(min=1, max=MAX_BINS), default=1, show_default=True,
               help="Also bet on a loss of calibration within each of this many bins of p.")  # fmt: skip
@@ -145,8 +147,6 @@ def monitor(
     """
     from venncal.shift import CalibrationMonitor
 
-    if not 0.0 < alpha < 1.0:  # NaN passes click's range
-        raise InputError(f"--alpha must be a number in (0, 1); got {alpha!r}.")
     if score_col == label_col:
         raise InputError(
             f"--score and --label name the same column {score_col!r}; give the column of "
@@ -154,6 +154,8 @@ def monitor(
         )
     if out is not None:
         check_table_file(out, "--out", doing="writing")
+    if plot is not None:
+        check_picture_file(plot, "--plot")
     for path in stream:
         if not Path(path).is_dir():
             check_table_file(path, "STREAM")
@@ -196,7 +198,7 @@ def monitor(
                 first = int(np.flatnonzero(bad)[0])
                 raise InputError(
                     f"{str(path)!r}: column {score_col!r} (--score) must hold probabilities in "
-                    f"[0, 1]; row {file_offset + first} holds {p[first]!r}."
+                    f"[0, 1]; row {file_offset + first} holds {float(p[first])!r}."
                 )
             y = labels.codes(path, chunk)
             before = mon.alarm_index_ if hasattr(mon, "state_") else None
