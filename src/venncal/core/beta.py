@@ -170,20 +170,27 @@ class BetaMap:
             ln_1m: np.float64 = -np.logaddexp(0.0, t)
             return a * ln_m - b * ln_1m + c
 
-        if g(lo) > 0.0 or g(hi) < 0.0:
-            return None
-        for _ in range(200):
-            mid = 0.5 * (lo + hi)
-            if g(mid) < 0.0:
-                lo = mid
-            else:
-                hi = mid
+        # huge coefficients overflow to an infinity of the right sign (no NaN: a, b >= 0)
+        with np.errstate(over="ignore"):
+            if g(lo) > 0.0 or g(hi) < 0.0:
+                return None
+            for _ in range(200):
+                mid = 0.5 * (lo + hi)
+                if g(mid) < 0.0:
+                    lo = mid
+                else:
+                    hi = mid
         return float(expit(0.5 * (lo + hi)))
 
     def predict(self, scores: ArrayLike) -> FloatArray:
         """Return ``mu(s)`` for each score, shape (m,)."""
         f = beta_features(scores, self.score_scale)
-        mu: FloatArray = expit(self.a * f[:, 0] + self.b * f[:, 1] + self.c)
+        # a ln s of a score near 0 (or b ln(1 - s) near 1) past the largest float is an
+        # infinite log-odds, whose probability is 0 (or 1): both never at once (a, b >= 0 and
+        # ln s and -ln(1 - s) are not both of magnitude above 1)
+        with np.errstate(over="ignore"):
+            z = self.a * f[:, 0] + self.b * f[:, 1] + self.c
+        mu: FloatArray = expit(z)
         return mu
 
 

@@ -105,9 +105,10 @@ def couple_price(R: ArrayLike) -> FloatArray:
     """
     R, off = _check(R)
     K = R.shape[1]
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", over="ignore"):
         inv = np.where(off, 1.0 / R, 0.0).sum(axis=2) - (K - 2)
-    # sum_{j != i} 1 / r_ij >= K - 1, so inv >= 1; an r_ij of zero makes it infinite (p_i = 0)
+    # sum_{j != i} 1 / r_ij >= K - 1, so inv >= 1; an r_ij of zero (or so small that its
+    # inverse overflows, e.g. of extreme weights) makes it infinite (p_i = 0)
     return _normalise(1.0 / inv)
 
 

@@ -43,8 +43,6 @@ def _relations(fitted: dict[str, Any], params: dict[str, Any], where: str) -> No
     if groups is not None and thresholds is not None and group_bounds is not None:
         if not len(groups) == thresholds.shape[0] == group_bounds.shape[0]:
             raise FittedStateError(f"{where}: one threshold and one bound per group of groups_")
-        if any(isinstance(g, int) and not -(2**63) <= g < 2**63 for g in groups):
-            raise FittedStateError(f"{where}.groups_ must hold integers of 64 bits")
     target = params.get("target_error")
     bounds = [fitted.get("error_bound_")] + ([] if group_bounds is None else list(group_bounds))
     if isinstance(target, float) and any(b is not None and b > target for b in bounds):

@@ -238,6 +238,22 @@ def _multiclass(fitted: dict[str, Any], params: dict[str, Any], where: str) -> N
         raise FittedStateError(f"{where}: pooled={pooled} does not match its {kind}")
 
 
+def _multiclass_groups(fitted: dict[str, Any], params: dict[str, Any], where: str) -> None:
+    """Fitted within groups, ``groups_`` and ``group_tables_`` are both set: one table per
+    group (at least one), each of the kind and the classes of ``tables_``."""
+    groups, tables, pooled = (fitted.get(a) for a in ("groups_", "group_tables_", "tables_"))
+    if groups is None and tables is None:
+        return
+    if groups is None or tables is None or not groups or len(tables) != len(groups):
+        raise FittedStateError(
+            f"{where}.groups_ and .group_tables_ must both be None or hold one table per group"
+        )
+    if pooled is not None and any(type(t) is not type(pooled) or t.K != pooled.K for t in tables):
+        raise FittedStateError(
+            f"{where}.group_tables_ must be tables of the kind and the classes of tables_"
+        )
+
+
 def _quadratic_copies(fitted: dict[str, Any], params: dict[str, Any], where: str) -> None:
     """``intercept_`` and ``coef_`` are the map's coefficients in the units of the log-odds."""
     qmap, b, coef = (fitted.get(a) for a in ("map_", "intercept_", "coef_"))
@@ -486,7 +502,7 @@ _EXPECTED: dict[tuple[str, str], Row] = {
     ("MulticlassVennAbersCalibrator", "score_type"): f.param(
         check_option, ("auto", "logits", "probabilities", "raw")
     ),
-    ("MulticlassVennAbersCalibrator", "*"): (_multiclass,),
+    ("MulticlassVennAbersCalibrator", "*"): (_multiclass, _multiclass_groups),
     ("CalibrationMonitor", "classes_"): f.labels(2, 2),
     ("CalibrationMonitor", "n_features_in_"): f.n_columns(1),
     ("CalibrationMonitor", "state_"): "venncal.core.betting.MonitorState",

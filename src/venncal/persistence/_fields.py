@@ -175,7 +175,7 @@ def count_table(table: Any, where: str) -> None:
 
 def group_labels(value: Any, where: str) -> None:
     """``groups_`` or ``pooled_groups_``: None, or a list of distinct labels of one kind
-    (integers or strings, as ``check_groups`` allows)."""
+    (64-bit integers or strings, as ``check_groups`` allows)."""
     if value is None:
         return
     if not isinstance(value, list):
@@ -183,6 +183,9 @@ def group_labels(value: Any, where: str) -> None:
     kinds = {type(v) for v in value}
     if not (kinds <= {str} or kinds <= {int, bool}):
         raise FittedStateError(f"{where} must hold integers or strings of one kind")
+    # the test rows' groups are compared with them as a numpy array (of 64-bit integers)
+    if any(type(v) is int and not -(2**63) <= v < 2**63 for v in value):
+        raise FittedStateError(f"{where} must hold integers of 64 bits")
     if len(set(value)) != len(value):
         raise FittedStateError(f"{where} must hold distinct groups")
 

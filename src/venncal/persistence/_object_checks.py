@@ -33,8 +33,9 @@ def _type_name(value: object) -> str:
 
 
 def _float_vector(arr: Any, what: str) -> AnyArray:
-    if not isinstance(arr, np.ndarray) or arr.ndim != 1 or arr.dtype.kind != "f":
-        raise FittedStateError(f"{what} must be a 1-D float array")
+    # a fit makes float64 tables: a narrower float would cast the test scores compared with it
+    if not isinstance(arr, np.ndarray) or arr.ndim != 1 or arr.dtype != np.float64:
+        raise FittedStateError(f"{what} must be a 1-D float64 array")
     if not np.isfinite(arr).all():
         raise FittedStateError(f"{what} holds NaN or infinite values")
     return arr
@@ -119,13 +120,11 @@ def _check_platt(sigmoid: Any, where: str) -> None:
     _finite_number(fields.get("scale"), f"{where}.scale")
     if not fields["scale"] > 0:
         raise FittedStateError(f"{where}.scale must be positive")
-    if fields.get("a_scaled") is None or fields.get("b_scaled") is None:
-        # predictions use a and b: they must be numbers
-        _finite_number(fields.get("a"), f"{where}.a")
-        _finite_number(fields.get("b"), f"{where}.b")
-    else:
-        _finite_number(fields["a_scaled"], f"{where}.a_scaled")
-        _finite_number(fields["b_scaled"], f"{where}.b_scaled")
+    # a fit (every version that writes model files) stores the sigmoid on standardised scores,
+    # which predictions and ACP's intervals use; a and b (which may round to 0 or overflow for
+    # scores of extreme magnitude) are only the sigmoid in the user's units
+    _finite_number(fields.get("a_scaled"), f"{where}.a_scaled")
+    _finite_number(fields.get("b_scaled"), f"{where}.b_scaled")
 
 
 def _check_acp(table: Any, where: str) -> None:
@@ -248,6 +247,11 @@ def _linear_softmax_map(matrix: Any, where: str, matrix_name: str) -> None:
         raise FittedStateError(f"{where}.bias must hold one value per class")
 
 
+#: the least positive smoothing of a matrix-scaling fit, 1 / (n + 1) for the largest total
+#: weight n a float holds (a smaller one divided by K may round to 0, whose log is -inf)
+_MIN_SMOOTHING = 1.0 / np.finfo(np.float64).max
+
+
 def _check_matrix_scaling(msmap: Any, where: str) -> None:
     # a MatrixScalingMap was decoded, so its module is loaded
     from venncal.core.matrix_scaling import STRUCTURES
@@ -259,10 +263,12 @@ def _check_matrix_scaling(msmap: Any, where: str) -> None:
     if not fields["inverse_temperature"] > 0:
         raise FittedStateError(f"{where}.inverse_temperature must be positive")
     _finite_number(fields.get("smoothing"), f"{where}.smoothing")
-    if not 0 <= fields["smoothing"] < 1:
-        raise FittedStateError(f"{where}.smoothing must lie in [0, 1)")
+    # the fit's smoothing is 0 or 1 / (n + 1) for a total weight n below the largest float
+    c = float(fields["smoothing"])
+    if not (c == 0 or _MIN_SMOOTHING <= c < 1):
+        raise FittedStateError(f"{where}.smoothing must be 0 or lie in [{_MIN_SMOOTHING:.4g}, 1)")
     # the fit searches inverse temperatures in [e^-16, e^16]
-    if not abs(np.log(fields["inverse_temperature"])) <= 16.0 + 1e-9:
+    if not abs(np.log(float(fields["inverse_temperature"]))) <= 16.0 + 1e-9:
         raise FittedStateError(f"{where}.inverse_temperature must lie in [e^-16, e^16]")
     _linear_softmax_map(msmap, where, "delta")
     delta = fields["delta"]
@@ -273,7 +279,7 @@ def _check_matrix_scaling(msmap: Any, where: str) -> None:
     # row's weights and bias are below this
     from venncal.core.matrix_scaling import LOG_FLOOR
 
-    K, c = delta.shape[0], fields["smoothing"]
+    K = delta.shape[0]
     lowest = min(LOG_FLOOR, float(np.log(c / K))) if c > 0 else LOG_FLOOR
     _bounded_logits(np.eye(K) + delta, fields["bias"], lowest, f"{where}.delta")
 
