@@ -3,7 +3,7 @@ full run, every check recomputed on each, and no quick verdict is the opposite o
 
 The subsets are drawn with another seed than the ones that calibrated quick mode's multipliers
 (``venncal.experiments.quick_margins``), so this is a fresh sample of what a quick run can see.
-``VENNCAL_QUICK_SUBSETS`` sets how many (400 by default; CI runs the first 100 of the same
+``VENNCAL_QUICK_SUBSETS`` sets how many (400 by default; CI runs the first 30 of the same
 sequence, since the 400 take about four minutes of one core, Johansson et al.'s most).
 """
 

@@ -389,33 +389,36 @@ def _content_digest(doc: object, where: str, keep: tuple[str, ...] = ()) -> str 
         ) from None
 
 
-def _values_signed(doc: object, where: str) -> bool:
+def _values_signed(doc: object, where: str, verified: bool = False) -> bool:
     """Whether the ``"sha256"`` of a parsed file is the checksum of its values: of every key
     but the two checksums, as venncal signs, or but ``"sha256"`` only, as a file re-signed by
-    :func:`checksum` after an edit may be (the checksum of its bytes then left in, stale)."""
+    :func:`checksum` after an edit may be (the checksum of its bytes then left in, stale).
+    A file whose bytes are as venncal wrote them (``verified``) is tried the first way first,
+    any other the second: the one that matches is computed first."""
     if not isinstance(doc, dict):
         return False
     stored = doc.get("sha256")
     if not isinstance(stored, str):
         return False
-    if stored == _content_digest(doc, where):
-        return True
-    return "bytes_sha256" in doc and stored == _content_digest(doc, where, ("bytes_sha256",))
+    ways: list[tuple[str, ...]] = [()]
+    if "bytes_sha256" in doc:
+        ways.insert(0 if not verified else 1, ("bytes_sha256",))
+    return any(stored == _content_digest(doc, where, keep) for keep in ways)
 
 
-def _check_bytes(raw: bytes | bytearray, where: str, value_limit: int) -> None:
+def _check_bytes(raw: bytes | bytearray, where: str, value_limit: int) -> bool:
     """Refuse, before it is parsed, a file larger than ``value_limit`` that is not byte for
     byte as venncal wrote it: its checksum of the values would need it parsed whole (seconds
     and a few times its size in memory for a file near the cap), that of its bytes is read
     at the speed of the disk. A smaller file goes on to the check of its values, which
-    accepts a file laid out anew."""
+    accepts a file laid out anew. Returns whether the bytes are as venncal wrote them."""
     found = _TRAILER.search(raw, max(0, len(raw) - 256))
     if found is not None:
         head = memoryview(raw)[: found.start(1)]
         if hashlib.sha256(head).hexdigest() == found.group(2).decode("ascii"):
-            return
+            return True
     if len(raw) <= value_limit:
-        return
+        return False
     if found is not None:
         raise ModelFileError(
             f"{where}: the checksum of its bytes does not match; the file was changed after "
@@ -442,8 +445,10 @@ def _infinite_numbers(doc: object) -> Iterator[str]:
             stack.extend((v, f"{path}[{i}]") for i, v in enumerate(node))
 
 
-def _check_header(doc: object, where: str) -> None:
-    signed = _values_signed(doc, where)  # first: a number out of range is named, whatever else
+def _check_header(doc: object, where: str, verified: bool = False) -> None:
+    signed = _values_signed(
+        doc, where, verified
+    )  # first: a number out of range is named, whatever else
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise ModelFileError(f'{where} is not a venncal model file (no "format": "{FORMAT}").')
     version = doc.get("format_version")
@@ -616,10 +621,10 @@ def read_model_state(path: str | os.PathLike[str], *, max_bytes: int | None = No
         raw = read_bytes(path, MAX_BYTES if max_bytes is None else value_limit)
     except ReadError as exc:
         raise ModelFileError(f"{where} {exc}.") from None
-    _check_bytes(raw, where, value_limit)
+    verified = _check_bytes(raw, where, value_limit)
     doc = _parse(raw, where)
     del raw  # the bytes are not needed again: their memory is free for the checksum's JSON
-    _check_header(doc, where)
+    _check_header(doc, where, verified)
     name = doc["class"]
     types = model_types(name) if isinstance(name, str) else None
     if types is None:
