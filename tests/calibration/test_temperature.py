@@ -113,11 +113,31 @@ def test_no_bias_keeps_the_predicted_class():
 
 def test_scores_pointing_away_give_a_constant_map():
     z, y = _binary(2)
-    cal = TemperatureCalibrator().fit(-z, y)
+    with pytest.warns(VenncalWarning, match="inverse temperature is 0"):
+        cal = TemperatureCalibrator().fit(-z, y)
     assert cal.temperature_ == np.inf
     np.testing.assert_allclose(cal.predict_proba([-5.0, 5.0])[:, 1], 0.5)
-    cal = TemperatureCalibrator(bias=True).fit(-z, y)
+    with pytest.warns(VenncalWarning, match="inverse temperature is 0"):
+        cal = TemperatureCalibrator(bias=True).fit(-z, y)
     np.testing.assert_allclose(cal.predict_proba([-5.0, 5.0])[:, 1], y.mean(), atol=1e-12)
+
+
+@pytest.mark.parametrize("gap", [1e6, 1e200])
+def test_one_row_confidently_wrong_far_out_is_said(gap):
+    """One row of 2,000 wrong at a logit gap far beyond the others makes the likelihood's
+    maximum the constant map: the answer of the definition, said in a warning, not silently."""
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 3, 2000)
+    Z = rng.normal(size=(2000, 3))
+    Z[np.arange(2000), y] += 1.5
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert TemperatureCalibrator(score_type="logits").fit(Z, y).temperature_ < 2.0
+    Z[0] = 0.0
+    Z[0, (y[0] + 1) % 3] = gap
+    with pytest.warns(VenncalWarning, match="one row at 10\\^6 times the typical gap"):
+        cal = TemperatureCalibrator(score_type="logits").fit(Z, y)
+    np.testing.assert_allclose(cal.predict_proba(Z[1:5]), 1 / 3)
 
 
 @pytest.mark.parametrize("bias", [False, True])

@@ -715,6 +715,17 @@ def _finish(
             VenncalWarning,
             stacklevel=user_stacklevel(),
         )
+    elif beta == 0.0:
+        warnings.warn(
+            "Temperature scaling: the fitted inverse temperature is 0, so every row gets the "
+            "same probabilities (1/K, or the class frequencies with a bias): weighted by their "
+            "logit gaps, the scores point away from the labels. A few calibration rows "
+            "confidently wrong at gaps far beyond the others are enough (one row at 10^6 times "
+            "the typical gap outweighs a million right ones); check those rows, or clip the "
+            "scores.",
+            VenncalWarning,
+            stacklevel=user_stacklevel(),
+        )
     return TemperatureMap(
         float(beta),
         np.asarray(b, dtype=np.float64),
