@@ -10,7 +10,7 @@ where the derivative changes sign: a Newton step that leaves the bracket is repl
 bisection, and the iteration stops only at the root (the derivative below 1e-13 of the total
 weight, on standardised logits, or the bracket at the precision of float64). ``beta >= 0``: when
 the derivative is already non-negative at 0 (the scores point away from the labels), ``beta``
-is 0 and the map is constant.
+is 0, the map is constant and a :class:`~venncal.exceptions.VenncalWarning` says so.
 
 With ``bias=True`` a vector ``b`` is added, ``p = softmax(beta z + b)``, fitted jointly with
 ``beta`` by Newton's method with backtracking (the likelihood is concave in ``(beta, b)``; the
