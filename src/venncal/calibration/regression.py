@@ -493,7 +493,8 @@ class VennAbersDistribution(BaseEstimator):
         out = np.full(s.shape[0], z[-1])
         for lo, hi, cdf, objects in self._merged_blocks(tables, s, np.arange(z.shape[0] - 1)):
             out -= (steps[lo:hi] @ cdf)[objects]
-        return np.ldexp(out, unit)  # a mean of labels: finite
+        mean: FloatArray = np.ldexp(out, unit)  # a mean of labels: finite
+        return mean
 
     def _merged_at(self, tables: VADistributionTables, s: FloatArray, cuts: IntArray) -> FloatArray:
         """The merged CDF of each test object at its own cut."""
