@@ -406,6 +406,22 @@ def _values_signed(doc: object, where: str, verified: bool = False) -> bool:
     return any(stored == _content_digest(doc, where, keep) for keep in ways)
 
 
+def _check_trailer(tail: bytes, size: int, where: str, value_limit: int) -> None:
+    """Refuse a file of ``size`` bytes, more than ``value_limit``, whose last bytes are not the
+    checksums venncal writes, before the rest of it is read."""
+    if _TRAILER.search(tail) is None:
+        raise ModelFileError(_no_trailer_message(where, size, value_limit))
+
+
+def _no_trailer_message(where: str, size: int, value_limit: int) -> str:
+    return (
+        f"{where} holds {size} bytes and does not end with the checksum of its bytes that "
+        "venncal writes (written by an earlier venncal, laid out anew, or not a model file): "
+        f"such a file is checked value by value once parsed, up to {value_limit} bytes; pass "
+        "max_bytes= to check a larger one."
+    )
+
+
 def _check_bytes(raw: bytes | bytearray, where: str, value_limit: int) -> bool:
     """Refuse, before it is parsed, a file larger than ``value_limit`` that is not byte for
     byte as venncal wrote it: its checksum of the values would need it parsed whole (seconds
@@ -424,12 +440,7 @@ def _check_bytes(raw: bytes | bytearray, where: str, value_limit: int) -> bool:
             f"{where}: the checksum of its bytes does not match; the file was changed after "
             "venncal wrote it (or damaged)."
         )
-    raise ModelFileError(
-        f"{where} holds {len(raw)} bytes and does not end with the checksum of its bytes that "
-        "venncal writes (written by an earlier venncal, laid out anew, or not a model file): "
-        f"such a file is checked value by value once parsed, up to {value_limit} bytes; pass "
-        "max_bytes= to check a larger one."
-    )
+    raise ModelFileError(_no_trailer_message(where, len(raw), value_limit))
 
 
 def _infinite_numbers(doc: object) -> Iterator[str]:
@@ -618,7 +629,12 @@ def read_model_state(path: str | os.PathLike[str], *, max_bytes: int | None = No
     where = repr(os.fspath(path))
     value_limit = VALUE_CHECK_BYTES if max_bytes is None else check_max_bytes(max_bytes)
     try:
-        raw = read_bytes(path, MAX_BYTES if max_bytes is None else value_limit)
+        raw = read_bytes(
+            path,
+            MAX_BYTES if max_bytes is None else value_limit,
+            large=value_limit,
+            check_tail=lambda tail, size: _check_trailer(tail, size, where, value_limit),
+        )
     except ReadError as exc:
         raise ModelFileError(f"{where} {exc}.") from None
     verified = _check_bytes(raw, where, value_limit)

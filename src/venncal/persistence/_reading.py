@@ -73,9 +73,16 @@ def _check_size(size: int, max_bytes: int) -> None:
 
 
 def read_bytes(
-    path: str | bytes | os.PathLike[str] | os.PathLike[bytes], max_bytes: int = MAX_BYTES
+    path: str | bytes | os.PathLike[str] | os.PathLike[bytes],
+    max_bytes: int = MAX_BYTES,
+    *,
+    large: int | None = None,
+    check_tail: Callable[[bytes, int], None] | None = None,
 ) -> bytearray:
     """The bytes of the regular file ``path``, at most ``max_bytes`` of them.
+
+    A file of more than ``large`` bytes has its last 256 bytes (and its size) passed to
+    ``check_tail`` first, which may refuse it before the rest is read.
 
     Raises
     ------
@@ -102,6 +109,10 @@ def read_bytes(
         if kind is not None:
             raise ReadError(f"is {kind}; a model file must be a regular file")
         _check_size(info.st_size, max_bytes)
+        if check_tail is not None and large is not None and info.st_size > large:
+            os.lseek(fd, max(0, info.st_size - 256), os.SEEK_SET)
+            check_tail(os.read(fd, 256), info.st_size)
+            os.lseek(fd, 0, os.SEEK_SET)
         # read into one buffer of the size the file has (one byte more, to see it grow): the
         # bytes are held once, not once in pieces and again joined
         buf = bytearray(info.st_size + 1)
