@@ -194,3 +194,63 @@ def test_an_edited_file_is_refused_in_one_line(edit, tmp_path):
     fragment = edit(doc)
     rewrite(path, doc)
     refused_on_load(path, fragment)
+
+
+def _identity_fit():
+    # a base model right in every segment: the held-out check keeps the scores as they are
+    rng = np.random.default_rng(6)
+    p = rng.uniform(0.05, 0.95, 800)
+    y = (rng.random(800) < p).astype(int)
+    seg = pd.DataFrame({"g": rng.choice(list("abc"), 800), "x": rng.normal(size=800)})
+    return MulticalibrationCalibrator().fit(p, y, segments=seg), p, seg
+
+
+def test_the_held_out_choice_round_trips(tmp_path):
+    cal, p, seg = _identity_fit()
+    assert cal.chosen_ == "identity"
+    back = venncal.load(venncal.save(cal, tmp_path / "m.json"))
+    assert back.chosen_ == "identity" and back.cv_log_loss_ == cal.cv_log_loss_
+    for method in ("predict_proba", "predict_interval", "predict"):
+        np.testing.assert_array_equal(
+            getattr(back, method)(p, segments=seg), getattr(cal, method)(p, segments=seg)
+        )
+    boosted = _fitted()
+    assert boosted.chosen_ == "boosted"
+    assert venncal.load(venncal.save(boosted, tmp_path / "b.json")).chosen_ == "boosted"
+
+
+def test_a_file_without_the_choice_predicts_as_boosted(tmp_path):
+    # files written before the held-out check existed always kept the trees
+    cal = _fitted()
+    path = venncal.save(cal, tmp_path / "m.json")
+    doc = json.loads(path.read_text())
+    del doc["fitted"]["chosen_"], doc["fitted"]["cv_log_loss_"]
+    rewrite(path, doc)
+    back = venncal.load(path)
+    t, seg = _test_rows(cal)
+    np.testing.assert_array_equal(
+        back.predict_proba(t, segments=seg), cal.predict_proba(t, segments=seg)
+    )
+
+
+def _edit_chosen(doc):
+    doc["fitted"]["chosen_"] = "isotonic"
+    return "must be one of"
+
+
+def _edit_chosen_with_trees(doc):
+    doc["fitted"]["chosen_"] = "identity"
+    return "must be empty unless chosen_"
+
+
+def _edit_cv_log_loss(doc):
+    doc["fitted"]["cv_log_loss_"]["dict"].pop("identity")
+    return "must map identity"
+
+
+@pytest.mark.parametrize("edit", [_edit_chosen, _edit_chosen_with_trees, _edit_cv_log_loss])
+def test_an_edited_choice_is_refused_in_one_line(edit, tmp_path):
+    path, doc = _saved(tmp_path)
+    fragment = edit(doc)
+    rewrite(path, doc)
+    refused_on_load(path, fragment)

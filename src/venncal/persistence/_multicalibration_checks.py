@@ -37,6 +37,8 @@ __all__ = ["MULTICALIBRATION_OBJECT_CHECKS", "MULTICALIBRATION_ROWS"]
 _NAME = "MulticalibrationCalibrator"
 _CORE = "venncal.core.multicalibration."
 _IVAP = "venncal.core.venn_abers.IVAPTables"
+#: the candidates of the held-out check (``chosen_``; absent in files of older versions)
+_CANDIDATES = ("identity", "venn_abers", "boosted")
 
 
 def _constant(name: str) -> Any:
@@ -208,6 +210,14 @@ def _pos_label(value: Any, where: str) -> None:
         raise FittedStateError(f"{where} must be a label (a string, number or boolean)")
 
 
+def _cv_log_loss(value: Any, where: str) -> None:
+    """``cv_log_loss_``: the held-out log loss of each candidate of the held-out check."""
+    if not isinstance(value, dict) or set(value) != set(_CANDIDATES):
+        raise FittedStateError(f"{where} must map {', '.join(_CANDIDATES)} to log losses")
+    for name in _CANDIDATES:
+        f.number(0.0)(value[name], f"{where}[{name!r}]")
+
+
 def _optional_levels(value: Any, where: str) -> None:
     """``level_predictors_``: None or a LevelPredictors (checked by its type's check)."""
     if value is not None and _type_name(value) != _CORE + "LevelPredictors":
@@ -217,8 +227,9 @@ def _optional_levels(value: Any, where: str) -> None:
 def _relations(fitted: dict[str, Any], params: dict[str, Any], where: str) -> None:
     """The fitted parts belong together and to the parameters: the columns are the coding's,
     the trees read its features (and the log-odds), one tree count per fold adding up to the
-    trees, the cut points within ``n_bins``, and predictors within levels exactly with
-    ``interval="segments"``, for the coding's columns and levels."""
+    trees (none unless ``chosen_`` is "boosted"), the cut points within ``n_bins``, and
+    predictors within levels exactly with ``interval="segments"``, for the coding's columns
+    and levels."""
     coding, trees = fitted.get("coding_"), fitted.get("trees_")
     if coding is None or trees is None:
         return
@@ -236,6 +247,8 @@ def _relations(fitted: dict[str, Any], params: dict[str, Any], where: str) -> No
             raise FittedStateError(f"{where}.n_trees_ must count the trees of each fold")
         if isinstance(most, int) and any(c > most for c in counts):
             raise FittedStateError(f"{where}.n_trees_ must be at most max_iter per fold")
+    if fitted.get("chosen_", "boosted") != "boosted" and trees.roots.shape[0]:
+        raise FittedStateError(f"{where}.trees_ must be empty unless chosen_ is 'boosted'")
     n_bins = params.get("n_bins")
     if isinstance(n_bins, int) and any(e.shape[0] > n_bins - 1 for e in coding.edges):
         raise FittedStateError(f"{where}.coding_ must cut a numerical column into n_bins buckets")
@@ -285,6 +298,8 @@ MULTICALIBRATION_ROWS: dict[tuple[str, str], Row] = {
     (_NAME, "n_trees_"): _n_trees,
     (_NAME, "tables_"): _IVAP,
     (_NAME, "level_predictors_"): _optional_levels,
+    (_NAME, "chosen_"): f.one_of(*_CANDIDATES),
+    (_NAME, "cv_log_loss_"): _cv_log_loss,
     (_NAME, "categorical"): f.param(_column_param),
     (_NAME, "numerical"): f.param(_column_param),
     (_NAME, "score_scale"): f.param(check_option, ("probability", "logit")),
