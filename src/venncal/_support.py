@@ -214,7 +214,10 @@ SUPPORT: dict[tuple[str, str], dict[str, Entry]] = {
         onnx="its boosted trees on segment columns are not exported yet",
         dask="it needs segment columns, which the engines do not pass yet",
         spark="it needs segment columns, which the engines do not pass yet",
-        chooser="it needs segment columns, which the chooser does not pass yet",
+        chooser=(
+            "it needs segment columns: compare_calibrators(..., segments=frame) adds it to the "
+            "default candidates (venncal compare does not pass segments yet)"
+        ),
     ),
     ("VennAbersClassifier", "binary"): _row(
         file=_NO_PICKLE,
@@ -289,6 +292,15 @@ SUPPORT: dict[tuple[str, str], dict[str, Entry]] = {
         chooser=_REGRESSION,
     ),
     ("CalibrationMonitor", "binary"): _row(
+        file=True,
+        cli=_MONITOR,
+        sql=_MONITOR,
+        onnx=_MONITOR,
+        dask=_MONITOR,
+        spark=_MONITOR,
+        chooser=_MONITOR,
+    ),
+    ("SegmentedCalibrationMonitor", "binary"): _row(
         file=True,
         cli=_MONITOR,
         sql=_MONITOR,

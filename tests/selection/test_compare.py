@@ -279,3 +279,62 @@ def test_parallel_fits_give_the_same_comparison():
     )
     pd.testing.assert_frame_equal(a.oof, b.oof)
     assert a.recommended == b.recommended
+
+
+def _segment_data(n, seed):
+    """Scores right on average, off by group: too low in "b", too high in "a"."""
+    rng = np.random.default_rng(seed)
+    g = rng.choice(["a", "b", "c"], n)
+    s = rng.uniform(0.05, 0.95, n)
+    logit = np.log(s / (1 - s)) + np.where(g == "b", 0.9, np.where(g == "a", -0.9, 0.0))
+    y = (rng.random(n) < 1 / (1 + np.exp(-logit))).astype(int)
+    return s, y, pd.DataFrame({"g": g, "x": rng.normal(size=n)})
+
+
+def test_segments_add_the_multicalibration_candidate_and_it_wins_where_segments_are_off():
+    from venncal import MulticalibrationCalibrator
+
+    s, y, seg = _segment_data(4000, 0)
+    res = compare_calibrators(s, y, segments=seg, n_boot=100, random_state=0)
+    wide = res.wide()
+    assert "multicalibration" in wide.index
+    assert wide.loc["multicalibration", "log_loss"] < wide.loc["venn-abers", "log_loss"] - 0.02
+    assert res.recommended == "multicalibration"
+    est = res.recommended_estimator
+    assert isinstance(est, MulticalibrationCalibrator) and est.chosen_ == "boosted"
+    s2, y2, seg2 = _segment_data(4000, 1)
+    q = est.predict_proba(s2, segments=seg2)[:, 1]
+    assert log_loss(y2, q) < log_loss(y2, s2) - 0.02
+    # the out-of-fold probabilities are those of a calibrator fitted on the other folds
+    folds = res.oof["fold"].to_numpy()
+    train, test = folds != 0, folds == 0
+    ref = MulticalibrationCalibrator().fit(s[train], y[train], segments=seg[train])
+    np.testing.assert_array_equal(
+        res.oof["multicalibration"].to_numpy()[test],
+        ref.predict_proba(s[test], segments=seg[test])[:, 1],
+    )
+
+
+def test_segments_reach_the_given_candidates_that_take_them_only():
+    from venncal import MulticalibrationCalibrator
+
+    s, y, seg = _segment_data(1200, 2)
+    cals = {"mc": MulticalibrationCalibrator(), "platt": PlattCalibrator()}
+    res = compare_calibrators(s, y, calibrators=cals, segments=seg.to_dict("list"), n_boot=20)
+    assert set(res.wide().index) == {"uncalibrated", "mc", "platt"}
+    without = compare_calibrators(s, y, n_boot=20)
+    assert "multicalibration" not in without.wide().index
+
+
+@pytest.mark.parametrize(
+    ("scores", "segments", "match"),
+    [
+        (np.full(300, 0.5), pd.DataFrame({"g": ["a"] * 299}), "299 rows for 300 scores"),
+        (np.full((300, 3), 1 / 3), pd.DataFrame({"g": ["a"] * 300}), "binary scores"),
+    ],
+)
+def test_segments_that_do_not_fit_are_refused_in_one_line(scores, segments, match):
+    y = np.arange(300) % (2 if scores.ndim == 1 else 3)
+    with pytest.raises(ValueError, match=match) as info:
+        compare_calibrators(scores, y, segments=segments, n_boot=10)
+    assert "\n" not in str(info.value)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import sys
 import time
 import warnings
@@ -152,17 +153,29 @@ def _splits(cv, y, rng_seed):
     return folds
 
 
-def _fit_predict(est, data, folds, k):
+def _takes_segments(est: Any) -> bool:
+    try:
+        return "segments" in inspect.signature(est.fit).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def _fit_predict(est, data, folds, k, segments=None):
     """Fit a clone on fold ``k``'s training rows (``k == len(folds)``: on all rows) and
     predict its test rows (all rows): the probabilities (binary: of the positive class), the
-    fit's seconds and the fitted model (kept for the fit on all rows only)."""
+    fit's seconds and the fitted model (kept for the fit on all rows only). ``segments``: the
+    rows' segment frame, passed to a candidate whose ``fit`` takes ``segments``."""
     train, test = folds[k] if k < len(folds) else (slice(None), slice(None))
     model = clone(est)
     labels, kwargs = fit_arguments(model, data)
+    predict_kwargs = {}
+    if segments is not None and _takes_segments(model):
+        kwargs["segments"] = segments.iloc[train]
+        predict_kwargs["segments"] = segments.iloc[test]
     t0 = time.perf_counter()
     model.fit(data.scores[train], labels[train], **kwargs)
     seconds = time.perf_counter() - t0
-    proba = np.asarray(model.predict_proba(data.scores[test]), dtype=np.float64)
+    proba = np.asarray(model.predict_proba(data.scores[test], **predict_kwargs), dtype=np.float64)
     if not data.multiclass:
         proba = proba[:, positive_column(model, data) if "pos_label" in kwargs else 1]
     return proba, seconds, (model if k == len(folds) else None)
@@ -190,6 +203,7 @@ def compare_calibrators(
     include_uncalibrated: bool | str = "auto",
     default: str | None = None,
     pos_label: object = None,
+    segments: Any = None,
     n_jobs: int | None = None,
     progress: bool | None = False,
     random_state: SeedLike = None,
@@ -244,6 +258,12 @@ def compare_calibrators(
         Binary: the label the scores point to (larger score, more likely ``pos_label``), as
         in the calibrators' ``fit``. None: the larger label in sorted order. One warning says
         when the scores rank it below the other label (ROC AUC below 0.5).
+    segments : pandas.DataFrame or dict of array-like, default=None
+        Binary: segment features of the rows (as :class:`~venncal.MulticalibrationCalibrator`
+        reads them). Given, every candidate whose ``fit`` takes ``segments`` gets its rows'
+        segments in ``fit`` and ``predict_proba``, and the default candidates include
+        ``"multicalibration"``, a ``MulticalibrationCalibrator`` (scores read as in beta
+        calibration); a recommended multicalibration calibrator predicts with ``segments=``.
     n_jobs : int or None, default=None
         Fits run at once, in threads (joblib; None: one, -1: one per core). The results do
         not depend on it.
@@ -338,8 +358,14 @@ def compare_calibrators(
             f"{_OWNER}: include_uncalibrated=True needs scores in [0, 1] (probabilities"
             + ("; rows summing to one)." if multiclass else ").")
         )
+    frame = _segments(segments, S.shape[0], multiclass)
     defaults = default_multiclass_calibrators if multiclass else default_calibrators
     cals = check_calibrators(calibrators, lambda: defaults(probabilities))
+    if frame is not None and calibrators is None:
+        from venncal.calibration import MulticalibrationCalibrator
+
+        scale = "probability" if probabilities else "logit"
+        cals["multicalibration"] = MulticalibrationCalibrator(score_scale=scale)
     if default is not None and default not in set(cals) | {UNCALIBRATED}:
         raise ValueError(f"{_OWNER}: 'default' must name a candidate; got {default!r}.")
     folds = _splits(cv, codes, int(rng.integers(2**31)))
@@ -361,7 +387,7 @@ def compare_calibrators(
                 _warn_if_reversed(data)
             tasks = [(name, k) for name in cals for k in range(len(folds) + 1)]
             runs = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(
-                delayed(_fit_predict)(cals[name], data, folds, k) for name, k in tasks
+                delayed(_fit_predict)(cals[name], data, folds, k, frame) for name, k in tasks
             )
             fitted = {}
             for (name, k), result in zip(tasks, runs):
@@ -423,6 +449,24 @@ def compare_calibrators(
         labels=labels,
         positive=data.positive,
     )
+
+
+def _segments(segments: Any, n: int, multiclass: bool) -> pd.DataFrame | None:
+    """The segment frame of a comparison (None without segments), its rows checked."""
+    if segments is None:
+        return None
+    if multiclass:
+        raise ValueError(
+            f"{_OWNER}: 'segments' applies to binary scores (one column); got a score matrix."
+        )
+    from venncal.metrics._multicalibration import as_segment_frame
+
+    frame = as_segment_frame(segments).reset_index(drop=True)
+    if frame.shape[0] != n:
+        raise ValueError(
+            f"{_OWNER}: 'segments' has {frame.shape[0]} rows for {n} scores; they must match."
+        )
+    return frame
 
 
 def _warn_if_reversed(data: ComparisonData) -> None:
