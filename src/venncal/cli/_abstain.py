@@ -101,9 +101,15 @@ def abstention_threshold(
     label: str | None,
     positive: str | None,
     sep: str | None,
+    group: str | None = None,
 ) -> tuple[float, Any]:
     """Fit :class:`~venncal.AbstentionRule` on the calibrated probabilities of ``data``;
-    return its threshold and the rule. Every failure is one line (exit code 2)."""
+    return its threshold and the rule. Every failure is one line (exit code 2).
+
+    ``group``: for a model fitted within groups (a
+    :class:`~venncal.cli._groups.GroupColumns`), the column of ``data`` holding each row's
+    group; its probabilities are those of each row's group, and the one threshold is fitted
+    on them all."""
     from venncal.calibration.abstention import AbstentionRule
     from venncal.cli._fitting import read_calibration
     from venncal.cli._io import check_table_file
@@ -122,8 +128,16 @@ def abstention_threshold(
     s, y, _ = read_calibration(
         data, score, label, positive=positive, what="--abstain-data", sep=sep
     )
-    with np.errstate(all="ignore"):
-        p = calibrated_columns(calibrator, s)["p"]
+    if group is not None:
+        from venncal.cli._groups import check_seen, read_groups
+
+        g = read_groups(data, group, s.shape[0], sep, what="--abstain-data")
+        check_seen(calibrator.calibrator, g, group, data, 0)
+        with np.errstate(all="ignore"):
+            p = calibrator.grouped_columns(s, g)["p"]
+    else:
+        with np.errstate(all="ignore"):
+            p = calibrated_columns(calibrator, s)["p"]
     try:
         rule = AbstentionRule(target_error=target, delta=delta).fit(p, y)
     except ValueError as exc:
@@ -144,6 +158,7 @@ def abstention(
     positive: str | None,
     sep: str | None,
     backend: str,
+    group: str | None = None,
 ) -> Decision | None:
     """The :class:`Decision` that ``--abstain-at`` or ``--abstain-rule`` asks for (None when
     neither is given); every refusal is one line (exit code 2)."""
@@ -160,7 +175,7 @@ def abstention(
     if at is not None:
         threshold, _ = abstention_threshold(
             calibrator, metadata, target=at, delta=delta, data=data, score=score,
-            label=label, positive=positive, sep=sep,
+            label=label, positive=positive, sep=sep, group=group,
         )  # fmt: skip
         return Decision(
             threshold,

@@ -234,13 +234,15 @@ def apply_kclass(
     overwrite: bool | None,
     out_sep: str | None,
     progress: bool | None,
+    group: str | None = None,
 ) -> int:
-    """Stream ``source`` through a K-class ``calibrator`` into ``out`` (atomically)."""
+    """Stream ``source`` through a K-class ``calibrator`` into ``out`` (atomically);
+    ``group``: the column of each row's group, for a model fitted within groups."""
     from venncal.cli._progress import progress_bar
     from venncal.cli._stream import BATCH_ROWS, Sink, _first_line, _select, score_array
 
     keep = list(source.columns) if keep is None else list(keep)
-    needed = list(dict.fromkeys([*keep, *columns]))
+    needed = list(dict.fromkeys([*keep, *columns, *([group] if group else [])]))
     K = len(columns)
     offset, rows, current = 0, 0, None
     with (
@@ -252,10 +254,20 @@ def apply_kclass(
             if path != current:
                 offset, current = 0, path
             S = np.column_stack([score_array(chunk, c, path, offset) for c in columns])
+            given: dict[str, Any] = {}
+            if group is not None:
+                from venncal.cli._groups import check_seen, group_values
+
+                given["groups"] = group_values(chunk, group, path, offset)
+                check_seen(calibrator, given["groups"], group, path, offset)
             try:
                 with np.errstate(all="ignore"):
-                    P = calibrator.predict_proba(S)
-                    iv = calibrator.predict_interval(S) if _has_interval(calibrator) else None
+                    P = calibrator.predict_proba(S, **given)
+                    iv = (
+                        calibrator.predict_interval(S, **given)
+                        if _has_interval(calibrator)
+                        else None
+                    )
             except ValueError as exc:
                 raise InputError(f"{str(path)!r}: {_first_line(exc)}") from None  # type: ignore[no-untyped-call]
             arrays = [np.ascontiguousarray(P[:, j], dtype=np.float64) for j in range(K)]

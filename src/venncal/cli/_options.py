@@ -19,6 +19,7 @@ __all__ = [
     "Probability",
     "backend_options",
     "force_option",
+    "group_option",
     "label_option",
     "no_plots_option",
     "out_dir_option",
@@ -71,6 +72,12 @@ def score_option(help: str = "Column of classifier scores.") -> Callable[[FC], F
 def label_option(help: str) -> Callable[[FC], FC]:
     """``--label``: the required column of labels (the parameter ``label_col``)."""
     return click.option("--label", "label_col", required=True, help=help)
+
+
+def group_option(help: str) -> Callable[[FC], FC]:
+    """``--group``: the column of each row's group, for calibration within groups (the
+    parameter ``group``; see ``venncal.cli._groups``)."""
+    return click.option("--group", "group", default=None, metavar="COLUMN", help=help)
 
 
 def out_dir_option(help: str) -> Callable[[FC], FC]:

@@ -144,14 +144,54 @@ class SavedDistribution:
     def __init__(self, state: Any) -> None:
         self.tables_ = state.fitted["tables_"]
         self.groups_ = state.fitted.get("groups_")
+        self.group_tables_ = state.fitted.get("group_tables_")
+        self.pooled_groups_ = state.fitted.get("pooled_groups_")
         self.merge = state.params.get("merge", "mean")
+        self.group_fallback = state.params.get("group_fallback", "error")
 
-    def predict_quantiles(self, scores: FloatArray, q: Sequence[float]) -> FloatArray:
-        """Quantiles of the merged distributions of clean scores (fitted without groups)."""
+    def _by_part(self, scores: FloatArray, groups: Any, compute: Any, width: int) -> FloatArray:
+        """``compute(tables, scores of the rows)`` for each part of the rows (one per group
+        when fitted within groups, as ``VennAbersDistribution`` parts them), put together."""
+        from venncal.core.groups import group_parts
+
+        parts = group_parts(
+            scores.shape[0],
+            groups,
+            fitted_groups=self.groups_,
+            pooled_groups=self.pooled_groups_,
+            fallback=self.group_fallback,
+            owner=self.model_name,
+        )
+        if len(parts) == 1 and parts[0][1] is None:
+            out: FloatArray = compute(self.tables_, scores)
+            return out
+        own = self.group_tables_ or []
+        out = np.empty((scores.shape[0], width))
+        for k, rows in parts:
+            out[rows] = compute(self.tables_ if k is None else own[k], scores[rows])
+        return out
+
+    def predict_quantiles(
+        self, scores: FloatArray, q: Sequence[float], groups: Any = None
+    ) -> FloatArray:
+        """Quantiles of the merged distributions of clean scores (each row's group's
+        distribution when fitted within groups: ``groups`` then holds them)."""
         from venncal.core.venn_abers_distribution import merged_quantiles
 
         levels = np.asarray(q, dtype=np.float64)
-        return merged_quantiles(self.tables_, scores, levels, self.merge)
+        return self._by_part(
+            scores,
+            groups,
+            lambda tables, s: merged_quantiles(tables, s, levels, self.merge),
+            levels.shape[0],
+        )
+
+    def band_interval(self, scores: FloatArray, tail: float, groups: Any = None) -> FloatArray:
+        """The band's interval leaving ``tail`` on each side (``predict_interval(kind="band")``)
+        of clean scores, within groups as :meth:`predict_quantiles`."""
+        from venncal.core.venn_abers_distribution import band_interval
+
+        return self._by_part(scores, groups, lambda t, s: band_interval(t, s, tail), 2)
 
 
 def is_distribution(model: object) -> bool:
@@ -173,8 +213,8 @@ class DistributionColumns:
 
     Parameters
     ----------
-    distribution : VennAbersDistribution
-        Fitted without groups.
+    distribution : VennAbersDistribution or SavedDistribution
+        Fitted without groups, or within groups with ``group_column``.
     confidence : float
         The probability inside the interval [lower, upper], in (0, 1).
     quantiles : sequence of float
@@ -182,6 +222,10 @@ class DistributionColumns:
     band : bool, default=False
         ``lower`` and ``upper`` from the band (``predict_interval(kind="band")``) instead of
         the merged distribution's quantiles.
+    group_column : str, default=None
+        For a distribution fitted within groups: the input column of each row's group, which
+        :func:`venncal.cli._stream.apply_stream` reads besides the predictions
+        (:attr:`input_columns`) and passes to :meth:`chunk_columns`.
 
     Examples
     --------
@@ -207,8 +251,11 @@ class DistributionColumns:
         quantiles: Sequence[float],
         *,
         band: bool = False,
+        group_column: str | None = None,
     ) -> None:
         self.distribution = distribution
+        self.group_column = group_column
+        self.input_columns = [] if group_column is None else [group_column]
         self.confidence = confidence
         self.quantiles = list(quantiles)
         self.band = band
@@ -222,14 +269,39 @@ class DistributionColumns:
         """The names of the new columns."""
         return [prefix + name for name in self._names]
 
-    def distribution_columns(self, scores: FloatArray, prefix: str = "") -> dict[str, FloatArray]:
-        """The new columns for clean predictions, from one call of ``predict_quantiles``."""
-        q = self.distribution.predict_quantiles(scores, self._levels)
-        if self.band:  # lower and upper from the pair itself (predict_interval(kind="band"))
-            from venncal.core.venn_abers_distribution import band_interval
+    def distribution_columns(
+        self, scores: FloatArray, prefix: str = "", groups: Any = None
+    ) -> dict[str, FloatArray]:
+        """The new columns for clean predictions, from one call of ``predict_quantiles``
+        (``groups``: each row's group, for a distribution fitted within groups)."""
+        tail = (1 - self.confidence) / 2
+        if groups is None:
+            q = self.distribution.predict_quantiles(scores, self._levels)
+            if self.band:  # lower and upper from the pair itself (predict_interval(kind="band"))
+                from venncal.core.venn_abers_distribution import band_interval
 
-            tail = (1 - self.confidence) / 2
-            q[:, 1:3] = band_interval(self.distribution.tables_, scores, tail)
+                q[:, 1:3] = band_interval(self.distribution.tables_, scores, tail)
+        else:
+            q = self.distribution.predict_quantiles(scores, self._levels, groups)
+            if self.band:
+                q[:, 1:3] = self.distribution.band_interval(scores, tail, groups)
         return {
             name: np.ascontiguousarray(q[:, j]) for j, name in enumerate(self.column_names(prefix))
         }
+
+    def chunk_columns(
+        self,
+        scores: FloatArray,
+        chunk: Any,
+        path: str | os.PathLike[str],
+        offset: int,
+        prefix: str = "",
+    ) -> dict[str, FloatArray]:
+        """The new columns for clean predictions and the group column of their chunk (a
+        distribution fitted within groups)."""
+        from venncal.cli._groups import check_seen, group_values
+
+        assert self.group_column is not None  # read only when input_columns names it
+        g = group_values(chunk, self.group_column, path, offset)
+        check_seen(self.distribution, g, self.group_column, path, offset)
+        return self.distribution_columns(scores, prefix, g)

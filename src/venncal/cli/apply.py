@@ -10,6 +10,7 @@ import click
 
 from venncal.cli._abstain import abstain_options, abstention
 from venncal.cli._extras import require_extra
+from venncal.cli._groups import GroupColumns, check_group_column, group_column_of
 from venncal.cli._io import InputError, check_not_an_input, check_output_free, check_table_file
 from venncal.cli._kclass import (
     apply_kclass,
@@ -22,6 +23,7 @@ from venncal.cli._options import (
     Probability,
     backend_options,
     force_option,
+    group_option,
     out_option,
     out_sep_option,
     out_separator,
@@ -242,6 +244,10 @@ def _keep_list(keep):
     help="Regression models: more quantiles of each row's predictive distribution, as "
     "levels between 0 and 1, comma-separated (e.g. 0.05,0.95); one column q_<level> each.",
 )
+@group_option(
+    "For a model fitted within groups (venncal fit --group): the column of each row's group "
+    "[default: the column the model was fitted on]."
+)
 @force_option()
 @sep_option()
 @out_sep_option()
@@ -271,6 +277,7 @@ def apply(
     confidence: float | None,
     band: bool,
     quantiles: str | None,
+    group: str | None,
     force: bool,
     sep: str | None,
     out_sep: str | None,
@@ -308,12 +315,18 @@ def apply(
     upper; --band: read from the Venn-Abers band, never covering less than --confidence), and
     a column q_<level> per level of --quantiles; in chunks, in this process.
 
+    A model fitted within groups (venncal fit --group) reads the group column it was fitted
+    on (or --group) and predicts each row with its own group's calibrator, as
+    venncal.load(MODEL).predict_proba(scores, groups=...) does; a missing group, or one not
+    seen at fit, is an error naming its row.
+
     \b
     Example:
       venncal apply model.json scores/ -o calibrated.parquet --keep id
       venncal apply model.json new.csv -o new_calibrated.csv
       venncal apply model.json new.csv -o out.csv --abstain-at 0.05 --abstain-data held.csv
       venncal apply dist.json new.csv -o intervals.csv --confidence 0.8 --quantiles 0.5
+      venncal apply by_region.json new.csv -o out.csv --group region
     """
     check_table_file(out, "--out", doing="writing")
     if scheduler is not None and backend != "dask":
@@ -322,6 +335,7 @@ def apply(
         if not Path(path).is_dir():
             check_table_file(path, "INPUT")
     calibrator, metadata = read_model(model, full=backend != "local", max_bytes=max_model_bytes)
+    group_col = group_column_of(calibrator, metadata, group, model, backend)
     # the options of abstention given, which binary models only take
     abstain_given = [
         name
@@ -342,15 +356,9 @@ def apply(
             given.insert(0, f"--backend {backend}")
         if given:
             raise InputError(f"{given[0]} does not apply to regression models.")
-        if getattr(calibrator, "groups_", None) is not None:
-            raise InputError(
-                f"MODEL {model!r} holds a distribution fitted within groups, which needs the "
-                "group of each row: apply it in Python (venncal.load(...).predict_interval("
-                "predictions, groups=...))."
-            )
         levels = [] if quantiles is None else parse_levels(quantiles)
         calibrator = DistributionColumns(calibrator, 0.9 if confidence is None else confidence,
-                                         levels, band=band)  # fmt: skip
+                                         levels, band=band, group_column=group_col)  # fmt: skip
     elif confidence is not None or quantiles is not None or band:
         option = (
             "--confidence" if confidence is not None else "--quantiles" if quantiles else "--band"
@@ -368,7 +376,7 @@ def apply(
     if is_kclass_model(calibrator, metadata):
         _apply_kclass(calibrator, metadata, model, inputs, out, score_col, keep, prefix, force,
                       sep, out_sep, progress, backend, interval or old_interval,
-                      abstain_given)  # fmt: skip
+                      abstain_given, group_col)  # fmt: skip
         return
     score = score_col or metadata.get("score")
     if not isinstance(score, str):
@@ -391,6 +399,8 @@ def apply(
         raise InputError(
             f"--score-interval applies to ACP models only, not {model_name(calibrator)}."
         )
+    if group_col is not None and not isinstance(calibrator, DistributionColumns):
+        calibrator = GroupColumns(calibrator, group_col)  # binary Venn-Abers within groups
     decision = abstention(
         calibrator,
         metadata,
@@ -403,6 +413,7 @@ def apply(
         positive=abstain_positive,
         sep=sep,
         backend=backend,
+        group=group_col,
     )
     source = open_source(inputs, "INPUT", sep)
     check_not_an_input(out, [model, *source.files()], "--out")
@@ -414,6 +425,8 @@ def apply(
         check_segment_columns(
             source, calibrator.input_columns, f"MODEL {model!r} reads the segment column"
         )
+    if group_col is not None:
+        check_group_column(source, group_col, f"MODEL {model!r} reads the group column")
     keep_cols, new_cols = plan_columns(
         source,
         calibrator,
@@ -470,9 +483,11 @@ def _apply_kclass(
     backend: str,
     interval: Sequence[str] | None,
     abstain: Sequence[str],
+    group: str | None = None,
 ) -> None:
     """``venncal apply`` of a K-class model: one column ``p_<class>`` per class, in chunks;
-    ``abstain``: the options of abstention given (refused)."""
+    ``abstain``: the options of abstention given (refused); ``group``: the group column of a
+    model fitted within groups."""
     if interval is not None or abstain:
         option = "--score-interval" if interval is not None else abstain[0]
         raise InputError(f"{option} does not apply to K-class models.")
@@ -505,6 +520,8 @@ def _apply_kclass(
     overwrite = force and os.path.lexists(out)
     where = str(source.files()[0])
     wanted: list[str] = _keep_list(keep) or []  # type: ignore[no-untyped-call]
+    if group is not None:
+        check_group_column(source, group, f"MODEL {model!r} reads the group column")
     for name in [*columns, *wanted]:
         if name not in source.columns:
             shown = ", ".join(repr(str(c)) for c in source.columns[:12])
@@ -518,7 +535,7 @@ def _apply_kclass(
         )
     rows = apply_kclass(
         calibrator, source, out, columns=columns, new=new, keep=kept, overwrite=overwrite,
-        out_sep=out_separator(out, sep, out_sep), progress=progress,
+        out_sep=out_separator(out, sep, out_sep), progress=progress, group=group,
     )  # fmt: skip
     n_files = len(source.files())
     click.echo(

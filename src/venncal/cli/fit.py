@@ -19,6 +19,7 @@ from venncal.cli._kclass import (
 from venncal.cli._options import (
     backend_options,
     force_option,
+    group_option,
     label_option,
     out_option,
     progress_option,
@@ -133,6 +134,11 @@ def _check_model_path(out, force, inputs):
     help="multicalibration: the columns of --segments that are numerical [default: those "
     "the file stores as numbers].",
 )
+@group_option(
+    "Calibrate within groups (Mondrian): one calibrator per value of this column of CAL_FILE "
+    "(read as text), for --method venn-abers, venn-abers-distribution and "
+    "multiclass-venn-abers; venncal apply reads the same column of its inputs."
+)
 @fit_calibrator_options
 @out_option("The model file to write (.json).")
 @force_option()
@@ -152,6 +158,7 @@ def fit(
     segments: str | None,
     categorical: str | None,
     numerical: str | None,
+    group: str | None,
     positive: str | None,
     method: str,
     merge: str | None,
@@ -197,6 +204,13 @@ def fit(
     (venn-abers-distribution); venncal apply then writes the median and a central interval
     of each row's distribution. The fit reads every row into memory, in this process only.
 
+    Groups: --group region fits one calibrator per value of the column region (venn-abers,
+    venn-abers-distribution, multiclass-venn-abers), each on its group's rows alone, so its
+    guarantee holds within every group; the model file records the column, and venncal apply
+    predicts each row with its own group's calibrator (a group not seen at fit is an error).
+    Group values are text (in Python: groups=df["region"].astype(str)); a missing group is an
+    error naming its row. The fit reads every row into memory, in this process only.
+
     \b
     Example:
       venncal fit cal.parquet --score score --label y --method venn-abers -o model.json
@@ -204,6 +218,7 @@ def fit(
       venncal fit cal.csv --score p_cat,p_dog --label y --method matrix-scaling -o k.json
       venncal fit cal.csv --score pred --label y --task regression -o dist.json
       venncal fit cal.csv --score s --label y --method multicalibration --segments g,age -o m.json
+      venncal fit cal.csv --score s --label y --group region -o by_region.json
     """
     if not Path(cal_file).is_dir():
         check_table_file(cal_file, "CAL_FILE")
@@ -211,7 +226,7 @@ def fit(
     method = _method_of_task(task, method)
     if method in SEGMENT_METHODS or (segments, categorical, numerical) != (None, None, None):
         others: dict[str, object] = {"--classes": classes, "--n-bins": n_bins}
-        others.update({"--strategy": strategy, "--scheduler": scheduler})
+        others.update({"--strategy": strategy, "--scheduler": scheduler, "--group": group})
         others["--backend"] = None if backend == "local" else backend
         _check_segment_options(method, (segments, categorical, numerical), others,
                                "," in score_col)  # fmt: skip
@@ -226,9 +241,12 @@ def fit(
             given.insert(0, "--backend " + backend)
         if "," in score_col:
             given.insert(0, "--score with several columns")
+        if group is not None:
+            _check_group(method, backend, group, [score_col], label_col, weight_col)
         if given:
             raise InputError(f"{given[0]} does not apply to --task regression.")
-        fit_regression(cal_file, score_col, label_col, method, merge, weight_col, out, force, sep)
+        fit_regression(cal_file, score_col, label_col, method, merge, weight_col, out, force, sep,
+                       group)  # fmt: skip
         return
     if "," in score_col or method in K_ONLY:
         options = {"--positive": positive, "--merge": merge, "--n-bins": n_bins}
@@ -236,13 +254,24 @@ def fit(
         given = [o for o, v in options.items() if v is not None]
         if backend != "local":
             given.insert(0, "--backend " + backend)
+        if group is not None:
+            _check_group(method, backend, group, score_col.split(","), label_col, weight_col)
         if given:
             raise InputError(f"{given[0]} does not apply to K-class score columns.")
-        fit_kclass(cal_file, score_col, label_col, classes, method, weight_col, out, force, sep)
+        fit_kclass(cal_file, score_col, label_col, classes, method, weight_col, out, force, sep,
+                   group)  # fmt: skip
         return
     if classes is not None:
         raise InputError("--classes applies to K score columns only (--score a,b,...).")
+    if group is not None:
+        _check_group(method, backend, group, [score_col], label_col, weight_col)
     calibrator = make_calibrator(method, merge=merge, n_bins=n_bins, strategy=strategy)
+    if group is not None:
+        if scheduler is not None:
+            raise InputError("--scheduler applies to --backend dask only.")
+        fit_binary_groups(calibrator, cal_file, score_col, label_col, weight_col, positive,
+                          group, method, out, force, sep)  # fmt: skip
+        return
     kwargs: dict[str, Any] = {"score": score_col, "label": label_col, "weight": weight_col}
     kwargs.update(positive=positive, method=method)
     if backend != "local":
@@ -261,6 +290,54 @@ def fit(
     click.echo(
         f"Fitted {method} on {info['rows']} rows of {cal_file} ({info['positives']} positive); "
         f"wrote the model to {out}."
+    )
+
+
+def _check_group(
+    method: str,
+    backend: str,
+    group: str,
+    scores: list[str],
+    label: str,
+    weight: str | None,
+) -> None:
+    """One line for a --group that cannot be fitted (``venncal.cli._groups``)."""
+    from venncal.cli._groups import check_group_fit
+
+    check_group_fit(method, backend, group, [*scores, label, *([weight] if weight else [])])
+
+
+def fit_binary_groups(
+    calibrator: Any,
+    cal_file: str,
+    score_col: str,
+    label_col: str,
+    weight_col: str | None,
+    positive: str | None,
+    group: str,
+    method: str,
+    out: str,
+    force: bool,
+    sep: str | None,
+) -> None:
+    """Fit binary Venn-Abers within the groups of the column ``group`` (every row in
+    memory) and save it with the column's name (``venncal.cli._groups``)."""
+    from venncal.cli._fitting import fit_calibrator, read_calibration
+    from venncal.cli._groups import WithGroups, read_groups
+
+    s, y, w = read_calibration(cal_file, score_col, label_col, weight_col, positive, sep=sep)
+    g = read_groups(cal_file, group, s.shape[0], sep)
+    calibrator = fit_calibrator(WithGroups(calibrator, g), s, y, w, method=method, source=cal_file)
+    metadata: dict[str, Any] = {"score": score_col, "label": label_col, "method": method}
+    metadata.update(rows=int(s.shape[0]), positives=int(y.sum()), group=group)
+    if positive is not None:
+        metadata["positive"] = positive
+    if weight_col is not None:
+        metadata["weight"] = weight_col
+    _save(calibrator, out, force, metadata)
+    click.echo(
+        f"Fitted {method} on {s.shape[0]} rows of {cal_file} ({int(y.sum())} positive)"
+        f"{_within(calibrator, group)}; wrote the model to {out}."
     )
 
 
@@ -296,9 +373,11 @@ def fit_regression(
     out: str,
     force: bool,
     sep: str | None,
+    group: str | None = None,
 ) -> None:
     """Fit a predictive distribution of the predictions ``score_col`` and real labels
-    ``label_col`` and save it (``venncal.cli._regression``)."""
+    ``label_col`` (within the groups of the column ``group``, if given) and save it
+    (``venncal.cli._regression``)."""
     from importlib import import_module
 
     from venncal.cli._fitting import fit_calibrator
@@ -307,17 +386,24 @@ def fit_regression(
     params = {**fixed, **({} if merge is None else {"merge": merge})}
     calibrator = getattr(import_module("venncal"), public)(**params)
     s, y, w = read_regression_calibration(cal_file, score_col, label_col, weight_col, sep=sep)
-    calibrator = fit_calibrator(calibrator, s, y, w, method=method, source=cal_file)
+    fitting: Any = calibrator
+    if group is not None:
+        from venncal.cli._groups import WithGroups, read_groups
+
+        fitting = WithGroups(calibrator, read_groups(cal_file, group, s.shape[0], sep))
+    calibrator = fit_calibrator(fitting, s, y, w, method=method, source=cal_file)
     metadata: dict[str, Any] = {"score": score_col, "label": label_col, "method": method}
     metadata.update(task="regression", rows=int(s.shape[0]))
+    if group is not None:
+        metadata["group"] = group
     if weight_col is not None:
         metadata["weight"] = weight_col
     _save(calibrator, out, force, metadata)
     k = calibrator.labels_.shape[0]
     click.echo(
         f"Fitted {method} on {s.shape[0]} rows of {cal_file} ({k} distinct "
-        f"label{'s' if k != 1 else ''}, from {float(y.min()):g} to {float(y.max()):g}); wrote "
-        f"the model to {out}."
+        f"label{'s' if k != 1 else ''}, from {float(y.min()):g} to {float(y.max()):g})"
+        f"{_within(calibrator, group)}; wrote the model to {out}."
     )
 
 
@@ -446,9 +532,11 @@ def fit_kclass(
     out: str,
     force: bool,
     sep: str | None,
+    group: str | None = None,
 ) -> None:
-    """Fit a K-class calibrator on the score columns ``score_col`` (comma-separated) and save
-    it with its columns and class names (``venncal.cli._kclass``)."""
+    """Fit a K-class calibrator on the score columns ``score_col`` (comma-separated), within
+    the groups of the column ``group`` if given, and save it with its columns and class names
+    (``venncal.cli._kclass``)."""
     from venncal.cli._fitting import fit_calibrator
 
     columns = split_columns(score_col)
@@ -458,7 +546,12 @@ def fit_kclass(
         cal_file, columns, label_col, names, weight_col, sep=sep
     )
     kclass_column_names(calibrator, class_names)  # the columns venncal apply would write
-    calibrator = fit_calibrator(calibrator, S, y, w, method=method, source=cal_file)
+    fitting: Any = calibrator
+    if group is not None:
+        from venncal.cli._groups import WithGroups, read_groups
+
+        fitting = WithGroups(calibrator, read_groups(cal_file, group, S.shape[0], sep))
+    calibrator = fit_calibrator(fitting, S, y, w, method=method, source=cal_file)
     import json
 
     metadata: dict[str, Any] = {"score": ",".join(columns), "classes": json.dumps(class_names)}
@@ -466,8 +559,18 @@ def fit_kclass(
     metadata["rows"] = int(S.shape[0])
     if weight_col is not None:
         metadata["weight"] = weight_col
+    if group is not None:
+        metadata["group"] = group
     _save(calibrator, out, force, metadata)
     click.echo(
         f"Fitted {method} on {S.shape[0]} rows of {cal_file} ({len(columns)} classes: "
-        f"{', '.join(class_names)}); wrote the model to {out}."
+        f"{', '.join(class_names)}){_within(calibrator, group)}; wrote the model to {out}."
     )
+
+
+def _within(calibrator: Any, group: str | None) -> str:
+    """`` within N groups of 'g'`` for a model fitted within groups, else nothing."""
+    if group is None:
+        return ""
+    n = len(calibrator.groups_)
+    return f" within {n} group{'s' if n != 1 else ''} of {group!r}"
