@@ -113,13 +113,29 @@ def test_no_bias_keeps_the_predicted_class():
 
 def test_scores_pointing_away_give_a_constant_map():
     z, y = _binary(2)
-    with pytest.warns(VenncalWarning, match="inverse temperature is 0"):
+    # scores ranked the wrong way round: the comparison of calibrators says so (with the
+    # labels); temperature scaling does not say it again
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         cal = TemperatureCalibrator().fit(-z, y)
     assert cal.temperature_ == np.inf
     np.testing.assert_allclose(cal.predict_proba([-5.0, 5.0])[:, 1], 0.5)
-    with pytest.warns(VenncalWarning, match="inverse temperature is 0"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         cal = TemperatureCalibrator(bias=True).fit(-z, y)
     np.testing.assert_allclose(cal.predict_proba([-5.0, 5.0])[:, 1], y.mean(), atol=1e-12)
+
+
+def test_one_binary_row_confidently_wrong_far_out_is_said():
+    """The binary case of the test below: the scores rank the classes the right way (AUC far
+    above 0.5), one wrong row far out makes the map constant, and a warning says so."""
+    z, y = _binary(2)
+    z = z.copy()
+    wrong = int(np.flatnonzero(y == 0)[0])
+    z[wrong] = 1e6
+    with pytest.warns(VenncalWarning, match="inverse temperature is 0"):
+        cal = TemperatureCalibrator().fit(z, y)
+    np.testing.assert_allclose(cal.predict_proba([-5.0, 5.0])[:, 1], 0.5)
 
 
 @pytest.mark.parametrize("gap", [1e6, 1e200])

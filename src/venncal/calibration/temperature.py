@@ -20,6 +20,7 @@ from venncal._validation import (
     check_sample_weight,
     check_scores,
     check_weighted_classes,
+    ranking_auc,
     rescale_sample_weight,
 )
 from venncal.calibration.multiclass import (
@@ -32,11 +33,13 @@ from venncal.calibration.multiclass import (
 )
 from venncal.core.class_scores import check_matrix_classes, probability_floor
 from venncal.core.temperature import (
+    CONSTANT_MAP,
     binary_logits,
     fit_temperature_scaling,
     matrix_logits,
     temperature_logits,
 )
+from venncal.exceptions import VenncalWarning
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -186,12 +189,16 @@ class TemperatureCalibrator(ClassifierMixin, BaseEstimator):
         arr = _as_array(scores, "scores")
         y_enc: npt.NDArray[np.int8] | IntArray
         log_floor = -np.inf
+        reversed_ = False
         if self._is_binary(arr):
             y_enc, classes = check_binary_labels(y, name="y")
             s = check_scores(arr, name="scores")
             check_consistent_length(scores=s, y=y_enc)
             w = check_sample_weight(sample_weight, s.shape[0])
             check_weighted_classes(y_enc, rescale_sample_weight(w))
+            # scores ranked the wrong way round (a comparison of calibrators says so once, with
+            # the labels): the constant map they lead to is not said again
+            reversed_ = ranking_auc(s, y_enc, w) < 0.5
             self.score_type_ = self._binary_type(s, owner)
             Z = binary_logits(s, self.score_type_)
             n_features = 1
@@ -209,14 +216,17 @@ class TemperatureCalibrator(ClassifierMixin, BaseEstimator):
             n_features = S.shape[1]
             if self.score_type_ == "probabilities":
                 log_floor = float(np.log(probability_floor(S, y_enc, w)))
-        self.map_ = fit_temperature_scaling(
-            Z,
-            y_enc.astype(np.intp),
-            rescale_sample_weight(w),
-            bias=bias,
-            max_iter=max_iter,
-            log_floor=log_floor,
-        )
+        with warnings.catch_warnings():
+            if reversed_:
+                warnings.filterwarnings("ignore", CONSTANT_MAP, VenncalWarning)
+            self.map_ = fit_temperature_scaling(
+                Z,
+                y_enc.astype(np.intp),
+                rescale_sample_weight(w),
+                bias=bias,
+                max_iter=max_iter,
+                log_floor=log_floor,
+            )
         return self._set_map(self.map_, classes, n_features)
 
     def _set_map(self, map_: TemperatureMap, classes: AnyArray, n_features: int) -> Self:

@@ -74,7 +74,11 @@ if TYPE_CHECKING:
     Run = Callable[..., list[Any]]
     Derivatives = Callable[[float], tuple[float, float, float]]
 
+#: how the warning of a constant map (a fitted inverse temperature of 0) begins
+CONSTANT_MAP = "Temperature scaling: the fitted inverse temperature is 0"
+
 __all__ = [
+    "CONSTANT_MAP",
     "TemperatureMap",
     "fit_temperature_passes",
     "fit_temperature_scaling",
@@ -717,8 +721,7 @@ def _finish(
         )
     elif beta == 0.0:
         warnings.warn(
-            "Temperature scaling: the fitted inverse temperature is 0, so every row gets the "
-            "same probabilities (1/K, or the class frequencies with a bias): weighted by their "
+            f"{CONSTANT_MAP}, so every row gets the same probabilities (1/K, or the class frequencies with a bias): weighted by their "
             "logit gaps, the scores point away from the labels. A few calibration rows "
             "confidently wrong at gaps far beyond the others are enough (one row at 10^6 times "
             "the typical gap outweighs a million right ones); check those rows, or clip the "
