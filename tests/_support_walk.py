@@ -61,6 +61,9 @@ def fitted(name, task):
     if name == "CalibrationMonitor":
         s, y = binary_data()
         return cls().update(s, y), s
+    if name == "SegmentedCalibrationMonitor":
+        s, y = binary_data()
+        return cls().update(s, y, segments={"g": np.arange(N) % 3}), s
     if name == "AbstentionRule":  # a target the small random data can meet
         scores, y = data(task)
         return cls(target_error=0.4).fit(scores, y), scores
@@ -118,6 +121,9 @@ def check_file(name, task, entry, tmp_path):
     back = venncal.load(path)
     if name == "CalibrationMonitor":
         assert back.log_martingale_ == est.log_martingale_ and back.alarm_ == est.alarm_
+        return
+    if name == "SegmentedCalibrationMonitor":
+        pd.testing.assert_frame_equal(back.report(), est.report())
         return
     for key, value in predictions(est, scores).items():
         np.testing.assert_array_equal(predictions(back, scores)[key], value, err_msg=key)
@@ -225,6 +231,7 @@ def check_engine(engine, name, task, entry, frame_of):
     """``engine`` is venncal.dask or venncal.spark; ``frame_of(pandas frame)`` its frame."""
     wrapper = "Classifier" in name or name in (
         "CalibrationMonitor",
+        "SegmentedCalibrationMonitor",
         "AbstentionRule",
         "VennAbersRegressor",
     )

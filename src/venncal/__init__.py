@@ -63,6 +63,7 @@ _LAZY = {
     "PriorEstimate": "venncal.shift",
     "covariate_shift_weights": "venncal.shift",
     "CalibrationMonitor": "venncal.shift",
+    "SegmentedCalibrationMonitor": "venncal.shift",
     # displays (matplotlib is imported only when drawing)
     "ReliabilityDisplay": "venncal.plotting",
     "SmoothReliabilityDisplay": "venncal.plotting",

@@ -300,6 +300,15 @@ SUPPORT: dict[tuple[str, str], dict[str, Entry]] = {
         spark=_MONITOR,
         chooser=_MONITOR,
     ),
+    ("SegmentedCalibrationMonitor", "binary"): _row(
+        file=True,
+        cli=_MONITOR,
+        sql=_MONITOR,
+        onnx=_MONITOR,
+        dask=_MONITOR,
+        spark=_MONITOR,
+        chooser=_MONITOR,
+    ),
 }
 
 

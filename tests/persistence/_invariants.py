@@ -107,6 +107,23 @@ def check_monitor(monitor):
         monitor.update([0.2, 0.9, 0.5], [0, 1, 1])
 
 
+def check_segment_monitor(monitor):
+    """A monitor per segment is consistent (each segment's alarm exactly when its martingale
+    reached its level), and stays so when the stream goes on, in its levels and a new one."""
+    for _ in range(2):
+        report = monitor.report()
+        assert not report[["log_martingale", "log_max", "threshold"]].isna().any().any()
+        assert (report.log_martingale <= report.log_max * (1 + 1e-12) + 1e-12).all()
+        assert (report.alarm == (report.log_max >= report.threshold)).all(), "alarm and peak"
+        assert monitor.alarm_ == bool(report.alarm.any())
+        if monitor.alarm_:
+            assert 0 <= monitor.alarm_index_ < monitor.n_seen_
+        seg = {c: [*levels, "new", levels[0]][:3] for c, levels in monitor.levels_.items()}
+        for c, edges in (monitor.bins or {}).items():  # a binned column takes numbers
+            seg[c] = [float(edges[0]), np.nan, float(edges[-1])]
+        monitor.update([0.2, 0.9, 0.5], [0, 1, 1], segments=seg)
+
+
 def check_abstention(rule):
     """An abstention rule answers with a known class, or abstains, on probabilities of its
     shape (or intervals of them)."""
@@ -131,6 +148,8 @@ def check_loaded(cal, wide):
         check_distribution(cal)
     elif hasattr(cal, "accept"):
         check_abstention(cal)
+    elif hasattr(cal, "levels_"):
+        check_segment_monitor(cal)
     else:
         check_monitor(cal)
 

@@ -67,8 +67,20 @@ def _fit_segments(est, seed=0):
     return est.fit(s, y, segments=seg)
 
 
+def _monitor_segments(est, seed=0):
+    """A stream of probabilities, labels and segments: region "a" miscalibrated (it alarms),
+    a binned numerical column with missing values when ``est`` bins it."""
+    s, y, seg = segment_data(seed)
+    if "x" not in (est.bins or {}):
+        seg = seg.drop(columns="x")
+    return est.update(s, y, segments=seg)
+
+
 #: classes fitted with more than scores and labels: name -> fit(estimator, seed)
-ROUTES = {"MulticalibrationCalibrator": _fit_segments}
+ROUTES = {
+    "MulticalibrationCalibrator": _fit_segments,
+    "SegmentedCalibrationMonitor": _monitor_segments,
+}
 
 #: classes fitted on other data than binary_data (an abstention rule meets no small target
 #: on it; a predictive distribution needs real labels)
@@ -160,6 +172,10 @@ VARIANTS = {
     "MulticalibrationCalibrator": [
         lambda cls, seed: _fit_segments(cls(min_samples_leaf=20, max_iter=30), seed),
         lambda cls, seed: _fit_segments(cls(interval="pooled", n_folds=3, merge="mean"), seed),
+    ],
+    "SegmentedCalibrationMonitor": [
+        lambda cls, seed: _monitor_segments(cls(bins={"x": [-1.0, 0.0, 0.5]}, n_bins=3), seed),
+        lambda cls, seed: _monitor_segments(cls(["g"], alpha=0.5, shifts=[-1.0, 1.0]), seed),
     ],
     "MulticlassVennAbersCalibrator": [
         lambda cls, seed: _multiclass(cls, seed, strategy="ovr"),

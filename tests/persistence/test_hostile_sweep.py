@@ -94,6 +94,8 @@ def _family(cal):
         return "distribution"
     if hasattr(cal, "accept"):
         return "abstention"
+    if hasattr(cal, "levels_") and hasattr(cal, "report"):
+        return "segment-monitor"
     if hasattr(cal, "update") and not hasattr(cal, "predict_proba"):
         return "monitor"
     if hasattr(cal, "coding_"):
@@ -124,7 +126,7 @@ def inputs(cal):
     them, or logits, as the model takes them)."""
     fam = _family(cal)
     out = {}
-    if fam in ("binary", "segments", "monitor"):
+    if fam in ("binary", "segments", "monitor", "segment-monitor"):
         for kind, s in _binary_inputs().items():
             out[kind] = s
     elif fam == "multiclass":
@@ -192,6 +194,15 @@ def predict_all(cal, fam, x):
             "predict": cal.predict(x),
             "confidence": cal.predict_confidence(x),
         }
+    if fam == "segment-monitor":  # the stream goes on, in every known level and a new one
+        p, y = np.clip(x, 0.0, 1.0), np.arange(n) % 2
+        seg = {c: [(levels + ["new"])[i % (len(levels) + 1)] for i in range(n)]
+               for c, levels in cal.levels_.items()}  # fmt: skip
+        for c, edges in (cal.bins or {}).items():  # a binned column takes numbers
+            seg[c] = np.resize(np.r_[np.nan, np.asarray(edges, dtype=float)], n)
+        cal.update(p, y, segments=seg)
+        report = cal.report()
+        return {"report": report[["log_martingale", "threshold", "log_max"]].to_numpy()}
     if fam == "monitor":  # the stream goes on: row by row, then as a batch
         p, y = np.clip(x, 0.0, 1.0), np.arange(n) % 2
         path = cal.advance(p, y)
@@ -244,6 +255,13 @@ def check_outputs(cal, fam, out, n):
             return "predict gives an unknown class"
         if not _unit(out["confidence"]):
             return "confidences not finite in [0, 1]"
+        return None
+    if fam == "segment-monitor":
+        if np.isnan(out["report"]).any():
+            return "a NaN martingale"
+        states = [st for sts in cal.states_.values() for st in sts]
+        if cal.alarm_ != any(st.log_max >= st.log_threshold for st in states):
+            return "alarm and peak differ"
         return None
     if fam == "monitor":
         state = cal.state_

@@ -25,7 +25,12 @@ from venncal.cli._stream import Sink, open_source, score_array
 from venncal.core.betting import MAX_BINS
 
 if TYPE_CHECKING:
+    import os
+
+    import pandas as pd
+
     from venncal._typing import AnyArray, FloatArray
+    from venncal.cli._stream import Source
 
 __all__ = ["monitor", "PathSketch", "martingale_text"]
 
@@ -113,6 +118,13 @@ def _plot(sketch, threshold, alarm, alpha, out, overwrite):
               help="Write the martingale path (row, log_martingale, alarm) to this CSV or Parquet file.")  # fmt: skip
 @click.option("--plot", "plot", type=click.Path(dir_okay=False), default=None,
               help="Draw the martingale path to this picture (e.g. monitor.png).")  # fmt: skip
+@click.option("--segments", "segments", default=None, metavar="COLUMNS",
+              help="Test calibration per segment: comma-separated columns (e.g. region,device), "
+                   "one test per level, false-alarm probability at most alpha over all segments "
+                   "together; -o then writes the report of every segment.")  # fmt: skip
+@click.option("--segment-bins", "segment_bins", multiple=True, metavar="COLUMN=EDGES",
+              help="Cut points of a numerical --segments column, e.g. age=18,30,50 (levels "
+                   "(-inf, 18), [18, 30), [30, 50), [50, inf)); repeat for more columns.")  # fmt: skip
 @force_option("Overwrite --out and --plot if they exist.")
 @sep_option()
 @out_sep_option()
@@ -127,6 +139,8 @@ def monitor(
     out: str | None,
     plot: str | None,
     force: bool,
+    segments: str | None = None,
+    segment_bins: tuple[str, ...] = (),
     sep: str | None = None,
     out_sep: str | None = None,
     progress: bool | None = None,
@@ -139,11 +153,16 @@ def monitor(
     probabilities are calibrated (P(y = 1 | p) = p) it reaches 1/alpha with probability at most
     alpha over the whole stream, so an alarm is strong evidence of a change.
 
+    With --segments, one test per level of each segment column (e.g. region, device), each on
+    that segment's rows alone; the alarm names the segments that lost calibration, and the
+    chance of any false alarm over all segments is at most alpha.
+
     Exit code 0: no alarm; 1: the alarm fired (where is printed); 2: bad input.
 
     \b
     Example:
       venncal monitor scored_2024*.parquet --score p --label y -o path.csv --plot path.png
+      venncal monitor scored.csv --score p --label y --segments region,age --segment-bins age=30,50
     """
     from venncal.shift import CalibrationMonitor
 
@@ -152,6 +171,7 @@ def monitor(
             f"--score and --label name the same column {score_col!r}; give the column of "
             "probabilities and the column of labels."
         )
+    names, bins = _segment_options(segments, segment_bins, plot, (score_col, label_col))
     if out is not None:
         check_table_file(out, "--out", doing="writing")
     if plot is not None:
@@ -167,6 +187,10 @@ def monitor(
                 f"{option} {name!r}: no such column in {str(source.files()[0])!r}; its columns "
                 f"are {shown}."
             )
+    if names:
+        from venncal.cli._segments import check_segment_columns
+
+        check_segment_columns(source, names, "--segments")
     outputs = [(o, p) for o, p in (("--out", out), ("--plot", plot)) if p is not None]
     for option, path in outputs:
         check_not_an_input(path, source.files(), option)
@@ -176,6 +200,10 @@ def monitor(
     import os
 
     plot_overwrite = plot is not None and force and os.path.lexists(plot)
+    if names:
+        _monitor_segments(source, score_col, label_col, positive, alpha, n_bins, names, bins,
+                          out, force, progress)  # fmt: skip
+        return
     mon = CalibrationMonitor(alpha=alpha, n_bins=n_bins, keep_path=False)
     sketch = PathSketch() if plot is not None else None
     where = None  # (file, row in file) of the alarm
@@ -269,3 +297,158 @@ def _write_path(sink, rows, values, alarm_index):
         fired[rows >= alarm_index] = 1
     kept = pd.DataFrame({"row": rows, "alarm": fired})
     sink.write(kept, {"log_martingale": np.ascontiguousarray(values, dtype=np.float64)})
+
+
+def _segment_options(
+    segments: str | None, segment_bins: tuple[str, ...], plot: str | None, taken: tuple[str, str]
+) -> tuple[list[str], dict[str, list[float]]]:
+    """The columns of --segments and the cut points of --segment-bins, checked (one line)."""
+    from venncal.cli._segments import split_names
+
+    if segments is None:
+        if segment_bins:
+            raise InputError("--segment-bins needs --segments: name its columns there too.")
+        return [], {}
+    names = split_names(segments, "--segments")
+    both = [c for c in names if c in taken]
+    if both:
+        raise InputError(
+            f"--segments names {both[0]!r}, the column of --score or --label; give segment columns."
+        )
+    if plot is not None:
+        raise InputError(
+            "--plot draws the martingale of the whole stream; with --segments, -o writes the "
+            "report of every segment instead."
+        )
+    bins: dict[str, list[float]] = {}
+    for text in segment_bins:
+        column, eq, edges = text.partition("=")
+        column = column.strip()
+        try:
+            cuts = [float(e) for e in edges.split(",")] if eq and edges.strip() else []
+        except ValueError:
+            cuts = []
+        ok = bool(cuts) and all(np.isfinite(cuts)) and all(a < b for a, b in zip(cuts, cuts[1:]))
+        if not (column and ok):
+            raise InputError(
+                f"--segment-bins {text!r} must be COLUMN=EDGES with strictly increasing finite "
+                "numbers, e.g. age=18,30,50."
+            )
+        if column not in names:
+            raise InputError(
+                f"--segment-bins names {column!r}, which is not one of --segments "
+                f"({', '.join(names)}); name it in --segments too."
+            )
+        if column in bins:
+            raise InputError(f"--segment-bins gives the cut points of {column!r} twice.")
+        bins[column] = cuts
+    return names, bins
+
+
+def _monitor_segments(
+    source: Source,
+    score_col: str,
+    label_col: str,
+    positive: str | None,
+    alpha: float,
+    n_bins: int,
+    names: list[str],
+    bins: dict[str, list[float]],
+    out: str | None,
+    force: bool,
+    progress: bool | None,
+) -> None:
+    """``venncal monitor --segments``: a SegmentedCalibrationMonitor over the stream."""
+    from venncal.cli._progress import progress_bar
+    from venncal.cli._segments import segment_frame
+    from venncal.shift import SegmentedCalibrationMonitor
+
+    mon = SegmentedCalibrationMonitor(names, alpha=alpha, bins=bins or None, n_bins=n_bins)
+    categorical = [c for c in names if c not in bins]
+    numerical = [c for c in names if c in bins]
+    columns = list(dict.fromkeys([score_col, label_col, *names]))
+    labels = StreamLabels(source, label_col, positive)
+    where: dict[tuple[str, str], tuple[Path, int]] = {}  # segment -> (file, row in file)
+    offset, file_offset, current = 0, 0, None
+    with progress_bar(source.num_rows, progress, desc="monitoring") as bar:
+        for path, chunk in source.chunks(columns):
+            if path != current:
+                current, file_offset = path, 0
+            p = score_array(chunk, score_col, path, file_offset)
+            bad = (p < 0) | (p > 1)
+            if bad.any():
+                first = int(np.flatnonzero(bad)[0])
+                raise InputError(
+                    f"{str(path)!r}: column {score_col!r} (--score) must hold probabilities in "
+                    f"[0, 1]; row {file_offset + first} holds {float(p[first])!r}."
+                )
+            y = labels.codes(path, chunk)
+            seg = segment_frame(chunk, categorical, numerical, path, file_offset)
+            _refuse_unbinned_numbers(seg, categorical, path, file_offset)
+            try:
+                mon.update(p, y, segments=seg)
+            except ValueError as exc:
+                raise InputError(f"{str(path)!r}: {exc}") from None
+            for c in mon.columns_:
+                for level, row in zip(mon.levels_[c], mon.alarm_rows_[c]):
+                    if row is not None and (c, level) not in where:
+                        where[(c, level)] = (path, file_offset + row - offset)
+            offset += p.shape[0]
+            file_offset += p.shape[0]
+            bar.update(p.shape[0])
+        if offset == 0:
+            raise InputError("STREAM has no data rows; nothing to monitor.")
+    report = mon.report()
+    if out is not None:
+        from venncal.cli._io import write_table
+
+        write_table(report, out, force, "--out")
+    n_levels = sum(len(v) for v in mon.levels_.values())
+    click.echo(
+        f"Monitored {offset} rows in {n_levels} segments of {len(names)} columns at alpha = "
+        f"{alpha:g} (over all segments together)."
+    )
+    if out is not None:
+        click.echo(f"Wrote {out}")
+    if mon.alarm_:
+        click.echo(
+            f"ALARM: calibration lost in {len(mon.alarmed_segments_)} segment(s); the first at "
+            f"row {mon.alarm_index_} of the stream."
+        )
+        alarmed = report[report.alarm]
+        for row in alarmed.itertuples():
+            file, line = where[(row.column, row.level)]
+            click.echo(
+                f"  {row.column} = {row.level}: at row {row.alarm_row} of the stream (row "
+                f"{line} of {str(file)!r}), {row.n_rows} rows of the segment, martingale now "
+                f"{martingale_text(row.log_martingale)}, its alarm level "
+                f"{martingale_text(row.threshold)}."
+            )
+        raise SystemExit(1)
+    top = report.iloc[0]
+    click.echo(
+        f"No alarm: no evidence against calibration in any segment (closest: {top.column} = "
+        f"{top.level}, martingale {martingale_text(top.log_martingale)} of "
+        f"{martingale_text(top.threshold)})."
+    )
+
+
+def _refuse_unbinned_numbers(
+    seg: pd.DataFrame, categorical: list[str], path: str | os.PathLike[str], offset: int
+) -> None:
+    """One line for a --segments column of non-integer numbers without --segment-bins (each
+    number would be a level of its own)."""
+    import pandas as pd
+
+    for c in categorical:
+        text = seg[c].dropna()
+        numbers = pd.to_numeric(text, errors="coerce")
+        if len(text) and not numbers.isna().any():
+            fraction = numbers.to_numpy(dtype=np.float64) % 1 != 0
+            if fraction.any():
+                row = int(text.index[np.flatnonzero(fraction)[0]])
+                raise InputError(
+                    f"{str(path)!r}: --segments column {c!r} holds numbers that are not "
+                    f"integers (row {offset + row} holds {text[row]!r}); give its cut points, "
+                    f"e.g. --segment-bins {c}=18,30,50."
+                )

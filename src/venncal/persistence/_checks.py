@@ -53,6 +53,7 @@ from venncal.persistence._object_checks import (
     _type_name,
 )
 from venncal.persistence._registry import required_fitted
+from venncal.persistence._segmented_monitor_checks import SEGMENTED_MONITOR_ROWS
 
 if TYPE_CHECKING:
     from typing import Any, TypeAlias
@@ -533,6 +534,7 @@ _EXPECTED: dict[tuple[str, str], Row] = {
     **ABSTENTION_ROWS,
     **DISTRIBUTION_ROWS,
     **MULTICALIBRATION_ROWS,
+    **SEGMENTED_MONITOR_ROWS,
 }
 
 

@@ -249,6 +249,12 @@ _BUILTIN: dict[str, tuple[str, list[str], list[str], list[str]]] = {
         ["venncal.core.betting:MonitorState"],
         [],
     ),
+    "SegmentedCalibrationMonitor": (
+        "venncal.shift._segmented_monitor",
+        ["columns_", "levels_", "states_", "alarm_rows_", "n_seen_", "alternatives_"],
+        ["venncal.core.betting:MonitorState"],
+        [],
+    ),
 }
 
 

@@ -10,6 +10,9 @@
 - :class:`CalibrationMonitor`: a test martingale on a stream of probabilities and labels that
   raises an alarm, with false-alarm probability at most ``alpha`` over the whole stream, when
   they stop being calibrated.
+- :class:`SegmentedCalibrationMonitor`: one such test per segment (region, age band, device...),
+  naming the segments that lost calibration, with false-alarm probability at most ``alpha`` over
+  all segments together.
 
 Examples
 --------
@@ -21,10 +24,12 @@ Examples
 from venncal.shift._covariate import covariate_shift_weights
 from venncal.shift._label_shift import PriorEstimate, adjust_for_prior, estimate_target_prior
 from venncal.shift._monitor import CalibrationMonitor
+from venncal.shift._segmented_monitor import SegmentedCalibrationMonitor
 
 __all__ = [
     "CalibrationMonitor",
     "PriorEstimate",
+    "SegmentedCalibrationMonitor",
     "adjust_for_prior",
     "covariate_shift_weights",
     "estimate_target_prior",
