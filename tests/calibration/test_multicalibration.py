@@ -1,5 +1,7 @@
 """MulticalibrationCalibrator: segment calibration, never worse, the stored trees, bad input."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -297,3 +299,24 @@ def test_the_choice_is_deterministic_given_random_state():
     np.testing.assert_array_equal(
         a.predict_proba(p, segments=seg), b.predict_proba(p, segments=seg)
     )
+
+
+@pytest.mark.parametrize("scale", [1e30, 1e40, 1e300, -1e300, 5e-324])
+def test_log_odds_of_any_magnitude_fit_without_warnings(scale):
+    """The trees read the base log-odds in float32 (largest 3.4e38): beyond it they see the
+    log-odds clipped, the boosting sees them whole, and nothing overflows."""
+    rng = np.random.default_rng(0)
+    z = rng.normal(0.0, 2.0, 600)
+    y = (rng.random(600) < 1 / (1 + np.exp(-z))).astype(int)
+    seg = pd.DataFrame({"g": rng.choice(["a", "b"], 600)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warnings.filterwarnings("ignore", "the scores rank the positive class")
+        cal = MulticalibrationCalibrator(score_scale="logit").fit(z * scale, y, segments=seg)
+        p = cal.predict_proba(z * scale, segments=seg)[:, 1]
+        lo_hi = cal.predict_interval(z * scale, segments=seg)
+    assert np.isfinite(p).all() and ((p >= 0) & (p <= 1)).all()
+    assert np.isfinite(lo_hi).all() and (lo_hi[:, 0] <= lo_hi[:, 1]).all()
+    # the ranking is kept where the scores rank the classes the right way round
+    if scale > 0:
+        assert np.corrcoef(p, z)[0, 1] > 0.5

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from venncal._params import check_in_range, check_option, check_positive_int
@@ -27,6 +28,8 @@ from venncal.core.venn_abers import ivap_fit
 from venncal.metrics._multicalibration import as_segment_frame, split_columns
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     import pandas as pd
     from sklearn.utils import Tags
     from typing_extensions import Self
@@ -145,7 +148,7 @@ def _boost(
     halves = [_half_losses(yv, fv, wv, half)]
     trees: list[TreeEnsemble] = []
     for r in range(est.max_iter):
-        p = 1.0 / (1.0 + np.exp(-f))
+        p = expit(f)  # no overflow at log-odds of any magnitude
         g, h = y - p, p * (1.0 - p)
         tree = DecisionTreeRegressor(
             max_leaf_nodes=est.max_leaf_nodes,
@@ -236,6 +239,16 @@ def _choose(losses: dict[str, FloatArray], w: FloatArray) -> str:
         if means[name] - means[best] <= TIE_SE * np.sqrt(spread / n_eff):
             return name
     return best  # pragma: no cover - the best is within 0 standard errors of itself
+
+
+#: the base log-odds, a feature of the trees, is clipped to this magnitude: the trees read their
+#: features in float32 (largest 3.4e38), and beyond it every log-odds is a certainty
+TREE_LOGIT_CAP = 1e30
+
+
+def _tree_features(coding: SegmentCoding, cols: Mapping[str, Any], f0: FloatArray) -> FloatArray:
+    """The trees' features: the segment coding and the base log-odds (clipped)."""
+    return np.column_stack([coding.encode(cols), np.clip(f0, -TREE_LOGIT_CAP, TREE_LOGIT_CAP)])
 
 
 class MulticalibrationCalibrator(ClassifierMixin, BaseEstimator):
@@ -519,7 +532,7 @@ class MulticalibrationCalibrator(ClassifierMixin, BaseEstimator):
         cols = _columns(frame, cat, num, owner=owner)
         coding = _coding(cols, cat, num, self.n_bins)
         f0 = self._logit(s)
-        X = np.column_stack([coding.encode(cols), f0])
+        X = _tree_features(coding, cols, f0)
         yf = y01.astype(np.float64)
         wn = np.ones(s.shape[0]) if w is None else _mean_one(w)
         order = np.random.default_rng(self.random_state).permutation(s.shape[0])
@@ -575,7 +588,7 @@ class MulticalibrationCalibrator(ClassifierMixin, BaseEstimator):
         frame = self._frame(segments, s.shape[0])
         cols = _columns(frame, self.categorical_, self.numerical_, owner=type(self).__name__)
         f0 = self._logit(s)
-        return f0 + self.trees_.decision(np.column_stack([self.coding_.encode(cols), f0])), cols
+        return f0 + self.trees_.decision(_tree_features(self.coding_, cols, f0)), cols
 
     def decision_function(self, scores: ArrayLike, *, segments: Any) -> FloatArray:
         """The corrected log-odds (before the Venn-Abers step): shape (m,)."""
