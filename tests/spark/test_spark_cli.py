@@ -64,10 +64,13 @@ def test_spark_apply_writes_the_local_output(spark, files):
         (["fit", "{cal}", "-o", "{m}", "--scheduler", "x:1"], "--scheduler applies"),
         (["fit", "{cal}", "-o", "{m}", "--positive", "maybe"], "maybe"),
         (["apply", "{model}", "{bad}", "-o", "{o}"], "1 missing or infinite score"),
+        # Spark's CSV reader drops empty lines: in a one-column file one is a missing score
+        (["apply", "{model}", "{blank}", "-o", "{o}"], "line 3 is empty, a missing value"),
     ],
 )
 def test_spark_backend_errors_are_one_line_exit_2(spark, files, args, message):
     pd.DataFrame({"score": [0.2, np.nan, 0.5]}).to_parquet(files / "bad.parquet")
+    (files / "blank.csv").write_text("score\n0.2\n\n0.5\n")
     run(
         "fit", files / "cal.parquet", "--score", "score", "--label", "label", "-o", files / "e.json"
     )
@@ -77,6 +80,7 @@ def test_spark_backend_errors_are_one_line_exit_2(spark, files, args, message):
         "model": files / "e.json",
         "o": files / "o.parquet",
         "bad": files / "bad.parquet",
+        "blank": files / "blank.csv",
     }
     args = [a.format(**paths) for a in args]
     if args[0] == "fit":

@@ -118,6 +118,20 @@ def _check_csv_rows(path, sep, what):
         return len(header)
 
 
+def refuse_empty_lines(path: str | os.PathLike[str], sep: str, what: str) -> None:
+    """Refuse a one-column CSV file with an empty line after its header, for a reader that
+    would drop it: there it is a row whose value is missing (as ``cut`` writes one)."""
+    with open(path, encoding="utf-8-sig", newline="") as fh:
+        reader = csv.reader(fh, delimiter=sep)
+        next(reader, None)
+        for row in reader:
+            if not row:
+                raise InputError(
+                    f"{what} {str(path)!r}: line {reader.line_num} is empty, a missing value "
+                    "(--backend spark would drop it and write fewer rows than it read)."
+                )
+
+
 def read_table(
     path: str | os.PathLike[str], what: str = "input file", sep: str | None = None
 ) -> pd.DataFrame:

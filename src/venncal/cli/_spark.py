@@ -38,7 +38,7 @@ from venncal.cli._engines import (
     table_counts,
     weight_error,
 )
-from venncal.cli._io import InputError
+from venncal.cli._io import InputError, refuse_empty_lines
 from venncal.cli._progress import Steps
 
 if TYPE_CHECKING:
@@ -129,6 +129,9 @@ def _frame(spark, source, columns, as_text=False):
             return spark.read.parquet(path)
 
     elif "parquet" not in kinds:
+        if len(source.columns) == 1:  # Spark's reader drops empty lines, another reader's rows
+            for path in files:
+                refuse_empty_lines(path, separator(path, source.sep), source.what)
 
         def read(path):
             sep = separator(path, source.sep)
