@@ -14,8 +14,8 @@ Examples
 --------
 >>> support("VennAbersCalibrator", "binary")["sql"]
 True
->>> support("MulticlassVennAbersCalibrator", "multiclass")["onnx"]
-'per-class Venn-Abers step maps and their coupling are not exported yet'
+>>> support("MulticlassVennAbersCalibrator", "multiclass")["onnx"].endswith("score_type)")
+True
 """
 
 from __future__ import annotations
@@ -51,6 +51,10 @@ _NOT_CHOSEN = "not among the candidates compared by default (pass it in 'calibra
 _K_ENGINES = (
     "its per-class Venn-Abers fit is not distributed yet: fit it in memory, then "
     "venncal.dask.apply and venncal.spark.apply apply it on K score columns"
+)
+_MULTICLASS_VENN_ABERS_EXPORT = (
+    "the default strategy (pairwise, coupled by a linear solve per row) is not exported; "
+    "strategy='ovr' is (pooled or not, every merge and score_type)"
 )
 _MONITOR = "a monitor of calibration over time, not a calibrator"
 _ABSTAIN = "a rule that abstains on calibrated probabilities, not a calibrator"
@@ -201,8 +205,8 @@ SUPPORT: dict[tuple[str, str], dict[str, Entry]] = {
     ("MulticlassVennAbersCalibrator", "multiclass"): _row(
         file=True,
         cli=("multiclass-venn-abers",),
-        sql="per-class Venn-Abers step maps and their coupling are not exported yet",
-        onnx="per-class Venn-Abers step maps and their coupling are not exported yet",
+        sql=_MULTICLASS_VENN_ABERS_EXPORT,
+        onnx=_MULTICLASS_VENN_ABERS_EXPORT,
         dask=_K_ENGINES,
         spark=_K_ENGINES,
         chooser=True,

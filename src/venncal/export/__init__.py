@@ -5,7 +5,8 @@ probability ``p`` (and ``p0``, ``p1`` for Venn-Abers); :func:`to_onnx` builds an
 with input ``score`` and outputs ``p`` (and ``p0``, ``p1``). K-class calibrators (temperature
 scaling of a score matrix, matrix scaling, Dirichlet calibration) read K score columns and
 give K probabilities (``p_0, ...`` in SQL; input ``scores`` (N, K), output ``p`` (N, K) in
-ONNX). Both compute what the
+ONNX); one-vs-rest multiclass Venn-Abers adds each class's interval (``p0_k``, ``p1_k``;
+``p0``, ``p1``). Both compute what the
 calibrator's ``predict_proba`` computes, from the same fitted tables and coefficients: step
 maps bit for bit, parametric maps within about 1e-15. See the user guide page "Running
 calibrators in SQL, ONNX and Spark" for what each engine needs.

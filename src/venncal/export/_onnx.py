@@ -163,7 +163,7 @@ def _gather(g, values, idx):
     return g.op("Gather", g.const(np.asarray(values, dtype=np.float64)), idx, axis=0)
 
 
-def _step(g, x, st):
+def _step(g: _Graph, x: str, st: Step) -> str:
     if st.breaks.shape[0] == 0:
         return g.add(g.mul(x, g.num(0.0)), g.num(st.values[0]))
     return _gather(g, st.values, _count(g, x, st.breaks, right=st.right))
@@ -313,7 +313,7 @@ def _rounding(g, x, d):
 _MERGES = ("log", "square", "mean")
 
 
-def _merge(g, p0, p1, merge):
+def _merge(g: _Graph, p0: str, p1: str, merge: str) -> str:
     if merge == "log":
         return g.div(p1, g.add(g.sub(g.num(1.0), p0), p1))
     if merge == "square":
@@ -338,7 +338,9 @@ def to_onnx(calibrator: object, *, abstain: Any = None) -> onnx.ModelProto:
         :class:`~venncal.calibration.TemperatureCalibrator` fitted on one score column; a
         K-class :class:`~venncal.calibration.TemperatureCalibrator`,
         :class:`~venncal.calibration.MatrixScalingCalibrator` (every ``structure``) or
-        :class:`~venncal.calibration.DirichletCalibrator`; or what :func:`venncal.load`
+        :class:`~venncal.calibration.DirichletCalibrator`; a
+        :class:`~venncal.calibration.MulticlassVennAbersCalibrator` with ``strategy="ovr"``
+        (pooled or not, every ``merge`` and ``score_type``); or what :func:`venncal.load`
         returns for one.
     abstain : AbstentionRule, default=None
         A fitted binary :class:`~venncal.AbstentionRule` whose threshold applies to this
@@ -352,7 +354,9 @@ def to_onnx(calibrator: object, *, abstain: Any = None) -> onnx.ModelProto:
         ``classes_[1]``, as ``predict_proba(score)[:, 1]``), and for Venn-Abers ``p0`` and
         ``p1`` (as ``predict_interval``): float64, shape ``[N]``. For a K-class calibrator,
         input ``scores`` of shape ``[N, K]`` and output ``p`` of shape ``[N, K]``
-        (``predict_proba(scores)``; NaN in every column of a row it refuses). Operator set
+        (``predict_proba(scores)``; NaN in every column of a row it refuses); for
+        one-vs-rest multiclass Venn-Abers also ``p0`` and ``p1`` of shape ``[N, K]``
+        (``predict_interval(scores)[:, :, 0]`` and ``[:, :, 1]``). Operator set
         :data:`OPSET`; no float32 anywhere. Exact under onnxruntime's default session
         options: no arithmetic node has a constant operand the graph optimiser could
         rewrite.
@@ -362,8 +366,9 @@ def to_onnx(calibrator: object, *, abstain: Any = None) -> onnx.ModelProto:
     ImportError
         The ``onnx`` package is not installed.
     ValueError, TypeError
-        The calibrator cannot be exported (unfitted, K-class, ACP, fitted within groups,
-        a classifier wrapper, not a venncal calibrator), with the reason.
+        The calibrator cannot be exported (unfitted, multiclass Venn-Abers other than
+        one-vs-rest, ACP, fitted within groups, a classifier wrapper, not a venncal
+        calibrator), with the reason.
 
     Notes
     -----
@@ -393,6 +398,10 @@ def to_onnx(calibrator: object, *, abstain: Any = None) -> onnx.ModelProto:
     onnx = _import_onnx()
     helper = onnx.helper
     g = _Graph(onnx)
+    if plan.venn_abers_classes is not None:
+        from venncal.export._onnx_venn_abers import venn_abers_class_graph
+
+        return _model(onnx, g, plan, *venn_abers_class_graph(g, plan))
     if plan.classes is not None:
         from venncal.export._onnx_classes import class_graph
 

@@ -26,6 +26,10 @@ log-scores (:class:`ClassInput`), then the stages :class:`Floor`, :class:`Scale`
 :class:`SmoothedLogSoftmax`, :class:`StandardisedLogits` and :class:`Affine` act on the row,
 and a softmax ends every K-class plan. A row with a score that is not finite, or (for a map
 of probabilities) outside [0, 1] or not summing to one, has no value.
+
+One-vs-rest multiclass Venn-Abers (:class:`VennAbersClasses`) reads the row the same way,
+then looks up the (p0, p1) step tables of each class at the class's key (the score itself,
+or for logits ``S_k - logsumexp(S)``), merges each pair and divides by the row's sum.
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ __all__ = [
     "SmoothedLogSoftmax",
     "StandardisedLogits",
     "Affine",
+    "VennAbersClasses",
     "plan_of",
     "EXPORTABLE",
 ]
@@ -72,15 +77,18 @@ EXPORTABLE = (
     "TemperatureCalibrator",
     "MatrixScalingCalibrator",
     "DirichletCalibrator",
+    "MulticlassVennAbersCalibrator",
 )
 
 # why the other calibrators of the library cannot be exported
 _WHY_NOT = {
     "ACPCalibrator": "its intervals refit the calibrator for every test score",
-    "MulticlassVennAbersCalibrator": (
-        "its per-class Venn-Abers step maps and their coupling are not exported"
-    ),
 }
+
+#: what of multiclass Venn-Abers is exported, for the refusals of the rest
+MULTICLASS_VENN_ABERS_EXPORTABLE = (
+    "exportable: strategy='ovr' (pooled or not, every merge and score_type)"
+)
 
 
 @dataclass(frozen=True)
@@ -238,6 +246,23 @@ class Affine:
 
 
 @dataclass(frozen=True)
+class VennAbersClasses:
+    """One-vs-rest multiclass Venn-Abers: per class ``k`` the step tables ``(p0, p1)`` of
+    ``tables[k]`` (one shared pair when ``pooled``) at the key of column ``k``, merged by
+    ``merge`` and divided by the row's sum (numpy's order of summation).
+
+    ``key`` ``"score"``: the score ``S_k`` itself (probabilities and raw scores);
+    ``"log_softmax"``: ``S_k - logsumexp(S)`` held in the float range (logits), with
+    ``logsumexp(S) = m + ln sum_j exp(S_j - m)``, ``m`` the row's maximum.
+    """
+
+    tables: tuple[tuple[Step, Step], ...]
+    pooled: bool
+    merge: str
+    key: str
+
+
+@dataclass(frozen=True)
 class Plan:
     """What an export computes.
 
@@ -256,6 +281,8 @@ class Plan:
     classes : ClassInput or None
         For a K-class calibrator: how a row of K scores is read; its ``stages`` act on rows
         and a softmax follows them.
+    venn_abers_classes : VennAbersClasses or None
+        For one-vs-rest multiclass Venn-Abers (with ``classes``; no ``stages``).
     """
 
     name: str
@@ -264,6 +291,7 @@ class Plan:
     unit: bool = False
     venn_abers: tuple[Any, ...] | None = None
     classes: ClassInput | None = None
+    venn_abers_classes: VennAbersClasses | None = None
 
 
 def _refuse(name: str, why: str) -> ValueError:
@@ -311,7 +339,12 @@ def _predictor(calibrator: Any) -> Any:
         raise _refuse(name, "it is not fitted; call fit first")
     if getattr(calibrator, "groups_", None) is not None:
         raise _refuse(name, "it was fitted within groups; its map depends on a group column")
-    if name in ("TemperatureCalibrator", "MatrixScalingCalibrator", "DirichletCalibrator"):
+    if name in (
+        "TemperatureCalibrator",
+        "MatrixScalingCalibrator",
+        "DirichletCalibrator",
+        "MulticlassVennAbersCalibrator",
+    ):
         return calibrator
     cls = PREDICTORS[name]
     params = calibrator.get_params()
@@ -351,8 +384,8 @@ def plan_of(calibrator: object) -> Plan:
     TypeError
         Not a venncal calibrator.
     ValueError
-        A calibrator the exports do not cover (unfitted, multiclass Venn-Abers, ACP, fitted
-        within groups, a classifier wrapper), with the reason.
+        A calibrator the exports do not cover (unfitted, multiclass Venn-Abers other than
+        one-vs-rest, ACP, fitted within groups, a classifier wrapper), with the reason.
 
     Examples
     --------
@@ -369,6 +402,8 @@ def plan_of(calibrator: object) -> Plan:
         return _temperature_plan(pred)
     if name in ("MatrixScalingCalibrator", "DirichletCalibrator"):
         return _class_plan(name, pred)
+    if name == "MulticlassVennAbersCalibrator":
+        return _venn_abers_class_plan(name, pred)
     decimals = getattr(pred, "decimals_", None)
     if name == "VennAbersCalibrator":
         t = pred.tables_
@@ -454,3 +489,71 @@ def _class_plan(name: str, cal: Any) -> Plan:
         stages.append(Floor(_f(getattr(m, "log_floor", LOG_FLOOR))))
         stages.append(Affine(_arr(m.weights), _arr(m.bias), False))
     return Plan(name, tuple(stages), classes=read)
+
+
+def _class_input(cal: Any, score_type: str, log_softmax: bool) -> ClassInput:
+    from venncal.core import class_scores
+
+    K = int(cal.n_features_in_)
+    # rows of probabilities must sum to one within this much where the calibrators check it
+    per_class = getattr(class_scores, "SUM_TOLERANCE_PER_CLASS", None)
+    tolerance = None if per_class is None else per_class * K
+    log_tiny = float(np.log(np.finfo(np.float64).tiny))
+    return ClassInput(K, score_type, log_softmax, log_tiny, tolerance)
+
+
+def _venn_abers_class_plan(name: str, cal: Any) -> Plan:
+    """The plan of a one-vs-rest multiclass Venn-Abers calibrator; a one-line refusal of the
+    other strategies (their coupling solves a linear system per row, or is not exported)."""
+    from venncal.core.multiclass_venn_abers import (
+        PAIRWISE_MAX_CLASSES,
+        OneVsRestTables,
+        PooledOneVsRestTables,
+        _fitted_on_log_probabilities,
+    )
+
+    params: dict[str, Any] = getattr(cal, "params_", None) or {}
+    asked = str(params.get("strategy", getattr(cal, "strategy", "")))
+    coupling = str(params.get("coupling", getattr(cal, "coupling", "")))
+    merge = str(params.get("merge", getattr(cal, "merge", "")))
+    strategy = cal.strategy_
+    K = int(cal.n_features_in_)
+    tables = cal.tables_
+    if strategy != "ovr":
+        if strategy == "pairwise":
+            how = {
+                "wu2": "by solving a (K + 1) x (K + 1) linear system per row (coupling='wu2')",
+                "wu1": "by solving a K x K linear system per row (coupling='wu1')",
+            }.get(coupling, f"by coupling={coupling!r}, which is not exported yet")
+            why = f"strategy='pairwise' couples its K(K - 1)/2 pairwise probabilities {how}"
+        else:
+            why = f"strategy={strategy!r} is not exported yet"
+        if asked == "auto":
+            why = (
+                f"strategy='auto' resolved to {strategy!r} for its {K} classes (pairwise up to "
+                f"{PAIRWISE_MAX_CLASSES} classes, one-vs-rest beyond), and {why}"
+            )
+        raise _refuse(name, f"{why}; {MULTICLASS_VENN_ABERS_EXPORTABLE}")
+    score_type = cal.score_type_
+    if score_type == "probabilities" and _fitted_on_log_probabilities(tables):
+        raise _refuse(
+            name,
+            "its one-vs-rest tables rank the logarithms of probabilities (a model file of an "
+            "older version); refit it to export",
+        )
+
+    def steps(t: Any) -> tuple[Step, Step]:
+        s0 = Step(_arr(t.breaks0), _arr(t.values0), True)
+        return s0, Step(_arr(t.breaks1), _arr(t.values1), False)
+
+    pairs: tuple[tuple[Step, Step], ...]
+    if isinstance(tables, PooledOneVsRestTables):
+        pairs, pooled = (steps(tables.table),), True
+    elif isinstance(tables, OneVsRestTables) and len(tables.tables) == K:
+        pairs, pooled = tuple(steps(t) for t in tables.tables), False
+    else:  # pragma: no cover - a loaded model's tables are checked against its strategy
+        raise _refuse(name, "its fitted state is not one of one-vs-rest tables")
+    key = "log_softmax" if score_type == "logits" else "score"
+    read = _class_input(cal, score_type, False)
+    va = VennAbersClasses(pairs, pooled, merge, key)
+    return Plan(name, classes=read, venn_abers_classes=va)

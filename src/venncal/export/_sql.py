@@ -131,7 +131,7 @@ def _arith(q, prev, expr, extra=""):
     return q.add(f"SELECT s, {expr} AS x{extra} FROM {prev}", "a")
 
 
-def _counts(q, prev, tables):
+def _counts(q: _Query, prev: str, tables: list[tuple[np.ndarray, bool]]) -> str:
     """CTE of (s, x, k0, k1, ...): ``k_i`` the number of breakpoints of ``tables[i]`` that
     are <= x (``right``) or < x, for ``tables`` a list of ``(breaks, right)``.
 
@@ -183,7 +183,7 @@ def _lookup(q, counts, tab, cols, i=0):
     return f"SELECT c.*, {picked} FROM {counts} AS c CROSS JOIN {tab} AS t WHERE t.k = c.k{i}"
 
 
-def _step_values(q, st):
+def _step_values(q: _Query, st: Step) -> str:
     return _table(q, ("k", "v"), [(k, v) for k, v in enumerate(st.values)])
 
 
@@ -410,7 +410,13 @@ def to_sql(
     ``classes_`` and the query adds the K probabilities ``p_0, ..., p_{K-1}``
     (``predict_proba(scores)[:, k]``, within about 1e-15); a row with a score that is NULL,
     NaN, infinite or not a number, or (a calibrator of probabilities) outside [0, 1] or not
-    summing to one as ``predict_proba`` requires, gets NULL in every column.
+    summing to one as ``predict_proba`` requires, gets NULL in every column. For
+    :class:`~venncal.calibration.MulticlassVennAbersCalibrator` (``strategy="ovr"``) the
+    query adds ``p_0, ..., p_{K-1}`` and each class's Venn-Abers interval ``p0_0, ...,
+    p0_{K-1}``, ``p1_0, ..., p1_{K-1}`` (``predict_interval(scores)[:, k, 0]`` and ``[:, k,
+    1]``): bit for bit for probabilities and raw scores; for logits the class keys need
+    ``LN`` and ``EXP``, and a row whose key lies on a calibration key can take the
+    neighbouring step where the engine's differ from numpy's by an ulp.
 
     Parameters
     ----------
@@ -523,6 +529,11 @@ def to_sql(
         def value(column: str) -> str:
             return _score_value(column, dialect, big)
 
+        if plan.venn_abers_classes is not None:
+            from venncal.export._sql_venn_abers import venn_abers_class_query
+
+            final, _ = venn_abers_class_query(q, plan, table, columns, prefix, value)
+            return q.sql(final)
         return q.sql(class_query(q, plan, table, columns, names, value))
     if not isinstance(score_column, str):
         raise ValueError(

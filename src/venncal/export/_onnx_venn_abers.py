@@ -1,0 +1,79 @@
+"""The ONNX graph of one-vs-rest multiclass Venn-Abers: input ``scores`` (N, K); outputs
+``p``, ``p0`` and ``p1``, each (N, K).
+
+Each class's key (the score, or for logits ``S_k - logsumexp(S)``) is searched in its p0 and
+p1 step tables by the binary export's unrolled binary search (:func:`venncal.export._onnx._step`;
+one search of the whole matrix when the tables are pooled), the pairs are merged, and each
+row is divided by its sum, added column by column in numpy's order (not ``ReduceSum``, whose
+order is the runtime's). A row with a score that is not finite, or (probabilities) outside
+[0, 1] or not summing to one, gives NaN in every column.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from venncal.export._plan import BIG, Plan
+from venncal.export._sql_venn_abers import numpy_sum
+
+if TYPE_CHECKING:
+    from venncal.export._onnx import _Graph
+
+__all__ = ["venn_abers_class_graph"]
+
+
+def _column(g: _Graph, t: str, j: int) -> str:
+    """Column ``j`` of an (N, K) tensor, as (N, 1)."""
+    return g.op("Gather", t, g.const([j], np.int64, hint="col"), axis=1)
+
+
+def _row_sum(g: _Graph, t: str, K: int) -> str:
+    """(N, 1): the sum of each row of ``t`` in numpy's order."""
+    return numpy_sum([_column(g, t, j) for j in range(K)], g.add)
+
+
+def venn_abers_class_graph(
+    g: _Graph, plan: Plan
+) -> tuple[tuple[str, list[Any]], list[tuple[str, list[Any]]]]:
+    """Add the nodes of a one-vs-rest multiclass Venn-Abers plan to ``g``; return its input
+    and outputs (name, shape)."""
+    from venncal.export._onnx import _merge, _step
+
+    read, va = plan.classes, plan.venn_abers_classes
+    assert read is not None and va is not None
+    K = read.n_classes
+    S = "scores"
+    bad = g.op("Or", g.op("IsNaN", S), g.op("IsInf", S))
+    if read.score_type == "probabilities":
+        out = g.op("Or", g.op("Less", S, g.num(0.0)), g.op("Greater", S, g.num(1.0)))
+        bad = g.op("Or", bad, out)
+    row_bad = g.op(
+        "Greater", g.op("ReduceMax", g.op("Cast", bad, to=11), axes=[1], keepdims=1), g.num(0.5)
+    )
+    if read.score_type == "probabilities" and read.sum_tolerance is not None:
+        miss = g.op("Abs", g.sub(_row_sum(g, S, K), g.num(1.0)))
+        off = g.op("Not", g.op("LessOrEqual", miss, g.num(read.sum_tolerance)))
+        row_bad = g.op("Or", row_bad, off)
+    # 0 in place of a score that is not finite (its row's outputs are NaN): the searches and
+    # sums then meet no NaN and no infinity
+    x = g.where(bad, g.num(0.0), S)
+    if va.key == "log_softmax":
+        top = g.op("ReduceMax", x, axes=[1], keepdims=1)
+        e = g.op("Exp", g.sub(x, top))  # exp(-inf) = 0 where the difference overflows
+        lse = g.add(top, g.op("Log", _row_sum(g, e, K)))  # +inf where it overflows
+        x = g.op("Clip", g.sub(x, lse), g.num(-BIG), g.num(BIG))
+    if va.pooled:
+        p0, p1 = _step(g, x, va.tables[0][0]), _step(g, x, va.tables[0][1])
+    else:
+        cols = [_column(g, x, j) for j in range(K)]
+        p0 = g.op("Concat", *[_step(g, c, t[0]) for c, t in zip(cols, va.tables)], axis=1)
+        p1 = g.op("Concat", *[_step(g, c, t[1]) for c, t in zip(cols, va.tables)], axis=1)
+    m = _merge(g, p0, p1, va.merge)
+    P = g.div(m, _row_sum(g, m, K))
+    nan = g.num(np.nan)
+    helper = g.onnx.helper
+    for name, tensor in (("p", P), ("p0", p0), ("p1", p1)):
+        g.nodes.append(helper.make_node("Where", [row_bad, nan, tensor], [name]))
+    return (S, ["N", K]), [(name, ["N", K]) for name in ("p", "p0", "p1")]

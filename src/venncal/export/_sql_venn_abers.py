@@ -1,0 +1,227 @@
+"""The SQL query of one-vs-rest multiclass Venn-Abers: K score columns in; per class the
+probability ``p_k`` and the Venn-Abers interval ``p0_k``, ``p1_k`` out.
+
+The distinct rows of the K scores are read as the calibrator reads them (NULL for a row with
+a score that is NULL, NaN, infinite or not a number; for probabilities, outside [0, 1] or not
+summing to one); each class's key (the score, or for logits ``S_k - logsumexp(S)``) is looked
+up in its p0 and p1 step tables as the binary Venn-Abers query looks up a score (a running
+count over the keys and breakpoints sorted together, then the value picked from the small
+table), one class after the other on the same rows, and the merged probabilities are divided
+by their row's sum, added in numpy's order.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from venncal.export._plan import BIG, Plan, Step
+from venncal.export._sql_classes import _Rows
+from venncal.export._sql_functions import sql_exp
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from venncal.export._sql import _Query
+
+__all__ = ["venn_abers_class_query", "numpy_sum"]
+
+_MERGE = {
+    "log": "{b} / (1.0 - {a} + {b})",
+    "square": "{b} + 0.5 * ({a} * {a} - {b} * {b})",
+    "mean": "0.5 * ({a} + {b})",
+}
+
+
+def numpy_sum(terms: list[str], add: Callable[[str, str], str]) -> str:
+    """The sum of ``terms`` in the order numpy adds a row of a C-ordered matrix
+    (``sum(axis=1)``): one by one below 8 terms, else 8 running sums combined in pairs, then
+    the rest one by one; halves (multiples of 8) beyond 128 terms. ``add(a, b)`` is ``a + b``.
+
+    Examples
+    --------
+    >>> numpy_sum(["a", "b", "c"], lambda a, b: f"({a} + {b})")
+    '((a + b) + c)'
+    """
+    n = len(terms)
+    if n < 8:
+        out = terms[0]
+        for t in terms[1:]:
+            out = add(out, t)
+        return out
+    if n <= 128:
+        r = list(terms[:8])
+        i = 8
+        while i < n - n % 8:
+            r = [add(r[j], terms[i + j]) for j in range(8)]
+            i += 8
+        out = add(add(add(r[0], r[1]), add(r[2], r[3])), add(add(r[4], r[5]), add(r[6], r[7])))
+        for t in terms[i:]:
+            out = add(out, t)
+        return out
+    n2 = n // 2
+    n2 -= n2 % 8
+    return add(numpy_sum(terms[:n2], add), numpy_sum(terms[n2:], add))
+
+
+def _plus(a: str, b: str) -> str:
+    return f"({a} + {b})"
+
+
+def _difference(q: _Query, a: str, b: str) -> str:
+    """``a - b`` held at the largest float of its sign where it overflows (as the core's
+    ``finite_difference``), without computing an infinity (PostgreSQL refuses them): the
+    halves' difference is exact at that magnitude and passes ``BIG / 2`` just when ``a - b``
+    overflows."""
+    half = f"(0.5 * {a} - 0.5 * {b})"
+    hb = q.num(0.5 * BIG)
+    return (
+        f"CASE WHEN {half} > {hb} THEN {q.num(BIG)} WHEN {half} < -{hb} THEN -{q.num(BIG)} "
+        f"ELSE {a} - {b} END"
+    )
+
+
+def _log_softmax_keys(r: _Rows, prev: str) -> str:
+    """Columns ``x``j: ``finite_difference(s_j, logsumexp(s))``, as the core computes them:
+    ``m + ln sum_j exp(s_j - m)`` (``m`` the row's maximum, an exp that overflows below
+    -1e308 is 0), infinite when that sum overflows (every key is then the most negative
+    float)."""
+    q = r.q
+    m = q.add(f"SELECT {r.keys}, {r.greatest('s')} AS m FROM {prev}", "c")
+    hb = q.num(0.5 * BIG)
+    exps = [
+        f"CASE WHEN 0.5 * s{j} - 0.5 * m < -{hb} THEN 0.0 ELSE {sql_exp(f's{j} - m')} END"
+        for j in range(r.K)
+    ]
+    e = r.step(m, exps, "e", ", m")
+    total = numpy_sum([f"e{j}" for j in range(r.K)], _plus)
+    logs = q.add(f"SELECT {r.keys}, m, LN({total}) AS g FROM {e}", "c")
+    big = q.num(BIG)
+    # lse = m + g, infinite where 0.5 m + 0.5 g passes BIG / 2 (then 0.0 here, unread)
+    over = f"0.5 * m + 0.5 * g > {hb}"
+    lse = q.add(
+        f"SELECT {r.keys}, m, g, CASE WHEN {over} THEN 0.0 ELSE m + g END AS lse FROM {logs}",
+        "c",
+    )
+    keys = [
+        f"CASE WHEN {over} THEN -{big} ELSE {_difference(q, f's{j}', 'lse')} END"
+        for j in range(r.K)
+    ]
+    return r.step(lse, keys)
+
+
+def _lookup_class(q: _Query, prev: str, carried: list[str], j: int, s0: Step, s1: Step) -> str:
+    """The rows of ``prev`` (its columns ``carried``) with ``a{j}``, ``b{j}``: the p0 and p1
+    step tables at the key ``x{j}``.
+
+    The rows and the breakpoints of both tables are sorted together by the key; the running
+    count of each table's breakpoints (before the keys they equal when they count, after
+    them otherwise) is ``np.searchsorted``, and the values are then picked from the small
+    tables. No join of the rows with another large relation: an engine that joins by nested
+    loops (SQLite) stays fast.
+    """
+    cols = ", ".join(carried)
+    nulls = ", ".join("NULL" for _ in carried)
+    parts = [f"SELECT {cols}, x{j} AS venncal_x, 0 AS w, 0 AS w0, 0 AS w1 FROM {prev}"]
+    for i, st in enumerate((s0, s1)):
+        if st.breaks.shape[0] == 0:  # no breakpoint: its count stays 0
+            continue
+        rows = ", ".join(f"({q.num(b)})" for b in st.breaks)
+        bt = q.add(f"VALUES {rows}", "b", "b")
+        flags = "1, 0" if i == 0 else "0, 1"
+        parts.append(f"SELECT {nulls}, b, 1, {flags} FROM {bt}")
+    union = q.add(" UNION ALL ".join(parts), "u", f"{cols}, venncal_x, w, w0, w1")
+    sums = ", ".join(
+        f"SUM(w{i}) OVER (ORDER BY venncal_x, w{i} {'DESC' if st.right else 'ASC'} ROWS "
+        f"BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS k{i}"
+        for i, st in enumerate((s0, s1))
+    )
+    counted = q.add(
+        f"SELECT {cols}, k0, k1 FROM (SELECT {cols}, w, {sums} FROM {union}) AS venncal_w "
+        "WHERE w = 0",
+        "k",
+    )
+    from venncal.export._sql import _step_values
+
+    v0, v1 = _step_values(q, s0), _step_values(q, s1)
+    picked = ", ".join(f"c.{c}" for c in carried)
+    return q.add(
+        f"SELECT {picked}, a.v AS a{j}, b.v AS b{j} FROM {counted} AS c CROSS JOIN {v0} AS a "
+        f"CROSS JOIN {v1} AS b WHERE a.k = c.k0 AND b.k = c.k1",
+        "l",
+    )
+
+
+def venn_abers_class_query(
+    q: _Query,
+    plan: Plan,
+    table: str,
+    columns: list[str],
+    prefix: str,
+    value: Callable[[str], str],
+) -> tuple[str, list[str]]:
+    """The final SELECT of a one-vs-rest multiclass Venn-Abers query (its CTEs added to
+    ``q``) and the names of its output columns: ``p_k`` for every class, then ``p0_k`` and
+    ``p1_k``."""
+    read, va = plan.classes, plan.venn_abers_classes
+    assert read is not None and va is not None
+    K = read.n_classes
+    r = _Rows(q, K)
+    big = q.num(BIG)
+    inner = ", ".join(f"{value(c)} AS s{j}" for j, c in enumerate(columns))
+    ok = [f"s{j} <= {big} AND s{j} >= -{big}" for j in range(K)]
+    if read.score_type == "probabilities":
+        ok += [f"s{j} >= 0.0 AND s{j} <= 1.0" for j in range(K)]
+        if read.sum_tolerance is not None:
+            total = numpy_sum([f"s{j}" for j in range(K)], _plus)
+            ok.append(f"ABS({total} - 1.0) <= {q.num(read.sum_tolerance)}")
+    rows = q.add(
+        f"SELECT DISTINCT {r.keys} FROM (SELECT {inner} FROM {table}) AS venncal_v "
+        f"WHERE {' AND '.join(ok)}",
+        "s",
+    )
+    if va.key == "log_softmax":
+        x = _log_softmax_keys(r, rows)
+    else:
+        x = r.each(rows, "{v}", "s")
+    carried = [f"s{j}" for j in range(K)] + [f"x{j}" for j in range(K)]
+    pairs = x
+    for j in range(K):
+        s0, s1 = va.tables[0 if va.pooled else j]
+        pairs = _lookup_class(q, pairs, carried, j, s0, s1)
+        carried += [f"a{j}", f"b{j}"]
+    merged = ", ".join(
+        _MERGE[va.merge].format(a=f"a{j}", b=f"b{j}") + f" AS m{j}" for j in range(K)
+    )
+    ab = ", ".join(f"a{j}, b{j}" for j in range(K))
+    m = q.add(f"SELECT {r.keys}, {ab}, {merged} FROM {pairs}", "c")
+    total = numpy_sum([f"m{j}" for j in range(K)], _plus)
+    ms = ", ".join(f"m{j}" for j in range(K))
+    t = q.add(f"SELECT {r.keys}, {ab}, {ms}, {total} AS total FROM {m}", "c")
+    names = [f"{prefix}p_{k}" for k in range(K)]
+    names += [f"{prefix}p0_{k}" for k in range(K)] + [f"{prefix}p1_{k}" for k in range(K)]
+    cols = [f"m{k} / total" for k in range(K)]
+    cols += [f"a{k}" for k in range(K)] + [f"b{k}" for k in range(K)]
+    out = q.add(
+        f"SELECT {r.keys}, {', '.join(f'{c} AS {n}' for c, n in zip(cols, names))} FROM {t}",
+        "o",
+    )
+    return _final(q, out, table, columns, names, value), names
+
+
+def _final(
+    q: _Query, out: str, table: str, columns: list[str], names: list[str], value: Any
+) -> str:
+    match = [f"o.s{j} = {value('t.' + c)}" for j, c in enumerate(columns)]
+    if q.dialect == "sqlite":
+        where = " AND ".join(match)
+        picks = ", ".join(f"(SELECT o.{c} FROM {out} AS o WHERE {where}) AS {c}" for c in names)
+        guard = ", ".join(f"NULL AS {c}" for c in names)
+        check = " AND ".join(f"{c} IS NULL" for c in names)
+        return (
+            f"SELECT t.*, {picks} FROM {table} AS t CROSS JOIN (SELECT {guard}) AS venncal_g "
+            f"WHERE {check}"
+        )
+    return (
+        f"SELECT t.*, {', '.join(names)} FROM {table} AS t LEFT JOIN {out} AS o "
+        f"ON {' AND '.join(match)}"
+    )
