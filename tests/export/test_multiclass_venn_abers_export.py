@@ -28,7 +28,6 @@ import pytest
 from venncal.calibration import MulticlassVennAbersCalibrator
 from venncal.core.class_scores import SUM_TOLERANCE_PER_CLASS, log_sum_exp
 from venncal.export import to_onnx, to_sql
-from venncal.export._plan import plan_of
 
 ort = pytest.importorskip("onnxruntime")
 duckdb = pytest.importorskip("duckdb")
@@ -203,28 +202,9 @@ def _keys(S):
         return np.clip(S - log_sum_exp(S)[:, None], -BIG, BIG)
 
 
-def _neighbouring_steps_only(cal, S, got, rows):
-    """Whether, at ``rows``, every p0 and p1 is the library's value at the row's key or at
-    one of the keys next to it in the class's table (a key an ulp off)."""
-    plan = plan_of(cal)
-    va = plan.venn_abers_classes
-    keys = _keys(S[rows])
-    K = S.shape[1]
-    for k in range(K):
-        s0, s1 = va.tables[0 if va.pooled else k]
-        for step, name in ((s0, "p0"), (s1, "p1")):
-            side = "right" if step.right else "left"
-            i = np.searchsorted(step.breaks, keys[:, k], side)
-            near = [step.values[np.clip(i + d, 0, step.values.shape[0] - 1)] for d in (-1, 0, 1)]
-            value = got[name][rows, k]
-            if not np.any([value == v for v in near], axis=0).all():
-                return False
-    return True
-
-
 CASES = [
     (kind, K, pooled, merge)
-    for kind in ("probabilities", "logits", "raw")
+    for kind in ("probabilities", "raw")
     for K in (3, 5)
     for pooled in (True, False)
     for merge in (MERGES if K == 3 else MERGES[:1] if pooled else MERGES[1:])
@@ -266,21 +246,23 @@ def test_exports_match_predict_proba(fitted, kind, K, pooled, merge):
     failures = []
     for engine, values in got.items():
         diff = _row_differences(values, want)
-        if kind != "logits":
-            if not diff.max() <= TOL:
-                failures.append(f"{engine}: {diff.max():g} in {int((diff > TOL).sum())} rows")
-            continue
-        # logits: exact away from the calibration keys; at them, neighbouring steps only,
-        # and seldom (measured: at most 1% of these rows in SQL, 3% in onnxruntime)
-        if not diff[~at_cal].max() <= TOL:
-            failures.append(f"{engine} off the calibration keys: {diff[~at_cal].max():g}")
-        off = np.flatnonzero(at_cal & (diff > TOL))
-        share = off.size / at_cal.sum()
-        if share > (0.03 if engine.startswith("sql") or engine.startswith("duck") else 0.08):
-            failures.append(f"{engine}: {share:.1%} of the calibration rows differ")
-        if off.size and not _neighbouring_steps_only(cal, S, values, off):
-            failures.append(f"{engine}: a calibration row off by more than a step")
+        if not diff.max() <= TOL:
+            failures.append(f"{engine}: {diff.max():g} in {int((diff > TOL).sum())} rows")
     assert not failures, "\n".join(failures)
+
+
+@pytest.mark.parametrize("pooled", [True, False])
+def test_logits_are_refused_with_the_way_to_export(pooled):
+    """On logits the class keys need the engine's exp and log, an ulp off numpy's on some
+    values: at a calibration score that moves a row to the neighbouring step (measured: 0.9%
+    of calibration rows in onnxruntime, off by up to 0.0065). Refused, not approximated."""
+    X, y = _data("logits", 3)
+    cal = MulticlassVennAbersCalibrator(strategy="ovr", pooled=pooled, score_type="logits")
+    cal.fit(X, y)
+    for export in (lambda c: to_sql(c, table="t", score_column=["a", "b", "c"]), to_onnx):
+        with pytest.raises(ValueError, match="score_type='probabilities'") as info:
+            export(cal)
+        assert "\n" not in str(info.value)
 
 
 def test_rows_off_one_by_1e9_and_exact_zeros_read_exactly():
@@ -307,9 +289,11 @@ def _arithmetic(nodes):
 def test_optimiser_changes_no_arithmetic(level, tmp_path):
     import onnx
 
-    for kind, pooled in (("logits", False), ("probabilities", True)):
+    for kind, pooled in (("raw", False), ("probabilities", True)):
         X, y = _data(kind, 3)
-        cal = MulticlassVennAbersCalibrator(strategy="ovr", pooled=pooled, merge="log").fit(X, y)
+        cal = MulticlassVennAbersCalibrator(
+            strategy="ovr", pooled=pooled, merge="log", score_type=kind
+        ).fit(X, y)
         model = to_onnx(cal)
         options = ort.SessionOptions()
         options.graph_optimization_level = getattr(ort.GraphOptimizationLevel, level)
@@ -322,7 +306,7 @@ def test_optimiser_changes_no_arithmetic(level, tmp_path):
 
 
 def test_outputs_and_prefix():
-    X, y = _data("logits", 3)
+    X, y = _data("probabilities", 3)
     cal = MulticlassVennAbersCalibrator(strategy="ovr").fit(X, y)
     model = to_onnx(cal)
     assert [o.name for o in model.graph.output] == ["p", "p0", "p1"]
@@ -333,13 +317,13 @@ def test_outputs_and_prefix():
         3,
     ]
     con = duckdb.connect()
-    con.execute("CREATE TABLE t AS SELECT 1.0 AS s0, 2.0 AS s1, 0.0 AS s2, 9 AS p_1")
+    con.execute("CREATE TABLE t AS SELECT 0.25 AS s0, 0.75 AS s1, 0.0 AS s2, 9 AS p_1")
     with pytest.raises(duckdb.BinderException, match="(?i)ambiguous"):
         con.execute(to_sql(cal, table="t", score_column=["s0", "s1", "s2"])).fetchall()
     query = to_sql(cal, table="t", score_column=["s0", "s1", "s2"], prefix="c_")
     row = con.execute(f"SELECT p_1, c_p_0, c_p_1, c_p_2, c_p0_1, c_p1_1 FROM ({query})").fetchone()
-    want = cal.predict_proba([[1.0, 2.0, 0.0]])[0]
-    iv = cal.predict_interval([[1.0, 2.0, 0.0]])[0]
+    want = cal.predict_proba([[0.25, 0.75, 0.0]])[0]
+    iv = cal.predict_interval([[0.25, 0.75, 0.0]])[0]
     assert row[0] == 9 and np.allclose(row[1:4], want, rtol=0, atol=TOL)
     assert row[4:] == (iv[1, 0], iv[1, 1])
 
@@ -349,9 +333,11 @@ def test_loaded_model_exports_the_same(tmp_path):
     from tests.persistence.test_light_load import _stand_in
 
     cols = ["s0", "s1", "s2"]
-    for i, (kind, pooled) in enumerate((("probabilities", False), ("logits", True))):
+    for i, (kind, pooled) in enumerate((("probabilities", False), ("raw", True))):
         X, y = _data(kind, 3)
-        cal = MulticlassVennAbersCalibrator(strategy="ovr", pooled=pooled, merge="square")
+        cal = MulticlassVennAbersCalibrator(
+            strategy="ovr", pooled=pooled, merge="square", score_type=kind
+        )
         cal.fit(X, y)
         path = venncal.save(cal, tmp_path / f"m{i}.json")
         queries = [to_sql(cal, table="t", score_column=cols, dialect=d) for d in ("duckdb", "ansi")]
@@ -384,7 +370,7 @@ def test_refusals():
         }
         auto = _refusal(MulticlassVennAbersCalibrator().fit(P, y))
         top = _refusal(MulticlassVennAbersCalibrator(strategy="top-label").fit(P, y))
-    exportable = "exportable: strategy='ovr' (pooled or not, every merge and score_type)"
+    exportable = "exportable: strategy='ovr' (pooled or not, every merge) on probabilities or raw"
     assert "strategy='pairwise'" in msgs["wu2"] and "linear system per row" in msgs["wu2"]
     assert "coupling='wu1'" in msgs["wu1"] and "coupling='price'" in msgs["price"]
     assert "strategy='auto' resolved to 'pairwise' for its 3 classes" in auto

@@ -401,7 +401,7 @@ def to_onnx(calibrator: object, *, abstain: Any = None) -> onnx.ModelProto:
     if plan.venn_abers_classes is not None:
         from venncal.export._onnx_venn_abers import venn_abers_class_graph
 
-        return _model(onnx, g, plan, *venn_abers_class_graph(g, plan))
+        return _model(onnx, g, plan, *venn_abers_class_graph(g, plan, _step, _merge))
     if plan.classes is not None:
         from venncal.export._onnx_classes import class_graph
 

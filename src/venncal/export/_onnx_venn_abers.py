@@ -1,7 +1,7 @@
 """The ONNX graph of one-vs-rest multiclass Venn-Abers: input ``scores`` (N, K); outputs
 ``p``, ``p0`` and ``p1``, each (N, K).
 
-Each class's key (the score, or for logits ``S_k - logsumexp(S)``) is searched in its p0 and
+Each class's score is searched in its p0 and
 p1 step tables by the binary export's unrolled binary search (:func:`venncal.export._onnx._step`;
 one search of the whole matrix when the tables are pooled), the pairs are merged, and each
 row is divided by its sum, added column by column in numpy's order (not ``ReduceSum``, whose
@@ -15,10 +15,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from venncal.export._plan import BIG, Plan
+from venncal.export._plan import Plan
 from venncal.export._sql_venn_abers import numpy_sum
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from venncal.export._onnx import _Graph
 
 __all__ = ["venn_abers_class_graph"]
@@ -35,11 +37,12 @@ def _row_sum(g: _Graph, t: str, K: int) -> str:
 
 
 def venn_abers_class_graph(
-    g: _Graph, plan: Plan
+    g: _Graph, plan: Plan, step: Callable[..., str], merge: Callable[..., str]
 ) -> tuple[tuple[str, list[Any]], list[tuple[str, list[Any]]]]:
     """Add the nodes of a one-vs-rest multiclass Venn-Abers plan to ``g``; return its input
-    and outputs (name, shape)."""
-    from venncal.export._onnx import _merge, _step
+    and outputs (name, shape). ``step`` and ``merge`` add a step lookup and a merge of two
+    (passed in: the graph module imports this one)."""
+    _step, _merge = step, merge
 
     read, va = plan.classes, plan.venn_abers_classes
     assert read is not None and va is not None
@@ -59,11 +62,6 @@ def venn_abers_class_graph(
     # 0 in place of a score that is not finite (its row's outputs are NaN): the searches and
     # sums then meet no NaN and no infinity
     x = g.where(bad, g.num(0.0), S)
-    if va.key == "log_softmax":
-        top = g.op("ReduceMax", x, axes=[1], keepdims=1)
-        e = g.op("Exp", g.sub(x, top))  # exp(-inf) = 0 where the difference overflows
-        lse = g.add(top, g.op("Log", _row_sum(g, e, K)))  # +inf where it overflows
-        x = g.op("Clip", g.sub(x, lse), g.num(-BIG), g.num(BIG))
     if va.pooled:
         p0, p1 = _step(g, x, va.tables[0][0]), _step(g, x, va.tables[0][1])
     else:

@@ -411,12 +411,12 @@ def to_sql(
     (``predict_proba(scores)[:, k]``, within about 1e-15); a row with a score that is NULL,
     NaN, infinite or not a number, or (a calibrator of probabilities) outside [0, 1] or not
     summing to one as ``predict_proba`` requires, gets NULL in every column. For
-    :class:`~venncal.calibration.MulticlassVennAbersCalibrator` (``strategy="ovr"``) the
-    query adds ``p_0, ..., p_{K-1}`` and each class's Venn-Abers interval ``p0_0, ...,
-    p0_{K-1}``, ``p1_0, ..., p1_{K-1}`` (``predict_interval(scores)[:, k, 0]`` and ``[:, k,
-    1]``): bit for bit for probabilities and raw scores; for logits the class keys need
-    ``LN`` and ``EXP``, and a row whose key lies on a calibration key can take the
-    neighbouring step where the engine's differ from numpy's by an ulp.
+    :class:`~venncal.calibration.MulticlassVennAbersCalibrator` (``strategy="ovr"``, fitted on
+    probabilities or raw scores) the query adds ``p_0, ..., p_{K-1}`` and each class's
+    Venn-Abers interval ``p0_0, ..., p0_{K-1}``, ``p1_0, ..., p1_{K-1}``
+    (``predict_interval(scores)[:, k, 0]`` and ``[:, k, 1]``), bit for bit; fitted on logits
+    it is refused (its class keys would need ``LN`` and ``EXP``, and a row at a calibration
+    key could take the neighbouring step where the engine's differ from numpy's by an ulp).
 
     Parameters
     ----------
@@ -532,7 +532,7 @@ def to_sql(
         if plan.venn_abers_classes is not None:
             from venncal.export._sql_venn_abers import venn_abers_class_query
 
-            final, _ = venn_abers_class_query(q, plan, table, columns, prefix, value)
+            final, _ = venn_abers_class_query(q, plan, table, columns, prefix, value, _step_values)
             return q.sql(final)
         return q.sql(class_query(q, plan, table, columns, names, value))
     if not isinstance(score_column, str):

@@ -3,7 +3,7 @@ probability ``p_k`` and the Venn-Abers interval ``p0_k``, ``p1_k`` out.
 
 The distinct rows of the K scores are read as the calibrator reads them (NULL for a row with
 a score that is NULL, NaN, infinite or not a number; for probabilities, outside [0, 1] or not
-summing to one); each class's key (the score, or for logits ``S_k - logsumexp(S)``) is looked
+summing to one); each class's score is looked
 up in its p0 and p1 step tables as the binary Venn-Abers query looks up a score (a running
 count over the keys and breakpoints sorted together, then the value picked from the small
 table), one class after the other on the same rows, and the merged probabilities are divided
@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 from venncal.export._plan import BIG, Plan, Step
 from venncal.export._sql_classes import _Rows
-from venncal.export._sql_functions import sql_exp
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -67,49 +66,15 @@ def _plus(a: str, b: str) -> str:
     return f"({a} + {b})"
 
 
-def _difference(q: _Query, a: str, b: str) -> str:
-    """``a - b`` held at the largest float of its sign where it overflows (as the core's
-    ``finite_difference``), without computing an infinity (PostgreSQL refuses them): the
-    halves' difference is exact at that magnitude and passes ``BIG / 2`` just when ``a - b``
-    overflows."""
-    half = f"(0.5 * {a} - 0.5 * {b})"
-    hb = q.num(0.5 * BIG)
-    return (
-        f"CASE WHEN {half} > {hb} THEN {q.num(BIG)} WHEN {half} < -{hb} THEN -{q.num(BIG)} "
-        f"ELSE {a} - {b} END"
-    )
-
-
-def _log_softmax_keys(r: _Rows, prev: str) -> str:
-    """Columns ``x``j: ``finite_difference(s_j, logsumexp(s))``, as the core computes them:
-    ``m + ln sum_j exp(s_j - m)`` (``m`` the row's maximum, an exp that overflows below
-    -1e308 is 0), infinite when that sum overflows (every key is then the most negative
-    float)."""
-    q = r.q
-    m = q.add(f"SELECT {r.keys}, {r.greatest('s')} AS m FROM {prev}", "c")
-    hb = q.num(0.5 * BIG)
-    exps = [
-        f"CASE WHEN 0.5 * s{j} - 0.5 * m < -{hb} THEN 0.0 ELSE {sql_exp(f's{j} - m')} END"
-        for j in range(r.K)
-    ]
-    e = r.step(m, exps, "e", ", m")
-    total = numpy_sum([f"e{j}" for j in range(r.K)], _plus)
-    logs = q.add(f"SELECT {r.keys}, m, LN({total}) AS g FROM {e}", "c")
-    big = q.num(BIG)
-    # lse = m + g, infinite where 0.5 m + 0.5 g passes BIG / 2 (then 0.0 here, unread)
-    over = f"0.5 * m + 0.5 * g > {hb}"
-    lse = q.add(
-        f"SELECT {r.keys}, m, g, CASE WHEN {over} THEN 0.0 ELSE m + g END AS lse FROM {logs}",
-        "c",
-    )
-    keys = [
-        f"CASE WHEN {over} THEN -{big} ELSE {_difference(q, f's{j}', 'lse')} END"
-        for j in range(r.K)
-    ]
-    return r.step(lse, keys)
-
-
-def _lookup_class(q: _Query, prev: str, carried: list[str], j: int, s0: Step, s1: Step) -> str:
+def _lookup_class(
+    q: _Query,
+    prev: str,
+    carried: list[str],
+    j: int,
+    s0: Step,
+    s1: Step,
+    step_values: Callable[[_Query, Step], str],
+) -> str:
     """The rows of ``prev`` (its columns ``carried``) with ``a{j}``, ``b{j}``: the p0 and p1
     step tables at the key ``x{j}``.
 
@@ -140,9 +105,7 @@ def _lookup_class(q: _Query, prev: str, carried: list[str], j: int, s0: Step, s1
         "WHERE w = 0",
         "k",
     )
-    from venncal.export._sql import _step_values
-
-    v0, v1 = _step_values(q, s0), _step_values(q, s1)
+    v0, v1 = step_values(q, s0), step_values(q, s1)
     picked = ", ".join(f"c.{c}" for c in carried)
     return q.add(
         f"SELECT {picked}, a.v AS a{j}, b.v AS b{j} FROM {counted} AS c CROSS JOIN {v0} AS a "
@@ -158,10 +121,12 @@ def venn_abers_class_query(
     columns: list[str],
     prefix: str,
     value: Callable[[str], str],
+    step_values: Callable[[_Query, Step], str],
 ) -> tuple[str, list[str]]:
     """The final SELECT of a one-vs-rest multiclass Venn-Abers query (its CTEs added to
     ``q``) and the names of its output columns: ``p_k`` for every class, then ``p0_k`` and
-    ``p1_k``."""
+    ``p1_k``. ``step_values`` is the query's table of a step map's values (passed in: the
+    query module imports this one)."""
     read, va = plan.classes, plan.venn_abers_classes
     assert read is not None and va is not None
     K = read.n_classes
@@ -179,15 +144,12 @@ def venn_abers_class_query(
         f"WHERE {' AND '.join(ok)}",
         "s",
     )
-    if va.key == "log_softmax":
-        x = _log_softmax_keys(r, rows)
-    else:
-        x = r.each(rows, "{v}", "s")
+    x = r.each(rows, "{v}", "s")
     carried = [f"s{j}" for j in range(K)] + [f"x{j}" for j in range(K)]
     pairs = x
     for j in range(K):
         s0, s1 = va.tables[0 if va.pooled else j]
-        pairs = _lookup_class(q, pairs, carried, j, s0, s1)
+        pairs = _lookup_class(q, pairs, carried, j, s0, s1, step_values)
         carried += [f"a{j}", f"b{j}"]
     merged = ", ".join(
         _MERGE[va.merge].format(a=f"a{j}", b=f"b{j}") + f" AS m{j}" for j in range(K)
