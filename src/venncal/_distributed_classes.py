@@ -211,7 +211,7 @@ def fit_class_passes(
     The result equals the in-memory ``fit`` on the same rows up to the rounding of sums added
     partition by partition (one partition: bit for bit).
     """
-    from venncal._validation import check_option, check_positive_int
+    from venncal._validation import check_option, check_positive_int, plain_label
     from venncal.calibration import multiclass, temperature
     from venncal.core.class_scores import check_matrix_classes
 
@@ -233,7 +233,7 @@ def fit_class_passes(
     K = len(score)
     if classes.shape[0] < 2:
         raise ValueError(
-            f"'y' of {owner} holds one class only ({classes[0]!r}); calibration needs at least two."
+            f"'y' of {owner} holds one class only ({plain_label(classes[0])!r}); calibration needs at least two."
         )
     if classes.shape[0] != K:
         raise ValueError(

@@ -638,3 +638,14 @@ def relative_sample_weight(sample_weight: _Weight) -> tuple[_Weight, float]:
     with np.errstate(over="ignore"):
         factor = float(np.ldexp(total / n_positive, exponent))
     return cast("_Weight", w * (n_positive / total)), factor
+
+
+def plain_label(label: object) -> object:
+    """A label as Python writes it in a message: a numpy scalar as its Python value.
+
+    Examples
+    --------
+    >>> plain_label(np.int64(1)), plain_label(np.str_("a")), plain_label("b")
+    (1, 'a', 'b')
+    """
+    return label.item() if isinstance(label, np.generic) else label

@@ -16,6 +16,7 @@ from venncal._validation import (
     check_sample_weight,
     check_scores,
     check_weighted_classes,
+    plain_label,
     ranking_auc,
     rescale_sample_weight,
 )
@@ -59,8 +60,7 @@ def positive_index(classes: AnyArray, pos_label: object, *, owner: str) -> int:
     )
 
 
-def _scalar(label: object) -> object:
-    return label.item() if isinstance(label, np.generic) else label
+_scalar = plain_label
 
 
 #: above this many rows the reversal check first screens an evenly spaced sample of them

@@ -16,7 +16,7 @@ from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.validation import check_is_fitted
 
 from venncal._params import is_finite_real
-from venncal._validation import check_positive_int
+from venncal._validation import check_positive_int, plain_label
 from venncal.calibration.multiclass import (
     check_classes_match_columns,
     check_score_matrix,
@@ -74,7 +74,7 @@ def check_multiclass_fit_input(
         if (total <= 0).any():
             raise ValueError(
                 f"'sample_weight' of {owner} is zero on every example of class "
-                f"{classes[int(np.argmin(total))]!r}; give it positive weight."
+                f"{plain_label(classes[int(np.argmin(total))])!r}; give it positive weight."
             )
     return S, classes, y_enc.astype(np.intp), w
 

@@ -66,6 +66,7 @@ from venncal._validation import (
     check_consistent_length,
     check_option,
     check_sample_weight,
+    plain_label,
 )
 from venncal.calibration._docs import fill_calibration_doc
 from venncal.calibration._multiclass_groups import fit_group_tables
@@ -209,7 +210,7 @@ def check_classes_match_columns(
     """
     if classes.shape[0] < 2:
         raise ValueError(
-            f"'y' of {owner} holds one class only ({classes[0]!r}); calibration needs at least two."
+            f"'y' of {owner} holds one class only ({plain_label(classes[0])!r}); calibration needs at least two."
         )
     if S.shape[1] != classes.shape[0]:
         features = f" ({S.shape[1]} feature(s))" if name_features else ""

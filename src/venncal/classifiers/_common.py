@@ -13,7 +13,7 @@ from sklearn.utils import indexable
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d, has_fit_parameter
 
-from venncal._validation import _is_missing
+from venncal._validation import _is_missing, plain_label
 from venncal.exceptions import VenncalWarning
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ def _check_labels(y):
         ) from None
     if classes.shape[0] < 2:
         raise ValueError(
-            f"'y' holds one class only ({classes[0]!r}); a Venn predictor needs at least two."
+            f"'y' holds one class only ({plain_label(classes[0])!r}); a Venn predictor needs at least two."
         )
     return classes, y_enc.reshape(-1).astype(np.int64)
 

@@ -17,6 +17,7 @@ from venncal._validation import (
     check_binary_labels,
     check_consistent_length,
     check_scores,
+    plain_label,
 )
 
 if TYPE_CHECKING:
@@ -51,8 +52,7 @@ class ComparisonData:
         return self.scores.ndim == 2
 
 
-def _scalar(label: object) -> object:
-    return label.item() if isinstance(label, np.generic) else label
+_scalar = plain_label
 
 
 def _n_classes(y: ArrayLike) -> int:
