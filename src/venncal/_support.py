@@ -295,24 +295,19 @@ SUPPORT: dict[tuple[str, str], dict[str, Entry]] = {
         spark=_REGRESSION,
         chooser=_REGRESSION,
     ),
-    ("CalibrationMonitor", "binary"): _row(
-        file=True,
-        cli=_MONITOR,
-        sql=_MONITOR,
-        onnx=_MONITOR,
-        dask=_MONITOR,
-        spark=_MONITOR,
-        chooser=_MONITOR,
-    ),
-    ("SegmentedCalibrationMonitor", "binary"): _row(
-        file=True,
-        cli=_MONITOR,
-        sql=_MONITOR,
-        onnx=_MONITOR,
-        dask=_MONITOR,
-        spark=_MONITOR,
-        chooser=_MONITOR,
-    ),
+    # the monitors: saved, run by `venncal monitor`, nothing else applies to them
+    **{
+        (name, "binary"): _row(
+            file=True,
+            cli=_MONITOR,
+            sql=_MONITOR,
+            onnx=_MONITOR,
+            dask=_MONITOR,
+            spark=_MONITOR,
+            chooser=_MONITOR,
+        )
+        for name in ("CalibrationMonitor", "SegmentedCalibrationMonitor")
+    },
 }
 
 

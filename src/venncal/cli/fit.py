@@ -281,11 +281,7 @@ def fit(
     kwargs.update(progress=progress, sep=sep)
     calibrator, info = BACKENDS[backend](calibrator, cal_file, **kwargs)
 
-    metadata = {"score": score_col, "label": label_col, "method": method, **info}
-    if positive is not None:
-        metadata["positive"] = positive
-    if weight_col is not None:
-        metadata["weight"] = weight_col
+    metadata = _metadata(score_col, label_col, method, positive, weight_col, **info)
     _save(calibrator, out, force, metadata)
     click.echo(
         f"Fitted {method} on {info['rows']} rows of {cal_file} ({info['positives']} positive); "
@@ -328,12 +324,16 @@ def fit_binary_groups(
     s, y, w = read_calibration(cal_file, score_col, label_col, weight_col, positive, sep=sep)
     g = read_groups(cal_file, group, s.shape[0], sep)
     calibrator = fit_calibrator(WithGroups(calibrator, g), s, y, w, method=method, source=cal_file)
-    metadata: dict[str, Any] = {"score": score_col, "label": label_col, "method": method}
-    metadata.update(rows=int(s.shape[0]), positives=int(y.sum()), group=group)
-    if positive is not None:
-        metadata["positive"] = positive
-    if weight_col is not None:
-        metadata["weight"] = weight_col
+    metadata = _metadata(
+        score_col,
+        label_col,
+        method,
+        positive,
+        weight_col,
+        rows=int(s.shape[0]),
+        positives=int(y.sum()),
+        group=group,
+    )
     _save(calibrator, out, force, metadata)
     click.echo(
         f"Fitted {method} on {s.shape[0]} rows of {cal_file} ({int(y.sum())} positive)"
@@ -392,12 +392,16 @@ def fit_regression(
 
         fitting = WithGroups(calibrator, read_groups(cal_file, group, s.shape[0], sep))
     calibrator = fit_calibrator(fitting, s, y, w, method=method, source=cal_file)
-    metadata: dict[str, Any] = {"score": score_col, "label": label_col, "method": method}
-    metadata.update(task="regression", rows=int(s.shape[0]))
-    if group is not None:
-        metadata["group"] = group
-    if weight_col is not None:
-        metadata["weight"] = weight_col
+    metadata = _metadata(
+        score_col,
+        label_col,
+        method,
+        None,
+        weight_col,
+        task="regression",
+        rows=int(s.shape[0]),
+        group=group,
+    )
     _save(calibrator, out, force, metadata)
     k = calibrator.labels_.shape[0]
     click.echo(
@@ -486,12 +490,15 @@ def fit_segments(
     fitted = fit_calibrator(
         _WithSegments(calibrator, segments), s, y, w, method=method, source=cal_file
     )
-    metadata: dict[str, Any] = {"score": score_col, "label": label_col, "method": method}
-    metadata.update(segments=",".join(names), rows=int(s.shape[0]))
-    if positive is not None:
-        metadata["positive"] = positive
-    if weight_col is not None:
-        metadata["weight"] = weight_col
+    metadata = _metadata(
+        score_col,
+        label_col,
+        method,
+        positive,
+        weight_col,
+        segments=",".join(names),
+        rows=int(s.shape[0]),
+    )
     _save(fitted, out, force, metadata)
     kinds = [f"{c} (categorical)" for c in cat] + [f"{c} (numerical)" for c in num]
     click.echo(
@@ -509,6 +516,21 @@ class _WithSegments:
 
     def fit(self, scores: Any, y: Any, sample_weight: Any = None) -> Any:
         return self.calibrator.fit(scores, y, sample_weight, segments=self.segments)
+
+
+def _metadata(
+    score: str,
+    label: str,
+    method: str,
+    positive: str | None = None,
+    weight: str | None = None,
+    **facts: Any,
+) -> dict[str, Any]:
+    """What a model file records of its fit: the columns read, the method and the facts of the
+    fit (rows, positives, group, ...); what was not given (None) is left out."""
+    given = {"positive": positive, "weight": weight, **facts}
+    notes = {"score": score, "label": label, "method": method}
+    return notes | {k: v for k, v in given.items() if v is not None}
 
 
 def _save(calibrator: Any, out: str, force: bool, metadata: dict[str, Any]) -> None:

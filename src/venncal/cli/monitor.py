@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 import numpy as np
@@ -62,6 +62,21 @@ class PathSketch:
         if not self.rows:
             return np.zeros(0, dtype=np.int64), np.zeros(0)
         return np.concatenate(self.rows), np.concatenate(self.values)
+
+
+def _probabilities(
+    chunk: Any, score_col: str, path: str | os.PathLike[str], file_offset: int
+) -> FloatArray:
+    """The --score column of a chunk: probabilities in [0, 1], or one line naming the row."""
+    p = score_array(chunk, score_col, path, file_offset)
+    bad = (p < 0) | (p > 1)
+    if bad.any():
+        first = int(np.flatnonzero(bad)[0])
+        raise InputError(
+            f"{str(path)!r}: column {score_col!r} (--score) must hold probabilities in "
+            f"[0, 1]; row {file_offset + first} holds {float(p[first])!r}."
+        )
+    return p
 
 
 def _plot(sketch, threshold, alarm, alpha, out, overwrite):
@@ -220,14 +235,7 @@ def monitor(
         for path, chunk in source.chunks(columns):
             if path != current:
                 current, file_offset = path, 0
-            p = score_array(chunk, score_col, path, file_offset)
-            bad = (p < 0) | (p > 1)
-            if bad.any():
-                first = int(np.flatnonzero(bad)[0])
-                raise InputError(
-                    f"{str(path)!r}: column {score_col!r} (--score) must hold probabilities in "
-                    f"[0, 1]; row {file_offset + first} holds {float(p[first])!r}."
-                )
+            p = _probabilities(chunk, score_col, path, file_offset)
             y = labels.codes(path, chunk)
             before = mon.alarm_index_ if hasattr(mon, "state_") else None
             values = mon.advance(p, y)
@@ -374,14 +382,7 @@ def _monitor_segments(
         for path, chunk in source.chunks(columns):
             if path != current:
                 current, file_offset = path, 0
-            p = score_array(chunk, score_col, path, file_offset)
-            bad = (p < 0) | (p > 1)
-            if bad.any():
-                first = int(np.flatnonzero(bad)[0])
-                raise InputError(
-                    f"{str(path)!r}: column {score_col!r} (--score) must hold probabilities in "
-                    f"[0, 1]; row {file_offset + first} holds {float(p[first])!r}."
-                )
+            p = _probabilities(chunk, score_col, path, file_offset)
             y = labels.codes(path, chunk)
             seg = segment_frame(chunk, categorical, numerical, path, file_offset)
             _refuse_unbinned_numbers(seg, categorical, path, file_offset)

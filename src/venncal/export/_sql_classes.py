@@ -25,9 +25,11 @@ from venncal.export._plan import (
 from venncal.export._sql_functions import sql_exp
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from venncal.export._sql import _Query
 
-__all__ = ["class_query"]
+__all__ = ["class_query", "join_back"]
 
 _TINY = 2.2250738585072014e-308  # the smallest normal float64
 _GREATEST = {"duckdb": "greatest", "sqlite": "max"}
@@ -167,7 +169,22 @@ def class_query(
     p = _softmax(r, x)
     cols = ", ".join(f"x{j} AS {name}" for j, name in enumerate(names))
     out = q.add(f"SELECT {r.keys}, {cols} FROM {p}", "o")
-    match = [f"o.s{j} = {value('t.' + c)}" for j, c in enumerate(columns)]  # type: ignore[operator]
+    return join_back(q, out, table, columns, names, value)  # type: ignore[arg-type]
+
+
+def join_back(
+    q: _Query,
+    out: str,
+    table: str,
+    columns: list[str],
+    names: list[str],
+    value: Callable[[str], str],
+) -> str:
+    """Every row of ``table`` with the output columns ``names`` of its scores, read from the
+    distinct rows ``out`` (keyed ``s0, s1, ...`` on the K ``columns``, read by ``value``);
+    NULL where ``out`` has no row. SQLite: a correlated subquery per column, checked to be
+    NULL on no row (a guard the query planner cannot drop); other engines: a LEFT JOIN."""
+    match = [f"o.s{j} = {value('t.' + c)}" for j, c in enumerate(columns)]
     if q.dialect == "sqlite":
         where = " AND ".join(match)
         picks = ", ".join(f"(SELECT o.{c} FROM {out} AS o WHERE {where}) AS {c}" for c in names)

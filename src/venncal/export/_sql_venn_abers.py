@@ -12,10 +12,10 @@ by their row's sum, added in numpy's order.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from venncal.export._plan import BIG, Plan, Step
-from venncal.export._sql_classes import _Rows
+from venncal.export._sql_classes import _Rows, join_back
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -167,23 +167,4 @@ def venn_abers_class_query(
         f"SELECT {r.keys}, {', '.join(f'{c} AS {n}' for c, n in zip(cols, names))} FROM {t}",
         "o",
     )
-    return _final(q, out, table, columns, names, value), names
-
-
-def _final(
-    q: _Query, out: str, table: str, columns: list[str], names: list[str], value: Any
-) -> str:
-    match = [f"o.s{j} = {value('t.' + c)}" for j, c in enumerate(columns)]
-    if q.dialect == "sqlite":
-        where = " AND ".join(match)
-        picks = ", ".join(f"(SELECT o.{c} FROM {out} AS o WHERE {where}) AS {c}" for c in names)
-        guard = ", ".join(f"NULL AS {c}" for c in names)
-        check = " AND ".join(f"{c} IS NULL" for c in names)
-        return (
-            f"SELECT t.*, {picks} FROM {table} AS t CROSS JOIN (SELECT {guard}) AS venncal_g "
-            f"WHERE {check}"
-        )
-    return (
-        f"SELECT t.*, {', '.join(names)} FROM {table} AS t LEFT JOIN {out} AS o "
-        f"ON {' AND '.join(match)}"
-    )
+    return join_back(q, out, table, columns, names, value), names
