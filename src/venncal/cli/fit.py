@@ -324,16 +324,8 @@ def fit_binary_groups(
     s, y, w = read_calibration(cal_file, score_col, label_col, weight_col, positive, sep=sep)
     g = read_groups(cal_file, group, s.shape[0], sep)
     calibrator = fit_calibrator(WithGroups(calibrator, g), s, y, w, method=method, source=cal_file)
-    metadata = _metadata(
-        score_col,
-        label_col,
-        method,
-        positive,
-        weight_col,
-        rows=int(s.shape[0]),
-        positives=int(y.sum()),
-        group=group,
-    )
+    facts = {"rows": int(s.shape[0]), "positives": int(y.sum()), "group": group}
+    metadata = _metadata(score_col, label_col, method, positive, weight_col, **facts)
     _save(calibrator, out, force, metadata)
     click.echo(
         f"Fitted {method} on {s.shape[0]} rows of {cal_file} ({int(y.sum())} positive)"
@@ -392,16 +384,8 @@ def fit_regression(
 
         fitting = WithGroups(calibrator, read_groups(cal_file, group, s.shape[0], sep))
     calibrator = fit_calibrator(fitting, s, y, w, method=method, source=cal_file)
-    metadata = _metadata(
-        score_col,
-        label_col,
-        method,
-        None,
-        weight_col,
-        task="regression",
-        rows=int(s.shape[0]),
-        group=group,
-    )
+    facts = {"task": "regression", "rows": int(s.shape[0]), "group": group}
+    metadata = _metadata(score_col, label_col, method, None, weight_col, **facts)
     _save(calibrator, out, force, metadata)
     k = calibrator.labels_.shape[0]
     click.echo(
@@ -490,15 +474,8 @@ def fit_segments(
     fitted = fit_calibrator(
         _WithSegments(calibrator, segments), s, y, w, method=method, source=cal_file
     )
-    metadata = _metadata(
-        score_col,
-        label_col,
-        method,
-        positive,
-        weight_col,
-        segments=",".join(names),
-        rows=int(s.shape[0]),
-    )
+    facts = {"segments": ",".join(names), "rows": int(s.shape[0])}
+    metadata = _metadata(score_col, label_col, method, positive, weight_col, **facts)
     _save(fitted, out, force, metadata)
     kinds = [f"{c} (categorical)" for c in cat] + [f"{c} (numerical)" for c in num]
     click.echo(
