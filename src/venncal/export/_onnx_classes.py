@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from venncal.export._order import numpy_sum
 from venncal.export._plan import (
     Affine,
     Floor,
@@ -36,6 +37,17 @@ def _row_max(g: _Graph, t: str) -> str:
 
 def _row_sum(g: _Graph, t: str) -> str:
     return g.op("ReduceSum", t, g.const([1], np.int64), keepdims=1)
+
+
+def column(g: _Graph, t: str, j: int) -> str:
+    """Column ``j`` of an (N, K) tensor, as (N, 1)."""
+    return g.op("Gather", t, g.const([j], np.int64, hint="col"), axis=1)
+
+
+def numpy_row_sum(g: _Graph, t: str, K: int) -> str:
+    """(N, 1): the sum of each row of ``t`` in numpy's order (``ReduceSum``'s is the
+    runtime's, an ulp away on some rows)."""
+    return numpy_sum([column(g, t, j) for j in range(K)], g.add)
 
 
 def _softmax(g: _Graph, t: str) -> str:
@@ -90,7 +102,7 @@ def class_graph(g: _Graph, plan: Plan) -> tuple[tuple[str, list[Any]], list[tupl
     row_bad = g.op("Greater", _row_max(g, g.op("Cast", bad, to=11)), g.num(0.5))  # (N, 1)
     if read.score_type == "probabilities":
         if read.sum_tolerance is not None:
-            miss = g.op("Abs", g.sub(_row_sum(g, S), g.num(1.0)))
+            miss = g.op("Abs", g.sub(numpy_row_sum(g, S, K), g.num(1.0)))
             off = g.op("Not", g.op("LessOrEqual", miss, g.num(read.sum_tolerance)))
             row_bad = g.op("Or", row_bad, off)
         t = g.op("Max", g.op("Log", S), g.num(read.log_tiny))

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from venncal.export._onnx_classes import column, numpy_row_sum
 from venncal.export._plan import Plan
-from venncal.export._sql_venn_abers import numpy_sum
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -24,16 +24,6 @@ if TYPE_CHECKING:
     from venncal.export._onnx import _Graph
 
 __all__ = ["venn_abers_class_graph"]
-
-
-def _column(g: _Graph, t: str, j: int) -> str:
-    """Column ``j`` of an (N, K) tensor, as (N, 1)."""
-    return g.op("Gather", t, g.const([j], np.int64, hint="col"), axis=1)
-
-
-def _row_sum(g: _Graph, t: str, K: int) -> str:
-    """(N, 1): the sum of each row of ``t`` in numpy's order."""
-    return numpy_sum([_column(g, t, j) for j in range(K)], g.add)
 
 
 def venn_abers_class_graph(
@@ -56,7 +46,7 @@ def venn_abers_class_graph(
         "Greater", g.op("ReduceMax", g.op("Cast", bad, to=11), axes=[1], keepdims=1), g.num(0.5)
     )
     if read.score_type == "probabilities" and read.sum_tolerance is not None:
-        miss = g.op("Abs", g.sub(_row_sum(g, S, K), g.num(1.0)))
+        miss = g.op("Abs", g.sub(numpy_row_sum(g, S, K), g.num(1.0)))
         off = g.op("Not", g.op("LessOrEqual", miss, g.num(read.sum_tolerance)))
         row_bad = g.op("Or", row_bad, off)
     # 0 in place of a score that is not finite (its row's outputs are NaN): the searches and
@@ -65,11 +55,11 @@ def venn_abers_class_graph(
     if va.pooled:
         p0, p1 = _step(g, x, va.tables[0][0]), _step(g, x, va.tables[0][1])
     else:
-        cols = [_column(g, x, j) for j in range(K)]
+        cols = [column(g, x, j) for j in range(K)]
         p0 = g.op("Concat", *[_step(g, c, t[0]) for c, t in zip(cols, va.tables)], axis=1)
         p1 = g.op("Concat", *[_step(g, c, t[1]) for c, t in zip(cols, va.tables)], axis=1)
     m = _merge(g, p0, p1, va.merge)
-    P = g.div(m, _row_sum(g, m, K))
+    P = g.div(m, numpy_row_sum(g, m, K))
     nan = g.num(np.nan)
     helper = g.onnx.helper
     for name, tensor in (("p", P), ("p0", p0), ("p1", p1)):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from venncal.export._order import numpy_sum, plus
 from venncal.export._plan import (
     BIG,
     Affine,
@@ -59,7 +60,8 @@ class _Rows:
         return f"{_GREATEST[self.q.dialect]}({', '.join(cols)})"
 
     def total(self, col: str) -> str:
-        return "(" + " + ".join(f"{col}{j}" for j in range(self.K)) + ")"
+        """The sum of the columns ``col``j, added in numpy's order."""
+        return numpy_sum([f"{col}{j}" for j in range(self.K)], plus)
 
     def with_max(self, prev: str, src: str = "x") -> str:
         """The columns ``src``j and their row maximum ``m``."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from venncal.export._order import numpy_sum, plus
 from venncal.export._plan import BIG, Plan, Step
 from venncal.export._sql_classes import _Rows, join_back
 
@@ -22,48 +23,13 @@ if TYPE_CHECKING:
 
     from venncal.export._sql import _Query
 
-__all__ = ["venn_abers_class_query", "numpy_sum"]
+__all__ = ["venn_abers_class_query"]
 
 _MERGE = {
     "log": "{b} / (1.0 - {a} + {b})",
     "square": "{b} + 0.5 * ({a} * {a} - {b} * {b})",
     "mean": "0.5 * ({a} + {b})",
 }
-
-
-def numpy_sum(terms: list[str], add: Callable[[str, str], str]) -> str:
-    """The sum of ``terms`` in the order numpy adds a row of a C-ordered matrix
-    (``sum(axis=1)``): one by one below 8 terms, else 8 running sums combined in pairs, then
-    the rest one by one; halves (multiples of 8) beyond 128 terms. ``add(a, b)`` is ``a + b``.
-
-    Examples
-    --------
-    >>> numpy_sum(["a", "b", "c"], lambda a, b: f"({a} + {b})")
-    '((a + b) + c)'
-    """
-    n = len(terms)
-    if n < 8:
-        out = terms[0]
-        for t in terms[1:]:
-            out = add(out, t)
-        return out
-    if n <= 128:
-        r = list(terms[:8])
-        i = 8
-        while i < n - n % 8:
-            r = [add(r[j], terms[i + j]) for j in range(8)]
-            i += 8
-        out = add(add(add(r[0], r[1]), add(r[2], r[3])), add(add(r[4], r[5]), add(r[6], r[7])))
-        for t in terms[i:]:
-            out = add(out, t)
-        return out
-    n2 = n // 2
-    n2 -= n2 % 8
-    return add(numpy_sum(terms[:n2], add), numpy_sum(terms[n2:], add))
-
-
-def _plus(a: str, b: str) -> str:
-    return f"({a} + {b})"
 
 
 def _lookup_class(
@@ -137,7 +103,7 @@ def venn_abers_class_query(
     if read.score_type == "probabilities":
         ok += [f"s{j} >= 0.0 AND s{j} <= 1.0" for j in range(K)]
         if read.sum_tolerance is not None:
-            total = numpy_sum([f"s{j}" for j in range(K)], _plus)
+            total = numpy_sum([f"s{j}" for j in range(K)], plus)
             ok.append(f"ABS({total} - 1.0) <= {q.num(read.sum_tolerance)}")
     rows = q.add(
         f"SELECT DISTINCT {r.keys} FROM (SELECT {inner} FROM {table}) AS venncal_v "
@@ -156,7 +122,7 @@ def venn_abers_class_query(
     )
     ab = ", ".join(f"a{j}, b{j}" for j in range(K))
     m = q.add(f"SELECT {r.keys}, {ab}, {merged} FROM {pairs}", "c")
-    total = numpy_sum([f"m{j}" for j in range(K)], _plus)
+    total = numpy_sum([f"m{j}" for j in range(K)], plus)
     ms = ", ".join(f"m{j}" for j in range(K))
     t = q.add(f"SELECT {r.keys}, {ab}, {ms}, {total} AS total FROM {m}", "c")
     names = [f"{prefix}p_{k}" for k in range(K)]
