@@ -277,7 +277,10 @@ def rows_off_one(S: FloatArray) -> IntArray:
     array([1, 2])
     """
     tol = SUM_TOLERANCE_PER_CLASS * S.shape[1]
-    off: IntArray = np.flatnonzero(~(np.abs(S.sum(axis=1) - 1.0) <= tol))
+    # summed in C order whatever the layout: numpy's order of addition depends on it (the
+    # exports add in this order), and at the tolerance an ulp decides
+    total = np.ascontiguousarray(S).sum(axis=1)
+    off: IntArray = np.flatnonzero(~(np.abs(total - 1.0) <= tol))
     return off
 
 
