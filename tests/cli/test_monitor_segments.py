@@ -54,7 +54,7 @@ def test_no_alarm_exits_0(tmp_path):
     _frame(shift=0.0, n=600).to_csv(tmp_path / "s.csv", index=False)
     result = _run(tmp_path / "s.csv", "--score", "p", "--label", "y", "--segments", "region")
     assert result.exit_code == 0, result.output
-    assert "No alarm" in result.output and "9 segments of 1 columns" in result.output
+    assert "No alarm" in result.output and "9 segments of 1 column at" in result.output
 
 
 @pytest.mark.parametrize(

@@ -406,7 +406,8 @@ def _monitor_segments(
         write_table(report, out, force, "--out")
     n_levels = sum(len(v) for v in mon.levels_.values())
     click.echo(
-        f"Monitored {offset} rows in {n_levels} segments of {len(names)} columns at alpha = "
+        f"Monitored {offset} rows in {n_levels} segment{'s' * (n_levels != 1)} of "
+        f"{len(names)} column{'s' * (len(names) != 1)} at alpha = "
         f"{alpha:g} (over all segments together)."
     )
     if out is not None:
