@@ -24,6 +24,7 @@ from venncal.export._plan import (
 
 if TYPE_CHECKING:
     from venncal.export._onnx import _Graph
+    from venncal.export._plan import ClassInput
 
 __all__ = ["class_graph"]
 
@@ -89,22 +90,31 @@ def _affine(g: _Graph, t: str, st: Affine) -> str:
     return g.add(u, g.tensor(st.bias))
 
 
+def refused(g: _Graph, read: ClassInput, S: str = "scores") -> tuple[str, str]:
+    """``(bad, row_bad)``: the (N, K) entries that are not a finite score (not a probability,
+    for a calibrator of probabilities) and the (N, 1) rows ``predict_proba`` refuses (one bad
+    entry, or probabilities whose sum, in numpy's order, misses one by more than the
+    tolerance)."""
+    bad = g.op("Or", g.op("IsNaN", S), g.op("IsInf", S))
+    if read.score_type == "probabilities":
+        out = g.op("Or", g.op("Less", S, g.num(0.0)), g.op("Greater", S, g.num(1.0)))
+        bad = g.op("Or", bad, out)
+    row_bad = g.op("Greater", _row_max(g, g.op("Cast", bad, to=11)), g.num(0.5))
+    if read.score_type == "probabilities" and read.sum_tolerance is not None:
+        miss = g.op("Abs", g.sub(numpy_row_sum(g, S, read.n_classes), g.num(1.0)))
+        off = g.op("Not", g.op("LessOrEqual", miss, g.num(read.sum_tolerance)))
+        row_bad = g.op("Or", row_bad, off)
+    return bad, row_bad
+
+
 def class_graph(g: _Graph, plan: Plan) -> tuple[tuple[str, list[Any]], list[tuple[str, list[Any]]]]:
     """Add the nodes of a K-class plan to ``g``; return its input and outputs (name, shape)."""
     read = plan.classes
     assert read is not None
     K = read.n_classes
     S = "scores"
-    bad = g.op("Or", g.op("IsNaN", S), g.op("IsInf", S))
+    bad, row_bad = refused(g, read, S)
     if read.score_type == "probabilities":
-        out = g.op("Or", g.op("Less", S, g.num(0.0)), g.op("Greater", S, g.num(1.0)))
-        bad = g.op("Or", bad, out)
-    row_bad = g.op("Greater", _row_max(g, g.op("Cast", bad, to=11)), g.num(0.5))  # (N, 1)
-    if read.score_type == "probabilities":
-        if read.sum_tolerance is not None:
-            miss = g.op("Abs", g.sub(numpy_row_sum(g, S, K), g.num(1.0)))
-            off = g.op("Not", g.op("LessOrEqual", miss, g.num(read.sum_tolerance)))
-            row_bad = g.op("Or", row_bad, off)
         t = g.op("Max", g.op("Log", S), g.num(read.log_tiny))
     elif read.score_type == "logits" and read.log_softmax:
         top = _row_max(g, S)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from venncal.export._onnx_classes import column, numpy_row_sum
+from venncal.export._onnx_classes import column, numpy_row_sum, refused
 from venncal.export._plan import Plan
 
 if TYPE_CHECKING:
@@ -38,17 +38,7 @@ def venn_abers_class_graph(
     assert read is not None and va is not None
     K = read.n_classes
     S = "scores"
-    bad = g.op("Or", g.op("IsNaN", S), g.op("IsInf", S))
-    if read.score_type == "probabilities":
-        out = g.op("Or", g.op("Less", S, g.num(0.0)), g.op("Greater", S, g.num(1.0)))
-        bad = g.op("Or", bad, out)
-    row_bad = g.op(
-        "Greater", g.op("ReduceMax", g.op("Cast", bad, to=11), axes=[1], keepdims=1), g.num(0.5)
-    )
-    if read.score_type == "probabilities" and read.sum_tolerance is not None:
-        miss = g.op("Abs", g.sub(numpy_row_sum(g, S, K), g.num(1.0)))
-        off = g.op("Not", g.op("LessOrEqual", miss, g.num(read.sum_tolerance)))
-        row_bad = g.op("Or", row_bad, off)
+    bad, row_bad = refused(g, read, S)
     # 0 in place of a score that is not finite (its row's outputs are NaN): the searches and
     # sums then meet no NaN and no infinity
     x = g.where(bad, g.num(0.0), S)
