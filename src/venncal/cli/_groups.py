@@ -223,13 +223,10 @@ class GroupColumns:
         self, scores: FloatArray, g: AnyArray, prefix: str = ""
     ) -> dict[str, FloatArray]:
         """The new columns for clean scores and their (checked) groups."""
-        from venncal.core.merge import merge
+        from venncal.cli._stream import venn_abers_columns
 
         interval = self.calibrator.predict_interval(scores, groups=g)
-        p0 = np.ascontiguousarray(interval[:, 0])
-        p1 = np.ascontiguousarray(interval[:, 1])
-        names = self.column_names(prefix)
-        return dict(zip(names, (merge(p0, p1, self.merge), p0, p1)))
+        return venn_abers_columns(interval[:, 0], interval[:, 1], self.merge, prefix)
 
     def chunk_columns(
         self,

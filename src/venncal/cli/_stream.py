@@ -337,21 +337,27 @@ def calibrated_columns(
         columns: dict[str, FloatArray] = calibrator.distribution_columns(scores, prefix)
         return columns
     if _has_interval(calibrator):
-        from venncal.core.merge import merge
-
         if isinstance(calibrator, SavedVennAbers):  # the two columns, no (m, 2) array
             p0, p1 = calibrator.predict_p0_p1(scores)
-        else:
-            interval = calibrator.predict_interval(scores)  # prepares the scores itself
-            p0 = np.ascontiguousarray(interval[:, 0])
-            p1 = np.ascontiguousarray(interval[:, 1])
-        return {prefix + "p": merge(p0, p1, calibrator.merge), prefix + "p0": p0, prefix + "p1": p1}
+            return venn_abers_columns(p0, p1, calibrator.merge, prefix)
+        interval = calibrator.predict_interval(scores)  # prepares the scores itself
+        return venn_abers_columns(interval[:, 0], interval[:, 1], calibrator.merge, prefix)
     if interval is not None:
         p = calibrator.predict_proba(scores, interval=interval)[:, 1]
     else:
         # the calibrator's own preparation of test scores (e.g. the rounding of ``decimals``)
         p = calibrator._predict_positive(calibrator._check_predict_input(scores))
     return {prefix + "p": np.ascontiguousarray(p, dtype=np.float64)}
+
+
+def venn_abers_columns(
+    p0: FloatArray, p1: FloatArray, how: str, prefix: str = ""
+) -> dict[str, FloatArray]:
+    """The columns ``p`` (the merge ``how`` of the pair), ``p0`` and ``p1`` of Venn-Abers."""
+    from venncal.core.merge import merge
+
+    p0, p1 = np.ascontiguousarray(p0), np.ascontiguousarray(p1)
+    return {prefix + "p": merge(p0, p1, how), prefix + "p0": p0, prefix + "p1": p1}
 
 
 def _has_interval(calibrator: object) -> bool:
