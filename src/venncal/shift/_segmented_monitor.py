@@ -49,19 +49,6 @@ __all__ = ["SegmentedCalibrationMonitor"]
 _CELLS = 64 * BLOCK_ROWS
 
 
-def _is_missing(v: object) -> bool:
-    if v is None:
-        return True
-    if isinstance(v, (float, np.floating)):
-        return bool(np.isnan(v))
-    try:
-        import pandas as pd
-
-        return v is pd.NA or v is pd.NaT
-    except ImportError:  # pragma: no cover
-        return False
-
-
 def _level_texts(values: Any, column: str, edges: FloatArray | None) -> AnyArray:
     """The level of each row of one segment column as text (an object array)."""
     import pandas as pd
